@@ -1,0 +1,127 @@
+"""Linear algebra over F2 on Python ints.
+
+Convention (stated once): a vector of F2^n is an ``int`` whose bit i is coordinate i.
+Addition is XOR. A subspace is kept as a basis in reduced row-echelon form: a list of
+vectors, each with a distinct pivot (its highest set bit), no vector holding another's
+pivot, sorted by pivot ascending.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def pivot(v: int) -> int:
+    """Index of the highest set bit of v (v != 0)."""
+    return v.bit_length() - 1
+
+
+def reduce(vectors: Iterable[int]) -> list[int]:
+    """Reduced row-echelon basis of span(vectors), sorted by pivot ascending."""
+    rows: list[int] = []  # distinct pivots, kept sorted by pivot descending
+    for v in vectors:
+        for r in rows:
+            if v >> pivot(r) & 1:
+                v ^= r
+        if v:
+            rows.append(v)
+            rows.sort(reverse=True)
+    rows.reverse()
+    for i, r in enumerate(rows):
+        p = pivot(r)
+        for j in range(i + 1, len(rows)):
+            if rows[j] >> p & 1:
+                rows[j] ^= r
+    return rows
+
+
+def residue(v: int, basis: list[int]) -> int:
+    """v reduced modulo span(basis) (basis in echelon form): zero iff v is in the span."""
+    for b in reversed(basis):
+        if v >> pivot(b) & 1:
+            v ^= b
+    return v
+
+
+def rank(vectors: Iterable[int]) -> int:
+    return len(reduce(vectors))
+
+
+def contains(basis: list[int], v: int) -> bool:
+    """Is v in span(basis)?  basis must be reduced."""
+    return residue(v, basis) == 0
+
+
+def span(vectors: Iterable[int]) -> list[int]:
+    """Every element of span(vectors), in the order of their coefficient index."""
+    vs = [v for v in vectors]
+    out = [0]
+    for v in vs:
+        out += [x ^ v for x in out]
+    return out
+
+
+def subspace_sum(a: Iterable[int], b: Iterable[int]) -> list[int]:
+    return reduce(list(a) + list(b))
+
+
+def intersection(a: Iterable[int], b: Iterable[int]) -> list[int]:
+    """Reduced basis of span(a) ∩ span(b) (Zassenhaus)."""
+    a, b = reduce(a), reduce(b)
+    if not a or not b:
+        return []
+    shift = max(x.bit_length() for x in a + b)
+    rows = [(x << shift) | x for x in a] + [y << shift for y in b]
+    low = (1 << shift) - 1
+    return reduce(r & low for r in reduce(rows) if not r >> shift)
+
+
+def complement(basis: Iterable[int], n: int) -> list[int]:
+    """Unit vectors e_i (lowest i first) completing span(basis) to F2^n."""
+    rows = reduce(basis)
+    out = []
+    for i in range(n):
+        if residue(1 << i, rows):
+            out.append(1 << i)
+            rows = reduce(rows + [1 << i])
+    return out
+
+
+def solve(columns: list[int], target: int) -> int | None:
+    """x with XOR_{i in x} columns[i] == target, free variables 0; None if none exists.
+
+    Free variables are the columns that are combinations of earlier ones: the solution uses
+    the lowest-index columns that span, so it is the minimum-norm choice of Def. 4.5.
+    """
+    rows: dict[int, tuple[int, int]] = {}  # pivot -> (vector, combination of columns)
+    for i, c in enumerate(columns):
+        combo = 1 << i
+        while c:
+            p = pivot(c)
+            if p not in rows:
+                rows[p] = (c, combo)
+                break
+            c ^= rows[p][0]
+            combo ^= rows[p][1]
+    x = 0
+    t = target
+    while t:
+        p = pivot(t)
+        if p not in rows:
+            return None
+        t ^= rows[p][0]
+        x ^= rows[p][1]
+    return x
+
+
+def least_squares(columns: list[int], target: int) -> tuple[int, int]:
+    """(x, r): the x of the solvable part of target and the residue r = target - A x.
+
+    Over F2 'least squares' means: solve for the part of target in the column space and
+    report what is left over; free variables are 0.
+    """
+    basis = reduce(columns)
+    r = residue(target, basis)
+    x = solve(columns, target ^ r)
+    assert x is not None
+    return x, r
