@@ -1,0 +1,145 @@
+"""`plan_conversion(A, B, dtype, target, path=None) -> Plan`: how a tile moves from A to B.
+
+The kinds of plan, cheapest first (ALGORITHMS §3): no-op, register permutation, warp
+shuffle, shared memory. A plan is a frozen record of everything the emitter prints; nothing is
+computed after planning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..dtypes import DType, dtype as to_dtype
+from ..errors import LlgenError
+from ..layout import LinearLayout
+from ..target import Target, target as to_target
+from .cost import choose_path, shared_cost, shuffle_cost
+from .hw import Hw
+from .shared import SharedPlan, plan_shared
+from .shuffle import ShufflePlan, plan_shuffle
+
+PATHS = ("noop", "registers", "shuffle", "shared")
+
+
+@dataclass(frozen=True)
+class RegisterPlan:
+    """out[j] = in[perm[j]] with compile-time indices."""
+
+    kind = "registers"
+    perm: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    src: LinearLayout
+    dst: LinearLayout
+    dtype: DType
+    target: Target
+    path: str
+    detail: RegisterPlan | ShufflePlan | SharedPlan
+    warps: int
+    n_in: int  # registers per thread in A
+    n_out: int  # registers per thread in B
+    out_copies: tuple[tuple[int, int], ...]  # (j, k): out[j] = out[k], B's register replicas
+    costs: tuple[tuple[str, float], ...]  # the cost model's numbers for each valid path
+    why: str  # one sentence: why this path
+
+    @property
+    def lanes(self) -> int:
+        return self.target.lanes
+
+    def explain(self) -> str:
+        from .explain import explain
+        return explain(self)
+
+    def to_json(self) -> dict:
+        from .explain import to_json
+        return to_json(self)
+
+
+def check_pair(a: LinearLayout, b: LinearLayout, tgt: Target) -> None:
+    """Reject pairs no plan can convert, with one sentence each."""
+    if a.outs != b.outs:
+        raise LlgenError(f"the layouts cover different tensors: {dict((n, 1 << k) for n, k in a.outs)} vs "
+                         f"{dict((n, 1 << k) for n, k in b.outs)}.")
+    if a.in_size("warp") != b.in_size("warp"):
+        raise LlgenError(f"the layouts use different warp counts: {a.in_size('warp')} vs {b.in_size('warp')}.")
+    for lay, side in ((a, "source"), (b, "destination")):
+        if lay.in_size("lane") != tgt.lanes:
+            raise LlgenError(f"the {side} layout has {lay.in_size('lane')} lanes but {tgt.name} warps have {tgt.lanes}.")
+    if not b.is_surjective():
+        raise LlgenError("the destination layout is not surjective: some elements have no home in it.")
+    if not a.is_surjective():
+        raise LlgenError("the source layout is not surjective: it does not hold every element of the tensor.")
+
+
+def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16", target: str | Target = "sm_90",
+                    path: str | None = None, *, swizzle: str = "optimal", matrix: bool = True, scalar: bool = False,
+                    smem_budget: int | None = None) -> Plan:
+    """Plan the conversion of a tile held in layout ``a`` into layout ``b``.
+
+    ``path`` forces "shuffle" or "shared" (for benchmarks and tests); a forced path that cannot
+    work raises LlgenError saying why. ``swizzle`` (optimal | unswizzled | classic), ``matrix``
+    (allow ldmatrix/stmatrix) and ``scalar`` (one element per access) shape shared plans, for
+    the baselines."""
+    dt, tgt = to_dtype(dtype), to_target(target)
+    if path is not None and path not in PATHS:
+        raise LlgenError(f"unknown path '{path}'; known: {', '.join(PATHS)}.")
+    check_pair(a, b, tgt)
+    ha, hb = Hw.of(a), Hw.of(b)
+    warps = a.in_size("warp")
+    copies = _replica_copies(hb)
+    common = dict(src=a, dst=b, dtype=dt, target=tgt, warps=warps, n_in=a.in_size("register"),
+                  n_out=b.in_size("register"), out_copies=copies)
+
+    if path in (None, "noop", "registers"):
+        perm = _register_perm(ha, hb)
+        if perm is not None:
+            kind = "noop" if perm == tuple(range(len(perm))) and len(ha.reg) == len(hb.reg) else "registers"
+            if path in (None, kind) or (path == "registers" and kind == "noop"):
+                why = "A and B are the same map" if kind == "noop" else "every thread already holds what it needs"
+                return Plan(path=kind, detail=RegisterPlan(perm), costs=(), why=why, **common)
+        if path is not None:
+            raise LlgenError(f"the {path} path cannot do this conversion: threads need elements other threads hold.")
+
+    shuffle = None
+    if path in (None, "shuffle"):
+        res = plan_shuffle(ha, hb, dt, tgt)
+        if isinstance(res, str):
+            if path == "shuffle":
+                raise LlgenError(f"the shuffle path cannot do this conversion: {res}.")
+        else:
+            shuffle = res
+    shared = None
+    if path in (None, "shared"):
+        shared = plan_shared(ha, hb, dt, tgt, b.out_bits(b.out_names[-1]), swizzle=swizzle, matrix=matrix,
+                             scalar=scalar, budget=smem_budget)
+    costs = []
+    if shuffle is not None:
+        costs.append(("shuffle", shuffle_cost(shuffle, warps)))
+    if shared is not None:
+        costs.append(("shared", shared_cost(shared, warps, tgt)))
+    kind, why = choose_path(dict(costs), forced=path)
+    detail = shuffle if kind == "shuffle" else shared
+    return Plan(path=kind, detail=detail, costs=tuple(costs), why=why, **common)
+
+
+def _replica_copies(hb: Hw) -> tuple[tuple[int, int], ...]:
+    """B registers whose register bits include broadcast bits copy the canonical one."""
+    mask = hb.reg_broadcast_mask
+    return tuple((j, j & ~mask) for j in range(1 << len(hb.reg)) if j & mask)
+
+
+def _register_perm(ha: Hw, hb: Hw) -> tuple[int, ...] | None:
+    """out[j] = in[perm[j]] when lanes and warps agree and A's registers hold B's."""
+    from .. import f2
+    if ha.lane != hb.lane or ha.warp != hb.warp:
+        return None
+    perm = []
+    for j in range(1 << len(hb.reg)):
+        x = hb.element(j, 0, 0)
+        i = f2.solve(list(ha.reg), x)
+        if i is None:
+            return None
+        perm.append(i)
+    return tuple(perm)

@@ -1,0 +1,152 @@
+"""A plan in words (``llgen plan``) and as JSON (docs/plan-schema.md)."""
+
+from __future__ import annotations
+
+
+
+def bit_names(layout) -> list[str]:
+    """Names of the flat logical bits, lowest first: the last dim's bits are n0.., the first
+    dim's m0.. for 2-D tensors, else dim<k>[i]."""
+    outs = list(layout.outs)
+    letters = {2: ["m", "n"]}.get(len(outs))
+    names = []
+    for idx in reversed(range(len(outs))):
+        name, k = outs[idx]
+        prefix = letters[idx] if letters else f"{name}["
+        names += [f"{prefix}{i}" + ("" if letters else "]") for i in range(k)]
+    return names
+
+
+def vec_name(x: int, names: list[str]) -> str:
+    if not x:
+        return "0"
+    return "^".join(names[i] for i in range(len(names)) if x >> i & 1)
+
+
+def _cols(layout, dim: str, names: list[str]) -> str:
+    return " ".join(vec_name(c, names) for c in layout.flat_cols(dim)) or "-"
+
+
+def explain(plan) -> str:
+    a, b = plan.src, plan.dst
+    names = bit_names(a)
+    lines = [
+        f"conversion: {dict(zip(a.out_names, a.shape))} {plan.dtype.name}, {plan.warps} warps x {plan.lanes} lanes, "
+        f"{plan.target.name}",
+        f"path: {plan.path} ({plan.why})",
+    ]
+    if plan.costs:
+        lines.append("cost model: " + ", ".join(f"{k} {v:.0f}" for k, v in plan.costs))
+    lines.append("")
+    lines.append("C = B^-1 A, by labelled blocks (each A bit -> where B holds that element):")
+    c = a.invert_and_compose(b)
+    for dim in ("register", "lane", "warp"):
+        if dim in c.in_names and c.in_bits(dim):
+            cols = [", ".join(f"{o}{c.basis(dim, i)[j]}" for j, o in enumerate(c.out_names) if c.basis(dim, i)[j])
+                    or "0" for i in range(c.in_bits(dim))]
+            lines.append(f"  A.{dim:<8} " + " | ".join(cols))
+    lines.append(f"  A: register {_cols(a, 'register', names)}; lane {_cols(a, 'lane', names)}; warp {_cols(a, 'warp', names)}")
+    lines.append(f"  B: register {_cols(b, 'register', names)}; lane {_cols(b, 'lane', names)}; warp {_cols(b, 'warp', names)}")
+    d = plan.detail
+    if plan.path in ("noop", "registers"):
+        lines.append(f"registers: out[j] = in[perm[j]], perm = {list(d.perm)}")
+    elif plan.path == "shuffle":
+        lines.append(f"shuffle: {d.num_rounds} rounds, {d.shuffles} SHFL per thread, "
+                     f"{1 << len(d.pack_a)} element(s) per 32-bit word x {d.words_per_element} word(s)")
+        for r in d.rounds:
+            lines.append(f"  round {r.index}: {r.op:<5} src_lane = {_aff(r.src_lane)}; send in[{_aff(r.send_reg)}]; "
+                         f"recv out[{_aff(r.recv_reg)}]")
+    else:
+        sw = d.swizzle
+        lines.append(f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), "
+                     f"{'__syncwarp' if d.warp_sync else '__syncthreads'} between store and load")
+        sets = {k: v for k, v in sw.sets}
+        if sets:
+            lines.append("  swizzle sets: " + "; ".join(f"{k} = {{{', '.join(vec_name(x, names) for x in v)}}}"
+                                                       for k, v in sets.items()))
+        lines.append(f"  swizzle {sw.name}: offset bits [vec {sw.vec} | bank {sw.bank} | seg {sw.seg}]")
+        lines.append("  offset bit -> element: " + ", ".join(f"o{i}={vec_name(x, names)}" for i, x in enumerate(sw.columns)))
+        lines.append("  offset(element) = " + _offset_formula(sw, names))
+        for side, name in ((d.store, "store"), (d.load, "load")):
+            what = f"{side.op} x{side.matrices}" if side.matrices else f"{side.op} {side.width * plan.dtype.bits}-bit"
+            lines.append(f"  {name}: {len(side.instrs)} x {what} per thread, {side.wavefronts_per_instr} wavefront(s) each")
+        lines.append(f"  wavefronts for the tile: store {d.predicted_store_wavefronts}, load {d.predicted_load_wavefronts}; "
+                     f"data-volume floor {d.floor_wavefronts}; Lemma 9.5 extra doublings at least {d.lower_bound_extra}")
+        for name, st, ld in d.comparisons:
+            lines.append(f"  compare {name}: store {st}, load {ld}")
+    return "\n".join(lines)
+
+
+def _aff(aff) -> str:
+    terms = [f"({'lane' if i < 6 else 'warp'}b{i}?{c})" for i, c in enumerate(aff.cols) if c]
+    return " ^ ".join([str(aff.const)] + terms) if terms else str(aff.const)
+
+
+def _offset_formula(sw, names: list[str]) -> str:
+    """offset bit i = parity of (element bits selected by row i of S^-1)."""
+    inv = sw.inverse_cols()
+    n = len(sw.columns)
+    terms = []
+    for i in range(n):
+        bits = [names[j] for j in range(n) if inv[j] >> i & 1]
+        terms.append(f"o{i}={'^'.join(bits)}")
+    return ", ".join(terms)
+
+
+def to_json(plan) -> dict:
+    d = plan.detail
+    out = {
+        "schema": "llgen.plan/1",
+        "path": plan.path,
+        "why": plan.why,
+        "dtype": plan.dtype.name,
+        "target": plan.target.name,
+        "warps": plan.warps,
+        "lanes": plan.lanes,
+        "src": plan.src.to_dict(),
+        "dst": plan.dst.to_dict(),
+        "registers_in": plan.n_in,
+        "registers_out": plan.n_out,
+        "out_copies": [list(x) for x in plan.out_copies],
+        "costs": dict(plan.costs),
+    }
+    if plan.path in ("noop", "registers"):
+        out["perm"] = list(d.perm)
+    elif plan.path == "shuffle":
+        lanes, warps = plan.lanes, plan.warps
+        out["shuffle"] = {
+            "pack_a": list(d.pack_a), "pack_b": list(d.pack_b), "words_per_element": d.words_per_element,
+            "rounds": [{
+                "index": r.index, "op": r.op, "xor_mask": r.xor_mask,
+                "src_lane": _affine_json(r.src_lane), "send_reg": _affine_json(r.send_reg), "recv_reg": _affine_json(r.recv_reg),
+                "table": [{"lane": t % lanes, "warp": t // lanes, "src_lane": r.src_lane.value(t),
+                           "send_reg": r.send_reg.value(t), "recv_reg": r.recv_reg.value(t)} for t in range(lanes * warps)],
+            } for r in d.rounds],
+        }
+    else:
+        out["shared"] = {
+            "swizzle": d.swizzle.name,
+            "offset_bases": [_unflat(x, plan.src) for x in d.swizzle.columns],
+            "scratch_bytes": d.scratch_bytes, "rounds": d.rounds, "warp_sync": d.warp_sync,
+            "store": _side_json(d.store), "load": _side_json(d.load),
+            "predicted_wavefronts": {"store": d.predicted_store_wavefronts, "load": d.predicted_load_wavefronts},
+            "floor_wavefronts": d.floor_wavefronts, "lower_bound_extra": d.lower_bound_extra,
+        }
+    return out
+
+
+def _unflat(x: int, layout) -> list[int]:
+    from ..layout import _unflatten
+    return list(_unflatten(x, layout.outs))
+
+
+def _affine_json(aff) -> dict:
+    return {"const": aff.const, "cols": list(aff.cols)}
+
+
+def _side_json(side) -> dict:
+    return {"op": side.op, "vector_elems": side.width, "matrices": side.matrices,
+            "thread_offset": _affine_json(side.thread_offset), "wavefronts_per_instr": side.wavefronts_per_instr,
+            "instructions": [{"regs": list(i.regs), "xor": i.xor_const, "add": i.add_const, "round": i.round}
+                             for i in side.instrs]}
+

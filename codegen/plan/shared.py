@@ -1,0 +1,278 @@
+"""Shared-memory plans: store in A, barrier, load in B, through a swizzled scratch buffer.
+
+Each side (store, load) is a list of instructions. An instruction moves registers to or from
+``smem[(thread_offset ^ xor_const) + add_const]`` (element offsets): ``thread_offset`` is an
+affine map of the lane and warp bits computed once; the constant splits into the bits the
+thread part can touch (XOR) and the rest (an immediate the compiler folds into the address).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import f2
+from ..dtypes import DType
+from ..errors import LlgenError
+from ..target import Target
+from .affine import Affine
+from .hw import Hw
+from .swizzle import Access, Swizzle, classic, optimal_swizzle, unswizzled, wavefronts_per_phase
+from .tiles import Tile, ldmatrix_tile
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One shared-memory instruction of one side. ``regs`` are element registers in memory
+    order (for ldmatrix/stmatrix: word i's low then high elements, matrix by matrix)."""
+
+    regs: tuple[int, ...]
+    xor_const: int
+    add_const: int
+    round: int
+
+
+@dataclass(frozen=True)
+class Side:
+    """All instructions of the store or the load side."""
+
+    op: str  # st.shared | stmatrix | stmatrix.trans | ld.shared | ldmatrix | ldmatrix.trans
+    width: int  # elements per thread per instruction (vector width, or 8 bytes' worth x matrices)
+    matrices: int  # 1/2/4 for ldmatrix/stmatrix, else 0
+    thread_offset: Affine
+    instrs: tuple[Instr, ...]
+    predicate_warp_mask: int  # the instruction runs only where (warp & mask) == 0
+    wavefronts_per_instr: int
+    phases: int
+
+    def wavefronts(self, warps_active: int) -> int:
+        return self.wavefronts_per_instr * len(self.instrs) * warps_active
+
+
+@dataclass(frozen=True)
+class SharedPlan:
+    kind = "shared"
+    swizzle: Swizzle
+    round_vectors: tuple[int, ...]  # logical vectors split over store/barrier/load rounds
+    scratch_elems: int
+    scratch_bytes: int
+    store: Side
+    load: Side
+    rounds: int
+    warp_sync: bool  # each warp reads only what it wrote: __syncwarp suffices
+    predicted_store_wavefronts: int
+    predicted_load_wavefronts: int
+    floor_wavefronts: int  # data volume: tile once in, once per destination warp replica out
+    lower_bound_extra: int
+    comparisons: tuple[tuple[str, int, int], ...]  # (layout name, store wf, load wf) for the same tile
+
+
+def _compress(x: int, drop: list[int]) -> int:
+    """Remove the single bits ``drop`` (sorted ascending) from x, shifting higher bits down."""
+    for b in reversed(drop):
+        x = (x & ((1 << b) - 1)) | ((x >> (b + 1)) << b)
+    return x
+
+
+def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, swizzle: str = "optimal", matrix: bool = True,
+                scalar: bool = False, budget: int | None = None) -> SharedPlan:
+    """The shared-memory plan. ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
+    ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline)."""
+    budget = tgt.smem_budget if budget is None else budget
+    n = a.nbits
+    w = dt.bytes
+    common = [c for c in b.reg if c and c in set(a.reg)]
+
+    # scratch rounds: split on common register bits (highest first) until the tile fits
+    round_vecs: list[int] = []
+    for c in reversed(common):
+        if (1 << (n - len(round_vecs))) * w <= budget:
+            break
+        if c & (c - 1) == 0:
+            round_vecs.append(c)
+    if (1 << (n - len(round_vecs))) * w > budget:
+        raise LlgenError(f"the tile needs {(1 << n) * w} bytes of shared memory and cannot be split to fit the {budget}-byte budget.")
+    drop = sorted(c.bit_length() - 1 for c in round_vecs)
+    nb = n - len(drop)
+
+    def cm(x: int) -> int:
+        return _compress(x, drop)
+
+    ac = Hw(tuple(cm(x) for x in a.reg), tuple(cm(x) for x in a.lane), tuple(cm(x) for x in a.warp), nb)
+    bc = Hw(tuple(cm(x) for x in b.reg), tuple(cm(x) for x in b.lane), tuple(cm(x) for x in b.warp), nb)
+
+    # candidate tiles: ldmatrix/stmatrix where the layouts allow, else vectors
+    load_tiles: list[Tile | None] = [None]
+    store_tiles: list[Tile | None] = [None]
+    if matrix and not scalar:
+        if tgt.ldmatrix:
+            load_tiles = [t for t in (ldmatrix_tile(bc, ac, w, trans) for trans in (False, True)) if t] + [None]
+        if tgt.stmatrix:
+            store_tiles = [t for t in (ldmatrix_tile(ac, bc, w, trans) for trans in (False, True)) if t] + [None]
+
+    best = None
+    for st_tile in store_tiles:
+        for ld_tile in load_tiles:
+            if st_tile and ld_tile and st_tile.vec != ld_tile.vec:
+                continue
+            plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, swizzle, scalar, round_vecs, drop, col_bits)
+            if plan is None:
+                continue
+            cost = (plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
+                    len(plan.store.instrs) + len(plan.load.instrs))
+            if best is None or cost < best[0]:
+                best = (cost, plan)
+    assert best is not None
+    return best[1]
+
+
+def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile | None, ld_tile: Tile | None,
+           swizzle: str, scalar: bool, round_vecs: list[int], drop: list[int], col_bits: int) -> SharedPlan | None:
+    nb = ac.nbits
+    w = dt.bytes
+    lane_bits = tgt.lane_bits
+    # Vec: fixed by a matrix tile, else the common register span capped at 16 bytes
+    if st_tile or ld_tile:
+        vec = list((st_tile or ld_tile).vec)
+    else:
+        cap = 0 if scalar else (tgt.max_access_bytes // w).bit_length() - 1
+        vec = [c for c in bc.reg if c and c in set(ac.reg)][:cap]
+    vbytes = (1 << len(vec)) * w
+    bank_bits = max(0, (tgt.wavefront_bytes // vbytes).bit_length() - 1) if vbytes < tgt.wavefront_bytes else 0
+
+    def bank_lanes(hw: Hw, tile: Tile | None) -> list[int]:
+        if tile:
+            return list(tile.row_lanes)
+        k = max(0, (vbytes // tgt.bank_bytes).bit_length() - 1) if vbytes > tgt.bank_bytes else 0
+        k += max(0, (tgt.lanes * tgt.bank_bytes // tgt.wavefront_bytes).bit_length() - 1)  # wave64: 2 halves
+        return [c for c in hw.lane[:lane_bits - k] if c]
+
+    if swizzle == "optimal":
+        sw = optimal_swizzle(vec, bank_lanes(ac, st_tile), bank_lanes(bc, ld_tile), nb, bank_bits)
+    elif swizzle == "unswizzled":
+        sw = unswizzled(nb)
+    else:
+        sw = classic_for(nb, col_bits - sum(1 for d in drop if d < col_bits), dt, vec)
+    inv = sw.inverse_cols()
+    if any(x is None for x in inv):
+        return None
+
+    def off(x: int) -> int:
+        o = 0
+        for i in range(nb):
+            if x >> i & 1:
+                o ^= inv[i]
+        return o
+
+    store = _side(ac, a, off, st_tile, dt, tgt, store=True, scalar=scalar, drop=drop)
+    load = _side(bc, b, off, ld_tile, dt, tgt, store=False, scalar=scalar, drop=drop)
+    if store is None or load is None:
+        return None
+    warps = 1 << len(a.warp)
+    st_active = warps >> bin(store.predicate_warp_mask).count("1")
+    st_wf = store.wavefronts(st_active)
+    ld_wf = load.wavefronts(warps)
+    scratch = 1 << nb
+    rounds = 1 << len(round_vecs)
+    tile_bytes = (1 << a.nbits) * w
+    b_warp_replicas = 1 << sum(1 for c in b.warp if not c)
+    floor = tile_bytes // tgt.wavefront_bytes * (1 + b_warp_replicas) if tile_bytes >= tgt.wavefront_bytes else 1 + b_warp_replicas
+    warp_sync = _warp_local_memory(a, b)
+    return SharedPlan(sw, tuple(round_vecs), scratch, scratch * w, store, load, rounds, warp_sync,
+                      st_wf, ld_wf, floor, sw.lower_bound_extra, ())
+
+
+def classic_for(nb: int, col_bits: int, dt: DType, vec: list[int]) -> Swizzle:
+    """The classic swizzle for the row-major 2-D view of the (compressed) tile: the last dim's
+    bits are the columns."""
+    col_bits = min(nb, max(1, col_bits))
+    v = 1 << len(vec) if all(c == 1 << i for i, c in enumerate(vec)) else 1
+    return classic(nb - col_bits, col_bits, dt.bytes, v)
+
+
+def _warp_local_memory(a: Hw, b: Hw) -> bool:
+    """Does each warp read only elements its own warp stored? (Then __syncwarp suffices.)"""
+    return tuple(a.warp) == tuple(b.warp) and f2.reduce(a.local) == f2.reduce(b.local)
+
+
+def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, store: bool, scalar: bool,
+          drop: list[int]) -> Side | None:
+    """Lay out one side's instructions over its registers."""
+    w = dt.bytes
+    nl, nw = len(hw.lane), len(hw.warp)
+    reg_off = [off(c) for c in hw.reg]
+    # registers: broadcast register bits are skipped (replicas are copied after the load / not stored)
+    live = [i for i, c in enumerate(full.reg) if c]
+    round_of_bit = {}
+    for i, c in enumerate(full.reg):
+        if c and (c.bit_length() - 1) in drop and c & (c - 1) == 0:
+            round_of_bit[i] = drop.index(c.bit_length() - 1)
+
+    if tile:
+        vec_bits = list(tile.reg_bits)
+        lanes_map = tile.thread_lanes  # provider lane bit -> (kind, index)
+        thread_cols = []
+        for kind, idx in lanes_map:
+            if kind == "lane":
+                thread_cols.append(off(hw.lane[idx]))
+            elif kind == "reg":
+                thread_cols.append(off(hw.reg[idx]))
+            else:
+                thread_cols.append(0)
+        thread_cols += [off(c) for c in hw.warp]
+        matrices = tile.matrices
+        width = len(vec_bits) and (1 << len(vec_bits))
+        phases = matrices
+        acc = Access(tuple(off(c) for c in tile.row_lanes), 16 // w, 1)
+        inner_bits = vec_bits
+    else:
+        # vector: register bits mapping to offset bits 0, 1, ... in order (registers may be permuted)
+        inner_bits = []
+        cap = 0 if scalar else (tgt.max_access_bytes // w).bit_length() - 1
+        while len(inner_bits) < cap:
+            want = 1 << len(inner_bits)
+            cand = [i for i in live if reg_off[i] == want and i not in inner_bits]
+            if not cand:
+                break
+            inner_bits.append(cand[0])
+        thread_cols = [off(c) for c in hw.lane] + [off(c) for c in hw.warp]
+        matrices = 0
+        width = 1 << len(inner_bits)
+        vbytes = width * w
+        phases = max(1, tgt.lanes * max(vbytes, tgt.bank_bytes) // tgt.wavefront_bytes)
+        per_phase = nl - (phases.bit_length() - 1)
+        acc = Access(tuple(off(c) for c in hw.lane[:per_phase]), width, phases)
+    wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * phases
+    rt_mask = 0
+    for c in thread_cols:
+        rt_mask |= c
+    rt_bits = (1 << rt_mask.bit_length()) - 1 if rt_mask else 0
+    outer = [i for i in live if i not in inner_bits and i not in round_of_bit and i not in (tile.matrix_bits if tile else ())]
+    rbits = sorted(round_of_bit)
+    instrs = []
+    for rnd in range(1 << len(rbits)):
+        rbase = sum(1 << rbits[j] for j in range(len(rbits)) if rnd >> j & 1)
+        for o in range(1 << len(outer)):
+            base = rbase | sum(1 << outer[j] for j in range(len(outer)) if o >> j & 1)
+            regs = _tile_regs(base, inner_bits, tile)
+            const = 0
+            for i in range(len(hw.reg)):
+                if base >> i & 1:
+                    const ^= reg_off[i]
+            instrs.append(Instr(tuple(regs), const & rt_bits, const & ~rt_bits, rnd))
+    op = ("st.shared" if store else "ld.shared") if not tile else (("stmatrix" if store else "ldmatrix") + (".trans" if tile.trans else ""))
+    pred = full.warp_broadcast_mask if store else 0
+    if tile:
+        width = (1 << len(inner_bits)) * matrices
+    return Side(op, width, matrices,
+                Affine(0, tuple(thread_cols)), tuple(instrs), pred, wf, phases)
+
+
+def _tile_regs(base: int, inner_bits: list[int], tile: Tile | None) -> list[int]:
+    if tile is None:
+        return [base | sum(1 << inner_bits[j] for j in range(len(inner_bits)) if t >> j & 1) for t in range(1 << len(inner_bits))]
+    regs = []
+    mbits = tile.matrix_bits
+    for m in range(tile.matrices):
+        mb = base | sum(1 << mbits[j] for j in range(len(mbits)) if m >> j & 1)
+        regs += [mb | sum(1 << inner_bits[j] for j in range(len(inner_bits)) if t >> j & 1) for t in range(1 << len(inner_bits))]
+    return regs

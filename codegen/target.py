@@ -1,0 +1,46 @@
+"""Hardware facts per target. Everything the planner knows about a GPU lives here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import LlgenError
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    lang: str  # "cuda" or "hip"
+    lanes: int  # threads per warp (wavefront)
+    banks: int = 32
+    bank_bytes: int = 4
+    max_access_bytes: int = 16  # widest ld/st.shared per thread
+    shuffle_bytes: int = 4  # one shuffle moves a 32-bit word
+    smem_budget: int = 48 * 1024  # default scratch budget per CTA (a planner parameter)
+    ldmatrix: bool = False
+    stmatrix: bool = False
+
+    @property
+    def lane_bits(self) -> int:
+        return self.lanes.bit_length() - 1
+
+    @property
+    def wavefront_bytes(self) -> int:
+        return self.banks * self.bank_bytes
+
+
+TARGETS = {t.name: t for t in (
+    Target("sm_80", "cuda", 32, ldmatrix=True),
+    Target("sm_90", "cuda", 32, ldmatrix=True, stmatrix=True),
+    Target("gfx90a", "hip", 64),
+    Target("gfx942", "hip", 64),
+)}
+
+
+def target(name: str | Target) -> Target:
+    if isinstance(name, Target):
+        return name
+    try:
+        return TARGETS[name]
+    except KeyError:
+        raise LlgenError(f"unknown target '{name}'; known: {', '.join(TARGETS)}.") from None
