@@ -21,7 +21,7 @@ class DType:
     @property
     def raw(self) -> str:
         """Unsigned integer type of the same width: data moves as raw bits."""
-        return {8: "uint8_t", 16: "uint16_t", 32: "uint32_t", 64: "uint64_t"}[self.bits]
+        return {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}[self.bits]
 
 
 DTYPES = {d.name: d for d in (

@@ -1,0 +1,43 @@
+"""Global-memory access of a tile in a distributed layout, for the standalone kernels.
+
+Tiles are stored row-major and contiguous; the kernel's tensor is a stack of tiles. Each
+thread moves its registers in vectors as wide as the layout's contiguity allows (16 bytes at
+most); replicas of a broadcast layout are loaded by every holder but stored once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..dtypes import DType
+from ..layout import LinearLayout
+from ..target import Target
+from .affine import Affine
+from .hw import Hw
+from .shared import Instr, split_const
+
+
+@dataclass(frozen=True)
+class GlobalIO:
+    width: int  # elements per vector access
+    thread_offset: Affine  # element offset of the thread's part (lane bits, then warp bits)
+    instrs: tuple[Instr, ...]
+    skip_lane_mask: int  # a store runs only where (lane & skip_lane_mask) == 0 ...
+    skip_warp_mask: int  # ... and (warp & skip_warp_mask) == 0: one replica writes
+
+
+def global_io(layout: LinearLayout, dt: DType, tgt: Target) -> GlobalIO:
+    hw = Hw.of(layout)
+    width = min(layout.num_consecutive(), tgt.max_access_bytes // dt.bytes)
+    vbits = width.bit_length() - 1
+    thread_cols = tuple(hw.lane) + tuple(hw.warp)
+    live = [i for i, c in enumerate(hw.reg) if c and i >= vbits]
+    instrs = []
+    for o in range(1 << len(live)):
+        base = sum(1 << live[j] for j in range(len(live)) if o >> j & 1)
+        const = hw.element(base, 0, 0)
+        regs = tuple(base | t for t in range(width))
+        x, a = split_const(const, thread_cols)
+        instrs.append(Instr(regs, x, a, 0))
+    lane_mask = sum(1 << i for i, c in enumerate(hw.lane) if not c)
+    return GlobalIO(width, Affine(0, thread_cols), tuple(instrs), lane_mask, hw.warp_broadcast_mask)
