@@ -66,6 +66,16 @@ class SharedPlan:
     comparisons: tuple[tuple[str, int, int], ...]  # (layout name, store wf, load wf) for the same tile
 
 
+def split_const(const: int, thread_cols) -> tuple[int, int]:
+    """(xor part, add part) of a constant offset: bits at or below the highest bit any thread
+    column can set are XORed; the rest can be added (an immediate in the address)."""
+    rt_mask = 0
+    for c in thread_cols:
+        rt_mask |= c
+    rt_bits = (1 << rt_mask.bit_length()) - 1 if rt_mask else 0
+    return const & rt_bits, const & ~rt_bits
+
+
 def _compress(x: int, drop: list[int]) -> int:
     """Remove the single bits ``drop`` (sorted ascending) from x, shifting higher bits down."""
     for b in reversed(drop):
@@ -242,10 +252,6 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
         per_phase = nl - (phases.bit_length() - 1)
         acc = Access(tuple(off(c) for c in hw.lane[:per_phase]), width, phases)
     wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * phases
-    rt_mask = 0
-    for c in thread_cols:
-        rt_mask |= c
-    rt_bits = (1 << rt_mask.bit_length()) - 1 if rt_mask else 0
     outer = [i for i in live if i not in inner_bits and i not in round_of_bit and i not in (tile.matrix_bits if tile else ())]
     rbits = sorted(round_of_bit)
     instrs = []
@@ -258,7 +264,7 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
             for i in range(len(hw.reg)):
                 if base >> i & 1:
                     const ^= reg_off[i]
-            instrs.append(Instr(tuple(regs), const & rt_bits, const & ~rt_bits, rnd))
+            instrs.append(Instr(tuple(regs), *split_const(const, thread_cols), rnd))
     op = ("st.shared" if store else "ld.shared") if not tile else (("stmatrix" if store else "ldmatrix") + (".trans" if tile.trans else ""))
     pred = full.warp_broadcast_mask if store else 0
     if tile:
