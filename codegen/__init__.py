@@ -2,5 +2,14 @@
 
 from .errors import LlgenError
 from .layout import LinearLayout
+from .layouts import AmdMfma, AmdWmma, Blocked, DotOperand, Linear, NvidiaMma, NvmmaShared, Slice, SwizzledShared
+from .layouts import amd_mfma, amd_wmma, blocked, dot_operand, linear, nvidia_mma, nvmma_shared, slice_layout, swizzled_shared
+from .spec import parse_layout
 
-__all__ = ["LinearLayout", "LlgenError"]
+mma = nvidia_mma  # the short names users reach for first
+mfma = amd_mfma
+wmma = amd_wmma
+
+__all__ = ["AmdMfma", "AmdWmma", "Blocked", "DotOperand", "Linear", "LinearLayout", "LlgenError", "NvidiaMma", "NvmmaShared",
+           "Slice", "SwizzledShared", "amd_mfma", "amd_wmma", "blocked", "dot_operand", "linear", "mfma", "mma", "nvidia_mma",
+           "nvmma_shared", "parse_layout", "slice_layout", "swizzled_shared", "wmma"]
