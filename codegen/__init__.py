@@ -2,8 +2,26 @@
 
 from .errors import LlgenError
 from .layout import LinearLayout
-from .layouts import AmdMfma, AmdWmma, Blocked, DotOperand, Linear, NvidiaMma, NvmmaShared, Slice, SwizzledShared
-from .layouts import amd_mfma, amd_wmma, blocked, dot_operand, linear, nvidia_mma, nvmma_shared, slice_layout, swizzled_shared
+from .layouts import (
+           AmdMfma,
+           AmdWmma,
+           Blocked,
+           DotOperand,
+           Linear,
+           NvidiaMma,
+           NvmmaShared,
+           Slice,
+           SwizzledShared,
+           amd_mfma,
+           amd_wmma,
+           blocked,
+           dot_operand,
+           linear,
+           nvidia_mma,
+           nvmma_shared,
+           slice_layout,
+           swizzled_shared,
+)
 from .spec import parse_layout
 
 mma = nvidia_mma  # the short names users reach for first
