@@ -3,9 +3,8 @@ documented mma fragments, and the paper's Figure 1 layout A."""
 
 from __future__ import annotations
 
-import pytest
-
 import llgen
+import pytest
 from llgen.layouts import AmdMfma, AmdWmma, Blocked, NvidiaMma
 
 
