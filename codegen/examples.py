@@ -1,0 +1,61 @@
+"""`make examples`: the core suite's kernels and headers in both languages, into kernels_out/.
+
+    python -m llgen.examples kernels_out
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .emit import emit, file_names
+from .plan import plan_conversion
+from .suite import core
+
+TARGETS = {"cuda": "sm_90", "hip": "gfx942"}
+
+
+def example_files() -> dict[str, str]:
+    """Relative path -> source text for every suite case, language and form."""
+    out = {}
+    for lang, tgt in TARGETS.items():
+        for case in core():
+            src, dst = case.src, case.dst
+            if lang == "hip":  # wave64: the same tensor bits, one more lane bit taken from the registers
+                src, dst = _wave64(src), _wave64(dst)
+                if src is None or dst is None:
+                    continue
+            plan = plan_conversion(src, dst, case.dtype, tgt)
+            names = file_names(plan, case.id)
+            for form in ("kernel", "header"):
+                out[f"{lang}/{names[form]}"] = emit(plan, form, case.id)
+    return out
+
+
+def _wave64(layout):
+    """A wave64 version of a 32-lane layout: its highest non-zero register bit becomes lane bit 5."""
+    from .layout import LinearLayout
+    d = layout.to_dict()
+    regs = d["bases"].get("register", [])
+    idx = [i for i, v in enumerate(regs) if any(v)]
+    if not idx:
+        return None
+    moved = regs.pop(idx[-1])
+    d["bases"]["lane"] = d["bases"].get("lane", []) + [moved]
+    return LinearLayout.from_dict(d)
+
+
+def write(root: Path) -> list[Path]:
+    written = []
+    for rel, text in sorted(example_files().items()):
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if not p.exists() or p.read_text() != text:
+            p.write_text(text)
+        written.append(p)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write(Path(sys.argv[1] if len(sys.argv) > 1 else "kernels_out")):
+        print(p)
