@@ -1,17 +1,30 @@
 """The CPU oracle: execute a plan on every warp and lane with NumPy and count bank
 wavefronts by brute force.
 
-It reads only what the emitter prints (register indices, affine thread maps, offsets) and the
-two layouts' bases; it shares no arithmetic with the planner, so agreement means something.
+It reads only what the emitter prints (register indices, affine thread maps, offsets, the
+instruction names) and the two layouts' bases; it shares no arithmetic with the planner, so
+agreement means something. Its hardware model, stated once:
+
+* a shared-memory access is served in phases: a plain ld/st.shared of ``v`` bytes per thread
+  serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses);
+  ldmatrix/stmatrix serve one 8x8 matrix (eight 16-byte rows) per phase;
+* within a phase, each of the 32 banks of 4 bytes delivers one distinct 4-byte word per
+  wavefront (any number of lanes may share a word): the phase takes as many wavefronts as the
+  busiest bank has distinct words.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 POISON = -1
+
+
+class SimError(AssertionError):
+    """The plan does something the hardware would not do correctly (races, out-of-range)."""
 
 
 @dataclass
@@ -21,6 +34,11 @@ class SimResult:
     store_wavefronts: int = 0
     load_wavefronts: int = 0
     shuffles: int = 0
+    # per instruction (in plan order): brute-force wavefronts summed over the warps that run it
+    store_instr_wavefronts: tuple[int, ...] = ()
+    load_instr_wavefronts: tuple[int, ...] = ()
+    store_instr_phases: tuple[int, ...] = ()  # phases per instruction summed over its warps
+    load_instr_phases: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -34,6 +52,7 @@ class SimResult:
         return w, lane, r, int(self.expected[w, lane, r]), int(self.out[w, lane, r])
 
 
+@functools.lru_cache(maxsize=64)
 def element_ids(layout, warps: int, lanes: int) -> np.ndarray:
     """[warps, lanes, regs] -> row-major flat tensor index, from the Triton-form bases."""
     d = layout.to_dict()
@@ -58,17 +77,19 @@ def element_ids(layout, warps: int, lanes: int) -> np.ndarray:
 
 
 def _affine(aff, tid: np.ndarray) -> np.ndarray:
-    out = np.full(tid.shape, aff.const, dtype=np.int64)
-    for i, c in enumerate(aff.cols):
-        out ^= np.where((tid >> i) & 1, c, 0)
-    return out
+    """const ^ XOR of cols[i] over the set bits i of each thread id."""
+    cols = np.array(aff.cols, dtype=np.int64)
+    if not len(cols):
+        return np.full(tid.shape, aff.const, dtype=np.int64)
+    bits = (tid[..., None] >> np.arange(len(cols))) & 1
+    return np.bitwise_xor.reduce(bits * cols, axis=-1) ^ aff.const
 
 
 def simulate(plan, values: np.ndarray | None = None) -> SimResult:
     """Run ``plan``; ``values`` (default: the element ids) is the tensor's flat contents."""
     warps, lanes = plan.warps, plan.target.lanes
     src = element_ids(plan.src, warps, lanes)
-    expected = element_ids(plan.dst, warps, lanes)
+    expected = element_ids(plan.dst, warps, lanes).copy()
     if values is not None:
         src, expected = values[src], values[expected]
     out = np.full(expected.shape, POISON, dtype=src.dtype)
@@ -91,100 +112,125 @@ def _pack_offsets(deltas) -> list[int]:
 def _shuffle(plan, src, out, res) -> None:
     d = plan.detail
     warps, lanes = plan.warps, plan.target.lanes
+    n_in, n_out = src.shape[2], out.shape[2]
     tid = np.arange(warps * lanes).reshape(warps, lanes)
     lane = tid % lanes
     warp_idx = tid // lanes
     pa, pb = _pack_offsets(d.pack_a), _pack_offsets(d.pack_b)
     for rnd in d.rounds:
         send = _affine(rnd.send_reg, tid)
+        if (send >= n_in).any() or (send < 0).any():
+            raise SimError(f"round {rnd.index} sends a register outside 0..{n_in - 1}")
         word = np.stack([np.take_along_axis(src, (send ^ o)[:, :, None], 2)[:, :, 0] for o in pa], axis=-1)
         if rnd.op == "local":
+            if not (_affine(rnd.src_lane, tid) == lane).all():
+                raise SimError(f"round {rnd.index} is local but its source lane is another lane")
             got = word
         else:
             sl = _affine(rnd.src_lane, tid)
-            if rnd.op == "xor":
-                assert (sl == lane ^ rnd.xor_mask).all(), "shfl.xor round whose source is not lane ^ mask"
-            assert (sl >= 0).all() and (sl < lanes).all()
+            if rnd.op == "xor" and not (sl == lane ^ rnd.xor_mask).all():
+                raise SimError("shfl.xor round whose source is not lane ^ mask")
+            if (sl < 0).any() or (sl >= lanes).any():
+                raise SimError(f"round {rnd.index} reads a lane outside the warp")
             got = word[warp_idx, sl]
             res.shuffles += d.words_per_element
         recv = _affine(rnd.recv_reg, tid)
+        if (recv >= n_out).any() or (recv < 0).any():
+            raise SimError(f"round {rnd.index} fills a register outside 0..{n_out - 1}")
         for t, o in enumerate(pb):
             np.put_along_axis(out, (recv ^ o)[:, :, None], got[:, :, t:t + 1], 2)
 
 
 def _shared(plan, src, out, res) -> None:
     d = plan.detail
-    w = plan.dtype.bytes
-    warps, lanes = plan.warps, plan.target.lanes
     smem = np.full(d.scratch_elems, POISON, dtype=src.dtype)
-    tid = np.arange(warps * lanes)
+    st_wf, ld_wf, st_ph, ld_ph = [], [], [], []
     for rnd in range(d.rounds):
         smem[:] = POISON
-        for ins in d.store.instrs:
-            if ins.round == rnd:
-                res.store_wavefronts += _access(plan, d.store, ins, tid, smem, src, store=True)
-        for ins in d.load.instrs:
-            if ins.round == rnd:
-                res.load_wavefronts += _access(plan, d.load, ins, tid, smem, out, store=False)
-    del w
+        wf, ph = _access(plan, d.store, [i for i in d.store.instrs if i.round == rnd], smem, src, store=True)
+        st_wf += wf
+        st_ph += ph
+        wf, ph = _access(plan, d.load, [i for i in d.load.instrs if i.round == rnd], smem, out, store=False)
+        ld_wf += wf
+        ld_ph += ph
+    res.store_instr_wavefronts, res.load_instr_wavefronts = tuple(st_wf), tuple(ld_wf)
+    res.store_instr_phases, res.load_instr_phases = tuple(st_ph), tuple(ld_ph)
+    res.store_wavefronts, res.load_wavefronts = sum(st_wf), sum(ld_wf)
 
 
-def _access(plan, side, ins, tid, smem, regs, *, store: bool) -> int:
-    """Execute one instruction for every warp; returns its wavefronts (brute force)."""
+def _access(plan, side, instrs, smem, regs, *, store: bool) -> tuple[list[int], list[int]]:
+    """Execute instructions (all of one side and round) on every warp that runs them; returns
+    per instruction (wavefronts, phases), summed over warps, by brute force."""
+    if not instrs:
+        return [], []
     warps, lanes = plan.warps, plan.target.lanes
     w = plan.dtype.bytes
-    base = (_affine(side.thread_offset, tid) ^ ins.xor_const) + ins.add_const  # per thread
-    base = base.reshape(warps, lanes)
-    wf = 0
-    for warp in range(warps):
-        if store and warp & side.predicate_warp_mask:
-            continue
-        lane_elems: list[list[tuple[int, int]]] = [[] for _ in range(lanes)]  # (reg index, offset)
-        groups: list[list[int]] = []  # per phase: element offsets touched
-        if side.matrices:
-            k = len(ins.regs) // side.matrices  # elements per thread per matrix
-            for m in range(side.matrices):
-                rows = [int(base[warp, 8 * m + i]) for i in range(8)]
-                touched = []
-                for t in range(lanes):
-                    for e in range(k):
-                        reg = ins.regs[m * k + e]
-                        if side.op.endswith("trans"):
-                            o = rows[2 * (t % 4) + e] + t // 4
-                        else:
-                            o = rows[t // 4] + (t % 4) * k + e
-                        lane_elems[t].append((reg, o))
-                        touched.append(o)
-                groups.append(touched)
-        else:
-            nphase = side.phases
-            per = lanes // nphase
-            for p in range(nphase):
-                touched = []
-                for t in range(p * per, (p + 1) * per):
-                    for e, reg in enumerate(ins.regs):
-                        o = int(base[warp, t]) + e
-                        lane_elems[t].append((reg, o))
-                        touched.append(o)
-                groups.append(touched)
-        for touched in groups:
-            wf += _wavefronts(touched, w, plan.target.banks, plan.target.bank_bytes)
-        for t in range(lanes):
-            for reg, o in lane_elems[t]:
-                assert 0 <= o < len(smem), f"offset {o} outside the scratch buffer"
-                if store:
-                    smem[o] = regs[warp, t, reg]
+    tid = np.arange(warps * lanes)
+    active = np.array([not (store and warp & side.predicate_warp_mask) for warp in range(warps)])
+    base0 = _affine(side.thread_offset, tid).reshape(warps, lanes)[active]
+    xor = np.array([i.xor_const for i in instrs], dtype=np.int64)[:, None, None]
+    add = np.array([i.add_const for i in instrs], dtype=np.int64)[:, None, None]
+    base = (base0[None] ^ xor) + add  # [instr, warp, lane]
+    ni, nw = base.shape[0], base.shape[1]
+    nregs = len(instrs[0].regs)
+    if any(len(i.regs) != nregs for i in instrs):
+        raise SimError("instructions of one side move different numbers of registers")
+    regtab = np.array([i.regs for i in instrs], dtype=np.int64)  # [instr, e]
+    t = np.arange(lanes)
+    slot = (np.arange(ni)[:, None] * nw + np.arange(nw)[None, :])[:, :, None]  # [instr, warp, 1]
+    if side.matrices:
+        k = nregs // side.matrices  # elements per thread per matrix
+        offs, group, regi = [], [], []
+        for mtx in range(side.matrices):
+            rows = base[:, :, 8 * mtx:8 * mtx + 8]  # row addresses come from lanes 8m..8m+7
+            for e in range(k):
+                if side.op.endswith("trans"):
+                    o = rows[:, :, 2 * (t % 4) + e] + t // 4
                 else:
-                    regs[warp, t, reg] = smem[o]
-    return wf
+                    o = rows[:, :, t // 4] + (t % 4) * k + e
+                offs.append(o)
+                group.append(np.broadcast_to(slot * side.matrices + mtx, o.shape))
+                regi.append(np.broadcast_to(regtab[:, mtx * k + e][:, None, None], o.shape))
+        phases = side.matrices
+    else:
+        vbytes = nregs * w
+        per = min(lanes, 128 // max(4, vbytes))
+        phases = lanes // per
+        offs = [base + e for e in range(nregs)]
+        group = [np.broadcast_to(slot * phases + (t // per)[None, None, :], base.shape)] * nregs
+        regi = [np.broadcast_to(regtab[:, e][:, None, None], base.shape) for e in range(nregs)]
+    offs, group, regi = np.stack(offs, -1), np.stack(group, -1), np.stack(regi, -1)  # [instr, warp, lane, e]
+    if (offs < 0).any() or (offs >= len(smem)).any():
+        raise SimError(f"offset {int(offs.max())} outside the scratch buffer of {len(smem)} elements")
+    widx = np.nonzero(active)[0][None, :, None, None]
+    lidx = t[None, None, :, None]
+    if store:
+        vals = regs[widx, lidx, regi]
+        smem[offs] = vals
+        if not (smem[offs] == vals).all():
+            raise SimError("two threads store different elements to the same shared-memory offset")
+    else:
+        regs[widx, lidx, regi] = smem[offs]
+    per_group = _wavefronts(offs.ravel(), group.ravel(), w, plan.target.banks, plan.target.bank_bytes,
+                            ni * nw * phases)
+    per_instr = per_group.reshape(ni, nw * phases).sum(1)
+    return [int(x) for x in per_instr], [nw * phases] * ni
 
 
-def _wavefronts(offsets: list[int], elem_bytes: int, banks: int, bank_bytes: int) -> int:
-    """Brute force: per bank, the number of distinct 4-byte words; the max over banks."""
-    words: dict[int, set[int]] = {}
-    for o in offsets:
-        lo = o * elem_bytes // bank_bytes
-        hi = (o * elem_bytes + elem_bytes - 1) // bank_bytes
-        for word in range(lo, hi + 1):
-            words.setdefault(word % banks, set()).add(word)
-    return max(len(s) for s in words.values())
+def _wavefronts(offs: np.ndarray, group: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int,
+                ngroups: int) -> np.ndarray:
+    """Brute force: per phase group, per bank, the number of distinct 4-byte words; the max over banks."""
+    per_group = np.zeros(ngroups, dtype=np.int64)
+    if not len(offs):
+        return per_group
+    first = offs * elem_bytes // bank_bytes
+    last = (offs * elem_bytes + elem_bytes - 1) // bank_bytes
+    words = [first + i for i in range(int((last - first).max()) + 1)]
+    g = np.concatenate([group] * len(words)).astype(np.int64)
+    wd = np.concatenate(words)
+    span = int(wd.max()) + 1
+    pairs = np.unique(g * span + wd)
+    gg, ww = pairs // span, pairs % span
+    keys, counts = np.unique(gg * banks + ww % banks, return_counts=True)
+    np.maximum.at(per_group, keys // banks, counts)
+    return per_group

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dtypes import DType, dtype as to_dtype
+from ..dtypes import DType
+from ..dtypes import dtype as to_dtype
 from ..errors import LlgenError
 from ..layout import LinearLayout
-from ..target import Target, target as to_target
+from ..target import Target
+from ..target import target as to_target
 from .cost import choose_path, shared_cost, shuffle_cost
 from .hw import Hw
 from .shared import SharedPlan, plan_shared
@@ -60,8 +62,8 @@ class Plan:
 def check_pair(a: LinearLayout, b: LinearLayout, tgt: Target) -> None:
     """Reject pairs no plan can convert, with one sentence each."""
     if a.outs != b.outs:
-        raise LlgenError(f"the layouts cover different tensors: {dict((n, 1 << k) for n, k in a.outs)} vs "
-                         f"{dict((n, 1 << k) for n, k in b.outs)}.")
+        raise LlgenError(f"the layouts cover different tensors: { {n: 1 << k for n, k in a.outs} } vs "
+                         f"{ {n: 1 << k for n, k in b.outs} }.")
     if a.in_size("warp") != b.in_size("warp"):
         raise LlgenError(f"the layouts use different warp counts: {a.in_size('warp')} vs {b.in_size('warp')}.")
     for lay, side in ((a, "source"), (b, "destination")):
@@ -89,8 +91,8 @@ def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16"
     ha, hb = Hw.of(a), Hw.of(b)
     warps = a.in_size("warp")
     copies = _replica_copies(hb)
-    common = dict(src=a, dst=b, dtype=dt, target=tgt, warps=warps, n_in=a.in_size("register"),
-                  n_out=b.in_size("register"), out_copies=copies)
+    common = {"src": a, "dst": b, "dtype": dt, "target": tgt, "warps": warps, "n_in": a.in_size("register"),
+                  "n_out": b.in_size("register"), "out_copies": copies}
 
     if path in (None, "noop", "registers"):
         perm = _register_perm(ha, hb)

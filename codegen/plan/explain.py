@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 
-
 def bit_names(layout) -> list[str]:
     """Names of the flat logical bits, lowest first: the last dim's bits are n0.., the first
     dim's m0.. for 2-D tensors, else dim<k>[i]."""
@@ -31,8 +30,8 @@ def explain(plan) -> str:
     a, b = plan.src, plan.dst
     names = bit_names(a)
     lines = [
-        f"conversion: {dict(zip(a.out_names, a.shape))} {plan.dtype.name}, {plan.warps} warps x {plan.lanes} lanes, "
-        f"{plan.target.name}",
+        (f"conversion: {dict(zip(a.out_names, a.shape))} {plan.dtype.name}, {plan.warps} warps x {plan.lanes} lanes, "
+        f"{plan.target.name}"),
         f"path: {plan.path} ({plan.why})",
     ]
     if plan.costs:

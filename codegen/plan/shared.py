@@ -178,7 +178,7 @@ def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile |
     if store is None or load is None:
         return None
     warps = 1 << len(a.warp)
-    st_active = warps >> bin(store.predicate_warp_mask).count("1")
+    st_active = warps >> store.predicate_warp_mask.bit_count()
     st_wf = store.wavefronts(st_active)
     ld_wf = load.wavefronts(warps)
     scratch = 1 << nb
@@ -208,7 +208,7 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
           drop: list[int]) -> Side | None:
     """Lay out one side's instructions over its registers."""
     w = dt.bytes
-    nl, nw = len(hw.lane), len(hw.warp)
+    nl, _nw = len(hw.lane), len(hw.warp)
     reg_off = [off(c) for c in hw.reg]
     # registers: broadcast register bits are skipped (replicas are copied after the load / not stored)
     live = [i for i, c in enumerate(full.reg) if c]
@@ -234,6 +234,12 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
         phases = matrices
         acc = Access(tuple(off(c) for c in tile.row_lanes), 16 // w, 1)
         inner_bits = vec_bits
+        # the tile's 16-byte rows must be contiguous and aligned in this memory layout
+        if [off(c) for c in tile.vec] != [1 << i for i in range(len(tile.vec))]:
+            return None
+        others = [off(c) for c in hw.lane + hw.warp] + [reg_off[i] for i in live if i not in inner_bits]
+        if any(o & ((1 << len(tile.vec)) - 1) for o in others):
+            return None
     else:
         # vector: register bits mapping to offset bits 0, 1, ... in order (registers may be permuted)
         inner_bits = []
@@ -244,6 +250,12 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
             if not cand:
                 break
             inner_bits.append(cand[0])
+        # a vector must be contiguous and aligned: no other bit may touch its low offset bits
+        while inner_bits:
+            others = [off(c) for c in hw.lane + hw.warp] + [reg_off[i] for i in live if i not in inner_bits]
+            if not any(o & ((1 << len(inner_bits)) - 1) for o in others):
+                break
+            inner_bits.pop()
         thread_cols = [off(c) for c in hw.lane] + [off(c) for c in hw.warp]
         matrices = 0
         width = 1 << len(inner_bits)

@@ -71,91 +71,81 @@ def warp_local(a: Hw, b: Hw) -> bool:
 
 
 def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
-    """The shuffle plan, or a sentence saying why shuffles cannot do this conversion."""
+    """The shuffle plan, or a sentence saying why shuffles cannot do this conversion.
+
+    Round r, receiver (lane l, warp w) fills B register ``r ^ M l`` (r over the round vectors R,
+    which complete the packed bits to B's live registers), i.e. the element
+    ``y = c(r, w) ^ sum_p l_p k_p`` with c(r, w) = B_reg(r) ^ B_warp(w) ^ A_warp(w) (read in A's
+    warp-w frame) and k_p = B_lane[p] ^ B_reg(M e_p). Writing c = A_reg(i0) ^ A_lane(lam0) and
+    k_p = A_lane(alpha_p) ^ A_reg(tau_p), the source lane is lam0 ^ alpha l and the sender of
+    lane l' sends i0 ^ T(lam0) ^ T(l') with T(alpha_p) = tau_p: the same word for every
+    receiver that reads it, because the nonzero alpha_p are distinct unit vectors."""
     if not warp_local(a, b):
         return "data must cross warps"
     nl, nw = len(a.lane), len(a.warp)
     a_reg_idx = {c: i for i, c in enumerate(a.reg) if c}
     a_lane_idx = {c: i for i, c in enumerate(a.lane) if c}
+    b_reg_idx = {c: j for j, c in enumerate(b.reg) if c}
 
     # V: common register vectors, as many as one 32-bit word holds
     cap = max(0, (tgt.shuffle_bytes // dt.bytes).bit_length() - 1) if dt.bytes < tgt.shuffle_bytes else 0
-    pack_a, pack_b, vvecs = [], [], []
+    pack_a, pack_b = [], []
     for j, c in enumerate(b.reg):
-        if len(vvecs) < cap and c and c in a_reg_idx:
-            vvecs.append(c)
+        if len(pack_b) < cap and c and c in a_reg_idx:
             pack_a.append(1 << a_reg_idx[c])
             pack_b.append(1 << j)
 
-    # K: one vector per non-broadcast B lane bit, with its physical source-lane image alpha'
-    b_reg_set = {c for c in b.reg if c}
-    partners = [c for c in a.lane if c and c in b_reg_set]
-    free_lanes = [i for i, c in enumerate(a.lane) if not c]
-    kvecs: dict[int, int] = {}  # B lane bit p -> k_p
-    alpha: dict[int, int] = {}  # B lane bit p -> physical A lane vector
-    alpha_basis: list[int] = []
+    # per B lane bit p: k_p, the source-lane column alpha_p, tau_p (A register) and m_p (B register)
+    partners = [q for q, c in enumerate(a.lane) if c and c in b_reg_idx]
+    free_lanes = [q for q, c in enumerate(a.lane) if not c]
+    alpha, tau, m = [0] * nl, [0] * nl, [0] * nl
     for p, f in enumerate(b.lane):
         if not f:
             continue
-        k = f if f in a_lane_idx else f ^ (partners.pop(0) if partners else 0)
-        coords = a.local_coords(k)
-        lane_vec = coords[1] if coords else 0
-        if f2.contains(alpha_basis, lane_vec):
-            if not free_lanes:
-                return "two destination lanes would need different registers from one source lane in the same round"
+        if f in a_lane_idx:
+            alpha[p] = 1 << a_lane_idx[f]
+            continue
+        i = a_reg_idx[f]  # warp-local: B's lane elements are in A's registers or lanes
+        if partners:
+            q = p if p in partners else partners[0]
+            partners.remove(q)
+            alpha[p], tau[p], m[p] = 1 << q, 1 << i, 1 << b_reg_idx[a.lane[q]]
+        elif free_lanes:
             z = p if p in free_lanes else free_lanes[0]
             free_lanes.remove(z)
-            lane_vec ^= 1 << z
-        alpha_basis = f2.reduce(alpha_basis + [lane_vec])
-        kvecs[p], alpha[p] = k, lane_vec
+            alpha[p], tau[p] = 1 << z, 1 << i
+        else:
+            return "two destination lanes would need different registers from one source lane in the same round"
 
-    # R: B register vectors completing V ∪ K to the B-local space
-    span_vk = f2.reduce(vvecs + list(kvecs.values()))
-    rvecs = []
-    for c in b.reg:
-        if c and not f2.contains(span_vk, c):
-            rvecs.append(c)
-            span_vk = f2.reduce(span_vk + [c])
+    # R: live B register bits outside the packed ones; there are 2^|R| rounds
+    packed = sum(pack_b)
+    rbits = [j for j, c in enumerate(b.reg) if c and not packed >> j & 1]
+    nz_alpha = [x for x in alpha if x]
+    t_cols = [tau[p] for p in range(nl) if alpha[p]]
 
-    lanes_p = sorted(kvecs)
-    alpha_cols = [alpha[p] for p in lanes_p]
+    def T(lane_vec: int) -> int:
+        coeff, _ = f2.least_squares(nz_alpha, lane_vec)
+        return _combine(coeff, t_cols)
 
-    def b_reg(x: int) -> int:
-        sol = f2.solve(list(b.reg), x)
-        return sol if sol is not None else 0
-
-    def a_coords(x: int) -> tuple[int, int]:
-        return a.local_coords(x) or (0, 0)
-
-    def coset_rep(r: int, warp: int) -> int:
-        x = 0
-        for i, v in enumerate(rvecs):
-            if r >> i & 1:
-                x ^= v
-        for i, (cb, ca) in enumerate(zip(b.warp, a.warp)):
-            if warp >> i & 1:
-                x ^= cb ^ ca
-        return x
-
-    def kappa_from_lane(lane_vec: int) -> int:
-        """The element of span(K) whose physical source lane is lane_vec (left inverse of alpha')."""
-        coeff, _ = f2.least_squares(alpha_cols, lane_vec)
-        return _combine(coeff, [kvecs[p] for p in lanes_p])
+    def const(r: int, warp: int) -> tuple[int, int]:
+        """(i0, lam0): where A's warp-``warp`` frame holds c(r, warp)."""
+        reg = _combine(r, [1 << j for j in rbits])
+        c = b.element(reg, 0, warp) ^ _combine(warp, list(a.warp))
+        coords = a.local_coords(c)
+        assert coords is not None, "warp_local() admitted a conversion whose data crosses warps"
+        return coords
 
     def recv(r: int, t: int) -> int:
-        lane = t & ((1 << nl) - 1)
-        y = coset_rep(r, 0) ^ _combine(lane, [kvecs.get(p, 0) for p in range(nl)])
-        return b_reg(y)
+        return _combine(r, [1 << j for j in rbits]) ^ _combine(t & ((1 << nl) - 1), m)
 
     def src(r: int, t: int) -> int:
         lane, warp = t & ((1 << nl) - 1), t >> nl
-        return a_coords(coset_rep(r, warp))[1] ^ _combine(lane, [alpha.get(p, 0) for p in range(nl)])
+        return const(r, warp)[1] ^ _combine(lane, alpha)
 
     def send(r: int, t: int) -> int:
         lane, warp = t & ((1 << nl) - 1), t >> nl
-        base = coset_rep(r, warp)
-        kappa = kappa_from_lane(lane ^ a_coords(base)[1])
-        return a_coords(base)[0] ^ a_coords(kappa)[0]
+        i0, lam0 = const(r, warp)
+        return i0 ^ T(lam0) ^ T(lane)
 
     nbits = nl + nw
     lin_src = Affine.fit(lambda t: src(0, t), nbits).linear()
@@ -165,7 +155,7 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
     rounds = []
     shuffles = 0
     words = 2 if dt.bits == 64 else 1
-    for r in range(1 << len(rvecs)):
+    for r in range(1 << len(rbits)):
         s = lin_src.with_const(src(r, 0))
         op = "idx"
         if s.cols == identity:
