@@ -128,7 +128,8 @@ def emit(src, dst, shape, dtype, warps, target, path_, form, output, name, expla
     def body() -> None:
         from pathlib import Path
 
-        from .emit import check_name, emit as emit_source, file_names
+        from .emit import check_name, file_names
+        from .emit import emit as emit_source
         if name is not None:
             check_name(name)
         plan = _plan_from(src, dst, shape, dtype, warps, target, path_)

@@ -5,12 +5,10 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
-
 from llgen import LinearLayout
 from llgen.emit import emit
 from llgen.examples import example_files
@@ -168,15 +166,15 @@ def test_consumer_project_vendors_a_header(tmp_path):
     (dst / "third_party").mkdir(exist_ok=True)
     shutil.copy(ROOT / "kernels_out" / "cuda" / "b2dotA_f16.cuh", dst / "third_party" / "b2dotA_f16.cuh")
     r = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90", "-c", "consumer.cu", "-o", "consumer.o"], cwd=dst,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
 
 
 def test_emit_cli_is_fast():
     t = time.time()
-    r = subprocess.run([sys.executable, "-m", "llgen.cli", "emit", "--src", "blocked", "--dst", "mma"],
-                       capture_output=True, text=True)
+    exe = Path(sys.executable).parent / "llgen"
+    r = subprocess.run([str(exe), "emit", "--src", "blocked", "--dst", "mma"],
+                       capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
     assert "convert" in r.stdout
-    assert time.time() - t < 1.5  # the 0.5 s budget is for the installed entry point; python -m adds start-up
-    del tempfile
+    assert time.time() - t < 0.5, f"llgen emit took {time.time() - t:.2f} s"
