@@ -157,7 +157,8 @@ def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile |
         return [c for c in hw.lane[:lane_bits - k] if c]
 
     if swizzle == "optimal":
-        sw = optimal_swizzle(vec, bank_lanes(ac, st_tile), bank_lanes(bc, ld_tile), nb, bank_bits)
+        word_fill = (tgt.bank_bytes // vbytes).bit_length() - 1 if vbytes < tgt.bank_bytes else 0
+        sw = optimal_swizzle(vec, bank_lanes(ac, st_tile), bank_lanes(bc, ld_tile), nb, bank_bits, word_fill)
     elif swizzle == "unswizzled":
         sw = unswizzled(nb)
     else:

@@ -46,21 +46,49 @@ def _in_basis_mod(vectors: list[int], modulo: list[int]) -> list[int]:
     return out
 
 
-def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits: int, bank_bits: int) -> Swizzle:
-    """ALGORITHMS §4 steps 4-6: Vec given, Seg from H ∪ C (padded fairly if short), Bank by unit completion."""
+def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits: int, bank_bits: int,
+                    word_fill: int = 0) -> Swizzle:
+    """ALGORITHMS §4 steps 4-6: Vec given, Seg from H ∪ C (padded fairly if short), Bank by unit completion.
+
+    ``word_fill`` > 0 for accesses narrower than a 4-byte word: the Lemma 9.4 count is only a
+    lower bound there (two lanes on different bytes of one word share it, but a lane whose
+    offset differs from another's by a byte bit plus a Seg vector conflicts). So the access is
+    widened to 32 bits first: ``word_fill`` more vectors W go right above Vec, inside the word,
+    chosen greedily to keep max(dim span(Vec ∪ W ∪ A_bank), dim span(Vec ∪ W ∪ B_bank)) small
+    (common lane vectors first, then one side's), and the construction runs on Vec ∪ W with
+    word-sized banks. Then the model is exact again (its count is in words)."""
     v = len(vec)
     b = min(bank_bits, nbits - v)
     seg_bits = nbits - v - b
-    a_red = _in_basis_mod(a_bank, vec)
-    b_red = _in_basis_mod(b_bank, vec)
+    a_red0 = _in_basis_mod(a_bank, vec)
+    b_red0 = _in_basis_mod(b_bank, vec)
+    # Lemma 9.5 on the byte-level problem: the bound reported next to the achieved count
+    bound = max(0, seg_bits - (nbits - max(v + len(a_red0), v + len(b_red0))))
+    fill: list[int] = []
+    for _ in range(min(word_fill, b)):
+        inter0 = f2.intersection(a_red0, b_red0)
+        cands = inter0 + a_red0 + b_red0 + f2.complement(vec + fill + a_red0 + b_red0, nbits) + [1 << i for i in range(nbits)]
+        best = None
+        for x in cands:
+            if f2.contains(f2.reduce(vec + fill), x):
+                continue
+            du, dv = f2.rank(vec + fill + [x] + a_bank), f2.rank(vec + fill + [x] + b_bank)
+            key = (max(du, dv), du + dv)
+            if best is None or key < best[0]:
+                best = (key, x)
+        if best is None:
+            break
+        fill.append(best[1])
+    if fill:
+        sw = optimal_swizzle(vec + fill, a_bank, b_bank, nbits, bank_bits - len(fill))
+        return Swizzle("optimal", sw.columns, v, sw.bank + len(fill), sw.seg, sw.sets + (("W", tuple(fill)),),
+                       bound, sw.padded)
+    a_red, b_red = a_red0, b_red0
     inter = f2.intersection(a_red, b_red)
     e = _in_basis_mod(a_red, inter)
     f = _in_basis_mod(b_red, inter)
     h = [x ^ y for x, y in zip(e, f)]
     c = f2.complement(vec + a_red + b_red, nbits)
-    dim_u = v + len(a_red)
-    dim_v = v + len(b_red)
-    avail = nbits - max(dim_u, dim_v)
     seg: list[int] = []
     for x in h + c:
         if len(seg) < seg_bits and not f2.contains(f2.reduce(vec + seg), x):
@@ -78,7 +106,7 @@ def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits:
     bank = [u for u in f2.complement(vec + seg, nbits)][:b]
     cols = tuple(vec + bank + seg)
     sets = (("I", tuple(inter)), ("E", tuple(e)), ("F", tuple(f)), ("H", tuple(h)), ("C", tuple(c)))
-    return Swizzle("optimal", cols, v, len(bank), len(seg), sets, max(0, seg_bits - avail), padded)
+    return Swizzle("optimal", cols, v, len(bank), len(seg), sets, bound, padded)
 
 
 def _zip_longest(a: list[int], b: list[int]) -> list[tuple[int | None, int | None]]:
