@@ -196,6 +196,34 @@ def _global_ctx(plan, layout, arr: str) -> dict:
             "skip_lane": io.skip_lane_mask, "skip_warp": io.skip_warp_mask}
 
 
+def _uses_stmatrix(plan) -> bool:
+    return plan.path == "shared" and plan.detail.store.op.startswith("stmatrix")
+
+
+def _smem_bytes(plan) -> int:
+    return plan.detail.scratch_bytes if plan.path == "shared" else 0
+
+
+def _body_ctx(plan) -> dict:
+    """The printable conversion body of one plan."""
+    lb = plan.target.lane_bits
+    d = plan.detail
+    if plan.path in ("noop", "registers"):
+        return {"path": plan.path, "perm": list(d.perm)}
+    if plan.path == "shuffle":
+        return {"path": plan.path, "shuffle": _shuffle_ctx(plan)}
+    return {"path": plan.path, "shared": {
+        "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync,
+        "st_op": d.store.op, "ld_op": d.load.op, "st_matrices": d.store.matrices, "ld_matrices": d.load.matrices,
+        "st_thread": affine_expr(d.store.thread_offset, lb), "ld_thread": affine_expr(d.load.thread_offset, lb),
+        "st_pred": d.store.predicate_warp_mask,
+        "stores": _access_ctx(plan, d.store, "a", True, "st"), "loads": _access_ctx(plan, d.load, "b", False, "ld"),
+        "st_wf": d.store.wavefronts_per_instr, "ld_wf": d.load.wavefronts_per_instr,
+        "columns": [hexu(c) for c in d.swizzle.columns],
+        "sw_vec": d.swizzle.vec, "sw_bank": d.swizzle.bank, "sw_seg": d.swizzle.seg,
+    }}
+
+
 def context(plan, name: str) -> dict:
     """The plain dict the templates print."""
     dt, tgt = plan.dtype, plan.target
@@ -206,26 +234,17 @@ def context(plan, name: str) -> dict:
         "bits": dt.bits, "lanes": tgt.lanes, "lane_bits": lb, "warps": plan.warps, "threads": plan.warps * tgt.lanes,
         "n_in": plan.n_in, "n_out": plan.n_out, "shape": "x".join(map(str, plan.src.shape)),
         "tile": 1 << plan.src.total_out_bits, "out_copies": list(plan.out_copies),
-        "smem_bytes": 0, "stmatrix": False, "src_json": plan.src.to_dict(), "dst_json": plan.dst.to_dict(),
+        "src_json": plan.src.to_dict(), "dst_json": plan.dst.to_dict(),
         "load_src": _global_ctx(plan, plan.src, "a"), "store_dst": _global_ctx(plan, plan.dst, "b"),
     }
-    d = plan.detail
-    if plan.path in ("noop", "registers"):
-        ctx["perm"] = list(d.perm)
-    elif plan.path == "shuffle":
-        ctx["shuffle"] = _shuffle_ctx(plan)
-    else:
-        ctx["smem_bytes"] = d.scratch_bytes
-        ctx["stmatrix"] = d.store.op.startswith("stmatrix")
-        ctx["shared"] = {
-            "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync,
-            "st_op": d.store.op, "ld_op": d.load.op, "st_matrices": d.store.matrices, "ld_matrices": d.load.matrices,
-            "st_thread": affine_expr(d.store.thread_offset, lb), "ld_thread": affine_expr(d.load.thread_offset, lb),
-            "st_pred": d.store.predicate_warp_mask,
-            "stores": _access_ctx(plan, d.store, "a", True, "st"), "loads": _access_ctx(plan, d.load, "b", False, "ld"),
-            "st_wf": d.store.wavefronts_per_instr, "ld_wf": d.load.wavefronts_per_instr,
-            "offset_bits": len(d.swizzle.columns), "columns": [hexu(c) for c in d.swizzle.columns],
-            "sw_vec": d.swizzle.vec, "sw_bank": d.swizzle.bank, "sw_seg": d.swizzle.seg,
-        }
+    ctx["body"] = _body_ctx(plan)
+    ctx["smem_bytes"] = _smem_bytes(plan)
+    ctx["fallback"] = None
+    if _uses_stmatrix(plan):  # headers must also build for sm_80: plan the same conversion without stmatrix
+        from .plan import plan_conversion
+        from .target import target as to_target
+        old = plan_conversion(plan.src, plan.dst, plan.dtype, to_target("sm_80"), path=plan.path, **dict(plan.options))
+        ctx["fallback"] = _body_ctx(old)
+        ctx["smem_bytes"] = max(ctx["smem_bytes"], _smem_bytes(old))
     ctx["_ctx"] = ctx  # macros take the whole context
     return ctx

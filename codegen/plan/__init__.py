@@ -45,6 +45,7 @@ class Plan:
     out_copies: tuple[tuple[int, int], ...]  # (j, k): out[j] = out[k], B's register replicas
     costs: tuple[tuple[str, float], ...]  # the cost model's numbers for each valid path
     why: str  # one sentence: why this path
+    options: tuple[tuple[str, object], ...] = ()  # the planner options that shaped it (swizzle, matrix, ...)
 
     @property
     def lanes(self) -> int:
@@ -91,8 +92,9 @@ def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16"
     ha, hb = Hw.of(a), Hw.of(b)
     warps = a.in_size("warp")
     copies = _replica_copies(hb)
+    options = (("swizzle", swizzle), ("matrix", matrix), ("scalar", scalar), ("smem_budget", smem_budget))
     common = {"src": a, "dst": b, "dtype": dt, "target": tgt, "warps": warps, "n_in": a.in_size("register"),
-                  "n_out": b.in_size("register"), "out_copies": copies}
+              "n_out": b.in_size("register"), "out_copies": copies, "options": options}
 
     if path in (None, "noop", "registers"):
         perm = _register_perm(ha, hb)

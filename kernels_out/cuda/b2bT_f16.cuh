@@ -30,271 +30,208 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], uns
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   // shared memory, swizzle optimal: offset bits [vec 0 | bank 6 | seg 8]
-  // offset bit -> element (flat row-major index): 1u, 8u, 0x10u, 0x20u, 0x40u, 0x200u, 0x408u, 0x810u, 0x1020u, 0x2040u, 0x81u, 2u, 4u, 0x100u
-  // store st.shared (2 wavefront(s) each), load ld.shared (1 wavefront(s) each)
+  // offset bit -> element (flat row-major index): 8u, 1u, 0x10u, 0x20u, 0x40u, 0x80u, 0x410u, 0x820u, 0x1040u, 0x2080u, 2u, 4u, 0x100u, 0x200u
+  // store st.shared (1 wavefront(s) each), load ld.shared (1 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane >> 4) & 1u ? 0x401u : 0u) ^ ((warp & 1u) << 13) ^ ((warp & 2u) << 4);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x42u : 0u) ^ ((lane >> 1) & 1u ? 0x84u : 0u) ^ ((lane >> 2) & 1u ? 0x108u : 0u) ^ ((lane >> 3) & 1u ? 0x210u : 0u) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);  // element offset of this thread's loads
+  const unsigned st = (lane & 1u) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane & 0x10u) << 1) ^ ((warp & 1u) << 12) ^ ((warp & 2u) << 12);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 4) & 1u ? 2u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<unsigned short*>(s + (st + 0u) * 2) = a[0];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 1u) + 0u) * 2) = a[1];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x800u) + 0u) * 2) = a[2];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x801u) + 0u) * 2) = a[3];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1000u) + 0u) * 2) = a[4];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1001u) + 0u) * 2) = a[5];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1800u) + 0u) * 2) = a[6];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1801u) + 0u) * 2) = a[7];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x42u) + 0u) * 2) = a[8];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x43u) + 0u) * 2) = a[9];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x842u) + 0u) * 2) = a[10];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x843u) + 0u) * 2) = a[11];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1042u) + 0u) * 2) = a[12];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1043u) + 0u) * 2) = a[13];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1842u) + 0u) * 2) = a[14];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1843u) + 0u) * 2) = a[15];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x84u) + 0u) * 2) = a[16];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x85u) + 0u) * 2) = a[17];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x884u) + 0u) * 2) = a[18];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x885u) + 0u) * 2) = a[19];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1084u) + 0u) * 2) = a[20];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1085u) + 0u) * 2) = a[21];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1884u) + 0u) * 2) = a[22];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1885u) + 0u) * 2) = a[23];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc6u) + 0u) * 2) = a[24];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc7u) + 0u) * 2) = a[25];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8c6u) + 0u) * 2) = a[26];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8c7u) + 0u) * 2) = a[27];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10c6u) + 0u) * 2) = a[28];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10c7u) + 0u) * 2) = a[29];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18c6u) + 0u) * 2) = a[30];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18c7u) + 0u) * 2) = a[31];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x108u) + 0u) * 2) = a[32];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x109u) + 0u) * 2) = a[33];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x908u) + 0u) * 2) = a[34];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x909u) + 0u) * 2) = a[35];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1108u) + 0u) * 2) = a[36];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1109u) + 0u) * 2) = a[37];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1908u) + 0u) * 2) = a[38];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1909u) + 0u) * 2) = a[39];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14au) + 0u) * 2) = a[40];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14bu) + 0u) * 2) = a[41];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x94au) + 0u) * 2) = a[42];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x94bu) + 0u) * 2) = a[43];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x114au) + 0u) * 2) = a[44];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x114bu) + 0u) * 2) = a[45];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x194au) + 0u) * 2) = a[46];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x194bu) + 0u) * 2) = a[47];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18cu) + 0u) * 2) = a[48];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18du) + 0u) * 2) = a[49];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x98cu) + 0u) * 2) = a[50];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x98du) + 0u) * 2) = a[51];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x118cu) + 0u) * 2) = a[52];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x118du) + 0u) * 2) = a[53];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x198cu) + 0u) * 2) = a[54];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x198du) + 0u) * 2) = a[55];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1ceu) + 0u) * 2) = a[56];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cfu) + 0u) * 2) = a[57];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9ceu) + 0u) * 2) = a[58];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9cfu) + 0u) * 2) = a[59];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x11ceu) + 0u) * 2) = a[60];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x11cfu) + 0u) * 2) = a[61];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x19ceu) + 0u) * 2) = a[62];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x19cfu) + 0u) * 2) = a[63];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x210u) + 0u) * 2) = a[64];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x211u) + 0u) * 2) = a[65];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa10u) + 0u) * 2) = a[66];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa11u) + 0u) * 2) = a[67];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1210u) + 0u) * 2) = a[68];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1211u) + 0u) * 2) = a[69];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1a10u) + 0u) * 2) = a[70];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1a11u) + 0u) * 2) = a[71];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x252u) + 0u) * 2) = a[72];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x253u) + 0u) * 2) = a[73];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa52u) + 0u) * 2) = a[74];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa53u) + 0u) * 2) = a[75];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1252u) + 0u) * 2) = a[76];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1253u) + 0u) * 2) = a[77];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1a52u) + 0u) * 2) = a[78];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1a53u) + 0u) * 2) = a[79];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x294u) + 0u) * 2) = a[80];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x295u) + 0u) * 2) = a[81];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa94u) + 0u) * 2) = a[82];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa95u) + 0u) * 2) = a[83];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1294u) + 0u) * 2) = a[84];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1295u) + 0u) * 2) = a[85];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1a94u) + 0u) * 2) = a[86];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1a95u) + 0u) * 2) = a[87];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2d6u) + 0u) * 2) = a[88];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2d7u) + 0u) * 2) = a[89];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xad6u) + 0u) * 2) = a[90];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xad7u) + 0u) * 2) = a[91];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x12d6u) + 0u) * 2) = a[92];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x12d7u) + 0u) * 2) = a[93];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1ad6u) + 0u) * 2) = a[94];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1ad7u) + 0u) * 2) = a[95];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x318u) + 0u) * 2) = a[96];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x319u) + 0u) * 2) = a[97];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb18u) + 0u) * 2) = a[98];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb19u) + 0u) * 2) = a[99];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1318u) + 0u) * 2) = a[100];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1319u) + 0u) * 2) = a[101];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1b18u) + 0u) * 2) = a[102];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1b19u) + 0u) * 2) = a[103];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x35au) + 0u) * 2) = a[104];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x35bu) + 0u) * 2) = a[105];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb5au) + 0u) * 2) = a[106];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb5bu) + 0u) * 2) = a[107];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x135au) + 0u) * 2) = a[108];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x135bu) + 0u) * 2) = a[109];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1b5au) + 0u) * 2) = a[110];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1b5bu) + 0u) * 2) = a[111];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x39cu) + 0u) * 2) = a[112];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x39du) + 0u) * 2) = a[113];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb9cu) + 0u) * 2) = a[114];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb9du) + 0u) * 2) = a[115];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x139cu) + 0u) * 2) = a[116];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x139du) + 0u) * 2) = a[117];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1b9cu) + 0u) * 2) = a[118];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1b9du) + 0u) * 2) = a[119];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3deu) + 0u) * 2) = a[120];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3dfu) + 0u) * 2) = a[121];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbdeu) + 0u) * 2) = a[122];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbdfu) + 0u) * 2) = a[123];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x13deu) + 0u) * 2) = a[124];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x13dfu) + 0u) * 2) = a[125];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1bdeu) + 0u) * 2) = a[126];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1bdfu) + 0u) * 2) = a[127];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 2u) + 0u) * 2) = a[1];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x400u) + 0u) * 2) = a[2];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x402u) + 0u) * 2) = a[3];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x800u) + 0u) * 2) = a[4];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x802u) + 0u) * 2) = a[5];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc00u) + 0u) * 2) = a[6];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc02u) + 0u) * 2) = a[7];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x44u) + 0u) * 2) = a[8];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x46u) + 0u) * 2) = a[9];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x444u) + 0u) * 2) = a[10];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x446u) + 0u) * 2) = a[11];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x844u) + 0u) * 2) = a[12];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x846u) + 0u) * 2) = a[13];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc44u) + 0u) * 2) = a[14];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc46u) + 0u) * 2) = a[15];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88u) + 0u) * 2) = a[16];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8au) + 0u) * 2) = a[17];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x488u) + 0u) * 2) = a[18];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x48au) + 0u) * 2) = a[19];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x888u) + 0u) * 2) = a[20];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88au) + 0u) * 2) = a[21];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc88u) + 0u) * 2) = a[22];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc8au) + 0u) * 2) = a[23];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xccu) + 0u) * 2) = a[24];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xceu) + 0u) * 2) = a[25];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ccu) + 0u) * 2) = a[26];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ceu) + 0u) * 2) = a[27];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ccu) + 0u) * 2) = a[28];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ceu) + 0u) * 2) = a[29];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcccu) + 0u) * 2) = a[30];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcceu) + 0u) * 2) = a[31];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x110u) + 0u) * 2) = a[32];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x112u) + 0u) * 2) = a[33];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x510u) + 0u) * 2) = a[34];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x512u) + 0u) * 2) = a[35];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x910u) + 0u) * 2) = a[36];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x912u) + 0u) * 2) = a[37];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd10u) + 0u) * 2) = a[38];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd12u) + 0u) * 2) = a[39];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x154u) + 0u) * 2) = a[40];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x156u) + 0u) * 2) = a[41];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x554u) + 0u) * 2) = a[42];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x556u) + 0u) * 2) = a[43];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x954u) + 0u) * 2) = a[44];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x956u) + 0u) * 2) = a[45];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd54u) + 0u) * 2) = a[46];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd56u) + 0u) * 2) = a[47];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x198u) + 0u) * 2) = a[48];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x19au) + 0u) * 2) = a[49];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x598u) + 0u) * 2) = a[50];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x59au) + 0u) * 2) = a[51];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x998u) + 0u) * 2) = a[52];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x99au) + 0u) * 2) = a[53];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd98u) + 0u) * 2) = a[54];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd9au) + 0u) * 2) = a[55];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1dcu) + 0u) * 2) = a[56];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1deu) + 0u) * 2) = a[57];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5dcu) + 0u) * 2) = a[58];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5deu) + 0u) * 2) = a[59];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9dcu) + 0u) * 2) = a[60];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9deu) + 0u) * 2) = a[61];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddcu) + 0u) * 2) = a[62];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddeu) + 0u) * 2) = a[63];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x220u) + 0u) * 2) = a[64];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x222u) + 0u) * 2) = a[65];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x620u) + 0u) * 2) = a[66];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x622u) + 0u) * 2) = a[67];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa20u) + 0u) * 2) = a[68];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa22u) + 0u) * 2) = a[69];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe20u) + 0u) * 2) = a[70];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe22u) + 0u) * 2) = a[71];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x264u) + 0u) * 2) = a[72];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x266u) + 0u) * 2) = a[73];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x664u) + 0u) * 2) = a[74];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x666u) + 0u) * 2) = a[75];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa64u) + 0u) * 2) = a[76];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa66u) + 0u) * 2) = a[77];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe64u) + 0u) * 2) = a[78];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe66u) + 0u) * 2) = a[79];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2a8u) + 0u) * 2) = a[80];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2aau) + 0u) * 2) = a[81];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6a8u) + 0u) * 2) = a[82];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6aau) + 0u) * 2) = a[83];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaa8u) + 0u) * 2) = a[84];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaaau) + 0u) * 2) = a[85];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xea8u) + 0u) * 2) = a[86];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xeaau) + 0u) * 2) = a[87];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2ecu) + 0u) * 2) = a[88];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2eeu) + 0u) * 2) = a[89];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6ecu) + 0u) * 2) = a[90];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6eeu) + 0u) * 2) = a[91];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaecu) + 0u) * 2) = a[92];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaeeu) + 0u) * 2) = a[93];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xeecu) + 0u) * 2) = a[94];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xeeeu) + 0u) * 2) = a[95];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x330u) + 0u) * 2) = a[96];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x332u) + 0u) * 2) = a[97];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x730u) + 0u) * 2) = a[98];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x732u) + 0u) * 2) = a[99];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb30u) + 0u) * 2) = a[100];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb32u) + 0u) * 2) = a[101];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf30u) + 0u) * 2) = a[102];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf32u) + 0u) * 2) = a[103];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x374u) + 0u) * 2) = a[104];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x376u) + 0u) * 2) = a[105];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x774u) + 0u) * 2) = a[106];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x776u) + 0u) * 2) = a[107];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb74u) + 0u) * 2) = a[108];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb76u) + 0u) * 2) = a[109];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf74u) + 0u) * 2) = a[110];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf76u) + 0u) * 2) = a[111];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3b8u) + 0u) * 2) = a[112];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3bau) + 0u) * 2) = a[113];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7b8u) + 0u) * 2) = a[114];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7bau) + 0u) * 2) = a[115];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbb8u) + 0u) * 2) = a[116];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbbau) + 0u) * 2) = a[117];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xfb8u) + 0u) * 2) = a[118];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xfbau) + 0u) * 2) = a[119];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3fcu) + 0u) * 2) = a[120];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3feu) + 0u) * 2) = a[121];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7fcu) + 0u) * 2) = a[122];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7feu) + 0u) * 2) = a[123];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbfcu) + 0u) * 2) = a[124];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbfeu) + 0u) * 2) = a[125];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xffcu) + 0u) * 2) = a[126];
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xffeu) + 0u) * 2) = a[127];
   }
   __syncthreads();
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + (ld + 0u) * 2); b[0] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x401u) + 0u) * 2); b[1] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + (ld + 0x2000u) * 2); b[2] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x401u) + 0x2000u) * 2); b[3] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x20u) + 0u) * 2); b[4] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x421u) + 0u) * 2); b[5] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x20u) + 0x2000u) * 2); b[6] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x421u) + 0x2000u) * 2); b[7] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 2u) + 0u) * 2); b[8] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x403u) + 0u) * 2); b[9] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 2u) + 0x2000u) * 2); b[10] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x403u) + 0x2000u) * 2); b[11] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x22u) + 0u) * 2); b[12] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x423u) + 0u) * 2); b[13] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x22u) + 0x2000u) * 2); b[14] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x423u) + 0x2000u) * 2); b[15] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 4u) + 0u) * 2); b[16] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x405u) + 0u) * 2); b[17] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 4u) + 0x2000u) * 2); b[18] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x405u) + 0x2000u) * 2); b[19] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x24u) + 0u) * 2); b[20] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x425u) + 0u) * 2); b[21] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x24u) + 0x2000u) * 2); b[22] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x425u) + 0x2000u) * 2); b[23] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 6u) + 0u) * 2); b[24] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x407u) + 0u) * 2); b[25] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 6u) + 0x2000u) * 2); b[26] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x407u) + 0x2000u) * 2); b[27] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x26u) + 0u) * 2); b[28] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x427u) + 0u) * 2); b[29] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x26u) + 0x2000u) * 2); b[30] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x427u) + 0x2000u) * 2); b[31] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 8u) + 0u) * 2); b[32] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x409u) + 0u) * 2); b[33] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[34] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x409u) + 0x2000u) * 2); b[35] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x28u) + 0u) * 2); b[36] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x429u) + 0u) * 2); b[37] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x28u) + 0x2000u) * 2); b[38] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x429u) + 0x2000u) * 2); b[39] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0xau) + 0u) * 2); b[40] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x40bu) + 0u) * 2); b[41] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0xau) + 0x2000u) * 2); b[42] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x40bu) + 0x2000u) * 2); b[43] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x2au) + 0u) * 2); b[44] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x42bu) + 0u) * 2); b[45] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x2au) + 0x2000u) * 2); b[46] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x42bu) + 0x2000u) * 2); b[47] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0xcu) + 0u) * 2); b[48] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x40du) + 0u) * 2); b[49] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0xcu) + 0x2000u) * 2); b[50] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x40du) + 0x2000u) * 2); b[51] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x2cu) + 0u) * 2); b[52] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x42du) + 0u) * 2); b[53] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x2cu) + 0x2000u) * 2); b[54] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x42du) + 0x2000u) * 2); b[55] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0xeu) + 0u) * 2); b[56] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x40fu) + 0u) * 2); b[57] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0xeu) + 0x2000u) * 2); b[58] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x40fu) + 0x2000u) * 2); b[59] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x2eu) + 0u) * 2); b[60] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x42fu) + 0u) * 2); b[61] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x2eu) + 0x2000u) * 2); b[62] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x42fu) + 0x2000u) * 2); b[63] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x10u) + 0u) * 2); b[64] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x411u) + 0u) * 2); b[65] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x10u) + 0x2000u) * 2); b[66] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x411u) + 0x2000u) * 2); b[67] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x30u) + 0u) * 2); b[68] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x431u) + 0u) * 2); b[69] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x30u) + 0x2000u) * 2); b[70] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x431u) + 0x2000u) * 2); b[71] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x12u) + 0u) * 2); b[72] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x413u) + 0u) * 2); b[73] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x12u) + 0x2000u) * 2); b[74] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x413u) + 0x2000u) * 2); b[75] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x32u) + 0u) * 2); b[76] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x433u) + 0u) * 2); b[77] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x32u) + 0x2000u) * 2); b[78] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x433u) + 0x2000u) * 2); b[79] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x14u) + 0u) * 2); b[80] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x415u) + 0u) * 2); b[81] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x14u) + 0x2000u) * 2); b[82] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x415u) + 0x2000u) * 2); b[83] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x34u) + 0u) * 2); b[84] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x435u) + 0u) * 2); b[85] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x34u) + 0x2000u) * 2); b[86] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x435u) + 0x2000u) * 2); b[87] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x16u) + 0u) * 2); b[88] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x417u) + 0u) * 2); b[89] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x16u) + 0x2000u) * 2); b[90] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x417u) + 0x2000u) * 2); b[91] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x36u) + 0u) * 2); b[92] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x437u) + 0u) * 2); b[93] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x36u) + 0x2000u) * 2); b[94] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x437u) + 0x2000u) * 2); b[95] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x18u) + 0u) * 2); b[96] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x419u) + 0u) * 2); b[97] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x18u) + 0x2000u) * 2); b[98] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x419u) + 0x2000u) * 2); b[99] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x38u) + 0u) * 2); b[100] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x439u) + 0u) * 2); b[101] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x38u) + 0x2000u) * 2); b[102] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x439u) + 0x2000u) * 2); b[103] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x1au) + 0u) * 2); b[104] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x41bu) + 0u) * 2); b[105] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x1au) + 0x2000u) * 2); b[106] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x41bu) + 0x2000u) * 2); b[107] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x3au) + 0u) * 2); b[108] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x43bu) + 0u) * 2); b[109] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x3au) + 0x2000u) * 2); b[110] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x43bu) + 0x2000u) * 2); b[111] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x1cu) + 0u) * 2); b[112] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x41du) + 0u) * 2); b[113] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x1cu) + 0x2000u) * 2); b[114] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x41du) + 0x2000u) * 2); b[115] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x3cu) + 0u) * 2); b[116] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x43du) + 0u) * 2); b[117] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x3cu) + 0x2000u) * 2); b[118] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x43du) + 0x2000u) * 2); b[119] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x1eu) + 0u) * 2); b[120] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x41fu) + 0u) * 2); b[121] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x1eu) + 0x2000u) * 2); b[122] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x41fu) + 0x2000u) * 2); b[123] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x3eu) + 0u) * 2); b[124] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x43fu) + 0u) * 2); b[125] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x3eu) + 0x2000u) * 2); b[126] = v; }
-{ const unsigned short v = *reinterpret_cast<const unsigned short*>(s + ((ld ^ 0x43fu) + 0x2000u) * 2); b[127] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v); b[8] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0u) * 2); b[1] = static_cast<unsigned short>(v); b[9] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x1000u) * 2); b[2] = static_cast<unsigned short>(v); b[10] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[3] = static_cast<unsigned short>(v); b[11] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x2000u) * 2); b[4] = static_cast<unsigned short>(v); b[12] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x2000u) * 2); b[5] = static_cast<unsigned short>(v); b[13] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x3000u) * 2); b[6] = static_cast<unsigned short>(v); b[14] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x3000u) * 2); b[7] = static_cast<unsigned short>(v); b[15] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 2); b[16] = static_cast<unsigned short>(v); b[24] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0u) * 2); b[17] = static_cast<unsigned short>(v); b[25] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x1000u) * 2); b[18] = static_cast<unsigned short>(v); b[26] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x1000u) * 2); b[19] = static_cast<unsigned short>(v); b[27] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x2000u) * 2); b[20] = static_cast<unsigned short>(v); b[28] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x2000u) * 2); b[21] = static_cast<unsigned short>(v); b[29] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x3000u) * 2); b[22] = static_cast<unsigned short>(v); b[30] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x3000u) * 2); b[23] = static_cast<unsigned short>(v); b[31] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 2); b[32] = static_cast<unsigned short>(v); b[40] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0u) * 2); b[33] = static_cast<unsigned short>(v); b[41] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[34] = static_cast<unsigned short>(v); b[42] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x1000u) * 2); b[35] = static_cast<unsigned short>(v); b[43] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[36] = static_cast<unsigned short>(v); b[44] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x2000u) * 2); b[37] = static_cast<unsigned short>(v); b[45] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[38] = static_cast<unsigned short>(v); b[46] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x3000u) * 2); b[39] = static_cast<unsigned short>(v); b[47] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 2); b[48] = static_cast<unsigned short>(v); b[56] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0u) * 2); b[49] = static_cast<unsigned short>(v); b[57] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x1000u) * 2); b[50] = static_cast<unsigned short>(v); b[58] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x1000u) * 2); b[51] = static_cast<unsigned short>(v); b[59] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x2000u) * 2); b[52] = static_cast<unsigned short>(v); b[60] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x2000u) * 2); b[53] = static_cast<unsigned short>(v); b[61] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x3000u) * 2); b[54] = static_cast<unsigned short>(v); b[62] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x3000u) * 2); b[55] = static_cast<unsigned short>(v); b[63] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0u) * 2); b[64] = static_cast<unsigned short>(v); b[72] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0u) * 2); b[65] = static_cast<unsigned short>(v); b[73] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[66] = static_cast<unsigned short>(v); b[74] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0x1000u) * 2); b[67] = static_cast<unsigned short>(v); b[75] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0x2000u) * 2); b[68] = static_cast<unsigned short>(v); b[76] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0x2000u) * 2); b[69] = static_cast<unsigned short>(v); b[77] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0x3000u) * 2); b[70] = static_cast<unsigned short>(v); b[78] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0x3000u) * 2); b[71] = static_cast<unsigned short>(v); b[79] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0u) * 2); b[80] = static_cast<unsigned short>(v); b[88] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0u) * 2); b[81] = static_cast<unsigned short>(v); b[89] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0x1000u) * 2); b[82] = static_cast<unsigned short>(v); b[90] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0x1000u) * 2); b[83] = static_cast<unsigned short>(v); b[91] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0x2000u) * 2); b[84] = static_cast<unsigned short>(v); b[92] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0x2000u) * 2); b[85] = static_cast<unsigned short>(v); b[93] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0x3000u) * 2); b[86] = static_cast<unsigned short>(v); b[94] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0x3000u) * 2); b[87] = static_cast<unsigned short>(v); b[95] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0u) * 2); b[96] = static_cast<unsigned short>(v); b[104] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0u) * 2); b[97] = static_cast<unsigned short>(v); b[105] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0x1000u) * 2); b[98] = static_cast<unsigned short>(v); b[106] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0x1000u) * 2); b[99] = static_cast<unsigned short>(v); b[107] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0x2000u) * 2); b[100] = static_cast<unsigned short>(v); b[108] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0x2000u) * 2); b[101] = static_cast<unsigned short>(v); b[109] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0x3000u) * 2); b[102] = static_cast<unsigned short>(v); b[110] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0x3000u) * 2); b[103] = static_cast<unsigned short>(v); b[111] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0u) * 2); b[112] = static_cast<unsigned short>(v); b[120] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0u) * 2); b[113] = static_cast<unsigned short>(v); b[121] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0x1000u) * 2); b[114] = static_cast<unsigned short>(v); b[122] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0x1000u) * 2); b[115] = static_cast<unsigned short>(v); b[123] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0x2000u) * 2); b[116] = static_cast<unsigned short>(v); b[124] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0x2000u) * 2); b[117] = static_cast<unsigned short>(v); b[125] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0x3000u) * 2); b[118] = static_cast<unsigned short>(v); b[126] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0x3000u) * 2); b[119] = static_cast<unsigned short>(v); b[127] = static_cast<unsigned short>(v >> 16); }
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

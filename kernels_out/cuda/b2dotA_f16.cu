@@ -64,6 +64,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsi
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x8b0u) + 0u) * 2); b[26] = static_cast<unsigned short>(v.x); b[27] = static_cast<unsigned short>(v.x >> 16); b[58] = static_cast<unsigned short>(v.y); b[59] = static_cast<unsigned short>(v.y >> 16); b[90] = static_cast<unsigned short>(v.z); b[91] = static_cast<unsigned short>(v.z >> 16); b[122] = static_cast<unsigned short>(v.w); b[123] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0xf8u) + 0u) * 2); b[28] = static_cast<unsigned short>(v.x); b[29] = static_cast<unsigned short>(v.x >> 16); b[60] = static_cast<unsigned short>(v.y); b[61] = static_cast<unsigned short>(v.y >> 16); b[92] = static_cast<unsigned short>(v.z); b[93] = static_cast<unsigned short>(v.z >> 16); b[124] = static_cast<unsigned short>(v.w); b[125] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x8f8u) + 0u) * 2); b[30] = static_cast<unsigned short>(v.x); b[31] = static_cast<unsigned short>(v.x >> 16); b[62] = static_cast<unsigned short>(v.y); b[63] = static_cast<unsigned short>(v.y >> 16); b[94] = static_cast<unsigned short>(v.z); b[95] = static_cast<unsigned short>(v.z >> 16); b[126] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

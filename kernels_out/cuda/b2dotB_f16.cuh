@@ -63,6 +63,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsi
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x108u) + 0x1800u) * 2); b[97] = static_cast<unsigned short>(v.x); b[99] = static_cast<unsigned short>(v.x >> 16); b[101] = static_cast<unsigned short>(v.y); b[103] = static_cast<unsigned short>(v.y >> 16); b[105] = static_cast<unsigned short>(v.z); b[107] = static_cast<unsigned short>(v.z >> 16); b[109] = static_cast<unsigned short>(v.w); b[111] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x128u) + 0x800u) * 2); b[112] = static_cast<unsigned short>(v.x); b[114] = static_cast<unsigned short>(v.x >> 16); b[116] = static_cast<unsigned short>(v.y); b[118] = static_cast<unsigned short>(v.y >> 16); b[120] = static_cast<unsigned short>(v.z); b[122] = static_cast<unsigned short>(v.z >> 16); b[124] = static_cast<unsigned short>(v.w); b[126] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x128u) + 0x1800u) * 2); b[113] = static_cast<unsigned short>(v.x); b[115] = static_cast<unsigned short>(v.x >> 16); b[117] = static_cast<unsigned short>(v.y); b[119] = static_cast<unsigned short>(v.y >> 16); b[121] = static_cast<unsigned short>(v.z); b[123] = static_cast<unsigned short>(v.z >> 16); b[125] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

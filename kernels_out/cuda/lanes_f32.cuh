@@ -223,6 +223,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
     b[31] = static_cast<unsigned>(w0);
   }
 
+
 }
 
 // The conversion on typed registers (any 4-byte element type).

@@ -71,6 +71,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], uns
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[82] = static_cast<unsigned short>(v.x); b[83] = static_cast<unsigned short>(v.x >> 16); b[90] = static_cast<unsigned short>(v.y); b[91] = static_cast<unsigned short>(v.y >> 16); b[114] = static_cast<unsigned short>(v.z); b[115] = static_cast<unsigned short>(v.z >> 16); b[122] = static_cast<unsigned short>(v.w); b[123] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x3000u) * 2); b[84] = static_cast<unsigned short>(v.x); b[85] = static_cast<unsigned short>(v.x >> 16); b[92] = static_cast<unsigned short>(v.y); b[93] = static_cast<unsigned short>(v.y >> 16); b[116] = static_cast<unsigned short>(v.z); b[117] = static_cast<unsigned short>(v.z >> 16); b[124] = static_cast<unsigned short>(v.w); b[125] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x3000u) * 2); b[86] = static_cast<unsigned short>(v.x); b[87] = static_cast<unsigned short>(v.x >> 16); b[94] = static_cast<unsigned short>(v.y); b[95] = static_cast<unsigned short>(v.y >> 16); b[118] = static_cast<unsigned short>(v.z); b[119] = static_cast<unsigned short>(v.z >> 16); b[126] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -95,6 +95,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsi
   b[61] = a[61];
   b[62] = a[62];
   b[63] = a[63];
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -71,6 +71,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
 { const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1au) + 0u) * 4); b[13] = static_cast<unsigned>(v); }
 { const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0u) * 4); b[14] = static_cast<unsigned>(v); }
 { const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1eu) + 0u) * 4); b[15] = static_cast<unsigned>(v); }
+
 }
 
 // The conversion on typed registers (any 4-byte element type).

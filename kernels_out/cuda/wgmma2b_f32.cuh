@@ -107,6 +107,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1800u) * 4); b[114] = static_cast<unsigned>(v.x); b[115] = static_cast<unsigned>(v.y); b[122] = static_cast<unsigned>(v.z); b[123] = static_cast<unsigned>(v.w); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 4); b[116] = static_cast<unsigned>(v.x); b[117] = static_cast<unsigned>(v.y); b[124] = static_cast<unsigned>(v.z); b[125] = static_cast<unsigned>(v.w); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1c00u) * 4); b[118] = static_cast<unsigned>(v.x); b[119] = static_cast<unsigned>(v.y); b[126] = static_cast<unsigned>(v.z); b[127] = static_cast<unsigned>(v.w); }
+
 }
 
 // The conversion on typed registers (any 4-byte element type).

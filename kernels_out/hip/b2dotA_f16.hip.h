@@ -64,6 +64,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[32], unsi
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x498u) + 0u) * 2); b[26] = static_cast<unsigned short>(v.x); b[27] = static_cast<unsigned short>(v.x >> 16); b[58] = static_cast<unsigned short>(v.y); b[59] = static_cast<unsigned short>(v.y >> 16); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xdcu) + 0u) * 2); b[28] = static_cast<unsigned short>(v.x); b[29] = static_cast<unsigned short>(v.x >> 16); b[60] = static_cast<unsigned short>(v.y); b[61] = static_cast<unsigned short>(v.y >> 16); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x4dcu) + 0u) * 2); b[30] = static_cast<unsigned short>(v.x); b[31] = static_cast<unsigned short>(v.x >> 16); b[62] = static_cast<unsigned short>(v.y); b[63] = static_cast<unsigned short>(v.y >> 16); }
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -53,6 +53,7 @@ __device__ __forceinline__ void convert_bits(const unsigned char (&a)[32], unsig
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x510u) + 0u) * 1); b[20] = static_cast<unsigned char>(v.x); b[21] = static_cast<unsigned char>(v.x >> 8); b[22] = static_cast<unsigned char>(v.x >> 16); b[23] = static_cast<unsigned char>(v.x >> 24); b[52] = static_cast<unsigned char>(v.y); b[53] = static_cast<unsigned char>(v.y >> 8); b[54] = static_cast<unsigned char>(v.y >> 16); b[55] = static_cast<unsigned char>(v.y >> 24); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x198u) + 0u) * 1); b[24] = static_cast<unsigned char>(v.x); b[25] = static_cast<unsigned char>(v.x >> 8); b[26] = static_cast<unsigned char>(v.x >> 16); b[27] = static_cast<unsigned char>(v.x >> 24); b[56] = static_cast<unsigned char>(v.y); b[57] = static_cast<unsigned char>(v.y >> 8); b[58] = static_cast<unsigned char>(v.y >> 16); b[59] = static_cast<unsigned char>(v.y >> 24); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x598u) + 0u) * 1); b[28] = static_cast<unsigned char>(v.x); b[29] = static_cast<unsigned char>(v.x >> 8); b[30] = static_cast<unsigned char>(v.x >> 16); b[31] = static_cast<unsigned char>(v.x >> 24); b[60] = static_cast<unsigned char>(v.y); b[61] = static_cast<unsigned char>(v.y >> 8); b[62] = static_cast<unsigned char>(v.y >> 16); b[63] = static_cast<unsigned char>(v.y >> 24); }
+
 }
 
 // The conversion on typed registers (any 1-byte element type).

@@ -64,6 +64,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[32], unsi
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x124u) + 0x800u) * 2); b[49] = static_cast<unsigned short>(v.x); b[51] = static_cast<unsigned short>(v.x >> 16); b[53] = static_cast<unsigned short>(v.y); b[55] = static_cast<unsigned short>(v.y >> 16); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x124u) + 0x1000u) * 2); b[56] = static_cast<unsigned short>(v.x); b[58] = static_cast<unsigned short>(v.x >> 16); b[60] = static_cast<unsigned short>(v.y); b[62] = static_cast<unsigned short>(v.y >> 16); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x124u) + 0x1800u) * 2); b[57] = static_cast<unsigned short>(v.x); b[59] = static_cast<unsigned short>(v.x >> 16); b[61] = static_cast<unsigned short>(v.y); b[63] = static_cast<unsigned short>(v.y >> 16); }
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

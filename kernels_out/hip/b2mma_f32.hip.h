@@ -76,6 +76,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0u) * 4); b[52] = static_cast<unsigned>(v.x); b[53] = static_cast<unsigned>(v.y); b[54] = static_cast<unsigned>(v.z); b[55] = static_cast<unsigned>(v.w); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0u) * 4); b[56] = static_cast<unsigned>(v.x); b[57] = static_cast<unsigned>(v.y); b[58] = static_cast<unsigned>(v.z); b[59] = static_cast<unsigned>(v.w); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0u) * 4); b[60] = static_cast<unsigned>(v.x); b[61] = static_cast<unsigned>(v.y); b[62] = static_cast<unsigned>(v.z); b[63] = static_cast<unsigned>(v.w); }
+
 }
 
 // The conversion on typed registers (any 4-byte element type).

@@ -128,6 +128,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
     b[15] = static_cast<unsigned>(w0);
   }
 
+
 }
 
 // The conversion on typed registers (any 4-byte element type).

@@ -56,6 +56,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsi
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1008u) + 0u) * 2); b[18] = static_cast<unsigned short>(v.x); b[19] = static_cast<unsigned short>(v.x >> 16); b[26] = static_cast<unsigned short>(v.y); b[27] = static_cast<unsigned short>(v.y >> 16); b[50] = static_cast<unsigned short>(v.z); b[51] = static_cast<unsigned short>(v.z >> 16); b[58] = static_cast<unsigned short>(v.w); b[59] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1010u) + 0u) * 2); b[20] = static_cast<unsigned short>(v.x); b[21] = static_cast<unsigned short>(v.x >> 16); b[28] = static_cast<unsigned short>(v.y); b[29] = static_cast<unsigned short>(v.y >> 16); b[52] = static_cast<unsigned short>(v.z); b[53] = static_cast<unsigned short>(v.z >> 16); b[60] = static_cast<unsigned short>(v.w); b[61] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1018u) + 0u) * 2); b[22] = static_cast<unsigned short>(v.x); b[23] = static_cast<unsigned short>(v.x >> 16); b[30] = static_cast<unsigned short>(v.y); b[31] = static_cast<unsigned short>(v.y >> 16); b[54] = static_cast<unsigned short>(v.z); b[55] = static_cast<unsigned short>(v.z >> 16); b[62] = static_cast<unsigned short>(v.w); b[63] = static_cast<unsigned short>(v.w >> 16); }
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -64,6 +64,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[32], unsi
   b[29] = a[29];
   b[30] = a[30];
   b[31] = a[31];
+
 }
 
 // The conversion on typed registers (any 2-byte element type).

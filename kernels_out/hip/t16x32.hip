@@ -57,6 +57,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
 { const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xau) + 0u) * 4); b[5] = static_cast<unsigned>(v); }
 { const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 4); b[6] = static_cast<unsigned>(v); }
 { const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xeu) + 0u) * 4); b[7] = static_cast<unsigned>(v); }
+
 }
 
 // The conversion on typed registers (any 4-byte element type).

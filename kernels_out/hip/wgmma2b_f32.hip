@@ -109,6 +109,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xc02u) + 0u) * 4); b[58] = static_cast<unsigned>(v.x); b[59] = static_cast<unsigned>(v.y); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xe00u) + 0u) * 4); b[60] = static_cast<unsigned>(v.x); b[61] = static_cast<unsigned>(v.y); }
 { const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xe02u) + 0u) * 4); b[62] = static_cast<unsigned>(v.x); b[63] = static_cast<unsigned>(v.y); }
+
 }
 
 // The conversion on typed registers (any 4-byte element type).
