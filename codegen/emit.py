@@ -46,6 +46,20 @@ def emit(plan, form: str = "header", name: str | None = None) -> str:
     return _env().get_template(f"{form}.j2").render(**ctx)
 
 
+def emit_bench(fwd, bwd, name: str) -> str:
+    """LOOP, STREAM and copy kernels for a conversion and its way back (BENCHMARKS.md)."""
+    check_name(name)
+    env = _env()
+    cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
+    ctx = {
+        "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
+        "threads": cf["threads"], "tile": cf["tile"], "n_a": fwd.n_in, "n_b": fwd.n_out,
+        "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]), "fwd_smem": cf["smem_bytes"], "bwd_smem": cb["smem_bytes"],
+        "fwd_source": env.get_template("convert.j2").render(**cf), "bwd_source": env.get_template("convert.j2").render(**cb),
+    }
+    return env.get_template("bench.j2").render(**ctx)
+
+
 def file_names(plan, name: str | None = None) -> dict[str, str]:
     name = name or default_name(plan)
     if plan.target.lang == "cuda":
