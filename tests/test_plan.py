@@ -177,7 +177,7 @@ def run_pairs(seed: int, count: int) -> tuple[list[str], int, int]:
     for _ in range(count):
         tgt = rng.choice(list(LANE_BITS))
         wb = rng.randint(0, 3)  # 1-8 warps
-        n = rng.randint(1, 10)  # at most 2^10 elements
+        n = rng.randint(1, 9)  # at most 2^9 elements
         shape = rand_shape(rng, n)
         dt = rng.choice(DTYPES)
         a = rand_layout(rng, shape, n, LANE_BITS[tgt], wb, rng.choice([0, 0, 0, 1]))
