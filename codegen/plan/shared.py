@@ -238,7 +238,8 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
         # the tile's 16-byte rows must be contiguous and aligned in this memory layout
         if [off(c) for c in tile.vec] != [1 << i for i in range(len(tile.vec))]:
             return None
-        others = [off(c) for c in hw.lane + hw.warp] + [reg_off[i] for i in live if i not in inner_bits]
+        in_row = set(tile.vec)  # the hardware bits that walk one 16-byte row
+        others = [off(c) for c in hw.lane + hw.warp if c not in in_row] + [reg_off[i] for i in live if hw.reg[i] not in in_row]
         if any(o & ((1 << len(tile.vec)) - 1) for o in others):
             return None
     else:

@@ -29,209 +29,255 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], uns
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
-  // shared memory, swizzle optimal: offset bits [vec 0 | bank 6 | seg 8]
-  // offset bit -> element (flat row-major index): 8u, 1u, 0x10u, 0x20u, 0x40u, 0x80u, 0x410u, 0x820u, 0x1040u, 0x2080u, 2u, 4u, 0x100u, 0x200u
-  // store st.shared (1 wavefront(s) each), load ld.shared (1 wavefront(s) each)
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
+  // offset bit -> element (flat row-major index): 0x20u, 0x40u, 0x80u, 1u, 8u, 0x10u, 0x401u, 0x808u, 0x1010u, 2u, 4u, 0x100u, 0x200u, 0x2000u
+  // store stmatrix.trans x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = (lane & 1u) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane & 0x10u) << 1) ^ ((warp & 1u) << 12) ^ ((warp & 2u) << 12);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 4) & 1u ? 2u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane & 0x10u) << 6) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 8u : 0u) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<unsigned short*>(s + (st + 0u) * 2) = a[0];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 2u) + 0u) * 2) = a[1];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x400u) + 0u) * 2) = a[2];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x402u) + 0u) * 2) = a[3];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x800u) + 0u) * 2) = a[4];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x802u) + 0u) * 2) = a[5];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc00u) + 0u) * 2) = a[6];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc02u) + 0u) * 2) = a[7];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x44u) + 0u) * 2) = a[8];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x46u) + 0u) * 2) = a[9];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x444u) + 0u) * 2) = a[10];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x446u) + 0u) * 2) = a[11];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x844u) + 0u) * 2) = a[12];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x846u) + 0u) * 2) = a[13];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc44u) + 0u) * 2) = a[14];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc46u) + 0u) * 2) = a[15];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88u) + 0u) * 2) = a[16];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8au) + 0u) * 2) = a[17];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x488u) + 0u) * 2) = a[18];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x48au) + 0u) * 2) = a[19];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x888u) + 0u) * 2) = a[20];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88au) + 0u) * 2) = a[21];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc88u) + 0u) * 2) = a[22];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc8au) + 0u) * 2) = a[23];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xccu) + 0u) * 2) = a[24];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xceu) + 0u) * 2) = a[25];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ccu) + 0u) * 2) = a[26];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ceu) + 0u) * 2) = a[27];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ccu) + 0u) * 2) = a[28];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ceu) + 0u) * 2) = a[29];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcccu) + 0u) * 2) = a[30];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcceu) + 0u) * 2) = a[31];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x110u) + 0u) * 2) = a[32];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x112u) + 0u) * 2) = a[33];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x510u) + 0u) * 2) = a[34];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x512u) + 0u) * 2) = a[35];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x910u) + 0u) * 2) = a[36];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x912u) + 0u) * 2) = a[37];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd10u) + 0u) * 2) = a[38];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd12u) + 0u) * 2) = a[39];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x154u) + 0u) * 2) = a[40];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x156u) + 0u) * 2) = a[41];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x554u) + 0u) * 2) = a[42];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x556u) + 0u) * 2) = a[43];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x954u) + 0u) * 2) = a[44];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x956u) + 0u) * 2) = a[45];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd54u) + 0u) * 2) = a[46];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd56u) + 0u) * 2) = a[47];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x198u) + 0u) * 2) = a[48];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x19au) + 0u) * 2) = a[49];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x598u) + 0u) * 2) = a[50];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x59au) + 0u) * 2) = a[51];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x998u) + 0u) * 2) = a[52];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x99au) + 0u) * 2) = a[53];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd98u) + 0u) * 2) = a[54];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd9au) + 0u) * 2) = a[55];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1dcu) + 0u) * 2) = a[56];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1deu) + 0u) * 2) = a[57];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5dcu) + 0u) * 2) = a[58];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5deu) + 0u) * 2) = a[59];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9dcu) + 0u) * 2) = a[60];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9deu) + 0u) * 2) = a[61];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddcu) + 0u) * 2) = a[62];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddeu) + 0u) * 2) = a[63];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x220u) + 0u) * 2) = a[64];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x222u) + 0u) * 2) = a[65];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x620u) + 0u) * 2) = a[66];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x622u) + 0u) * 2) = a[67];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa20u) + 0u) * 2) = a[68];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa22u) + 0u) * 2) = a[69];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe20u) + 0u) * 2) = a[70];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe22u) + 0u) * 2) = a[71];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x264u) + 0u) * 2) = a[72];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x266u) + 0u) * 2) = a[73];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x664u) + 0u) * 2) = a[74];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x666u) + 0u) * 2) = a[75];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa64u) + 0u) * 2) = a[76];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xa66u) + 0u) * 2) = a[77];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe64u) + 0u) * 2) = a[78];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xe66u) + 0u) * 2) = a[79];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2a8u) + 0u) * 2) = a[80];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2aau) + 0u) * 2) = a[81];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6a8u) + 0u) * 2) = a[82];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6aau) + 0u) * 2) = a[83];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaa8u) + 0u) * 2) = a[84];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaaau) + 0u) * 2) = a[85];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xea8u) + 0u) * 2) = a[86];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xeaau) + 0u) * 2) = a[87];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2ecu) + 0u) * 2) = a[88];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x2eeu) + 0u) * 2) = a[89];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6ecu) + 0u) * 2) = a[90];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x6eeu) + 0u) * 2) = a[91];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaecu) + 0u) * 2) = a[92];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xaeeu) + 0u) * 2) = a[93];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xeecu) + 0u) * 2) = a[94];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xeeeu) + 0u) * 2) = a[95];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x330u) + 0u) * 2) = a[96];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x332u) + 0u) * 2) = a[97];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x730u) + 0u) * 2) = a[98];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x732u) + 0u) * 2) = a[99];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb30u) + 0u) * 2) = a[100];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb32u) + 0u) * 2) = a[101];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf30u) + 0u) * 2) = a[102];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf32u) + 0u) * 2) = a[103];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x374u) + 0u) * 2) = a[104];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x376u) + 0u) * 2) = a[105];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x774u) + 0u) * 2) = a[106];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x776u) + 0u) * 2) = a[107];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb74u) + 0u) * 2) = a[108];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xb76u) + 0u) * 2) = a[109];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf74u) + 0u) * 2) = a[110];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xf76u) + 0u) * 2) = a[111];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3b8u) + 0u) * 2) = a[112];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3bau) + 0u) * 2) = a[113];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7b8u) + 0u) * 2) = a[114];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7bau) + 0u) * 2) = a[115];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbb8u) + 0u) * 2) = a[116];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbbau) + 0u) * 2) = a[117];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xfb8u) + 0u) * 2) = a[118];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xfbau) + 0u) * 2) = a[119];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3fcu) + 0u) * 2) = a[120];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x3feu) + 0u) * 2) = a[121];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7fcu) + 0u) * 2) = a[122];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x7feu) + 0u) * 2) = a[123];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbfcu) + 0u) * 2) = a[124];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xbfeu) + 0u) * 2) = a[125];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xffcu) + 0u) * 2) = a[126];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xffeu) + 0u) * 2) = a[127];
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16)), "r"((static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16)), "r"((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16)), "r"((static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x48u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16)), "r"((static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16)), "r"((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16)), "r"((static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x90u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16)), "r"((static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16)), "r"((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16)), "r"((static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0xd8u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16)), "r"((static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16)), "r"((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16)), "r"((static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x120u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 16)), "r"((static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[35]) << 16)), "r"((static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 16)), "r"((static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[39]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x168u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 16)), "r"((static_cast<unsigned>(a[42])) | (static_cast<unsigned>(a[43]) << 16)), "r"((static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 16)), "r"((static_cast<unsigned>(a[46])) | (static_cast<unsigned>(a[47]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1b0u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 16)), "r"((static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[51]) << 16)), "r"((static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 16)), "r"((static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[55]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1f8u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 16)), "r"((static_cast<unsigned>(a[58])) | (static_cast<unsigned>(a[59]) << 16)), "r"((static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 16)), "r"((static_cast<unsigned>(a[62])) | (static_cast<unsigned>(a[63]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[64])) | (static_cast<unsigned>(a[65]) << 16)), "r"((static_cast<unsigned>(a[66])) | (static_cast<unsigned>(a[67]) << 16)), "r"((static_cast<unsigned>(a[68])) | (static_cast<unsigned>(a[69]) << 16)), "r"((static_cast<unsigned>(a[70])) | (static_cast<unsigned>(a[71]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x48u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[72])) | (static_cast<unsigned>(a[73]) << 16)), "r"((static_cast<unsigned>(a[74])) | (static_cast<unsigned>(a[75]) << 16)), "r"((static_cast<unsigned>(a[76])) | (static_cast<unsigned>(a[77]) << 16)), "r"((static_cast<unsigned>(a[78])) | (static_cast<unsigned>(a[79]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x90u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[80])) | (static_cast<unsigned>(a[81]) << 16)), "r"((static_cast<unsigned>(a[82])) | (static_cast<unsigned>(a[83]) << 16)), "r"((static_cast<unsigned>(a[84])) | (static_cast<unsigned>(a[85]) << 16)), "r"((static_cast<unsigned>(a[86])) | (static_cast<unsigned>(a[87]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0xd8u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[88])) | (static_cast<unsigned>(a[89]) << 16)), "r"((static_cast<unsigned>(a[90])) | (static_cast<unsigned>(a[91]) << 16)), "r"((static_cast<unsigned>(a[92])) | (static_cast<unsigned>(a[93]) << 16)), "r"((static_cast<unsigned>(a[94])) | (static_cast<unsigned>(a[95]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x120u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[96])) | (static_cast<unsigned>(a[97]) << 16)), "r"((static_cast<unsigned>(a[98])) | (static_cast<unsigned>(a[99]) << 16)), "r"((static_cast<unsigned>(a[100])) | (static_cast<unsigned>(a[101]) << 16)), "r"((static_cast<unsigned>(a[102])) | (static_cast<unsigned>(a[103]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x168u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[104])) | (static_cast<unsigned>(a[105]) << 16)), "r"((static_cast<unsigned>(a[106])) | (static_cast<unsigned>(a[107]) << 16)), "r"((static_cast<unsigned>(a[108])) | (static_cast<unsigned>(a[109]) << 16)), "r"((static_cast<unsigned>(a[110])) | (static_cast<unsigned>(a[111]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1b0u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[112])) | (static_cast<unsigned>(a[113]) << 16)), "r"((static_cast<unsigned>(a[114])) | (static_cast<unsigned>(a[115]) << 16)), "r"((static_cast<unsigned>(a[116])) | (static_cast<unsigned>(a[117]) << 16)), "r"((static_cast<unsigned>(a[118])) | (static_cast<unsigned>(a[119]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1f8u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[120])) | (static_cast<unsigned>(a[121]) << 16)), "r"((static_cast<unsigned>(a[122])) | (static_cast<unsigned>(a[123]) << 16)), "r"((static_cast<unsigned>(a[124])) | (static_cast<unsigned>(a[125]) << 16)), "r"((static_cast<unsigned>(a[126])) | (static_cast<unsigned>(a[127]) << 16)) : "memory");
+    }
   }
   __syncthreads();
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v); b[8] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0u) * 2); b[1] = static_cast<unsigned short>(v); b[9] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x1000u) * 2); b[2] = static_cast<unsigned short>(v); b[10] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[3] = static_cast<unsigned short>(v); b[11] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x2000u) * 2); b[4] = static_cast<unsigned short>(v); b[12] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x2000u) * 2); b[5] = static_cast<unsigned short>(v); b[13] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x3000u) * 2); b[6] = static_cast<unsigned short>(v); b[14] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x3000u) * 2); b[7] = static_cast<unsigned short>(v); b[15] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 2); b[16] = static_cast<unsigned short>(v); b[24] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0u) * 2); b[17] = static_cast<unsigned short>(v); b[25] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x1000u) * 2); b[18] = static_cast<unsigned short>(v); b[26] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x1000u) * 2); b[19] = static_cast<unsigned short>(v); b[27] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x2000u) * 2); b[20] = static_cast<unsigned short>(v); b[28] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x2000u) * 2); b[21] = static_cast<unsigned short>(v); b[29] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x3000u) * 2); b[22] = static_cast<unsigned short>(v); b[30] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x3000u) * 2); b[23] = static_cast<unsigned short>(v); b[31] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 2); b[32] = static_cast<unsigned short>(v); b[40] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0u) * 2); b[33] = static_cast<unsigned short>(v); b[41] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[34] = static_cast<unsigned short>(v); b[42] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x1000u) * 2); b[35] = static_cast<unsigned short>(v); b[43] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[36] = static_cast<unsigned short>(v); b[44] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x2000u) * 2); b[37] = static_cast<unsigned short>(v); b[45] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[38] = static_cast<unsigned short>(v); b[46] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x3000u) * 2); b[39] = static_cast<unsigned short>(v); b[47] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 2); b[48] = static_cast<unsigned short>(v); b[56] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0u) * 2); b[49] = static_cast<unsigned short>(v); b[57] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x1000u) * 2); b[50] = static_cast<unsigned short>(v); b[58] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x1000u) * 2); b[51] = static_cast<unsigned short>(v); b[59] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x2000u) * 2); b[52] = static_cast<unsigned short>(v); b[60] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x2000u) * 2); b[53] = static_cast<unsigned short>(v); b[61] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x3000u) * 2); b[54] = static_cast<unsigned short>(v); b[62] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x3000u) * 2); b[55] = static_cast<unsigned short>(v); b[63] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0u) * 2); b[64] = static_cast<unsigned short>(v); b[72] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0u) * 2); b[65] = static_cast<unsigned short>(v); b[73] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[66] = static_cast<unsigned short>(v); b[74] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0x1000u) * 2); b[67] = static_cast<unsigned short>(v); b[75] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0x2000u) * 2); b[68] = static_cast<unsigned short>(v); b[76] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0x2000u) * 2); b[69] = static_cast<unsigned short>(v); b[77] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0x3000u) * 2); b[70] = static_cast<unsigned short>(v); b[78] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x30u) + 0x3000u) * 2); b[71] = static_cast<unsigned short>(v); b[79] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0u) * 2); b[80] = static_cast<unsigned short>(v); b[88] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0u) * 2); b[81] = static_cast<unsigned short>(v); b[89] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0x1000u) * 2); b[82] = static_cast<unsigned short>(v); b[90] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0x1000u) * 2); b[83] = static_cast<unsigned short>(v); b[91] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0x2000u) * 2); b[84] = static_cast<unsigned short>(v); b[92] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0x2000u) * 2); b[85] = static_cast<unsigned short>(v); b[93] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0x3000u) * 2); b[86] = static_cast<unsigned short>(v); b[94] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x34u) + 0x3000u) * 2); b[87] = static_cast<unsigned short>(v); b[95] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0u) * 2); b[96] = static_cast<unsigned short>(v); b[104] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0u) * 2); b[97] = static_cast<unsigned short>(v); b[105] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0x1000u) * 2); b[98] = static_cast<unsigned short>(v); b[106] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0x1000u) * 2); b[99] = static_cast<unsigned short>(v); b[107] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0x2000u) * 2); b[100] = static_cast<unsigned short>(v); b[108] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0x2000u) * 2); b[101] = static_cast<unsigned short>(v); b[109] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0x3000u) * 2); b[102] = static_cast<unsigned short>(v); b[110] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x38u) + 0x3000u) * 2); b[103] = static_cast<unsigned short>(v); b[111] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0u) * 2); b[112] = static_cast<unsigned short>(v); b[120] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0u) * 2); b[113] = static_cast<unsigned short>(v); b[121] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0x1000u) * 2); b[114] = static_cast<unsigned short>(v); b[122] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0x1000u) * 2); b[115] = static_cast<unsigned short>(v); b[123] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0x2000u) * 2); b[116] = static_cast<unsigned short>(v); b[124] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0x2000u) * 2); b[117] = static_cast<unsigned short>(v); b[125] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0x3000u) * 2); b[118] = static_cast<unsigned short>(v); b[126] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x3cu) + 0x3000u) * 2); b[119] = static_cast<unsigned short>(v); b[127] = static_cast<unsigned short>(v >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[32] = static_cast<unsigned short>(v.x >> 16); b[64] = static_cast<unsigned short>(v.y); b[96] = static_cast<unsigned short>(v.y >> 16); b[1] = static_cast<unsigned short>(v.z); b[33] = static_cast<unsigned short>(v.z >> 16); b[65] = static_cast<unsigned short>(v.w); b[97] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x800u) + 0u) * 2); b[2] = static_cast<unsigned short>(v.x); b[34] = static_cast<unsigned short>(v.x >> 16); b[66] = static_cast<unsigned short>(v.y); b[98] = static_cast<unsigned short>(v.y >> 16); b[3] = static_cast<unsigned short>(v.z); b[35] = static_cast<unsigned short>(v.z >> 16); b[67] = static_cast<unsigned short>(v.w); b[99] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1000u) + 0u) * 2); b[4] = static_cast<unsigned short>(v.x); b[36] = static_cast<unsigned short>(v.x >> 16); b[68] = static_cast<unsigned short>(v.y); b[100] = static_cast<unsigned short>(v.y >> 16); b[5] = static_cast<unsigned short>(v.z); b[37] = static_cast<unsigned short>(v.z >> 16); b[69] = static_cast<unsigned short>(v.w); b[101] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1800u) + 0u) * 2); b[6] = static_cast<unsigned short>(v.x); b[38] = static_cast<unsigned short>(v.x >> 16); b[70] = static_cast<unsigned short>(v.y); b[102] = static_cast<unsigned short>(v.y >> 16); b[7] = static_cast<unsigned short>(v.z); b[39] = static_cast<unsigned short>(v.z >> 16); b[71] = static_cast<unsigned short>(v.w); b[103] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[8] = static_cast<unsigned short>(v.x); b[40] = static_cast<unsigned short>(v.x >> 16); b[72] = static_cast<unsigned short>(v.y); b[104] = static_cast<unsigned short>(v.y >> 16); b[9] = static_cast<unsigned short>(v.z); b[41] = static_cast<unsigned short>(v.z >> 16); b[73] = static_cast<unsigned short>(v.w); b[105] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x810u) + 0u) * 2); b[10] = static_cast<unsigned short>(v.x); b[42] = static_cast<unsigned short>(v.x >> 16); b[74] = static_cast<unsigned short>(v.y); b[106] = static_cast<unsigned short>(v.y >> 16); b[11] = static_cast<unsigned short>(v.z); b[43] = static_cast<unsigned short>(v.z >> 16); b[75] = static_cast<unsigned short>(v.w); b[107] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1010u) + 0u) * 2); b[12] = static_cast<unsigned short>(v.x); b[44] = static_cast<unsigned short>(v.x >> 16); b[76] = static_cast<unsigned short>(v.y); b[108] = static_cast<unsigned short>(v.y >> 16); b[13] = static_cast<unsigned short>(v.z); b[45] = static_cast<unsigned short>(v.z >> 16); b[77] = static_cast<unsigned short>(v.w); b[109] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1810u) + 0u) * 2); b[14] = static_cast<unsigned short>(v.x); b[46] = static_cast<unsigned short>(v.x >> 16); b[78] = static_cast<unsigned short>(v.y); b[110] = static_cast<unsigned short>(v.y >> 16); b[15] = static_cast<unsigned short>(v.z); b[47] = static_cast<unsigned short>(v.z >> 16); b[79] = static_cast<unsigned short>(v.w); b[111] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[16] = static_cast<unsigned short>(v.x); b[48] = static_cast<unsigned short>(v.x >> 16); b[80] = static_cast<unsigned short>(v.y); b[112] = static_cast<unsigned short>(v.y >> 16); b[17] = static_cast<unsigned short>(v.z); b[49] = static_cast<unsigned short>(v.z >> 16); b[81] = static_cast<unsigned short>(v.w); b[113] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x820u) + 0u) * 2); b[18] = static_cast<unsigned short>(v.x); b[50] = static_cast<unsigned short>(v.x >> 16); b[82] = static_cast<unsigned short>(v.y); b[114] = static_cast<unsigned short>(v.y >> 16); b[19] = static_cast<unsigned short>(v.z); b[51] = static_cast<unsigned short>(v.z >> 16); b[83] = static_cast<unsigned short>(v.w); b[115] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1020u) + 0u) * 2); b[20] = static_cast<unsigned short>(v.x); b[52] = static_cast<unsigned short>(v.x >> 16); b[84] = static_cast<unsigned short>(v.y); b[116] = static_cast<unsigned short>(v.y >> 16); b[21] = static_cast<unsigned short>(v.z); b[53] = static_cast<unsigned short>(v.z >> 16); b[85] = static_cast<unsigned short>(v.w); b[117] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1820u) + 0u) * 2); b[22] = static_cast<unsigned short>(v.x); b[54] = static_cast<unsigned short>(v.x >> 16); b[86] = static_cast<unsigned short>(v.y); b[118] = static_cast<unsigned short>(v.y >> 16); b[23] = static_cast<unsigned short>(v.z); b[55] = static_cast<unsigned short>(v.z >> 16); b[87] = static_cast<unsigned short>(v.w); b[119] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0u) * 2); b[24] = static_cast<unsigned short>(v.x); b[56] = static_cast<unsigned short>(v.x >> 16); b[88] = static_cast<unsigned short>(v.y); b[120] = static_cast<unsigned short>(v.y >> 16); b[25] = static_cast<unsigned short>(v.z); b[57] = static_cast<unsigned short>(v.z >> 16); b[89] = static_cast<unsigned short>(v.w); b[121] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x830u) + 0u) * 2); b[26] = static_cast<unsigned short>(v.x); b[58] = static_cast<unsigned short>(v.x >> 16); b[90] = static_cast<unsigned short>(v.y); b[122] = static_cast<unsigned short>(v.y >> 16); b[27] = static_cast<unsigned short>(v.z); b[59] = static_cast<unsigned short>(v.z >> 16); b[91] = static_cast<unsigned short>(v.w); b[123] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1030u) + 0u) * 2); b[28] = static_cast<unsigned short>(v.x); b[60] = static_cast<unsigned short>(v.x >> 16); b[92] = static_cast<unsigned short>(v.y); b[124] = static_cast<unsigned short>(v.y >> 16); b[29] = static_cast<unsigned short>(v.z); b[61] = static_cast<unsigned short>(v.z >> 16); b[93] = static_cast<unsigned short>(v.w); b[125] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1830u) + 0u) * 2); b[30] = static_cast<unsigned short>(v.x); b[62] = static_cast<unsigned short>(v.x >> 16); b[94] = static_cast<unsigned short>(v.y); b[126] = static_cast<unsigned short>(v.y >> 16); b[31] = static_cast<unsigned short>(v.z); b[63] = static_cast<unsigned short>(v.z >> 16); b[95] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
 
+#else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
+  // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
+  // offset bit -> element (flat row-major index): 0x1000u, 0x2000u, 1u, 8u, 0x10u, 0x20u, 0x88u, 0x410u, 0x820u, 2u, 4u, 0x40u, 0x100u, 0x200u
+  // store st.shared (4 wavefront(s) each), load ldmatrix.trans x4 (4 wavefront(s) each)
+  unsigned char* s = static_cast<unsigned char*>(smem);
+  const unsigned st = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 8) ^ ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp & 1u) << 12) ^ ((warp & 2u) << 12);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 9) ^ ((lane & 0x10u) << 9) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
+  __syncthreads();  // the scratch may still be read by a previous conversion
+  {
+*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[32]) << 16), (static_cast<unsigned>(a[64])) | (static_cast<unsigned>(a[96]) << 16), (static_cast<unsigned>(a[1])) | (static_cast<unsigned>(a[33]) << 16), (static_cast<unsigned>(a[65])) | (static_cast<unsigned>(a[97]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[34]) << 16), (static_cast<unsigned>(a[66])) | (static_cast<unsigned>(a[98]) << 16), (static_cast<unsigned>(a[3])) | (static_cast<unsigned>(a[35]) << 16), (static_cast<unsigned>(a[67])) | (static_cast<unsigned>(a[99]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x400u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[36]) << 16), (static_cast<unsigned>(a[68])) | (static_cast<unsigned>(a[100]) << 16), (static_cast<unsigned>(a[5])) | (static_cast<unsigned>(a[37]) << 16), (static_cast<unsigned>(a[69])) | (static_cast<unsigned>(a[101]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x600u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[38]) << 16), (static_cast<unsigned>(a[70])) | (static_cast<unsigned>(a[102]) << 16), (static_cast<unsigned>(a[7])) | (static_cast<unsigned>(a[39]) << 16), (static_cast<unsigned>(a[71])) | (static_cast<unsigned>(a[103]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[40]) << 16), (static_cast<unsigned>(a[72])) | (static_cast<unsigned>(a[104]) << 16), (static_cast<unsigned>(a[9])) | (static_cast<unsigned>(a[41]) << 16), (static_cast<unsigned>(a[73])) | (static_cast<unsigned>(a[105]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[42]) << 16), (static_cast<unsigned>(a[74])) | (static_cast<unsigned>(a[106]) << 16), (static_cast<unsigned>(a[11])) | (static_cast<unsigned>(a[43]) << 16), (static_cast<unsigned>(a[75])) | (static_cast<unsigned>(a[107]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x490u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[44]) << 16), (static_cast<unsigned>(a[76])) | (static_cast<unsigned>(a[108]) << 16), (static_cast<unsigned>(a[13])) | (static_cast<unsigned>(a[45]) << 16), (static_cast<unsigned>(a[77])) | (static_cast<unsigned>(a[109]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x690u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[46]) << 16), (static_cast<unsigned>(a[78])) | (static_cast<unsigned>(a[110]) << 16), (static_cast<unsigned>(a[15])) | (static_cast<unsigned>(a[47]) << 16), (static_cast<unsigned>(a[79])) | (static_cast<unsigned>(a[111]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x120u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[48]) << 16), (static_cast<unsigned>(a[80])) | (static_cast<unsigned>(a[112]) << 16), (static_cast<unsigned>(a[17])) | (static_cast<unsigned>(a[49]) << 16), (static_cast<unsigned>(a[81])) | (static_cast<unsigned>(a[113]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x320u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[50]) << 16), (static_cast<unsigned>(a[82])) | (static_cast<unsigned>(a[114]) << 16), (static_cast<unsigned>(a[19])) | (static_cast<unsigned>(a[51]) << 16), (static_cast<unsigned>(a[83])) | (static_cast<unsigned>(a[115]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x520u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[52]) << 16), (static_cast<unsigned>(a[84])) | (static_cast<unsigned>(a[116]) << 16), (static_cast<unsigned>(a[21])) | (static_cast<unsigned>(a[53]) << 16), (static_cast<unsigned>(a[85])) | (static_cast<unsigned>(a[117]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x720u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[54]) << 16), (static_cast<unsigned>(a[86])) | (static_cast<unsigned>(a[118]) << 16), (static_cast<unsigned>(a[23])) | (static_cast<unsigned>(a[55]) << 16), (static_cast<unsigned>(a[87])) | (static_cast<unsigned>(a[119]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x1b0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[56]) << 16), (static_cast<unsigned>(a[88])) | (static_cast<unsigned>(a[120]) << 16), (static_cast<unsigned>(a[25])) | (static_cast<unsigned>(a[57]) << 16), (static_cast<unsigned>(a[89])) | (static_cast<unsigned>(a[121]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x3b0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[58]) << 16), (static_cast<unsigned>(a[90])) | (static_cast<unsigned>(a[122]) << 16), (static_cast<unsigned>(a[27])) | (static_cast<unsigned>(a[59]) << 16), (static_cast<unsigned>(a[91])) | (static_cast<unsigned>(a[123]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x5b0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[60]) << 16), (static_cast<unsigned>(a[92])) | (static_cast<unsigned>(a[124]) << 16), (static_cast<unsigned>(a[29])) | (static_cast<unsigned>(a[61]) << 16), (static_cast<unsigned>(a[93])) | (static_cast<unsigned>(a[125]) << 16));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x7b0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[62]) << 16), (static_cast<unsigned>(a[94])) | (static_cast<unsigned>(a[126]) << 16), (static_cast<unsigned>(a[31])) | (static_cast<unsigned>(a[63]) << 16), (static_cast<unsigned>(a[95])) | (static_cast<unsigned>(a[127]) << 16));
+  }
+  __syncthreads();
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[0] = static_cast<unsigned short>(w0); b[1] = static_cast<unsigned short>(w0 >> 16); b[2] = static_cast<unsigned short>(w1); b[3] = static_cast<unsigned short>(w1 >> 16); b[4] = static_cast<unsigned short>(w2); b[5] = static_cast<unsigned short>(w2 >> 16); b[6] = static_cast<unsigned short>(w3); b[7] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 8u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[8] = static_cast<unsigned short>(w0); b[9] = static_cast<unsigned short>(w0 >> 16); b[10] = static_cast<unsigned short>(w1); b[11] = static_cast<unsigned short>(w1 >> 16); b[12] = static_cast<unsigned short>(w2); b[13] = static_cast<unsigned short>(w2 >> 16); b[14] = static_cast<unsigned short>(w3); b[15] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[16] = static_cast<unsigned short>(w0); b[17] = static_cast<unsigned short>(w0 >> 16); b[18] = static_cast<unsigned short>(w1); b[19] = static_cast<unsigned short>(w1 >> 16); b[20] = static_cast<unsigned short>(w2); b[21] = static_cast<unsigned short>(w2 >> 16); b[22] = static_cast<unsigned short>(w3); b[23] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x18u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[24] = static_cast<unsigned short>(w0); b[25] = static_cast<unsigned short>(w0 >> 16); b[26] = static_cast<unsigned short>(w1); b[27] = static_cast<unsigned short>(w1 >> 16); b[28] = static_cast<unsigned short>(w2); b[29] = static_cast<unsigned short>(w2 >> 16); b[30] = static_cast<unsigned short>(w3); b[31] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[32] = static_cast<unsigned short>(w0); b[33] = static_cast<unsigned short>(w0 >> 16); b[34] = static_cast<unsigned short>(w1); b[35] = static_cast<unsigned short>(w1 >> 16); b[36] = static_cast<unsigned short>(w2); b[37] = static_cast<unsigned short>(w2 >> 16); b[38] = static_cast<unsigned short>(w3); b[39] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x28u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[40] = static_cast<unsigned short>(w0); b[41] = static_cast<unsigned short>(w0 >> 16); b[42] = static_cast<unsigned short>(w1); b[43] = static_cast<unsigned short>(w1 >> 16); b[44] = static_cast<unsigned short>(w2); b[45] = static_cast<unsigned short>(w2 >> 16); b[46] = static_cast<unsigned short>(w3); b[47] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[48] = static_cast<unsigned short>(w0); b[49] = static_cast<unsigned short>(w0 >> 16); b[50] = static_cast<unsigned short>(w1); b[51] = static_cast<unsigned short>(w1 >> 16); b[52] = static_cast<unsigned short>(w2); b[53] = static_cast<unsigned short>(w2 >> 16); b[54] = static_cast<unsigned short>(w3); b[55] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x38u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[56] = static_cast<unsigned short>(w0); b[57] = static_cast<unsigned short>(w0 >> 16); b[58] = static_cast<unsigned short>(w1); b[59] = static_cast<unsigned short>(w1 >> 16); b[60] = static_cast<unsigned short>(w2); b[61] = static_cast<unsigned short>(w2 >> 16); b[62] = static_cast<unsigned short>(w3); b[63] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x800u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[64] = static_cast<unsigned short>(w0); b[65] = static_cast<unsigned short>(w0 >> 16); b[66] = static_cast<unsigned short>(w1); b[67] = static_cast<unsigned short>(w1 >> 16); b[68] = static_cast<unsigned short>(w2); b[69] = static_cast<unsigned short>(w2 >> 16); b[70] = static_cast<unsigned short>(w3); b[71] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x808u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[72] = static_cast<unsigned short>(w0); b[73] = static_cast<unsigned short>(w0 >> 16); b[74] = static_cast<unsigned short>(w1); b[75] = static_cast<unsigned short>(w1 >> 16); b[76] = static_cast<unsigned short>(w2); b[77] = static_cast<unsigned short>(w2 >> 16); b[78] = static_cast<unsigned short>(w3); b[79] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x810u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[80] = static_cast<unsigned short>(w0); b[81] = static_cast<unsigned short>(w0 >> 16); b[82] = static_cast<unsigned short>(w1); b[83] = static_cast<unsigned short>(w1 >> 16); b[84] = static_cast<unsigned short>(w2); b[85] = static_cast<unsigned short>(w2 >> 16); b[86] = static_cast<unsigned short>(w3); b[87] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x818u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[88] = static_cast<unsigned short>(w0); b[89] = static_cast<unsigned short>(w0 >> 16); b[90] = static_cast<unsigned short>(w1); b[91] = static_cast<unsigned short>(w1 >> 16); b[92] = static_cast<unsigned short>(w2); b[93] = static_cast<unsigned short>(w2 >> 16); b[94] = static_cast<unsigned short>(w3); b[95] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x820u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[96] = static_cast<unsigned short>(w0); b[97] = static_cast<unsigned short>(w0 >> 16); b[98] = static_cast<unsigned short>(w1); b[99] = static_cast<unsigned short>(w1 >> 16); b[100] = static_cast<unsigned short>(w2); b[101] = static_cast<unsigned short>(w2 >> 16); b[102] = static_cast<unsigned short>(w3); b[103] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x828u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[104] = static_cast<unsigned short>(w0); b[105] = static_cast<unsigned short>(w0 >> 16); b[106] = static_cast<unsigned short>(w1); b[107] = static_cast<unsigned short>(w1 >> 16); b[108] = static_cast<unsigned short>(w2); b[109] = static_cast<unsigned short>(w2 >> 16); b[110] = static_cast<unsigned short>(w3); b[111] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x830u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[112] = static_cast<unsigned short>(w0); b[113] = static_cast<unsigned short>(w0 >> 16); b[114] = static_cast<unsigned short>(w1); b[115] = static_cast<unsigned short>(w1 >> 16); b[116] = static_cast<unsigned short>(w2); b[117] = static_cast<unsigned short>(w2 >> 16); b[118] = static_cast<unsigned short>(w3); b[119] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x838u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[120] = static_cast<unsigned short>(w0); b[121] = static_cast<unsigned short>(w0 >> 16); b[122] = static_cast<unsigned short>(w1); b[123] = static_cast<unsigned short>(w1 >> 16); b[124] = static_cast<unsigned short>(w2); b[125] = static_cast<unsigned short>(w2 >> 16); b[126] = static_cast<unsigned short>(w3); b[127] = static_cast<unsigned short>(w3 >> 16);
+    }
+
+#endif
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -30,41 +30,207 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsi
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
-  // offset bit -> element (flat row-major index): 0x400u, 0x800u, 0x1000u, 1u, 8u, 0x10u, 0x108u, 0x210u, 0x21u, 2u, 4u, 0x40u, 0x80u
-  // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
+  // offset bit -> element (flat row-major index): 0x20u, 0x40u, 0x80u, 1u, 8u, 0x10u, 0x108u, 0x210u, 2u, 4u, 0x400u, 0x800u, 0x1000u
+  // store stmatrix.trans x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane >> 2) & 1u ? 0x108u : 0u) ^ ((lane & 8u) << 8) ^ ((lane & 0x10u) << 8) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp >> 1) & 1u ? 0xa0u : 0u);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 6) ^ ((lane & 0x10u) << 6) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
+  const unsigned st = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp >> 1) & 1u ? 0xa0u : 0u);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[8]) << 16), (static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[24]) << 16), (static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[40]) << 16), (static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[56]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 8u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[1])) | (static_cast<unsigned>(a[9]) << 16), (static_cast<unsigned>(a[17])) | (static_cast<unsigned>(a[25]) << 16), (static_cast<unsigned>(a[33])) | (static_cast<unsigned>(a[41]) << 16), (static_cast<unsigned>(a[49])) | (static_cast<unsigned>(a[57]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[10]) << 16), (static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[26]) << 16), (static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[42]) << 16), (static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[58]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x208u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[3])) | (static_cast<unsigned>(a[11]) << 16), (static_cast<unsigned>(a[19])) | (static_cast<unsigned>(a[27]) << 16), (static_cast<unsigned>(a[35])) | (static_cast<unsigned>(a[43]) << 16), (static_cast<unsigned>(a[51])) | (static_cast<unsigned>(a[59]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x400u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[12]) << 16), (static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[28]) << 16), (static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[44]) << 16), (static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[60]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x408u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[5])) | (static_cast<unsigned>(a[13]) << 16), (static_cast<unsigned>(a[21])) | (static_cast<unsigned>(a[29]) << 16), (static_cast<unsigned>(a[37])) | (static_cast<unsigned>(a[45]) << 16), (static_cast<unsigned>(a[53])) | (static_cast<unsigned>(a[61]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x600u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[14]) << 16), (static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[30]) << 16), (static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[46]) << 16), (static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[62]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x608u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[7])) | (static_cast<unsigned>(a[15]) << 16), (static_cast<unsigned>(a[23])) | (static_cast<unsigned>(a[31]) << 16), (static_cast<unsigned>(a[39])) | (static_cast<unsigned>(a[47]) << 16), (static_cast<unsigned>(a[55])) | (static_cast<unsigned>(a[63]) << 16));
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16)), "r"((static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16)), "r"((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16)), "r"((static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x400u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16)), "r"((static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16)), "r"((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16)), "r"((static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x800u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16)), "r"((static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16)), "r"((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16)), "r"((static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0xc00u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16)), "r"((static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16)), "r"((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16)), "r"((static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 16)), "r"((static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[35]) << 16)), "r"((static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 16)), "r"((static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[39]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1400u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 16)), "r"((static_cast<unsigned>(a[42])) | (static_cast<unsigned>(a[43]) << 16)), "r"((static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 16)), "r"((static_cast<unsigned>(a[46])) | (static_cast<unsigned>(a[47]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1800u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 16)), "r"((static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[51]) << 16)), "r"((static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 16)), "r"((static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[55]) << 16)) : "memory");
+    }
+{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1c00u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 16)), "r"((static_cast<unsigned>(a[58])) | (static_cast<unsigned>(a[59]) << 16)), "r"((static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 16)), "r"((static_cast<unsigned>(a[62])) | (static_cast<unsigned>(a[63]) << 16)) : "memory");
+    }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[2] = static_cast<unsigned short>(v.x >> 16); b[4] = static_cast<unsigned short>(v.y); b[6] = static_cast<unsigned short>(v.y >> 16); b[8] = static_cast<unsigned short>(v.z); b[10] = static_cast<unsigned short>(v.z >> 16); b[12] = static_cast<unsigned short>(v.w); b[14] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[1] = static_cast<unsigned short>(v.x); b[3] = static_cast<unsigned short>(v.x >> 16); b[5] = static_cast<unsigned short>(v.y); b[7] = static_cast<unsigned short>(v.y >> 16); b[9] = static_cast<unsigned short>(v.z); b[11] = static_cast<unsigned short>(v.z >> 16); b[13] = static_cast<unsigned short>(v.w); b[15] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[16] = static_cast<unsigned short>(v.x); b[18] = static_cast<unsigned short>(v.x >> 16); b[20] = static_cast<unsigned short>(v.y); b[22] = static_cast<unsigned short>(v.y >> 16); b[24] = static_cast<unsigned short>(v.z); b[26] = static_cast<unsigned short>(v.z >> 16); b[28] = static_cast<unsigned short>(v.w); b[30] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[17] = static_cast<unsigned short>(v.x); b[19] = static_cast<unsigned short>(v.x >> 16); b[21] = static_cast<unsigned short>(v.y); b[23] = static_cast<unsigned short>(v.y >> 16); b[25] = static_cast<unsigned short>(v.z); b[27] = static_cast<unsigned short>(v.z >> 16); b[29] = static_cast<unsigned short>(v.w); b[31] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x108u) + 0u) * 2); b[32] = static_cast<unsigned short>(v.x); b[34] = static_cast<unsigned short>(v.x >> 16); b[36] = static_cast<unsigned short>(v.y); b[38] = static_cast<unsigned short>(v.y >> 16); b[40] = static_cast<unsigned short>(v.z); b[42] = static_cast<unsigned short>(v.z >> 16); b[44] = static_cast<unsigned short>(v.w); b[46] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x108u) + 0x1000u) * 2); b[33] = static_cast<unsigned short>(v.x); b[35] = static_cast<unsigned short>(v.x >> 16); b[37] = static_cast<unsigned short>(v.y); b[39] = static_cast<unsigned short>(v.y >> 16); b[41] = static_cast<unsigned short>(v.z); b[43] = static_cast<unsigned short>(v.z >> 16); b[45] = static_cast<unsigned short>(v.w); b[47] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x128u) + 0u) * 2); b[48] = static_cast<unsigned short>(v.x); b[50] = static_cast<unsigned short>(v.x >> 16); b[52] = static_cast<unsigned short>(v.y); b[54] = static_cast<unsigned short>(v.y >> 16); b[56] = static_cast<unsigned short>(v.z); b[58] = static_cast<unsigned short>(v.z >> 16); b[60] = static_cast<unsigned short>(v.w); b[62] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x128u) + 0x1000u) * 2); b[49] = static_cast<unsigned short>(v.x); b[51] = static_cast<unsigned short>(v.x >> 16); b[53] = static_cast<unsigned short>(v.y); b[55] = static_cast<unsigned short>(v.y >> 16); b[57] = static_cast<unsigned short>(v.z); b[59] = static_cast<unsigned short>(v.z >> 16); b[61] = static_cast<unsigned short>(v.w); b[63] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[64] = static_cast<unsigned short>(v.x); b[66] = static_cast<unsigned short>(v.x >> 16); b[68] = static_cast<unsigned short>(v.y); b[70] = static_cast<unsigned short>(v.y >> 16); b[72] = static_cast<unsigned short>(v.z); b[74] = static_cast<unsigned short>(v.z >> 16); b[76] = static_cast<unsigned short>(v.w); b[78] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[65] = static_cast<unsigned short>(v.x); b[67] = static_cast<unsigned short>(v.x >> 16); b[69] = static_cast<unsigned short>(v.y); b[71] = static_cast<unsigned short>(v.y >> 16); b[73] = static_cast<unsigned short>(v.z); b[75] = static_cast<unsigned short>(v.z >> 16); b[77] = static_cast<unsigned short>(v.w); b[79] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x800u) * 2); b[80] = static_cast<unsigned short>(v.x); b[82] = static_cast<unsigned short>(v.x >> 16); b[84] = static_cast<unsigned short>(v.y); b[86] = static_cast<unsigned short>(v.y >> 16); b[88] = static_cast<unsigned short>(v.z); b[90] = static_cast<unsigned short>(v.z >> 16); b[92] = static_cast<unsigned short>(v.w); b[94] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1800u) * 2); b[81] = static_cast<unsigned short>(v.x); b[83] = static_cast<unsigned short>(v.x >> 16); b[85] = static_cast<unsigned short>(v.y); b[87] = static_cast<unsigned short>(v.y >> 16); b[89] = static_cast<unsigned short>(v.z); b[91] = static_cast<unsigned short>(v.z >> 16); b[93] = static_cast<unsigned short>(v.w); b[95] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x108u) + 0x800u) * 2); b[96] = static_cast<unsigned short>(v.x); b[98] = static_cast<unsigned short>(v.x >> 16); b[100] = static_cast<unsigned short>(v.y); b[102] = static_cast<unsigned short>(v.y >> 16); b[104] = static_cast<unsigned short>(v.z); b[106] = static_cast<unsigned short>(v.z >> 16); b[108] = static_cast<unsigned short>(v.w); b[110] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x108u) + 0x1800u) * 2); b[97] = static_cast<unsigned short>(v.x); b[99] = static_cast<unsigned short>(v.x >> 16); b[101] = static_cast<unsigned short>(v.y); b[103] = static_cast<unsigned short>(v.y >> 16); b[105] = static_cast<unsigned short>(v.z); b[107] = static_cast<unsigned short>(v.z >> 16); b[109] = static_cast<unsigned short>(v.w); b[111] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x128u) + 0x800u) * 2); b[112] = static_cast<unsigned short>(v.x); b[114] = static_cast<unsigned short>(v.x >> 16); b[116] = static_cast<unsigned short>(v.y); b[118] = static_cast<unsigned short>(v.y >> 16); b[120] = static_cast<unsigned short>(v.z); b[122] = static_cast<unsigned short>(v.z >> 16); b[124] = static_cast<unsigned short>(v.w); b[126] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x128u) + 0x1800u) * 2); b[113] = static_cast<unsigned short>(v.x); b[115] = static_cast<unsigned short>(v.x >> 16); b[117] = static_cast<unsigned short>(v.y); b[119] = static_cast<unsigned short>(v.y >> 16); b[121] = static_cast<unsigned short>(v.z); b[123] = static_cast<unsigned short>(v.z >> 16); b[125] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[32] = static_cast<unsigned short>(v.x >> 16); b[64] = static_cast<unsigned short>(v.y); b[96] = static_cast<unsigned short>(v.y >> 16); b[1] = static_cast<unsigned short>(v.z); b[33] = static_cast<unsigned short>(v.z >> 16); b[65] = static_cast<unsigned short>(v.w); b[97] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 2); b[2] = static_cast<unsigned short>(v.x); b[34] = static_cast<unsigned short>(v.x >> 16); b[66] = static_cast<unsigned short>(v.y); b[98] = static_cast<unsigned short>(v.y >> 16); b[3] = static_cast<unsigned short>(v.z); b[35] = static_cast<unsigned short>(v.z >> 16); b[67] = static_cast<unsigned short>(v.w); b[99] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[4] = static_cast<unsigned short>(v.x); b[36] = static_cast<unsigned short>(v.x >> 16); b[68] = static_cast<unsigned short>(v.y); b[100] = static_cast<unsigned short>(v.y >> 16); b[5] = static_cast<unsigned short>(v.z); b[37] = static_cast<unsigned short>(v.z >> 16); b[69] = static_cast<unsigned short>(v.w); b[101] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 2); b[6] = static_cast<unsigned short>(v.x); b[38] = static_cast<unsigned short>(v.x >> 16); b[70] = static_cast<unsigned short>(v.y); b[102] = static_cast<unsigned short>(v.y >> 16); b[7] = static_cast<unsigned short>(v.z); b[39] = static_cast<unsigned short>(v.z >> 16); b[71] = static_cast<unsigned short>(v.w); b[103] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[8] = static_cast<unsigned short>(v.x); b[40] = static_cast<unsigned short>(v.x >> 16); b[72] = static_cast<unsigned short>(v.y); b[104] = static_cast<unsigned short>(v.y >> 16); b[9] = static_cast<unsigned short>(v.z); b[41] = static_cast<unsigned short>(v.z >> 16); b[73] = static_cast<unsigned short>(v.w); b[105] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 2); b[10] = static_cast<unsigned short>(v.x); b[42] = static_cast<unsigned short>(v.x >> 16); b[74] = static_cast<unsigned short>(v.y); b[106] = static_cast<unsigned short>(v.y >> 16); b[11] = static_cast<unsigned short>(v.z); b[43] = static_cast<unsigned short>(v.z >> 16); b[75] = static_cast<unsigned short>(v.w); b[107] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[12] = static_cast<unsigned short>(v.x); b[44] = static_cast<unsigned short>(v.x >> 16); b[76] = static_cast<unsigned short>(v.y); b[108] = static_cast<unsigned short>(v.y >> 16); b[13] = static_cast<unsigned short>(v.z); b[45] = static_cast<unsigned short>(v.z >> 16); b[77] = static_cast<unsigned short>(v.w); b[109] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 2); b[14] = static_cast<unsigned short>(v.x); b[46] = static_cast<unsigned short>(v.x >> 16); b[78] = static_cast<unsigned short>(v.y); b[110] = static_cast<unsigned short>(v.y >> 16); b[15] = static_cast<unsigned short>(v.z); b[47] = static_cast<unsigned short>(v.z >> 16); b[79] = static_cast<unsigned short>(v.w); b[111] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[16] = static_cast<unsigned short>(v.x); b[48] = static_cast<unsigned short>(v.x >> 16); b[80] = static_cast<unsigned short>(v.y); b[112] = static_cast<unsigned short>(v.y >> 16); b[17] = static_cast<unsigned short>(v.z); b[49] = static_cast<unsigned short>(v.z >> 16); b[81] = static_cast<unsigned short>(v.w); b[113] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x400u) * 2); b[18] = static_cast<unsigned short>(v.x); b[50] = static_cast<unsigned short>(v.x >> 16); b[82] = static_cast<unsigned short>(v.y); b[114] = static_cast<unsigned short>(v.y >> 16); b[19] = static_cast<unsigned short>(v.z); b[51] = static_cast<unsigned short>(v.z >> 16); b[83] = static_cast<unsigned short>(v.w); b[115] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x800u) * 2); b[20] = static_cast<unsigned short>(v.x); b[52] = static_cast<unsigned short>(v.x >> 16); b[84] = static_cast<unsigned short>(v.y); b[116] = static_cast<unsigned short>(v.y >> 16); b[21] = static_cast<unsigned short>(v.z); b[53] = static_cast<unsigned short>(v.z >> 16); b[85] = static_cast<unsigned short>(v.w); b[117] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0xc00u) * 2); b[22] = static_cast<unsigned short>(v.x); b[54] = static_cast<unsigned short>(v.x >> 16); b[86] = static_cast<unsigned short>(v.y); b[118] = static_cast<unsigned short>(v.y >> 16); b[23] = static_cast<unsigned short>(v.z); b[55] = static_cast<unsigned short>(v.z >> 16); b[87] = static_cast<unsigned short>(v.w); b[119] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[24] = static_cast<unsigned short>(v.x); b[56] = static_cast<unsigned short>(v.x >> 16); b[88] = static_cast<unsigned short>(v.y); b[120] = static_cast<unsigned short>(v.y >> 16); b[25] = static_cast<unsigned short>(v.z); b[57] = static_cast<unsigned short>(v.z >> 16); b[89] = static_cast<unsigned short>(v.w); b[121] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1400u) * 2); b[26] = static_cast<unsigned short>(v.x); b[58] = static_cast<unsigned short>(v.x >> 16); b[90] = static_cast<unsigned short>(v.y); b[122] = static_cast<unsigned short>(v.y >> 16); b[27] = static_cast<unsigned short>(v.z); b[59] = static_cast<unsigned short>(v.z >> 16); b[91] = static_cast<unsigned short>(v.w); b[123] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1800u) * 2); b[28] = static_cast<unsigned short>(v.x); b[60] = static_cast<unsigned short>(v.x >> 16); b[92] = static_cast<unsigned short>(v.y); b[124] = static_cast<unsigned short>(v.y >> 16); b[29] = static_cast<unsigned short>(v.z); b[61] = static_cast<unsigned short>(v.z >> 16); b[93] = static_cast<unsigned short>(v.w); b[125] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1c00u) * 2); b[30] = static_cast<unsigned short>(v.x); b[62] = static_cast<unsigned short>(v.x >> 16); b[94] = static_cast<unsigned short>(v.y); b[126] = static_cast<unsigned short>(v.y >> 16); b[31] = static_cast<unsigned short>(v.z); b[63] = static_cast<unsigned short>(v.z >> 16); b[95] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
 
+#else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
+  // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
+  // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x88u, 0x110u, 0x220u, 0x40u, 0x400u, 0x800u, 0x1000u
+  // store st.shared (4 wavefront(s) each), load ldmatrix.trans x4 (4 wavefront(s) each)
+  unsigned char* s = static_cast<unsigned char*>(smem);
+  const unsigned st = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp >> 0) & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 7) ^ ((lane & 0x10u) << 7) ^ ((warp & 1u) << 3);  // element offset of this thread's loads
+  __syncthreads();  // the scratch may still be read by a previous conversion
+  {
+*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16), (static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16), (static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16), (static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0x400u) * 2) = make_uint4((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16), (static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16), (static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16), (static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0x800u) * 2) = make_uint4((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16), (static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16), (static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16), (static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0xc00u) * 2) = make_uint4((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16), (static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16), (static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16), (static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 2) = make_uint4((static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 16), (static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[35]) << 16), (static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 16), (static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[39]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0x1400u) * 2) = make_uint4((static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 16), (static_cast<unsigned>(a[42])) | (static_cast<unsigned>(a[43]) << 16), (static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 16), (static_cast<unsigned>(a[46])) | (static_cast<unsigned>(a[47]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 2) = make_uint4((static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 16), (static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[51]) << 16), (static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 16), (static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[55]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0x1c00u) * 2) = make_uint4((static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 16), (static_cast<unsigned>(a[58])) | (static_cast<unsigned>(a[59]) << 16), (static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 16), (static_cast<unsigned>(a[62])) | (static_cast<unsigned>(a[63]) << 16));
+  }
+  __syncthreads();
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[0] = static_cast<unsigned short>(w0); b[1] = static_cast<unsigned short>(w0 >> 16); b[2] = static_cast<unsigned short>(w1); b[3] = static_cast<unsigned short>(w1 >> 16); b[4] = static_cast<unsigned short>(w2); b[5] = static_cast<unsigned short>(w2 >> 16); b[6] = static_cast<unsigned short>(w3); b[7] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[8] = static_cast<unsigned short>(w0); b[9] = static_cast<unsigned short>(w0 >> 16); b[10] = static_cast<unsigned short>(w1); b[11] = static_cast<unsigned short>(w1 >> 16); b[12] = static_cast<unsigned short>(w2); b[13] = static_cast<unsigned short>(w2 >> 16); b[14] = static_cast<unsigned short>(w3); b[15] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[16] = static_cast<unsigned short>(w0); b[17] = static_cast<unsigned short>(w0 >> 16); b[18] = static_cast<unsigned short>(w1); b[19] = static_cast<unsigned short>(w1 >> 16); b[20] = static_cast<unsigned short>(w2); b[21] = static_cast<unsigned short>(w2 >> 16); b[22] = static_cast<unsigned short>(w3); b[23] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[24] = static_cast<unsigned short>(w0); b[25] = static_cast<unsigned short>(w0 >> 16); b[26] = static_cast<unsigned short>(w1); b[27] = static_cast<unsigned short>(w1 >> 16); b[28] = static_cast<unsigned short>(w2); b[29] = static_cast<unsigned short>(w2 >> 16); b[30] = static_cast<unsigned short>(w3); b[31] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[32] = static_cast<unsigned short>(w0); b[33] = static_cast<unsigned short>(w0 >> 16); b[34] = static_cast<unsigned short>(w1); b[35] = static_cast<unsigned short>(w1 >> 16); b[36] = static_cast<unsigned short>(w2); b[37] = static_cast<unsigned short>(w2 >> 16); b[38] = static_cast<unsigned short>(w3); b[39] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[40] = static_cast<unsigned short>(w0); b[41] = static_cast<unsigned short>(w0 >> 16); b[42] = static_cast<unsigned short>(w1); b[43] = static_cast<unsigned short>(w1 >> 16); b[44] = static_cast<unsigned short>(w2); b[45] = static_cast<unsigned short>(w2 >> 16); b[46] = static_cast<unsigned short>(w3); b[47] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[48] = static_cast<unsigned short>(w0); b[49] = static_cast<unsigned short>(w0 >> 16); b[50] = static_cast<unsigned short>(w1); b[51] = static_cast<unsigned short>(w1 >> 16); b[52] = static_cast<unsigned short>(w2); b[53] = static_cast<unsigned short>(w2 >> 16); b[54] = static_cast<unsigned short>(w3); b[55] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[56] = static_cast<unsigned short>(w0); b[57] = static_cast<unsigned short>(w0 >> 16); b[58] = static_cast<unsigned short>(w1); b[59] = static_cast<unsigned short>(w1 >> 16); b[60] = static_cast<unsigned short>(w2); b[61] = static_cast<unsigned short>(w2 >> 16); b[62] = static_cast<unsigned short>(w3); b[63] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x200u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[64] = static_cast<unsigned short>(w0); b[65] = static_cast<unsigned short>(w0 >> 16); b[66] = static_cast<unsigned short>(w1); b[67] = static_cast<unsigned short>(w1 >> 16); b[68] = static_cast<unsigned short>(w2); b[69] = static_cast<unsigned short>(w2 >> 16); b[70] = static_cast<unsigned short>(w3); b[71] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x200u) + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[72] = static_cast<unsigned short>(w0); b[73] = static_cast<unsigned short>(w0 >> 16); b[74] = static_cast<unsigned short>(w1); b[75] = static_cast<unsigned short>(w1 >> 16); b[76] = static_cast<unsigned short>(w2); b[77] = static_cast<unsigned short>(w2 >> 16); b[78] = static_cast<unsigned short>(w3); b[79] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x210u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[80] = static_cast<unsigned short>(w0); b[81] = static_cast<unsigned short>(w0 >> 16); b[82] = static_cast<unsigned short>(w1); b[83] = static_cast<unsigned short>(w1 >> 16); b[84] = static_cast<unsigned short>(w2); b[85] = static_cast<unsigned short>(w2 >> 16); b[86] = static_cast<unsigned short>(w3); b[87] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x210u) + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[88] = static_cast<unsigned short>(w0); b[89] = static_cast<unsigned short>(w0 >> 16); b[90] = static_cast<unsigned short>(w1); b[91] = static_cast<unsigned short>(w1 >> 16); b[92] = static_cast<unsigned short>(w2); b[93] = static_cast<unsigned short>(w2 >> 16); b[94] = static_cast<unsigned short>(w3); b[95] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x220u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[96] = static_cast<unsigned short>(w0); b[97] = static_cast<unsigned short>(w0 >> 16); b[98] = static_cast<unsigned short>(w1); b[99] = static_cast<unsigned short>(w1 >> 16); b[100] = static_cast<unsigned short>(w2); b[101] = static_cast<unsigned short>(w2 >> 16); b[102] = static_cast<unsigned short>(w3); b[103] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x220u) + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[104] = static_cast<unsigned short>(w0); b[105] = static_cast<unsigned short>(w0 >> 16); b[106] = static_cast<unsigned short>(w1); b[107] = static_cast<unsigned short>(w1 >> 16); b[108] = static_cast<unsigned short>(w2); b[109] = static_cast<unsigned short>(w2 >> 16); b[110] = static_cast<unsigned short>(w3); b[111] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x230u) + 0u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[112] = static_cast<unsigned short>(w0); b[113] = static_cast<unsigned short>(w0 >> 16); b[114] = static_cast<unsigned short>(w1); b[115] = static_cast<unsigned short>(w1 >> 16); b[116] = static_cast<unsigned short>(w2); b[117] = static_cast<unsigned short>(w2 >> 16); b[118] = static_cast<unsigned short>(w3); b[119] = static_cast<unsigned short>(w3 >> 16);
+    }
+{  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x230u) + 0x1000u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[120] = static_cast<unsigned short>(w0); b[121] = static_cast<unsigned short>(w0 >> 16); b[122] = static_cast<unsigned short>(w1); b[123] = static_cast<unsigned short>(w1 >> 16); b[124] = static_cast<unsigned short>(w2); b[125] = static_cast<unsigned short>(w2 >> 16); b[126] = static_cast<unsigned short>(w3); b[127] = static_cast<unsigned short>(w3 >> 16);
+    }
+
+#endif
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -29,6 +29,115 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], uns
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
+  // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x88u, 0x110u, 0x220u, 0x40u, 0x400u, 0x800u, 0x1000u, 0x2000u
+  // store stmatrix x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
+  unsigned char* s = static_cast<unsigned char*>(smem);
+  const unsigned st = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 7) ^ (lane & 0x10u) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);  // element offset of this thread's stores
+  const unsigned ld = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp >> 0) & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u);  // element offset of this thread's loads
+  __syncthreads();  // the scratch may still be read by a previous conversion
+  {
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16)), "r"((static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16)), "r"((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16)), "r"((static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16)), "r"((static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16)), "r"((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16)), "r"((static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16)), "r"((static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16)), "r"((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16)), "r"((static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16)), "r"((static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16)), "r"((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16)), "r"((static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 16)), "r"((static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[35]) << 16)), "r"((static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 16)), "r"((static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[39]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x1000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 16)), "r"((static_cast<unsigned>(a[42])) | (static_cast<unsigned>(a[43]) << 16)), "r"((static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 16)), "r"((static_cast<unsigned>(a[46])) | (static_cast<unsigned>(a[47]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x1000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 16)), "r"((static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[51]) << 16)), "r"((static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 16)), "r"((static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[55]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x1000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 16)), "r"((static_cast<unsigned>(a[58])) | (static_cast<unsigned>(a[59]) << 16)), "r"((static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 16)), "r"((static_cast<unsigned>(a[62])) | (static_cast<unsigned>(a[63]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[64])) | (static_cast<unsigned>(a[65]) << 16)), "r"((static_cast<unsigned>(a[66])) | (static_cast<unsigned>(a[67]) << 16)), "r"((static_cast<unsigned>(a[68])) | (static_cast<unsigned>(a[69]) << 16)), "r"((static_cast<unsigned>(a[70])) | (static_cast<unsigned>(a[71]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[72])) | (static_cast<unsigned>(a[73]) << 16)), "r"((static_cast<unsigned>(a[74])) | (static_cast<unsigned>(a[75]) << 16)), "r"((static_cast<unsigned>(a[76])) | (static_cast<unsigned>(a[77]) << 16)), "r"((static_cast<unsigned>(a[78])) | (static_cast<unsigned>(a[79]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[80])) | (static_cast<unsigned>(a[81]) << 16)), "r"((static_cast<unsigned>(a[82])) | (static_cast<unsigned>(a[83]) << 16)), "r"((static_cast<unsigned>(a[84])) | (static_cast<unsigned>(a[85]) << 16)), "r"((static_cast<unsigned>(a[86])) | (static_cast<unsigned>(a[87]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x2000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[88])) | (static_cast<unsigned>(a[89]) << 16)), "r"((static_cast<unsigned>(a[90])) | (static_cast<unsigned>(a[91]) << 16)), "r"((static_cast<unsigned>(a[92])) | (static_cast<unsigned>(a[93]) << 16)), "r"((static_cast<unsigned>(a[94])) | (static_cast<unsigned>(a[95]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x3000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[96])) | (static_cast<unsigned>(a[97]) << 16)), "r"((static_cast<unsigned>(a[98])) | (static_cast<unsigned>(a[99]) << 16)), "r"((static_cast<unsigned>(a[100])) | (static_cast<unsigned>(a[101]) << 16)), "r"((static_cast<unsigned>(a[102])) | (static_cast<unsigned>(a[103]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x3000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[104])) | (static_cast<unsigned>(a[105]) << 16)), "r"((static_cast<unsigned>(a[106])) | (static_cast<unsigned>(a[107]) << 16)), "r"((static_cast<unsigned>(a[108])) | (static_cast<unsigned>(a[109]) << 16)), "r"((static_cast<unsigned>(a[110])) | (static_cast<unsigned>(a[111]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x3000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[112])) | (static_cast<unsigned>(a[113]) << 16)), "r"((static_cast<unsigned>(a[114])) | (static_cast<unsigned>(a[115]) << 16)), "r"((static_cast<unsigned>(a[116])) | (static_cast<unsigned>(a[117]) << 16)), "r"((static_cast<unsigned>(a[118])) | (static_cast<unsigned>(a[119]) << 16)) : "memory");
+    }
+{  // stmatrix.x4: lane 8m+r gives row r of matrix m
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x3000u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                   :: "r"(p), "r"((static_cast<unsigned>(a[120])) | (static_cast<unsigned>(a[121]) << 16)), "r"((static_cast<unsigned>(a[122])) | (static_cast<unsigned>(a[123]) << 16)), "r"((static_cast<unsigned>(a[124])) | (static_cast<unsigned>(a[125]) << 16)), "r"((static_cast<unsigned>(a[126])) | (static_cast<unsigned>(a[127]) << 16)) : "memory");
+    }
+  }
+  __syncthreads();
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[1] = static_cast<unsigned short>(v.x >> 16); b[2] = static_cast<unsigned short>(v.y); b[3] = static_cast<unsigned short>(v.y >> 16); b[4] = static_cast<unsigned short>(v.z); b[5] = static_cast<unsigned short>(v.z >> 16); b[6] = static_cast<unsigned short>(v.w); b[7] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 2); b[8] = static_cast<unsigned short>(v.x); b[9] = static_cast<unsigned short>(v.x >> 16); b[10] = static_cast<unsigned short>(v.y); b[11] = static_cast<unsigned short>(v.y >> 16); b[12] = static_cast<unsigned short>(v.z); b[13] = static_cast<unsigned short>(v.z >> 16); b[14] = static_cast<unsigned short>(v.w); b[15] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[16] = static_cast<unsigned short>(v.x); b[17] = static_cast<unsigned short>(v.x >> 16); b[18] = static_cast<unsigned short>(v.y); b[19] = static_cast<unsigned short>(v.y >> 16); b[20] = static_cast<unsigned short>(v.z); b[21] = static_cast<unsigned short>(v.z >> 16); b[22] = static_cast<unsigned short>(v.w); b[23] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 2); b[24] = static_cast<unsigned short>(v.x); b[25] = static_cast<unsigned short>(v.x >> 16); b[26] = static_cast<unsigned short>(v.y); b[27] = static_cast<unsigned short>(v.y >> 16); b[28] = static_cast<unsigned short>(v.z); b[29] = static_cast<unsigned short>(v.z >> 16); b[30] = static_cast<unsigned short>(v.w); b[31] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[32] = static_cast<unsigned short>(v.x); b[33] = static_cast<unsigned short>(v.x >> 16); b[34] = static_cast<unsigned short>(v.y); b[35] = static_cast<unsigned short>(v.y >> 16); b[36] = static_cast<unsigned short>(v.z); b[37] = static_cast<unsigned short>(v.z >> 16); b[38] = static_cast<unsigned short>(v.w); b[39] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 2); b[40] = static_cast<unsigned short>(v.x); b[41] = static_cast<unsigned short>(v.x >> 16); b[42] = static_cast<unsigned short>(v.y); b[43] = static_cast<unsigned short>(v.y >> 16); b[44] = static_cast<unsigned short>(v.z); b[45] = static_cast<unsigned short>(v.z >> 16); b[46] = static_cast<unsigned short>(v.w); b[47] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[48] = static_cast<unsigned short>(v.x); b[49] = static_cast<unsigned short>(v.x >> 16); b[50] = static_cast<unsigned short>(v.y); b[51] = static_cast<unsigned short>(v.y >> 16); b[52] = static_cast<unsigned short>(v.z); b[53] = static_cast<unsigned short>(v.z >> 16); b[54] = static_cast<unsigned short>(v.w); b[55] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 2); b[56] = static_cast<unsigned short>(v.x); b[57] = static_cast<unsigned short>(v.x >> 16); b[58] = static_cast<unsigned short>(v.y); b[59] = static_cast<unsigned short>(v.y >> 16); b[60] = static_cast<unsigned short>(v.z); b[61] = static_cast<unsigned short>(v.z >> 16); b[62] = static_cast<unsigned short>(v.w); b[63] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2000u) * 2); b[64] = static_cast<unsigned short>(v.x); b[65] = static_cast<unsigned short>(v.x >> 16); b[66] = static_cast<unsigned short>(v.y); b[67] = static_cast<unsigned short>(v.y >> 16); b[68] = static_cast<unsigned short>(v.z); b[69] = static_cast<unsigned short>(v.z >> 16); b[70] = static_cast<unsigned short>(v.w); b[71] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2400u) * 2); b[72] = static_cast<unsigned short>(v.x); b[73] = static_cast<unsigned short>(v.x >> 16); b[74] = static_cast<unsigned short>(v.y); b[75] = static_cast<unsigned short>(v.y >> 16); b[76] = static_cast<unsigned short>(v.z); b[77] = static_cast<unsigned short>(v.z >> 16); b[78] = static_cast<unsigned short>(v.w); b[79] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2800u) * 2); b[80] = static_cast<unsigned short>(v.x); b[81] = static_cast<unsigned short>(v.x >> 16); b[82] = static_cast<unsigned short>(v.y); b[83] = static_cast<unsigned short>(v.y >> 16); b[84] = static_cast<unsigned short>(v.z); b[85] = static_cast<unsigned short>(v.z >> 16); b[86] = static_cast<unsigned short>(v.w); b[87] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2c00u) * 2); b[88] = static_cast<unsigned short>(v.x); b[89] = static_cast<unsigned short>(v.x >> 16); b[90] = static_cast<unsigned short>(v.y); b[91] = static_cast<unsigned short>(v.y >> 16); b[92] = static_cast<unsigned short>(v.z); b[93] = static_cast<unsigned short>(v.z >> 16); b[94] = static_cast<unsigned short>(v.w); b[95] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3000u) * 2); b[96] = static_cast<unsigned short>(v.x); b[97] = static_cast<unsigned short>(v.x >> 16); b[98] = static_cast<unsigned short>(v.y); b[99] = static_cast<unsigned short>(v.y >> 16); b[100] = static_cast<unsigned short>(v.z); b[101] = static_cast<unsigned short>(v.z >> 16); b[102] = static_cast<unsigned short>(v.w); b[103] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3400u) * 2); b[104] = static_cast<unsigned short>(v.x); b[105] = static_cast<unsigned short>(v.x >> 16); b[106] = static_cast<unsigned short>(v.y); b[107] = static_cast<unsigned short>(v.y >> 16); b[108] = static_cast<unsigned short>(v.z); b[109] = static_cast<unsigned short>(v.z >> 16); b[110] = static_cast<unsigned short>(v.w); b[111] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3800u) * 2); b[112] = static_cast<unsigned short>(v.x); b[113] = static_cast<unsigned short>(v.x >> 16); b[114] = static_cast<unsigned short>(v.y); b[115] = static_cast<unsigned short>(v.y >> 16); b[116] = static_cast<unsigned short>(v.z); b[117] = static_cast<unsigned short>(v.z >> 16); b[118] = static_cast<unsigned short>(v.w); b[119] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3c00u) * 2); b[120] = static_cast<unsigned short>(v.x); b[121] = static_cast<unsigned short>(v.x >> 16); b[122] = static_cast<unsigned short>(v.y); b[123] = static_cast<unsigned short>(v.y >> 16); b[124] = static_cast<unsigned short>(v.z); b[125] = static_cast<unsigned short>(v.z >> 16); b[126] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
+
+#else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
   // offset bit -> element (flat row-major index): 1u, 0x400u, 0x1000u, 2u, 4u, 0x20u, 0xau, 0x14u, 0xa0u, 0x40u, 0x100u, 0x200u, 0x800u, 0x2000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
@@ -72,6 +181,7 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], uns
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x3000u) * 2); b[84] = static_cast<unsigned short>(v.x); b[85] = static_cast<unsigned short>(v.x >> 16); b[92] = static_cast<unsigned short>(v.y); b[93] = static_cast<unsigned short>(v.y >> 16); b[116] = static_cast<unsigned short>(v.z); b[117] = static_cast<unsigned short>(v.z >> 16); b[124] = static_cast<unsigned short>(v.w); b[125] = static_cast<unsigned short>(v.w >> 16); }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x3000u) * 2); b[86] = static_cast<unsigned short>(v.x); b[87] = static_cast<unsigned short>(v.x >> 16); b[94] = static_cast<unsigned short>(v.y); b[95] = static_cast<unsigned short>(v.y >> 16); b[118] = static_cast<unsigned short>(v.z); b[119] = static_cast<unsigned short>(v.z >> 16); b[126] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
 
+#endif
 }
 
 // The conversion on typed registers (any 2-byte element type).

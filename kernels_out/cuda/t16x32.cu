@@ -30,48 +30,48 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
-  // shared memory, swizzle optimal: offset bits [vec 0 | bank 5 | seg 4]
-  // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x22u, 0x44u, 0x88u, 0x110u
-  // store st.shared (1 wavefront(s) each), load ld.shared (1 wavefront(s) each)
+  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 4]
+  // offset bit -> element (flat row-major index): 0x20u, 0x40u, 1u, 2u, 4u, 0x82u, 0x104u, 8u, 0x10u
+  // store st.shared (4 wavefront(s) each), load ldmatrix x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x22u : 0u) ^ ((lane >> 1) & 1u ? 0x44u : 0u) ^ ((lane >> 2) & 1u ? 0x88u : 0u) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane >> 4) & 1u ? 1u : 0u);  // element offset of this thread's loads
+  const unsigned st = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x28u : 0u) ^ ((lane >> 1) & 1u ? 0x50u : 0u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);  // element offset of this thread's loads
   __syncwarp();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<unsigned*>(s + (st + 0u) * 4) = static_cast<unsigned>(a[0]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 2u) + 0x20u) * 4) = static_cast<unsigned>(a[1]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 4u) + 0x40u) * 4) = static_cast<unsigned>(a[2]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 6u) + 0x60u) * 4) = static_cast<unsigned>(a[3]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 8u) + 0x80u) * 4) = static_cast<unsigned>(a[4]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xau) + 0xa0u) * 4) = static_cast<unsigned>(a[5]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xcu) + 0xc0u) * 4) = static_cast<unsigned>(a[6]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xeu) + 0xe0u) * 4) = static_cast<unsigned>(a[7]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x10u) + 0x100u) * 4) = static_cast<unsigned>(a[8]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x12u) + 0x120u) * 4) = static_cast<unsigned>(a[9]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x14u) + 0x140u) * 4) = static_cast<unsigned>(a[10]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x16u) + 0x160u) * 4) = static_cast<unsigned>(a[11]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x18u) + 0x180u) * 4) = static_cast<unsigned>(a[12]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x1au) + 0x1a0u) * 4) = static_cast<unsigned>(a[13]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x1cu) + 0x1c0u) * 4) = static_cast<unsigned>(a[14]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x1eu) + 0x1e0u) * 4) = static_cast<unsigned>(a[15]);
+*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]), static_cast<unsigned>(a[2]), static_cast<unsigned>(a[3]));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x28u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[4]), static_cast<unsigned>(a[5]), static_cast<unsigned>(a[6]), static_cast<unsigned>(a[7]));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x50u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[8]), static_cast<unsigned>(a[9]), static_cast<unsigned>(a[10]), static_cast<unsigned>(a[11]));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x78u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[12]), static_cast<unsigned>(a[13]), static_cast<unsigned>(a[14]), static_cast<unsigned>(a[15]));
   }
   __syncwarp();
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 4); b[0] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 2u) + 0u) * 4); b[1] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 4); b[2] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 6u) + 0u) * 4); b[3] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 4); b[4] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xau) + 0u) * 4); b[5] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 4); b[6] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xeu) + 0u) * 4); b[7] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x10u) + 0u) * 4); b[8] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x12u) + 0u) * 4); b[9] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x14u) + 0u) * 4); b[10] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x16u) + 0u) * 4); b[11] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x18u) + 0u) * 4); b[12] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1au) + 0u) * 4); b[13] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1cu) + 0u) * 4); b[14] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x1eu) + 0u) * 4); b[15] = static_cast<unsigned>(v); }
+{  // ldmatrix.x4: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 4));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[0] = static_cast<unsigned>(w0); b[1] = static_cast<unsigned>(w1); b[2] = static_cast<unsigned>(w2); b[3] = static_cast<unsigned>(w3);
+    }
+{  // ldmatrix.x4: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x80u) * 4));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[4] = static_cast<unsigned>(w0); b[5] = static_cast<unsigned>(w1); b[6] = static_cast<unsigned>(w2); b[7] = static_cast<unsigned>(w3);
+    }
+{  // ldmatrix.x4: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x100u) * 4));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[8] = static_cast<unsigned>(w0); b[9] = static_cast<unsigned>(w1); b[10] = static_cast<unsigned>(w2); b[11] = static_cast<unsigned>(w3);
+    }
+{  // ldmatrix.x4: lane 8m+r gives row r of matrix m
+      unsigned w0, w1, w2, w3;
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x180u) * 4));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
+      b[12] = static_cast<unsigned>(w0); b[13] = static_cast<unsigned>(w1); b[14] = static_cast<unsigned>(w2); b[15] = static_cast<unsigned>(w3);
+    }
 
 }
 
