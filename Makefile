@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: setup run test examples docs gpu-check bench hip-toolchain clean
+.PHONY: setup run test examples docs gpu-check gpu-install bench hip-toolchain clean
 
 setup: $(STAMP)
 
@@ -38,9 +38,14 @@ gpu-check:
 	@echo "300+ random pairs through CuPy, compare every slot with NumPy, run compute-sanitizer and ncu,"
 	@echo "and write bench/gpu-check.md and bench/gpu-check.json."
 
-bench:
-	@echo "bench (not built yet, issue 6): on a GPU machine it will time llgen against Triton, naive and"
-	@echo "classic baselines (LOOP, STREAM, WAVEFRONTS) and write bench/report.md, report.json and a chart."
+# On the GPU machine (no internet): its system python3 has CuPy, Triton and torch.
+GPU_PY ?= python3
+
+gpu-install:
+	$(GPU_PY) -m pip install -q --no-deps --no-build-isolation -e .
+
+bench: gpu-install
+	$(GPU_PY) -m llgen.cli bench --suite core -o bench/
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -200,5 +200,110 @@ def swizzle(write_spec, read_spec, shape, dtype, warps, target) -> None:
     run(body)
 
 
+# ---------------------------------------------------------------------- pictures
+@main.command()
+@click.argument("spec", required=False)
+@click.option("--src", default=None, help="With --dst: draw the conversion SRC -> DST (or, with --swizzle, its shared layout).")
+@click.option("--dst", default=None, help="Destination layout of the conversion.")
+@click.option("--swizzle", "swizzle_name", type=click.Choice(["optimal", "classic", "unswizzled"]), default=None,
+              help="With --src/--dst: draw the bank map of this shared layout for the pair, as `llgen swizzle` builds it.")
+@click.option("--shape", default="128x128", show_default=True, help="Tensor shape, e.g. 16x32.")
+@click.option("--warps", default=4, show_default=True, type=int, help="Warps per CTA.")
+@click.option("--dtype", default="f16", show_default=True, help="Element type (bank maps: bytes per element).")
+@click.option("--target", default=None, help="sm_80 | sm_90 | gfx90a | gfx942 (default sm_90; sets the warp size).")
+@click.option("--path", "path_", default=None, help="Force the conversion's path (shuffle or shared).")
+@click.option("--matrix", is_flag=True, help="Draw the F2 matrix instead (source and destination for a conversion).")
+@click.option("--region", default=None, help="Draw rows r0:r1 and columns c0:c1 only (bank maps: segments and banks).")
+@click.option("--access", default=None,
+              help="Highlight one warp access into a memory layout: a layout SPEC, or src / dst with --swizzle.")
+@click.option("--step", default=0, show_default=True, type=int, help="Register step of the --access layout (warp 0).")
+@click.option("-o", "output", required=True, help="Output picture: FILE.svg or FILE.png.")
+def show(spec, src, dst, swizzle_name, shape, warps, dtype, target, path_, matrix, region, access, step, output) -> None:
+    """Draw SPEC (thread grid or bank map), its --matrix, or the conversion --src -> --dst, to an SVG or PNG."""
+    def body() -> None:
+        from . import show as pictures
+        from .dtypes import dtype as to_dtype
+        from .spec import parse_layout
+        from .target import target as to_target
+        pictures.check_output(output)
+        if (spec is None) == (src is None or dst is None) or (spec is not None and (src or dst)):
+            raise LlgenError("give either one layout SPEC or both --src and --dst.")
+        if swizzle_name and spec is not None:
+            raise LlgenError("--swizzle needs a conversion: give --src and --dst instead of SPEC.")
+        shp, dt = parse_shape(shape), to_dtype(dtype)
+        tgt = to_target(target or "sm_90")
+        reg = pictures.parse_region(region)
+        if spec is not None:
+            lay = parse_layout(spec, shp, warps, tgt.lanes if target else None, dt.bytes)
+            if access is not None and not pictures.is_memory(lay):
+                raise LlgenError("--access highlights an access into a memory layout, and this is a distributed layout.")
+            if matrix:
+                fig = pictures.matrix_figure(lay, spec)
+            elif pictures.is_memory(lay):
+                acc = parse_layout(access, shp, warps, tgt.lanes if target else None, dt.bytes) if access else None
+                fig = pictures.bank_map_figure(lay, dt.bytes, acc, step, reg, spec)
+            else:
+                fig = pictures.layout_figure(lay, reg, spec)
+        else:
+            p = _plan_from(src, dst, shape, dtype, warps, tgt.name, "shared" if swizzle_name else path_)
+            if swizzle_name:
+                from .plan import plan_conversion
+                p = plan_conversion(p.src, p.dst, p.dtype, p.target, path="shared", swizzle=swizzle_name, matrix=False)
+                drop = sorted(c.bit_length() - 1 for c in p.detail.round_vectors)
+                mem = pictures.memory_from_swizzle(p.detail.swizzle.columns, p.src.outs, drop)
+                if matrix:
+                    fig = pictures.matrix_figure(mem, f"{p.detail.swizzle.name} swizzle")
+                else:
+                    acc = {"src": p.src, "dst": p.dst, None: None}.get(access, False)
+                    if acc is False:
+                        acc = parse_layout(access, shp, warps, tgt.lanes, dt.bytes)
+                    fig = pictures.bank_map_figure(mem, dt.bytes, acc, step, reg, f"{p.detail.swizzle.name} swizzle")
+            elif access is not None:
+                raise LlgenError("--access highlights an access into a memory layout: add --swizzle to draw one for --src/--dst.")
+            elif matrix:
+                fig = pictures.matrices_figure([("source A", p.src), ("destination B", p.dst)])
+            else:
+                fig = pictures.conversion_figure(p, reg)
+        pictures.save(fig, output)
+    run(body)
+
+
+@main.command()
+@click.option("--suite", default=None, help="Benchmark a suite (core).")
+@_conversion_options
+@click.option("--measures", default="loop,stream", show_default=True, help="Comma list of loop, stream.")
+@click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
+@click.option("--rep", default=100, show_default=True, help="do_bench repetition time (ms) per measurement.")
+@click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")
+def bench(suite, src, dst, shape, dtype, warps, target, path_, measures, outdir, rep, no_triton) -> None:
+    """On a GPU: time llgen against Triton, naive and classic baselines; write the report."""
+    def body() -> None:
+        meas = {m.strip() for m in measures.split(",") if m.strip()}
+        if meas - {"loop", "stream"}:
+            raise LlgenError(f"unknown measure(s) {sorted(meas - {'loop', 'stream'})}; use loop, stream.")
+        cases = _cases(suite, src, dst, shape, dtype, warps, target)
+        try:
+            from .runtime.bench import run
+            from .runtime.report import write_report
+        except ImportError as e:
+            raise LlgenError(f"llgen bench needs a GPU machine with CuPy and Triton ({e.name} is missing).") from None
+        report = run(cases, target, sorted(meas), rep, not no_triton, log=lambda m: click.echo(m, err=True))
+        for p in write_report(report, outdir):
+            click.echo(str(p))
+    run(body)
+
+
+def _cases(suite, src, dst, shape, dtype, warps, target):
+    """The suite's cases, or one case from --src/--dst."""
+    if suite is not None:
+        if suite != "core":
+            raise LlgenError(f"unknown suite '{suite}'; known: core.")
+        from .suite import core
+        return core()
+    from .suite import Case
+    p = _plan_from(src, dst, shape, dtype, warps, target, None)
+    return [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)]
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,190 @@
+"""`llgen bench`: LOOP and STREAM (BENCHMARKS.md) for llgen's plans and their baselines, in one
+run on one GPU: naive (unswizzled, scalar), classic swizzle, forced shuffle / shared, and
+Triton's own convert_layout (Gluon) between the same layouts.
+
+Times are medians of `triton.testing.do_bench` (CUDA events; L2 flushed between reps) for every
+kernel, ours (launched through CuPy on the same default stream) and Triton's.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from llgen.emit import emit_bench
+from llgen.errors import LlgenError
+from llgen.plan import plan_conversion
+
+RAW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+KS = (64, 128)
+STREAM_BYTES = 1 << 30
+
+
+@dataclass
+class Variant:
+    name: str
+    fwd: object
+    bwd: object
+    results: dict = field(default_factory=dict)
+
+
+def variants(case, target: str) -> list[Variant]:
+    """llgen's own choice and every baseline that is valid for the case."""
+    def pair(**kw):
+        return (plan_conversion(case.src, case.dst, case.dtype, target, **kw),
+                plan_conversion(case.dst, case.src, case.dtype, target, **kw))
+
+    out = [Variant("llgen", *pair())]
+    for name, kw in (("naive", {"path": "shared", "swizzle": "unswizzled", "scalar": True}),
+                     ("classic", {"path": "shared", "swizzle": "classic", "matrix": False}),
+                     ("shared", {"path": "shared"}), ("shuffle", {"path": "shuffle"})):
+        try:
+            f, b = pair(**kw)
+        except LlgenError:  # a forced path that cannot work for this case
+            continue
+        if name in ("shared", "shuffle") and f.path == out[0].fwd.path and b.path == out[0].bwd.path:
+            continue  # the same kernels as llgen's own choice
+        out.append(Variant(name, f, b))
+    return out
+
+
+def _bench(fn, rep: int) -> float:
+    from triton.testing import do_bench
+    return do_bench(fn, warmup=20, rep=rep, return_mode="median")
+
+
+def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool, log) -> dict:
+    import cupy as cp
+    dev = cp.cuda.Device(0)
+    sms = dev.attributes["MultiProcessorCount"]
+    tile = 1 << case.src.total_out_bits
+    raw = RAW[_bytes(case.dtype)]
+    rng = np.random.default_rng()
+    res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {}}
+    threads = case.warps * 32
+    tiles_thr, tiles_lat = sms * 32, sms
+    x = cp.asarray(rng.integers(1, np.iinfo(raw).max, size=tile * tiles_thr, dtype=raw, endpoint=True))
+    y = cp.empty_like(x)
+    nstream = max(1, STREAM_BYTES // (tile * raw().itemsize))
+    xs = ys = None
+    if "stream" in measures:
+        xs = cp.asarray(rng.integers(1, np.iinfo(raw).max, size=tile * nstream, dtype=raw, endpoint=True))
+        ys = cp.empty_like(xs)
+    for v in variants(case, target):
+        log(f"  {case.id} / {v.name}: compile")
+        mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b"), options=("-std=c++17",))
+        loop, stream, copy = (mod.get_function(f"b_{k}") for k in ("loop", "stream", "copy"))
+        r = {"path": f"{v.fwd.path}/{v.bwd.path}", "regs": loop.num_regs, "local_bytes": loop.local_size_bytes,
+             "smem": max(_smem(v.fwd), _smem(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd)}
+        # correctness of the loop kernel (k = 3 round trips add 3 to every element's raw bits)
+        y[:] = 0
+        loop((tiles_thr,), (threads,), (x, y, np.int32(3)))
+        r["loop_correct"] = bool((y == (x + raw(3)).astype(raw)).all())
+        if "loop" in measures:
+            for grid, tag in ((tiles_thr, "thr"), (tiles_lat, "lat")):
+                t = {k: _bench(lambda k=k, g=grid, f=loop: f((g,), (threads,), (x, y, np.int32(k))), rep) for k in KS}
+                tiles = grid if tag == "thr" else 1
+                r[f"loop_{tag}_ns"] = (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * tiles)
+            r["loop_per_sm_ns"] = r["loop_thr_ns"] * sms
+        if "stream" in measures:
+            grid = min(nstream, sms * 32)
+            ys[:] = 0
+            stream((grid,), (threads,), (xs, ys, np.int32(nstream), raw(0)))
+            r["stream_correct"] = bool((ys == xs).all())
+            args = (xs, ys, np.int32(nstream), raw(0))
+            ts = _bench(lambda f=stream, g=grid, a=args: f((g,), (threads,), a), rep)
+            tc = _bench(lambda f=copy, g=grid, a=args: f((g,), (threads,), a), rep)
+            r.update(stream_ms=ts, copy_ms=tc, stream_ratio=ts / tc,
+                     copy_GBps=2 * xs.nbytes / tc / 1e6)
+        res["variants"][v.name] = r
+        log(f"  {case.id} / {v.name}: {_short(r)}")
+    if with_triton:
+        res["variants"]["triton"] = _triton(case, x, y, xs, nstream, sms, rep, log)
+    return res
+
+
+def _triton(case, x, y, xs, nstream, sms, rep, log) -> dict:
+    import torch
+
+    from .gluon import TORCH_DTYPES, TritonCase
+    r = {}
+    try:
+        tdt = getattr(torch, TORCH_DTYPES[case.dtype])
+        tx = torch.as_tensor(x, device="cuda").view(tdt)
+        ty = torch.empty_like(tx)
+        tc = TritonCase(case.src, case.dst, case.warps)
+        tc.loop(tx, ty, 1, sms * 32)
+        for grid, tag in ((sms * 32, "thr"), (sms, "lat")):
+            t = {k: _bench(lambda k=k, g=grid: tc.loop(tx, ty, k, g), rep) for k in KS}
+            tiles = grid if tag == "thr" else 1
+            r[f"loop_{tag}_ns"] = (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * tiles)
+        r["loop_per_sm_ns"] = r["loop_thr_ns"] * sms
+        r.update(tc.resources())
+        if xs is not None:
+            txs = torch.as_tensor(xs, device="cuda").view(tdt)
+            tys = torch.empty_like(txs)
+            r["stream_ms"] = _bench(lambda: tc.stream(txs, tys, 0.0, nstream), rep)
+            r["copy_ms"] = _bench(lambda: tc.stream(txs, tys, 0.0, nstream, convert=False), rep)
+            r["stream_ratio"] = r["stream_ms"] / r["copy_ms"]
+        r["path"] = "triton"
+    except Exception as e:  # noqa: BLE001 - Triton's failure is reported, the rest of the run goes on
+        r["error"] = repr(e)[:500]
+    log(f"  {case.id} / triton: {_short(r)}")
+    return r
+
+
+def _bytes(dtype: str) -> int:
+    from llgen.dtypes import dtype as to_dtype
+    return to_dtype(dtype).bytes
+
+
+def _smem(plan) -> int:
+    return plan.detail.scratch_bytes if plan.path == "shared" else 0
+
+
+def _wf(fwd, bwd) -> dict:
+    out = {}
+    for tag, p in (("fwd", fwd), ("bwd", bwd)):
+        if p.path == "shared":
+            d = p.detail
+            out[tag] = {"st": d.predicted_store_wavefronts, "ld": d.predicted_load_wavefronts, "floor": d.floor_wavefronts}
+    return out
+
+
+def _short(r: dict) -> str:
+    keys = ("path", "loop_per_sm_ns", "loop_lat_ns", "stream_ratio", "regs", "loop_correct", "error")
+    return ", ".join(f"{k}={r[k]:.3g}" if isinstance(r.get(k), float) else f"{k}={r[k]}" for k in keys if k in r)
+
+
+def device_info() -> dict:
+    import subprocess
+
+    import cupy as cp
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    info = {"device": props["name"].decode(), "sms": props["multiProcessorCount"],
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cuda_runtime": cp.cuda.runtime.runtimeGetVersion()}
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem",
+                            "--format=csv,noheader"], capture_output=True, text=True, check=False, timeout=20)
+        info["nvidia_smi"] = q.stdout.strip()
+    except Exception as e:  # noqa: BLE001 - informational only
+        info["nvidia_smi"] = repr(e)
+    return info
+
+
+def run(cases, target: str = "sm_90", measures=("loop", "stream"), rep: int = 100, with_triton: bool = True,
+        log=print) -> dict:
+    """Benchmark ``cases``; returns the report dict (see write_report)."""
+    report = {"info": device_info(), "measures": list(measures), "cases": []}
+    for case in cases:
+        log(f"[{len(report['cases']) + 1}/{len(cases)}] {case.id}")
+        report["cases"].append(run_case(case, target, set(measures), rep, with_triton, log))
+    report["info"]["date_end"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    return report
+
+
+def write_json(report: dict, path: str) -> None:
+    with open(path, "w") as f:
+        json.dump(report, f, indent=1, default=str)
