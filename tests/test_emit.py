@@ -2,73 +2,19 @@
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
-from llgen import LinearLayout
 from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
+from llgen.randlayout import random_plans
 from llgen.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
 
 ROOT = Path(__file__).resolve().parents[1]
-DTYPES = ["f64", "i64", "f32", "i32", "f16", "bf16", "i16", "f8e4m3", "f8e5m2", "i8"]
-
-
-def random_layout(rng: random.Random, nbits: int, lane_bits: int, warp_bits: int, shape) -> LinearLayout:
-    """A random distributed layout: a permutation of the tensor bits over register/lane/warp,
-    with a few zero (broadcast) columns mixed in where the hardware has spare bits."""
-    bits = list(range(nbits))
-    rng.shuffle(bits)
-    hw = lane_bits + warp_bits
-    slots = ["lane"] * lane_bits + ["warp"] * warp_bits
-    nreg = max(0, nbits - hw)
-    cols = {"register": [], "lane": [], "warp": []}
-    zeros = max(0, hw - nbits)
-    pool = bits[:]
-    for kind in slots:
-        if zeros and rng.random() < 0.5:
-            cols[kind].append(0)
-            zeros -= 1
-        elif pool:
-            cols[kind].append(1 << pool.pop())
-        else:
-            cols[kind].append(0)
-    cols["register"] = [1 << b for b in pool] + [0] * rng.choice([0, 0, 1])
-    del nreg
-    col_bits = shape[1].bit_length() - 1
-
-    def coords(c):
-        return [c >> col_bits, c & ((1 << col_bits) - 1)]
-    bases = {k: [coords(c) for c in v] for k, v in cols.items()}
-    return LinearLayout.from_bases(bases, {"dim0": shape[0], "dim1": shape[1]})
-
-
-def random_plans(n: int, seed: int, target: str):
-    rng = random.Random(seed)
-    lanes = 32 if target.startswith("sm") else 64
-    plans = []
-    while len(plans) < n:
-        warp_bits = rng.randint(0, 2)
-        nbits = rng.randint(6 + warp_bits, 10)
-        rows = rng.randint(1, nbits - 1)
-        shape = (1 << rows, 1 << (nbits - rows))
-        lb = lanes.bit_length() - 1
-        a = random_layout(rng, nbits, lb, warp_bits, shape)
-        b = random_layout(rng, nbits, lb, warp_bits, shape)
-        if not (a.is_surjective() and b.is_surjective()):
-            continue
-        path = rng.choice([None, None, "shared", "shuffle"])
-        try:
-            plans.append(plan_conversion(a, b, rng.choice(DTYPES), target, path=path))
-        except Exception as e:  # a forced path that cannot work
-            if "cannot" not in str(e):
-                raise
-    return plans
 
 
 def expected_counts(plan) -> dict:
