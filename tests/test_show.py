@@ -1,0 +1,310 @@
+"""`llgen show`: every kind of picture renders, its SVG parses and holds exactly the cells and
+labels the layout implies, PNGs have the promised size and are not blank, bad input is one
+sentence with exit status 2 and no file, and a 128x128 layout draws in under 2 s."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+import llgen
+from click.testing import CliRunner
+from llgen import show
+from llgen.cli import main
+from llgen.plan import plan_conversion
+from llgen.spec import parse_layout
+
+L = llgen.LinearLayout
+SVG = "{http://www.w3.org/2000/svg}"
+A16 = ("#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "
+       "warp = [], block = []}>")
+B16 = ("#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "
+       "warp = [], block = []}>")
+
+
+def transpose_pair():
+    return parse_layout(A16, (16, 32), 1, 32, 4), parse_layout(B16, (16, 32), 1, 32, 4)
+
+
+def svg_of(fig, tmp_path, name="x.svg") -> ET.Element:
+    path = tmp_path / name
+    show.save(fig, path)
+    return ET.parse(path).getroot()
+
+
+def groups(root: ET.Element, prefix: str) -> dict[str, ET.Element]:
+    """Elements whose id starts with ``prefix`` (the ids show.py puts on its artists)."""
+    return {e.get("id"): e for e in root.iter() if (e.get("id") or "").startswith(prefix)}
+
+
+def text_of(elem: ET.Element) -> str:
+    return "\n".join(t.text or "" for t in elem.iter(f"{SVG}text"))
+
+
+def cell_count(root: ET.Element) -> int:
+    return sum(len(list(g.iter(f"{SVG}path"))) for g in groups(root, "cells").values() if g.get("id") == "cells")
+
+
+def expected_owner_labels(lay: L) -> dict[tuple[int, int], str]:
+    """(row, col) -> T<lane>:R<reg> of the lowest slot, computed by brute force apart from show.py."""
+    cols = lay.shape[-1]
+    copies = {}
+    first = {}
+    for x in range(1 << lay.total_in_bits):
+        y = lay.apply_flat(x)
+        copies[y] = copies.get(y, 0) + 1
+        first.setdefault(y, x)
+    out = {}
+    for y, x in first.items():
+        reg = x & ((1 << lay.in_bits("register")) - 1)
+        lane = (x >> lay.in_bits("register")) & ((1 << lay.in_bits("lane")) - 1)
+        label = f"T{lane}:R{reg}" + (f" +{copies[y] - 1}" if copies[y] > 1 else "")
+        out[divmod(y, cols)] = label
+    return out
+
+
+# ---------------------------------------------------------------------- distributed layouts
+@pytest.mark.parametrize("spec,shape,warps", [
+    ("blocked:spt=1x2,tpw=4x8,wpc=1x1,order=1x0", (16, 32), 1),
+    ("mma:wpc=1x1", (16, 8), 1),
+    ("blocked:spt=1x1,tpw=4x8,wpc=1x1,order=1x0", (2, 8), 1),      # broadcast: lanes 16..31 replicate 0..15
+    ("mfma:32", (32, 32), 1),                                       # wave64
+])
+def test_grid_has_one_cell_and_one_owner_label_per_element(tmp_path, spec, shape, warps):
+    lay = parse_layout(spec, shape, warps)
+    root = svg_of(show.layout_figure(lay, name=spec), tmp_path)
+    labels = groups(root, "lbl-")
+    assert cell_count(root) == len(labels) == shape[0] * shape[1]
+    want = expected_owner_labels(lay)
+    got = {tuple(int(v) for v in k.split("-")[1:]): text_of(e) for k, e in labels.items()}
+    assert got == want
+
+
+def test_broadcast_cells_say_how_many_replicas(tmp_path):
+    lay = parse_layout("blocked:spt=1x1,tpw=4x8,wpc=1x1,order=1x0", (2, 8), 1)
+    labels = groups(svg_of(show.layout_figure(lay), tmp_path), "lbl-")
+    assert labels and all(text_of(e).endswith(" +1") for e in labels.values())
+
+
+def test_wave64_lanes_reach_63(tmp_path):
+    lay = parse_layout("mfma:32", (32, 32), 1)
+    assert lay.in_size("lane") == 64
+    texts = [text_of(e) for e in groups(svg_of(show.layout_figure(lay), tmp_path), "lbl-").values()]
+    lanes = {int(re.match(r"T(\d+):", t).group(1)) for t in texts}
+    assert lanes == set(range(64))
+
+
+def test_warps_are_named_on_a_second_line(tmp_path):
+    lay = parse_layout("blocked:spt=1x4,tpw=8x4,wpc=2x1,order=1x0", (32, 16), 2)
+    texts = [text_of(e) for e in groups(svg_of(show.layout_figure(lay), tmp_path), "lbl-").values()]
+    assert len(texts) == 512 and {t.split("\n")[1] for t in texts} == {"W0", "W1"}
+
+
+def test_large_layout_is_one_image_without_labels(tmp_path):
+    lay = parse_layout("blocked", (128, 128), 4)
+    root = svg_of(show.layout_figure(lay), tmp_path)
+    assert groups(root, "cells-image") and not groups(root, "lbl-")
+    assert "labels omitted" in text_of(groups(root, "title")["title"])
+
+
+def test_region_draws_part_of_a_large_tensor(tmp_path):
+    lay = parse_layout("blocked", (256, 256), 4)
+    root = svg_of(show.layout_figure(lay, region=(8, 16, 32, 64)), tmp_path)
+    labels = groups(root, "lbl-")
+    assert cell_count(root) == len(labels) == 8 * 32
+    assert {tuple(int(v) for v in k.split("-")[1:]) for k in labels} == {(r, c) for r in range(8, 16) for c in range(32, 64)}
+
+
+# ---------------------------------------------------------------------- the matrix
+@pytest.mark.parametrize("spec,shape", [("mma:wpc=1x1", (16, 8)), ("swizzled:vec=2,per_phase=1,max_phase=4", (4, 8)),
+                                        ("mfma:32", (32, 32))])
+def test_matrix_has_one_cell_per_set_bit_and_labelled_bits(tmp_path, spec, shape):
+    lay = parse_layout(spec, shape, 1)
+    root = svg_of(show.matrix_figure(lay), tmp_path)
+    ones = groups(root, "ones")["ones"]
+    assert len(list(ones.iter(f"{SVG}path"))) == sum(c.bit_count() for c in lay.cols)
+    from llgen.view import hardware_bit_names, logical_bit_names
+    assert set(groups(root, "row-")) == {f"row-{n}" for n in logical_bit_names(lay)}
+    assert set(groups(root, "col-")) == {f"col-{n}" for n in hardware_bit_names(lay)}
+
+
+def test_transpose_matrix_rows_are_n_then_m(tmp_path):
+    a, _ = transpose_pair()
+    root = svg_of(show.matrix_figure(a), tmp_path)
+    assert {k[4:] for k in groups(root, "row-")} == {"n0", "n1", "n2", "n3", "n4", "m0", "m1", "m2", "m3"}
+
+
+# ---------------------------------------------------------------------- bank maps
+def swizzle_memory(name: str):
+    a, b = transpose_pair()
+    p = plan_conversion(a, b, "f32", "sm_90", path="shared", swizzle=name, matrix=False)
+    return show.memory_from_swizzle(p.detail.swizzle.columns, a.outs), a, b
+
+
+@pytest.mark.parametrize("name,hits,wavefronts", [
+    ("unswizzled", {0: 16, 1: 16}, 16),
+    ("classic", {b: 2 for b in range(16)}, 2),
+    ("optimal", {b: 1 for b in range(32)}, 1),
+])
+def test_transpose_bank_maps_show_16_2_1(tmp_path, name, hits, wavefronts):
+    mem, a, b = swizzle_memory(name)
+    for step in range(b.in_size("register")):
+        acc = show.access_step(mem, b, step, 4)
+        assert acc.wavefronts == wavefronts and sorted(acc.banks.values()) == sorted(hits.values())
+    root = svg_of(show.bank_map_figure(mem, 4, b, 0, name=name), tmp_path)
+    labels = groups(root, "lbl-")
+    assert cell_count(root) == len(labels) == 512
+    # every cell names its logical coordinate, which sits at the offset the memory layout gives it
+    for key, e in labels.items():
+        seg, k = (int(v) for v in key.split("-")[1:])
+        m, n = (int(v) for v in text_of(e).split("\n")[0].split(","))
+        assert mem.apply_flat(seg * 32 + k) == m * 32 + n
+    counts = {int(k.split("-")[1]): int(text_of(e)) for k, e in groups(root, "hitcount-").items()}
+    assert counts == {bk: hits.get(bk, 0) for bk in range(32)}
+    assert len(groups(root, "hits-")) == 32
+    assert sum("\nT" in text_of(e) for e in labels.values()) == 32  # the 32 lanes of the access
+    # the store (A, rows) is conflict-free under all three
+    assert show.access_step(mem, a, 0, 4).wavefronts == 1
+
+
+def test_conflicting_banks_are_red(tmp_path):
+    mem, _, b = swizzle_memory("classic")
+    root = svg_of(show.bank_map_figure(mem, 4, b, 0), tmp_path)
+    styles = {k: ET.tostring(e).decode() for k, e in groups(root, "hits-").items()}
+    assert all("#d62728" in styles[f"hits-{bk}"] for bk in range(16))
+
+
+def test_memory_layout_spec_and_sub_word_elements(tmp_path):
+    lay = parse_layout("swizzled:vec=2,per_phase=1,max_phase=4", (4, 8), 4, None, 2)
+    root = svg_of(show.bank_map_figure(lay, 2), tmp_path)
+    assert cell_count(root) == len(groups(root, "lbl-")) == 32  # 32 f16 elements, two per bank word
+    lay8 = parse_layout("swizzled:vec=1,per_phase=1,max_phase=1", (4, 8), 4, None, 8)
+    root = svg_of(show.bank_map_figure(lay8, 8), tmp_path, "y.svg")
+    assert cell_count(root) == len(groups(root, "lbl-")) == 32  # f64: each spans two banks
+
+
+def test_bank_map_of_a_distributed_layout_is_refused():
+    a, _ = transpose_pair()
+    with pytest.raises(llgen.LlgenError, match="memory layout"):
+        show.bank_map_figure(a, 4)
+
+
+# ---------------------------------------------------------------------- conversions
+def test_shared_conversion_shows_both_grids_and_the_bank_map(tmp_path):
+    a, b = transpose_pair()
+    p = plan_conversion(a, b, "f32", "sm_90")
+    root = svg_of(show.conversion_figure(p), tmp_path)
+    for side in ("src-", "dst-", "smem-"):
+        assert len(groups(root, side + "lbl-")) == 512
+        assert len(list(groups(root, side + "cells")[side + "cells"].iter(f"{SVG}path"))) == 512
+    assert "path: shared" in text_of(groups(root, "path")["path"])
+    assert len(groups(root, "smem-hits-")) == 32
+
+
+def test_shuffle_conversion_lists_its_rounds(tmp_path):
+    a = L.from_bases({"register": [[0, 1]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "warp": []}, {"dim0": 8, "dim1": 8})
+    b = L.from_bases({"register": [[4, 0]], "lane": [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0]], "warp": []}, {"dim0": 8, "dim1": 8})
+    p = plan_conversion(a, b, "f32", "sm_90")
+    assert p.path == "shuffle"
+    root = svg_of(show.conversion_figure(p), tmp_path)
+    assert set(groups(root, "round-")) == {f"round-{i}" for i in range(p.detail.num_rounds)}
+    assert len(groups(root, "src-lbl-")) == len(groups(root, "dst-lbl-")) == 64
+
+
+# ---------------------------------------------------------------------- PNG, determinism
+@pytest.mark.parametrize("make", [
+    lambda: show.layout_figure(parse_layout("mfma:32", (32, 32), 1)),
+    lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, swizzle_memory("optimal")[2], 0),
+    lambda: show.matrix_figure(transpose_pair()[0]),
+    lambda: show.layout_figure(parse_layout("blocked", (128, 128), 4)),
+])
+def test_png_has_the_promised_size_and_is_not_blank(tmp_path, make):
+    from matplotlib.image import imread
+    fig = make()
+    path = tmp_path / "x.png"
+    show.save(fig, path)
+    img = imread(path)
+    assert (img.shape[1], img.shape[0]) == show.figure_size_px(fig)
+    rgb = img[..., :3].reshape(-1, 3)
+    assert (rgb < 0.95).any(axis=1).mean() > 0.05
+    assert len({tuple(x) for x in (rgb * 255).astype(int)[::7].tolist()}) > 10
+
+
+def test_svg_is_deterministic(tmp_path):
+    mem, _, b = swizzle_memory("optimal")
+    show.save(show.bank_map_figure(mem, 4, b, 0), tmp_path / "1.svg")
+    show.save(show.bank_map_figure(mem, 4, b, 0), tmp_path / "2.svg")
+    assert (tmp_path / "1.svg").read_bytes() == (tmp_path / "2.svg").read_bytes()
+
+
+# ---------------------------------------------------------------------- the command
+def invoke(*args):
+    return CliRunner().invoke(main, ["show", *args])
+
+
+@pytest.mark.parametrize("args", [
+    ["blocked:spt=1x1,tpw=4x8,wpc=1x1,order=1x0", "--shape", "2x8", "--warps", "1"],
+    ["mfma:32", "--shape", "32x32", "--warps", "1"],
+    ["mfma:32", "--shape", "32x32", "--warps", "1", "--matrix"],
+    ["swizzled:vec=2,per_phase=1,max_phase=4", "--shape", "4x8"],
+    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1"],
+    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--matrix"],
+    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--swizzle", "classic", "--access", "dst",
+     "--step", "3"],
+    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--swizzle", "optimal", "--matrix"],
+    ["blocked", "--shape", "256x256", "--region", "0:16,0:32"],
+])
+@pytest.mark.parametrize("ext", ["svg", "png"])
+def test_command_draws_every_kind(tmp_path, args, ext):
+    out = tmp_path / f"pic.{ext}"
+    res = invoke(*args, "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert out.stat().st_size > 1000
+    if ext == "svg":
+        ET.parse(out)
+    assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary left behind
+
+
+@pytest.mark.parametrize("args,words", [
+    (["blocked", "--shape", "256x256"], "--region"),
+    (["blocked", "--shape", "16x16", "--warps", "1"], ".svg or .png"),
+    (["blocked", "--shape", "32x32", "--access", "blocked"], "distributed layout"),
+    (["--src", A16, "--dst", B16, "--shape", "16x32", "--warps", "1", "--dtype", "f32", "--access", "dst"], "--swizzle"),
+    (["blocked", "--src", "blocked", "--dst", "mma"], "either"),
+    (["blocked", "--region", "0:9999,0:8"], "outside"),
+    (["blocked", "--region", "rows"], "r0:r1,c0:c1"),
+    (["swizzled:vec=2,per_phase=1,max_phase=4", "--shape", "4x8", "--access", "blocked:spt=1x1,tpw=4x8,wpc=1x1",
+      "--warps", "1", "--step", "9"], "--step"),
+])
+def test_bad_input_is_one_sentence_exit_2_and_no_file(tmp_path, args, words):
+    ext = "jpg" if words == ".svg or .png" else "svg"
+    out = tmp_path / f"pic.{ext}"
+    res = invoke(*args, "-o", str(out))
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("error: ") and res.output.count("\n") == 1 and words in res.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_128x128_draws_in_under_2_seconds(tmp_path):
+    exe = Path(sys.executable).parent / "llgen"
+    for ext in ("svg", "png"):
+        t = time.time()
+        r = subprocess.run([str(exe), "show", "blocked", "--shape", "128x128", "-o", str(tmp_path / f"b.{ext}")],
+                           capture_output=True, text=True, check=False)
+        took = time.time() - t
+        assert r.returncode == 0, r.stderr
+        assert took < 2.0, f"llgen show 128x128 .{ext} took {took:.2f} s"
+
+
+def test_the_cli_does_not_import_matplotlib():
+    r = subprocess.run([sys.executable, "-c", "import sys, llgen.cli; print('matplotlib' in sys.modules)"],
+                       capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "False"
