@@ -77,7 +77,8 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
         mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b"), options=("-std=c++17",))
         loop, stream, copy = (mod.get_function(f"b_{k}") for k in ("loop", "stream", "copy"))
         r = {"path": f"{v.fwd.path}/{v.bwd.path}", "regs": loop.num_regs, "local_bytes": loop.local_size_bytes,
-             "smem": max(_smem(v.fwd), _smem(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd)}
+             "smem": max(_smem(v.fwd), _smem(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd),
+             "ideal_clocks": (_ideal_clocks(v.fwd) + _ideal_clocks(v.bwd)) / 2}
         # correctness of the loop kernel (k = 3 round trips add 3 to every element's raw bits)
         y[:] = 0
         loop((tiles_thr,), (threads,), (x, y, np.int32(3)))
@@ -142,6 +143,16 @@ def _bytes(dtype: str) -> int:
 
 def _smem(plan) -> int:
     return plan.detail.scratch_bytes if plan.path == "shared" else 0
+
+
+def _ideal_clocks(plan) -> float:
+    """Clocks of one SM for one conversion at the hardware's limit: the data-volume floor of
+    shared-memory wavefronts, or one warp-wide shuffle per clock; 0 when no data moves."""
+    if plan.path == "shared":
+        return plan.detail.floor_wavefronts
+    if plan.path == "shuffle":
+        return plan.detail.shuffles * plan.warps
+    return 0.0
 
 
 def _wf(fwd, bwd) -> dict:
