@@ -33,10 +33,12 @@ examples: setup
 docs:
 	@echo "docs (not built yet, issue 7): will draw docs/img/ with llgen show and regenerate the CLI reference."
 
-gpu-check:
-	@echo "gpu-check (not built yet, issue 5): on a GPU machine it will compile and run every suite case and"
-	@echo "300+ random pairs through CuPy, compare every slot with NumPy, run compute-sanitizer and ncu,"
-	@echo "and write bench/gpu-check.md and bench/gpu-check.json."
+# On the GPU machine, as one command (about 7 minutes; no internet needed): every suite case by every path and
+# 300+ random pairs against NumPy, ncu's shared-memory counters against the planner, compute-sanitizer memcheck,
+# synccheck and racecheck; writes bench/gpu-check.md and .json (and copies them to $$OUT when set).
+# GPU_CHECK_ARGS passes options through, e.g. GPU_CHECK_ARGS="--skip racecheck --budget 300".
+gpu-check: gpu-install
+	$(GPU_PY) bench/gpu_check.py $(GPU_CHECK_ARGS)
 
 # On the GPU machine (no internet): its system python3 has CuPy, Triton and torch.
 GPU_PY ?= python3

@@ -305,5 +305,28 @@ def _cases(suite, src, dst, shape, dtype, warps, target):
     return [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)]
 
 
+@main.command("check")
+@_conversion_options
+@click.option("--suite", type=click.Choice(["core"]), default=None, help="Every case of a suite, by every valid path.")
+@click.option("--random", "n_random", type=int, default=0, help="N random layout pairs (with --seed).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random pairs.")
+@click.option("--tiles", type=int, default=1000, show_default=True, help="Tiles per run of the stacked-tile kernel.")
+@click.option("--runs", type=int, default=1, show_default=True, help="Runs per kernel, each on fresh random input.")
+@click.option("--report", "report_prefix", default=None, help="Write PREFIX.md and PREFIX.json.")
+def check_command(src, dst, shape, dtype, warps, target, path_, suite, n_random, seed, tiles, runs, report_prefix) -> None:
+    """On a GPU: compile, run, and compare every slot, replica and output element with NumPy, bit for bit.
+
+    One case (--src/--dst ...), a suite (--suite core) or random pairs (--random N). Exit status 1 on any
+    mismatch (the first bad slot is printed), 2 on bad input or when no GPU runtime is present."""
+    def body() -> None:
+        from .runtime.checkcmd import run_check  # the one command that reaches into llgen.runtime, lazily
+        plan = None if suite or n_random else _plan_from(src, dst, shape, dtype, warps, target, path_)
+        code = run_check(plan, suite=suite, n_random=n_random, seed=seed, target=target, tiles=tiles, runs=runs,
+                         report=report_prefix)
+        if code:
+            sys.exit(code)
+    run(body)
+
+
 if __name__ == "__main__":
     main()

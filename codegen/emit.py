@@ -7,6 +7,7 @@ plain dict to the Jinja templates. Same inputs, same bytes.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .errors import LlgenError
@@ -51,9 +52,13 @@ def emit_bench(fwd, bwd, name: str) -> str:
     check_name(name)
     env = _env()
     cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
+    a, b = RegArray("a", fwd.dtype.bits, fwd.n_in), RegArray("b", fwd.dtype.bits, fwd.n_out)
     ctx = {
         "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
-        "threads": cf["threads"], "tile": cf["tile"], "n_a": fwd.n_in, "n_b": fwd.n_out,
+        "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
+        "inc_b": [f"b[{k}] = {b.add_each(k, '1u')};" for k in range(b.words)],
+        "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
+        "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
         "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]), "fwd_smem": cf["smem_bytes"], "bwd_smem": cb["smem_bytes"],
         "fwd_source": env.get_template("convert.j2").render(**cf), "bwd_source": env.get_template("convert.j2").render(**cb),
     }
@@ -87,89 +92,157 @@ def affine_expr(aff: Affine, lane_bits: int) -> str:
     return " ^ ".join(terms)
 
 
-def pack_words(regs: list[int], bits: int, arr: str) -> list[str]:
-    """C expressions of the 32-bit words holding registers ``regs`` (raw bits) in memory order."""
-    if bits == 64:
+@dataclass(frozen=True)
+class RegArray:
+    """A thread's registers as the generated code holds them. Elements of 8 or 16 bits are packed
+    into 32-bit words (element j in word j / per, at bit bits * (j % per)), so a 128-element f16
+    tile costs 64 registers, as Triton's code does; 32- and 64-bit elements take one each."""
+
+    name: str
+    bits: int
+    count: int  # elements
+
+    @property
+    def per(self) -> int:
+        return 32 // self.bits if self.bits < 32 else 1
+
+    @property
+    def words(self) -> int:
+        return max(1, self.count // self.per)
+
+    @property
+    def ctype(self) -> str:
+        return "unsigned long long" if self.bits == 64 else "unsigned"
+
+    def elem(self, j: int) -> str:
+        """Element j's raw bits (an unsigned expression)."""
+        if self.per == 1:
+            return f"{self.name}[{j}]"
+        k, s = divmod(j, self.per)
+        word = f"{self.name}[{k}]"
+        if s == self.per - 1:
+            return f"({word} >> {self.bits * s})"
+        mask = hexu((1 << self.bits) - 1)
+        return f"({word} & {mask})" if s == 0 else f"(({word} >> {self.bits * s}) & {mask})"
+
+    def set(self, j: int, value: str) -> str:
+        """A statement that stores ``value`` (raw bits) as element j."""
+        if self.per == 1:
+            return f"{self.name}[{j}] = {value};"
+        k, s = divmod(j, self.per)
+        keep = hexu(0xFFFFFFFF ^ (((1 << self.bits) - 1) << (self.bits * s)))
+        shifted = f"(({value}) << {self.bits * s})" if s else f"({value})"
+        return f"{self.name}[{k}] = ({self.name}[{k}] & {keep}) | {shifted};"
+
+    def _aligned_word(self, regs: list[int]) -> int | None:
+        """The word index when ``regs`` are exactly one packed word in order."""
+        k = regs[0] // self.per if regs else 0
+        return k if regs == [k * self.per + i for i in range(self.per)] else None
+
+    def words_of(self, regs: list[int]) -> list[str]:
+        """32-bit words holding elements ``regs`` in memory order."""
+        if self.bits == 64:
+            return [w for r in regs for w in (f"static_cast<unsigned>({self.name}[{r}])",
+                                              f"static_cast<unsigned>({self.name}[{r}] >> 32)")]
         out = []
-        for r in regs:
-            out += [f"static_cast<unsigned>({arr}[{r}])", f"static_cast<unsigned>({arr}[{r}] >> 32)"]
+        for i in range(0, len(regs), self.per):
+            chunk = regs[i:i + self.per]
+            k = self._aligned_word(chunk)
+            if k is not None:
+                out.append(f"{self.name}[{k}]")
+                continue
+            parts = [self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(chunk)]
+            out.append(parts[0] if len(parts) == 1 else "(" + ") | (".join(parts) + ")")
         return out
-    per = 32 // bits
-    words = []
-    for i in range(0, len(regs), per):
-        chunk = regs[i:i + per]
-        parts = [f"static_cast<unsigned>({arr}[{r}])" + (f" << {bits * j}" if j else "") for j, r in enumerate(chunk)]
-        words.append(" | ".join(parts) if len(parts) == 1 else "(" + ") | (".join(parts) + ")")
-    return words
 
+    def fill(self, regs: list[int], words: list[str]) -> list[str]:
+        """Statements that store the 32-bit words ``words`` into elements ``regs``."""
+        if self.bits == 64:
+            return [f"{self.name}[{r}] = static_cast<unsigned long long>({words[2 * i]}) | "
+                    f"(static_cast<unsigned long long>({words[2 * i + 1]}) << 32);" for i, r in enumerate(regs)]
+        out = []
+        mask = hexu((1 << self.bits) - 1) if self.bits < 32 else None
+        for i in range(0, len(regs), self.per):
+            chunk, w = regs[i:i + self.per], words[i // self.per]
+            k = self._aligned_word(chunk)
+            if k is not None:
+                out.append(f"{self.name}[{k}] = {w};")
+                continue
+            for j, r in enumerate(chunk):
+                part = w if mask is None else (f"(({w} >> {self.bits * j}) & {mask})" if j else f"({w} & {mask})")
+                out.append(self.set(r, part))
+        return out
 
-def unpack_words(regs: list[int], bits: int, arr: str, words: list[str], raw: str) -> list[str]:
-    """Statements filling registers ``regs`` from the 32-bit words ``words``."""
-    if bits == 64:
-        return [f"{arr}[{r}] = static_cast<{raw}>({words[2 * i]}) | (static_cast<{raw}>({words[2 * i + 1]}) << 32);"
-                for i, r in enumerate(regs)]
-    per = 32 // bits
-    out = []
-    for j, r in enumerate(regs):
-        w, k = words[j // per], j % per
-        out.append(f"{arr}[{r}] = static_cast<{raw}>({w}" + (f" >> {bits * k}" if k else "") + ");")
-    return out
+    def small(self, regs: list[int]) -> tuple[str, list[str]]:
+        """A vector narrower than 32 bits: its value, and the statements that unpack ``v``."""
+        mask = hexu((1 << self.bits) - 1)
+        value = " | ".join(self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(regs))
+        unpack = [self.set(r, f"((v >> {self.bits * j}) & {mask})" if j else f"(v & {mask})") for j, r in enumerate(regs)]
+        return value, unpack
+
+    def add_each(self, k: int, value: str) -> str:
+        """Word k with ``value`` added to each element (SWAR; carries stay inside elements)."""
+        w = f"{self.name}[{k}]"
+        if self.per == 1:
+            return f"{w} + {value}"
+        lane_ones = sum(1 << (self.bits * i) for i in range(self.per))
+        high = hexu(lane_ones << (self.bits - 1))
+        low = hexu(0xFFFFFFFF ^ (lane_ones << (self.bits - 1)))
+        y = f"(static_cast<unsigned>({value}) * {hexu(lane_ones)})"
+        return f"((({w} & {low}) + ({y} & {low})) ^ (({w} ^ {y}) & {high}))"
 
 
 VEC_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned", 8: "uint2", 16: "uint4"}
 
 
-def _access_ctx(plan, side, arr: str, store: bool, base: str) -> list[dict]:
+def _vector(regs_arr: RegArray, regs: list[int], elem_bytes: int) -> dict:
+    """A vector access of elements ``regs``: its C type, the value to store, and the statements
+    that unpack a loaded ``v``."""
+    nbytes = len(regs) * elem_bytes
+    vtype = VEC_TYPES[nbytes]
+    if nbytes < 4:
+        value, unpack = regs_arr.small(regs)
+        return {"vtype": vtype, "value": f"static_cast<{vtype}>({value})", "unpack": unpack}
+    words = regs_arr.words_of(regs)
+    value = words[0] if len(words) == 1 else f"make_{vtype}({', '.join(words)})"
+    names = ["v"] if len(words) == 1 else [f"v.{c}" for c in "xyzw"[:len(words)]]
+    return {"vtype": vtype, "value": value, "unpack": regs_arr.fill(regs, names)}
+
+
+def _addr(base: str, xor_const: int, add_const: int) -> str:
+    return f"(({base} ^ {hexu(xor_const)}) + {hexu(add_const)})" if xor_const else f"({base} + {hexu(add_const)})"
+
+
+def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[dict]:
     """Each instruction of a shared side as printable pieces."""
-    dt = plan.dtype
     out = []
     for ins in side.instrs:
         regs = list(ins.regs)
-        addr = f"(({base} ^ {hexu(ins.xor_const)}) + {hexu(ins.add_const)})" if ins.xor_const else f"({base} + {hexu(ins.add_const)})"
-        d = {"regs": regs, "addr": addr, "round": ins.round}
+        d = {"regs": regs, "addr": _addr(base, ins.xor_const, ins.add_const), "round": ins.round}
         if side.matrices:
-            nwords = side.matrices
-            d["words"] = pack_words(regs, dt.bits, arr) if store else [f"w{i}" for i in range(nwords)]
-            d["unpack"] = [] if store else unpack_words(regs, dt.bits, arr, [f"w{i}" for i in range(nwords)], dt.raw)
+            loaded = [f"w{i}" for i in range(side.matrices)]
+            d["words"] = arr.words_of(regs) if store else loaded
+            d["unpack"] = [] if store else arr.fill(regs, loaded)
         else:
-            nbytes = len(regs) * dt.bytes
-            d["vtype"] = VEC_TYPES[nbytes]
-            if nbytes < 4:
-                d["value"] = f"{arr}[{regs[0]}]" if len(regs) == 1 else \
-                    "static_cast<unsigned short>(" + " | ".join(f"({arr}[{r}] << {8 * j})" for j, r in enumerate(regs)) + ")"
-                d["unpack"] = [f"{arr}[{regs[0]}] = v;"] if len(regs) == 1 else \
-                    [f"{arr}[{r}] = static_cast<{dt.raw}>(v >> {8 * j});" for j, r in enumerate(regs)]
-            else:
-                words = pack_words(regs, dt.bits, arr)
-                comps = ["x", "y", "z", "w"][:len(words)]
-                d["value"] = words[0] if len(words) == 1 else f"make_{d['vtype']}({', '.join(words)})"
-                names = ["v"] if len(words) == 1 else [f"v.{c}" for c in comps]
-                d["unpack"] = unpack_words(regs, dt.bits, arr, names, dt.raw)
+            d.update(_vector(arr, regs, plan.dtype.bytes))
         out.append(d)
     return out
 
 
-def _shuffle_ctx(plan) -> dict:
+def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:
     d = plan.detail
-    dt = plan.dtype
     lb = plan.target.lane_bits
     r0 = d.rounds[0]
     send_img = _image(r0.send_reg)
     recv_img = _image(r0.recv_reg)
     packa = [sum(x for j, x in enumerate(d.pack_a) if t >> j & 1) for t in range(1 << len(d.pack_a))]
     packb = [sum(x for j, x in enumerate(d.pack_b) if t >> j & 1) for t in range(1 << len(d.pack_b))]
+    nwords = d.words_per_element if plan.dtype.bits == 64 else 1
     rounds = []
     for r in d.rounds:
-        sends = []
-        for s in send_img:
-            reg = r.send_reg.const ^ s
-            sends.append({"sel": s, "words": pack_words([reg ^ o for o in packa], dt.bits, "a")})
-        recvs = []
-        nwords = d.words_per_element if dt.bits == 64 else 1
-        for s in recv_img:
-            reg = r.recv_reg.const ^ s
-            recvs.append({"sel": s, "stmts": unpack_words([reg ^ o for o in packb], dt.bits, "b",
-                                                          [f"w{i}" for i in range(nwords)], dt.raw)})
+        sends = [{"sel": s, "words": a.words_of([r.send_reg.const ^ s ^ o for o in packa])} for s in send_img]
+        recvs = [{"sel": s, "stmts": b.fill([r.recv_reg.const ^ s ^ o for o in packb], [f"w{i}" for i in range(nwords)])}
+                 for s in recv_img]
         rounds.append({"index": r.index, "op": r.op, "xor_mask": r.xor_mask, "src": hexu(r.src_lane.const),
                        "sends": sends, "recvs": recvs, "nwords": nwords})
     return {
@@ -186,26 +259,10 @@ def _image(aff: Affine) -> list[int]:
     return sorted(f2.span(f2.reduce(aff.cols)))
 
 
-def _global_ctx(plan, layout, arr: str) -> dict:
+def _global_ctx(plan, layout, arr: RegArray) -> dict:
     io = global_io(layout, plan.dtype, plan.target)
-    dt = plan.dtype
-    items = []
-    for ins in io.instrs:
-        regs = list(ins.regs)
-        nbytes = len(regs) * dt.bytes
-        addr = f"((g ^ {hexu(ins.xor_const)}) + {hexu(ins.add_const)})" if ins.xor_const else f"(g + {hexu(ins.add_const)})"
-        vtype = VEC_TYPES[nbytes]
-        if nbytes < 4:
-            value = f"{arr}[{regs[0]}]" if len(regs) == 1 else \
-                "static_cast<unsigned short>(" + " | ".join(f"({arr}[{r}] << {8 * j})" for j, r in enumerate(regs)) + ")"
-            unpack = [f"{arr}[{regs[0]}] = v;"] if len(regs) == 1 else \
-                [f"{arr}[{r}] = static_cast<{dt.raw}>(v >> {8 * j});" for j, r in enumerate(regs)]
-        else:
-            words = pack_words(regs, dt.bits, arr)
-            value = words[0] if len(words) == 1 else f"make_{vtype}({', '.join(words)})"
-            names = ["v"] if len(words) == 1 else [f"v.{c}" for c in "xyzw"[:len(words)]]
-            unpack = unpack_words(regs, dt.bits, arr, names, dt.raw)
-        items.append({"addr": addr, "vtype": vtype, "value": value, "unpack": unpack})
+    items = [dict(_vector(arr, list(ins.regs), plan.dtype.bytes), addr=_addr("g", ins.xor_const, ins.add_const))
+             for ins in io.instrs]
     return {"thread": affine_expr(io.thread_offset, plan.target.lane_bits), "accesses": items,
             "skip_lane": io.skip_lane_mask, "skip_warp": io.skip_warp_mask}
 
@@ -222,20 +279,23 @@ def _body_ctx(plan) -> dict:
     """The printable conversion body of one plan."""
     lb = plan.target.lane_bits
     d = plan.detail
+    a, b = RegArray("a", plan.dtype.bits, plan.n_in), RegArray("b", plan.dtype.bits, plan.n_out)
+    copies = [b.set(j, b.elem(k)) for j, k in plan.out_copies]
     if plan.path in ("noop", "registers"):
-        return {"path": plan.path, "perm": list(d.perm)}
+        stmts = b.fill(list(range(plan.n_out)), a.words_of(list(d.perm)))
+        return {"path": plan.path, "perm_stmts": stmts, "copies": copies}
     if plan.path == "shuffle":
-        return {"path": plan.path, "shuffle": _shuffle_ctx(plan)}
+        return {"path": plan.path, "shuffle": _shuffle_ctx(plan, a, b), "copies": copies}
     return {"path": plan.path, "shared": {
         "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync,
         "st_op": d.store.op, "ld_op": d.load.op, "st_matrices": d.store.matrices, "ld_matrices": d.load.matrices,
         "st_thread": affine_expr(d.store.thread_offset, lb), "ld_thread": affine_expr(d.load.thread_offset, lb),
         "st_pred": d.store.predicate_warp_mask,
-        "stores": _access_ctx(plan, d.store, "a", True, "st"), "loads": _access_ctx(plan, d.load, "b", False, "ld"),
+        "stores": _access_ctx(plan, d.store, a, True, "st"), "loads": _access_ctx(plan, d.load, b, False, "ld"),
         "st_wf": d.store.wavefronts_per_instr, "ld_wf": d.load.wavefronts_per_instr,
         "columns": [hexu(c) for c in d.swizzle.columns],
         "sw_vec": d.swizzle.vec, "sw_bank": d.swizzle.bank, "sw_seg": d.swizzle.seg,
-    }}
+    }, "copies": copies}
 
 
 def context(plan, name: str) -> dict:
@@ -247,10 +307,15 @@ def context(plan, name: str) -> dict:
         "dtype": dt.name, "ctype": dt.cuda if tgt.lang == "cuda" else dt.hip, "raw": dt.raw, "bytes": dt.bytes,
         "bits": dt.bits, "lanes": tgt.lanes, "lane_bits": lb, "warps": plan.warps, "threads": plan.warps * tgt.lanes,
         "n_in": plan.n_in, "n_out": plan.n_out, "shape": "x".join(map(str, plan.src.shape)),
-        "tile": 1 << plan.src.total_out_bits, "out_copies": list(plan.out_copies),
+        "tile": 1 << plan.src.total_out_bits,
         "src_json": plan.src.to_dict(), "dst_json": plan.dst.to_dict(),
-        "load_src": _global_ctx(plan, plan.src, "a"), "store_dst": _global_ctx(plan, plan.dst, "b"),
     }
+    a, b = RegArray("a", dt.bits, plan.n_in), RegArray("b", dt.bits, plan.n_out)
+    ctx.update(word=a.ctype, na=a.words, nb=b.words, per=a.per,
+               load_src=_global_ctx(plan, plan.src, a), store_dst=_global_ctx(plan, plan.dst, b),
+               a_elems=[a.elem(i) for i in range(plan.n_in)], b_elems=[b.elem(j) for j in range(plan.n_out)],
+               a_sets=[a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(in[{i}]))") for i in range(plan.n_in)],
+               b_sets=[b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(plan.n_out)])
     ctx["body"] = _body_ctx(plan)
     ctx["smem_bytes"] = _smem_bytes(plan)
     ctx["fallback"] = None

@@ -25,11 +25,14 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned char; a[] holds A's registers, b[] fills B's.
-__device__ __forceinline__ void convert_bits(const unsigned char (&a)[64], unsigned char (&b)[128], void* smem) {
+// The conversion on raw bits. Registers are packed 4 per unsigned (8-bit elements);
+// a[] holds A's registers, b[] receives B's.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   // shared memory, swizzle optimal: offset bits [vec 4 | bank 3 | seg 6]
   // offset bit -> element (flat row-major index): 1u, 2u, 0x10u, 0x20u, 4u, 8u, 0x40u, 0x84u, 0x108u, 0x200u, 0x400u, 0x800u, 0x1000u
@@ -42,33 +45,33 @@ __device__ __forceinline__ void convert_bits(const unsigned char (&a)[64], unsig
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 1));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 8) | (static_cast<unsigned>(a[2]) << 16) | (static_cast<unsigned>(a[3]) << 24)), "r"((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 8) | (static_cast<unsigned>(a[6]) << 16) | (static_cast<unsigned>(a[7]) << 24)), "r"((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 8) | (static_cast<unsigned>(a[10]) << 16) | (static_cast<unsigned>(a[11]) << 24)), "r"((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 8) | (static_cast<unsigned>(a[14]) << 16) | (static_cast<unsigned>(a[15]) << 24)) : "memory");
+                   :: "r"(p), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x800u) * 1));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 8) | (static_cast<unsigned>(a[18]) << 16) | (static_cast<unsigned>(a[19]) << 24)), "r"((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 8) | (static_cast<unsigned>(a[22]) << 16) | (static_cast<unsigned>(a[23]) << 24)), "r"((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 8) | (static_cast<unsigned>(a[26]) << 16) | (static_cast<unsigned>(a[27]) << 24)), "r"((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 8) | (static_cast<unsigned>(a[30]) << 16) | (static_cast<unsigned>(a[31]) << 24)) : "memory");
+                   :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1000u) * 1));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 8) | (static_cast<unsigned>(a[34]) << 16) | (static_cast<unsigned>(a[35]) << 24)), "r"((static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 8) | (static_cast<unsigned>(a[38]) << 16) | (static_cast<unsigned>(a[39]) << 24)), "r"((static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 8) | (static_cast<unsigned>(a[42]) << 16) | (static_cast<unsigned>(a[43]) << 24)), "r"((static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 8) | (static_cast<unsigned>(a[46]) << 16) | (static_cast<unsigned>(a[47]) << 24)) : "memory");
+                   :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1800u) * 1));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 8) | (static_cast<unsigned>(a[50]) << 16) | (static_cast<unsigned>(a[51]) << 24)), "r"((static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 8) | (static_cast<unsigned>(a[54]) << 16) | (static_cast<unsigned>(a[55]) << 24)), "r"((static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 8) | (static_cast<unsigned>(a[58]) << 16) | (static_cast<unsigned>(a[59]) << 24)), "r"((static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 8) | (static_cast<unsigned>(a[62]) << 16) | (static_cast<unsigned>(a[63]) << 24)) : "memory");
+                   :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
     }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 1); b[0] = static_cast<unsigned char>(v.x); b[1] = static_cast<unsigned char>(v.x >> 8); b[2] = static_cast<unsigned char>(v.x >> 16); b[3] = static_cast<unsigned char>(v.x >> 24); b[8] = static_cast<unsigned char>(v.y); b[9] = static_cast<unsigned char>(v.y >> 8); b[10] = static_cast<unsigned char>(v.y >> 16); b[11] = static_cast<unsigned char>(v.y >> 24); b[16] = static_cast<unsigned char>(v.z); b[17] = static_cast<unsigned char>(v.z >> 8); b[18] = static_cast<unsigned char>(v.z >> 16); b[19] = static_cast<unsigned char>(v.z >> 24); b[24] = static_cast<unsigned char>(v.w); b[25] = static_cast<unsigned char>(v.w >> 8); b[26] = static_cast<unsigned char>(v.w >> 16); b[27] = static_cast<unsigned char>(v.w >> 24); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0u) * 1); b[4] = static_cast<unsigned char>(v.x); b[5] = static_cast<unsigned char>(v.x >> 8); b[6] = static_cast<unsigned char>(v.x >> 16); b[7] = static_cast<unsigned char>(v.x >> 24); b[12] = static_cast<unsigned char>(v.y); b[13] = static_cast<unsigned char>(v.y >> 8); b[14] = static_cast<unsigned char>(v.y >> 16); b[15] = static_cast<unsigned char>(v.y >> 24); b[20] = static_cast<unsigned char>(v.z); b[21] = static_cast<unsigned char>(v.z >> 8); b[22] = static_cast<unsigned char>(v.z >> 16); b[23] = static_cast<unsigned char>(v.z >> 24); b[28] = static_cast<unsigned char>(v.w); b[29] = static_cast<unsigned char>(v.w >> 8); b[30] = static_cast<unsigned char>(v.w >> 16); b[31] = static_cast<unsigned char>(v.w >> 24); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 1); b[32] = static_cast<unsigned char>(v.x); b[33] = static_cast<unsigned char>(v.x >> 8); b[34] = static_cast<unsigned char>(v.x >> 16); b[35] = static_cast<unsigned char>(v.x >> 24); b[40] = static_cast<unsigned char>(v.y); b[41] = static_cast<unsigned char>(v.y >> 8); b[42] = static_cast<unsigned char>(v.y >> 16); b[43] = static_cast<unsigned char>(v.y >> 24); b[48] = static_cast<unsigned char>(v.z); b[49] = static_cast<unsigned char>(v.z >> 8); b[50] = static_cast<unsigned char>(v.z >> 16); b[51] = static_cast<unsigned char>(v.z >> 24); b[56] = static_cast<unsigned char>(v.w); b[57] = static_cast<unsigned char>(v.w >> 8); b[58] = static_cast<unsigned char>(v.w >> 16); b[59] = static_cast<unsigned char>(v.w >> 24); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x800u) * 1); b[36] = static_cast<unsigned char>(v.x); b[37] = static_cast<unsigned char>(v.x >> 8); b[38] = static_cast<unsigned char>(v.x >> 16); b[39] = static_cast<unsigned char>(v.x >> 24); b[44] = static_cast<unsigned char>(v.y); b[45] = static_cast<unsigned char>(v.y >> 8); b[46] = static_cast<unsigned char>(v.y >> 16); b[47] = static_cast<unsigned char>(v.y >> 24); b[52] = static_cast<unsigned char>(v.z); b[53] = static_cast<unsigned char>(v.z >> 8); b[54] = static_cast<unsigned char>(v.z >> 16); b[55] = static_cast<unsigned char>(v.z >> 24); b[60] = static_cast<unsigned char>(v.w); b[61] = static_cast<unsigned char>(v.w >> 8); b[62] = static_cast<unsigned char>(v.w >> 16); b[63] = static_cast<unsigned char>(v.w >> 24); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 1); b[64] = static_cast<unsigned char>(v.x); b[65] = static_cast<unsigned char>(v.x >> 8); b[66] = static_cast<unsigned char>(v.x >> 16); b[67] = static_cast<unsigned char>(v.x >> 24); b[72] = static_cast<unsigned char>(v.y); b[73] = static_cast<unsigned char>(v.y >> 8); b[74] = static_cast<unsigned char>(v.y >> 16); b[75] = static_cast<unsigned char>(v.y >> 24); b[80] = static_cast<unsigned char>(v.z); b[81] = static_cast<unsigned char>(v.z >> 8); b[82] = static_cast<unsigned char>(v.z >> 16); b[83] = static_cast<unsigned char>(v.z >> 24); b[88] = static_cast<unsigned char>(v.w); b[89] = static_cast<unsigned char>(v.w >> 8); b[90] = static_cast<unsigned char>(v.w >> 16); b[91] = static_cast<unsigned char>(v.w >> 24); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1000u) * 1); b[68] = static_cast<unsigned char>(v.x); b[69] = static_cast<unsigned char>(v.x >> 8); b[70] = static_cast<unsigned char>(v.x >> 16); b[71] = static_cast<unsigned char>(v.x >> 24); b[76] = static_cast<unsigned char>(v.y); b[77] = static_cast<unsigned char>(v.y >> 8); b[78] = static_cast<unsigned char>(v.y >> 16); b[79] = static_cast<unsigned char>(v.y >> 24); b[84] = static_cast<unsigned char>(v.z); b[85] = static_cast<unsigned char>(v.z >> 8); b[86] = static_cast<unsigned char>(v.z >> 16); b[87] = static_cast<unsigned char>(v.z >> 24); b[92] = static_cast<unsigned char>(v.w); b[93] = static_cast<unsigned char>(v.w >> 8); b[94] = static_cast<unsigned char>(v.w >> 16); b[95] = static_cast<unsigned char>(v.w >> 24); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 1); b[96] = static_cast<unsigned char>(v.x); b[97] = static_cast<unsigned char>(v.x >> 8); b[98] = static_cast<unsigned char>(v.x >> 16); b[99] = static_cast<unsigned char>(v.x >> 24); b[104] = static_cast<unsigned char>(v.y); b[105] = static_cast<unsigned char>(v.y >> 8); b[106] = static_cast<unsigned char>(v.y >> 16); b[107] = static_cast<unsigned char>(v.y >> 24); b[112] = static_cast<unsigned char>(v.z); b[113] = static_cast<unsigned char>(v.z >> 8); b[114] = static_cast<unsigned char>(v.z >> 16); b[115] = static_cast<unsigned char>(v.z >> 24); b[120] = static_cast<unsigned char>(v.w); b[121] = static_cast<unsigned char>(v.w >> 8); b[122] = static_cast<unsigned char>(v.w >> 16); b[123] = static_cast<unsigned char>(v.w >> 24); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1800u) * 1); b[100] = static_cast<unsigned char>(v.x); b[101] = static_cast<unsigned char>(v.x >> 8); b[102] = static_cast<unsigned char>(v.x >> 16); b[103] = static_cast<unsigned char>(v.x >> 24); b[108] = static_cast<unsigned char>(v.y); b[109] = static_cast<unsigned char>(v.y >> 8); b[110] = static_cast<unsigned char>(v.y >> 16); b[111] = static_cast<unsigned char>(v.y >> 24); b[116] = static_cast<unsigned char>(v.z); b[117] = static_cast<unsigned char>(v.z >> 8); b[118] = static_cast<unsigned char>(v.z >> 16); b[119] = static_cast<unsigned char>(v.z >> 24); b[124] = static_cast<unsigned char>(v.w); b[125] = static_cast<unsigned char>(v.w >> 8); b[126] = static_cast<unsigned char>(v.w >> 16); b[127] = static_cast<unsigned char>(v.w >> 24); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 1); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0u) * 1); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 1); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x800u) * 1); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 1); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1000u) * 1); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 1); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1800u) * 1); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 4 | bank 3 | seg 6]
@@ -79,10 +82,10 @@ __device__ __forceinline__ void convert_bits(const unsigned char (&a)[64], unsig
   const unsigned ld = ((lane & 1u) << 6) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 6) ^ (lane & 0x10u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 1) = make_uint4((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 8) | (static_cast<unsigned>(a[2]) << 16) | (static_cast<unsigned>(a[3]) << 24), (static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 8) | (static_cast<unsigned>(a[6]) << 16) | (static_cast<unsigned>(a[7]) << 24), (static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 8) | (static_cast<unsigned>(a[10]) << 16) | (static_cast<unsigned>(a[11]) << 24), (static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 8) | (static_cast<unsigned>(a[14]) << 16) | (static_cast<unsigned>(a[15]) << 24));
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 1) = make_uint4((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 8) | (static_cast<unsigned>(a[18]) << 16) | (static_cast<unsigned>(a[19]) << 24), (static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 8) | (static_cast<unsigned>(a[22]) << 16) | (static_cast<unsigned>(a[23]) << 24), (static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 8) | (static_cast<unsigned>(a[26]) << 16) | (static_cast<unsigned>(a[27]) << 24), (static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 8) | (static_cast<unsigned>(a[30]) << 16) | (static_cast<unsigned>(a[31]) << 24));
-*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 1) = make_uint4((static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 8) | (static_cast<unsigned>(a[34]) << 16) | (static_cast<unsigned>(a[35]) << 24), (static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 8) | (static_cast<unsigned>(a[38]) << 16) | (static_cast<unsigned>(a[39]) << 24), (static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 8) | (static_cast<unsigned>(a[42]) << 16) | (static_cast<unsigned>(a[43]) << 24), (static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 8) | (static_cast<unsigned>(a[46]) << 16) | (static_cast<unsigned>(a[47]) << 24));
-*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 1) = make_uint4((static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 8) | (static_cast<unsigned>(a[50]) << 16) | (static_cast<unsigned>(a[51]) << 24), (static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 8) | (static_cast<unsigned>(a[54]) << 16) | (static_cast<unsigned>(a[55]) << 24), (static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 8) | (static_cast<unsigned>(a[58]) << 16) | (static_cast<unsigned>(a[59]) << 24), (static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 8) | (static_cast<unsigned>(a[62]) << 16) | (static_cast<unsigned>(a[63]) << 24));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 1) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + (st + 0x800u) * 1) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 1) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 1) = make_uint4(a[12], a[13], a[14], a[15]);
   }
   __syncthreads();
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
@@ -90,135 +93,523 @@ __device__ __forceinline__ void convert_bits(const unsigned char (&a)[64], unsig
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[0] = static_cast<unsigned char>(w0); b[1] = static_cast<unsigned char>(w0 >> 8); b[2] = static_cast<unsigned char>(w0 >> 16); b[3] = static_cast<unsigned char>(w0 >> 24); b[4] = static_cast<unsigned char>(w1); b[5] = static_cast<unsigned char>(w1 >> 8); b[6] = static_cast<unsigned char>(w1 >> 16); b[7] = static_cast<unsigned char>(w1 >> 24); b[8] = static_cast<unsigned char>(w2); b[9] = static_cast<unsigned char>(w2 >> 8); b[10] = static_cast<unsigned char>(w2 >> 16); b[11] = static_cast<unsigned char>(w2 >> 24); b[12] = static_cast<unsigned char>(w3); b[13] = static_cast<unsigned char>(w3 >> 8); b[14] = static_cast<unsigned char>(w3 >> 16); b[15] = static_cast<unsigned char>(w3 >> 24);
+      b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[16] = static_cast<unsigned char>(w0); b[17] = static_cast<unsigned char>(w0 >> 8); b[18] = static_cast<unsigned char>(w0 >> 16); b[19] = static_cast<unsigned char>(w0 >> 24); b[20] = static_cast<unsigned char>(w1); b[21] = static_cast<unsigned char>(w1 >> 8); b[22] = static_cast<unsigned char>(w1 >> 16); b[23] = static_cast<unsigned char>(w1 >> 24); b[24] = static_cast<unsigned char>(w2); b[25] = static_cast<unsigned char>(w2 >> 8); b[26] = static_cast<unsigned char>(w2 >> 16); b[27] = static_cast<unsigned char>(w2 >> 24); b[28] = static_cast<unsigned char>(w3); b[29] = static_cast<unsigned char>(w3 >> 8); b[30] = static_cast<unsigned char>(w3 >> 16); b[31] = static_cast<unsigned char>(w3 >> 24);
+      b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x800u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[32] = static_cast<unsigned char>(w0); b[33] = static_cast<unsigned char>(w0 >> 8); b[34] = static_cast<unsigned char>(w0 >> 16); b[35] = static_cast<unsigned char>(w0 >> 24); b[36] = static_cast<unsigned char>(w1); b[37] = static_cast<unsigned char>(w1 >> 8); b[38] = static_cast<unsigned char>(w1 >> 16); b[39] = static_cast<unsigned char>(w1 >> 24); b[40] = static_cast<unsigned char>(w2); b[41] = static_cast<unsigned char>(w2 >> 8); b[42] = static_cast<unsigned char>(w2 >> 16); b[43] = static_cast<unsigned char>(w2 >> 24); b[44] = static_cast<unsigned char>(w3); b[45] = static_cast<unsigned char>(w3 >> 8); b[46] = static_cast<unsigned char>(w3 >> 16); b[47] = static_cast<unsigned char>(w3 >> 24);
+      b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x800u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[48] = static_cast<unsigned char>(w0); b[49] = static_cast<unsigned char>(w0 >> 8); b[50] = static_cast<unsigned char>(w0 >> 16); b[51] = static_cast<unsigned char>(w0 >> 24); b[52] = static_cast<unsigned char>(w1); b[53] = static_cast<unsigned char>(w1 >> 8); b[54] = static_cast<unsigned char>(w1 >> 16); b[55] = static_cast<unsigned char>(w1 >> 24); b[56] = static_cast<unsigned char>(w2); b[57] = static_cast<unsigned char>(w2 >> 8); b[58] = static_cast<unsigned char>(w2 >> 16); b[59] = static_cast<unsigned char>(w2 >> 24); b[60] = static_cast<unsigned char>(w3); b[61] = static_cast<unsigned char>(w3 >> 8); b[62] = static_cast<unsigned char>(w3 >> 16); b[63] = static_cast<unsigned char>(w3 >> 24);
+      b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1000u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[64] = static_cast<unsigned char>(w0); b[65] = static_cast<unsigned char>(w0 >> 8); b[66] = static_cast<unsigned char>(w0 >> 16); b[67] = static_cast<unsigned char>(w0 >> 24); b[68] = static_cast<unsigned char>(w1); b[69] = static_cast<unsigned char>(w1 >> 8); b[70] = static_cast<unsigned char>(w1 >> 16); b[71] = static_cast<unsigned char>(w1 >> 24); b[72] = static_cast<unsigned char>(w2); b[73] = static_cast<unsigned char>(w2 >> 8); b[74] = static_cast<unsigned char>(w2 >> 16); b[75] = static_cast<unsigned char>(w2 >> 24); b[76] = static_cast<unsigned char>(w3); b[77] = static_cast<unsigned char>(w3 >> 8); b[78] = static_cast<unsigned char>(w3 >> 16); b[79] = static_cast<unsigned char>(w3 >> 24);
+      b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1000u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[80] = static_cast<unsigned char>(w0); b[81] = static_cast<unsigned char>(w0 >> 8); b[82] = static_cast<unsigned char>(w0 >> 16); b[83] = static_cast<unsigned char>(w0 >> 24); b[84] = static_cast<unsigned char>(w1); b[85] = static_cast<unsigned char>(w1 >> 8); b[86] = static_cast<unsigned char>(w1 >> 16); b[87] = static_cast<unsigned char>(w1 >> 24); b[88] = static_cast<unsigned char>(w2); b[89] = static_cast<unsigned char>(w2 >> 8); b[90] = static_cast<unsigned char>(w2 >> 16); b[91] = static_cast<unsigned char>(w2 >> 24); b[92] = static_cast<unsigned char>(w3); b[93] = static_cast<unsigned char>(w3 >> 8); b[94] = static_cast<unsigned char>(w3 >> 16); b[95] = static_cast<unsigned char>(w3 >> 24);
+      b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1800u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[96] = static_cast<unsigned char>(w0); b[97] = static_cast<unsigned char>(w0 >> 8); b[98] = static_cast<unsigned char>(w0 >> 16); b[99] = static_cast<unsigned char>(w0 >> 24); b[100] = static_cast<unsigned char>(w1); b[101] = static_cast<unsigned char>(w1 >> 8); b[102] = static_cast<unsigned char>(w1 >> 16); b[103] = static_cast<unsigned char>(w1 >> 24); b[104] = static_cast<unsigned char>(w2); b[105] = static_cast<unsigned char>(w2 >> 8); b[106] = static_cast<unsigned char>(w2 >> 16); b[107] = static_cast<unsigned char>(w2 >> 24); b[108] = static_cast<unsigned char>(w3); b[109] = static_cast<unsigned char>(w3 >> 8); b[110] = static_cast<unsigned char>(w3 >> 16); b[111] = static_cast<unsigned char>(w3 >> 24);
+      b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1800u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[112] = static_cast<unsigned char>(w0); b[113] = static_cast<unsigned char>(w0 >> 8); b[114] = static_cast<unsigned char>(w0 >> 16); b[115] = static_cast<unsigned char>(w0 >> 24); b[116] = static_cast<unsigned char>(w1); b[117] = static_cast<unsigned char>(w1 >> 8); b[118] = static_cast<unsigned char>(w1 >> 16); b[119] = static_cast<unsigned char>(w1 >> 24); b[120] = static_cast<unsigned char>(w2); b[121] = static_cast<unsigned char>(w2 >> 8); b[122] = static_cast<unsigned char>(w2 >> 16); b[123] = static_cast<unsigned char>(w2 >> 24); b[124] = static_cast<unsigned char>(w3); b[125] = static_cast<unsigned char>(w3 >> 8); b[126] = static_cast<unsigned char>(w3 >> 16); b[127] = static_cast<unsigned char>(w3 >> 24);
+      b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3;
     }
 
 #endif
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 16; ++k) a[k] = 0u;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 1); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 1); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 1); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);
+  if (((lane & 0u) | (warp & 1u)) != 0u) return;
+  *reinterpret_cast<unsigned*>(p + (g + 0u) * 1) = b[0];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 1) = b[1];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 1) = b[2];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 1) = b[3];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 1) = b[4];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 1) = b[5];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 1) = b[6];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 1) = b[7];
+  *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 1) = b[8];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x800u) * 1) = b[9];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x800u) * 1) = b[10];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x800u) * 1) = b[11];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x800u) * 1) = b[12];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x800u) * 1) = b[13];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x800u) * 1) = b[14];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x800u) * 1) = b[15];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1000u) * 1) = b[16];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1000u) * 1) = b[17];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1000u) * 1) = b[18];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1000u) * 1) = b[19];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1000u) * 1) = b[20];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1000u) * 1) = b[21];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1000u) * 1) = b[22];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1000u) * 1) = b[23];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1800u) * 1) = b[24];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1800u) * 1) = b[25];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1800u) * 1) = b[26];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1800u) * 1) = b[27];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1800u) * 1) = b[28];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1800u) * 1) = b[29];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1800u) * 1) = b[30];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1800u) * 1) = b[31];
 }
 
 // The conversion on typed registers (any 1-byte element type).
 template <class T>
 __device__ __forceinline__ void convert(const T (&in)[64], T (&out)[128], void* smem) {
   static_assert(sizeof(T) == 1, "this conversion was generated for 1-byte elements");
-  unsigned char a[64];
-  unsigned char b[128];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) a[i] = bit_cast<unsigned char>(in[i]);
+  unsigned a[16] = {};
+  unsigned b[32];
+  a[0] = (a[0] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[0])));
+  a[0] = (a[0] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[1]))) << 8);
+  a[0] = (a[0] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[2]))) << 16);
+  a[0] = (a[0] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[3]))) << 24);
+  a[1] = (a[1] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[4])));
+  a[1] = (a[1] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[5]))) << 8);
+  a[1] = (a[1] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[6]))) << 16);
+  a[1] = (a[1] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[7]))) << 24);
+  a[2] = (a[2] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[8])));
+  a[2] = (a[2] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[9]))) << 8);
+  a[2] = (a[2] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[10]))) << 16);
+  a[2] = (a[2] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[11]))) << 24);
+  a[3] = (a[3] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[12])));
+  a[3] = (a[3] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[13]))) << 8);
+  a[3] = (a[3] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[14]))) << 16);
+  a[3] = (a[3] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[15]))) << 24);
+  a[4] = (a[4] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[16])));
+  a[4] = (a[4] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[17]))) << 8);
+  a[4] = (a[4] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[18]))) << 16);
+  a[4] = (a[4] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[19]))) << 24);
+  a[5] = (a[5] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[20])));
+  a[5] = (a[5] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[21]))) << 8);
+  a[5] = (a[5] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[22]))) << 16);
+  a[5] = (a[5] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[23]))) << 24);
+  a[6] = (a[6] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[24])));
+  a[6] = (a[6] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[25]))) << 8);
+  a[6] = (a[6] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[26]))) << 16);
+  a[6] = (a[6] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[27]))) << 24);
+  a[7] = (a[7] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[28])));
+  a[7] = (a[7] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[29]))) << 8);
+  a[7] = (a[7] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[30]))) << 16);
+  a[7] = (a[7] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[31]))) << 24);
+  a[8] = (a[8] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[32])));
+  a[8] = (a[8] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[33]))) << 8);
+  a[8] = (a[8] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[34]))) << 16);
+  a[8] = (a[8] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[35]))) << 24);
+  a[9] = (a[9] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[36])));
+  a[9] = (a[9] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[37]))) << 8);
+  a[9] = (a[9] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[38]))) << 16);
+  a[9] = (a[9] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[39]))) << 24);
+  a[10] = (a[10] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[40])));
+  a[10] = (a[10] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[41]))) << 8);
+  a[10] = (a[10] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[42]))) << 16);
+  a[10] = (a[10] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[43]))) << 24);
+  a[11] = (a[11] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[44])));
+  a[11] = (a[11] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[45]))) << 8);
+  a[11] = (a[11] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[46]))) << 16);
+  a[11] = (a[11] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[47]))) << 24);
+  a[12] = (a[12] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[48])));
+  a[12] = (a[12] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[49]))) << 8);
+  a[12] = (a[12] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[50]))) << 16);
+  a[12] = (a[12] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[51]))) << 24);
+  a[13] = (a[13] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[52])));
+  a[13] = (a[13] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[53]))) << 8);
+  a[13] = (a[13] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[54]))) << 16);
+  a[13] = (a[13] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[55]))) << 24);
+  a[14] = (a[14] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[56])));
+  a[14] = (a[14] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[57]))) << 8);
+  a[14] = (a[14] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[58]))) << 16);
+  a[14] = (a[14] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[59]))) << 24);
+  a[15] = (a[15] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[60])));
+  a[15] = (a[15] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[61]))) << 8);
+  a[15] = (a[15] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[62]))) << 16);
+  a[15] = (a[15] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[63]))) << 24);
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 128; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned char>((b[0] & 0xffu)));
+  out[1] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 8) & 0xffu)));
+  out[2] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 16) & 0xffu)));
+  out[3] = bit_cast<T>(static_cast<unsigned char>((b[0] >> 24)));
+  out[4] = bit_cast<T>(static_cast<unsigned char>((b[1] & 0xffu)));
+  out[5] = bit_cast<T>(static_cast<unsigned char>(((b[1] >> 8) & 0xffu)));
+  out[6] = bit_cast<T>(static_cast<unsigned char>(((b[1] >> 16) & 0xffu)));
+  out[7] = bit_cast<T>(static_cast<unsigned char>((b[1] >> 24)));
+  out[8] = bit_cast<T>(static_cast<unsigned char>((b[2] & 0xffu)));
+  out[9] = bit_cast<T>(static_cast<unsigned char>(((b[2] >> 8) & 0xffu)));
+  out[10] = bit_cast<T>(static_cast<unsigned char>(((b[2] >> 16) & 0xffu)));
+  out[11] = bit_cast<T>(static_cast<unsigned char>((b[2] >> 24)));
+  out[12] = bit_cast<T>(static_cast<unsigned char>((b[3] & 0xffu)));
+  out[13] = bit_cast<T>(static_cast<unsigned char>(((b[3] >> 8) & 0xffu)));
+  out[14] = bit_cast<T>(static_cast<unsigned char>(((b[3] >> 16) & 0xffu)));
+  out[15] = bit_cast<T>(static_cast<unsigned char>((b[3] >> 24)));
+  out[16] = bit_cast<T>(static_cast<unsigned char>((b[4] & 0xffu)));
+  out[17] = bit_cast<T>(static_cast<unsigned char>(((b[4] >> 8) & 0xffu)));
+  out[18] = bit_cast<T>(static_cast<unsigned char>(((b[4] >> 16) & 0xffu)));
+  out[19] = bit_cast<T>(static_cast<unsigned char>((b[4] >> 24)));
+  out[20] = bit_cast<T>(static_cast<unsigned char>((b[5] & 0xffu)));
+  out[21] = bit_cast<T>(static_cast<unsigned char>(((b[5] >> 8) & 0xffu)));
+  out[22] = bit_cast<T>(static_cast<unsigned char>(((b[5] >> 16) & 0xffu)));
+  out[23] = bit_cast<T>(static_cast<unsigned char>((b[5] >> 24)));
+  out[24] = bit_cast<T>(static_cast<unsigned char>((b[6] & 0xffu)));
+  out[25] = bit_cast<T>(static_cast<unsigned char>(((b[6] >> 8) & 0xffu)));
+  out[26] = bit_cast<T>(static_cast<unsigned char>(((b[6] >> 16) & 0xffu)));
+  out[27] = bit_cast<T>(static_cast<unsigned char>((b[6] >> 24)));
+  out[28] = bit_cast<T>(static_cast<unsigned char>((b[7] & 0xffu)));
+  out[29] = bit_cast<T>(static_cast<unsigned char>(((b[7] >> 8) & 0xffu)));
+  out[30] = bit_cast<T>(static_cast<unsigned char>(((b[7] >> 16) & 0xffu)));
+  out[31] = bit_cast<T>(static_cast<unsigned char>((b[7] >> 24)));
+  out[32] = bit_cast<T>(static_cast<unsigned char>((b[8] & 0xffu)));
+  out[33] = bit_cast<T>(static_cast<unsigned char>(((b[8] >> 8) & 0xffu)));
+  out[34] = bit_cast<T>(static_cast<unsigned char>(((b[8] >> 16) & 0xffu)));
+  out[35] = bit_cast<T>(static_cast<unsigned char>((b[8] >> 24)));
+  out[36] = bit_cast<T>(static_cast<unsigned char>((b[9] & 0xffu)));
+  out[37] = bit_cast<T>(static_cast<unsigned char>(((b[9] >> 8) & 0xffu)));
+  out[38] = bit_cast<T>(static_cast<unsigned char>(((b[9] >> 16) & 0xffu)));
+  out[39] = bit_cast<T>(static_cast<unsigned char>((b[9] >> 24)));
+  out[40] = bit_cast<T>(static_cast<unsigned char>((b[10] & 0xffu)));
+  out[41] = bit_cast<T>(static_cast<unsigned char>(((b[10] >> 8) & 0xffu)));
+  out[42] = bit_cast<T>(static_cast<unsigned char>(((b[10] >> 16) & 0xffu)));
+  out[43] = bit_cast<T>(static_cast<unsigned char>((b[10] >> 24)));
+  out[44] = bit_cast<T>(static_cast<unsigned char>((b[11] & 0xffu)));
+  out[45] = bit_cast<T>(static_cast<unsigned char>(((b[11] >> 8) & 0xffu)));
+  out[46] = bit_cast<T>(static_cast<unsigned char>(((b[11] >> 16) & 0xffu)));
+  out[47] = bit_cast<T>(static_cast<unsigned char>((b[11] >> 24)));
+  out[48] = bit_cast<T>(static_cast<unsigned char>((b[12] & 0xffu)));
+  out[49] = bit_cast<T>(static_cast<unsigned char>(((b[12] >> 8) & 0xffu)));
+  out[50] = bit_cast<T>(static_cast<unsigned char>(((b[12] >> 16) & 0xffu)));
+  out[51] = bit_cast<T>(static_cast<unsigned char>((b[12] >> 24)));
+  out[52] = bit_cast<T>(static_cast<unsigned char>((b[13] & 0xffu)));
+  out[53] = bit_cast<T>(static_cast<unsigned char>(((b[13] >> 8) & 0xffu)));
+  out[54] = bit_cast<T>(static_cast<unsigned char>(((b[13] >> 16) & 0xffu)));
+  out[55] = bit_cast<T>(static_cast<unsigned char>((b[13] >> 24)));
+  out[56] = bit_cast<T>(static_cast<unsigned char>((b[14] & 0xffu)));
+  out[57] = bit_cast<T>(static_cast<unsigned char>(((b[14] >> 8) & 0xffu)));
+  out[58] = bit_cast<T>(static_cast<unsigned char>(((b[14] >> 16) & 0xffu)));
+  out[59] = bit_cast<T>(static_cast<unsigned char>((b[14] >> 24)));
+  out[60] = bit_cast<T>(static_cast<unsigned char>((b[15] & 0xffu)));
+  out[61] = bit_cast<T>(static_cast<unsigned char>(((b[15] >> 8) & 0xffu)));
+  out[62] = bit_cast<T>(static_cast<unsigned char>(((b[15] >> 16) & 0xffu)));
+  out[63] = bit_cast<T>(static_cast<unsigned char>((b[15] >> 24)));
+  out[64] = bit_cast<T>(static_cast<unsigned char>((b[16] & 0xffu)));
+  out[65] = bit_cast<T>(static_cast<unsigned char>(((b[16] >> 8) & 0xffu)));
+  out[66] = bit_cast<T>(static_cast<unsigned char>(((b[16] >> 16) & 0xffu)));
+  out[67] = bit_cast<T>(static_cast<unsigned char>((b[16] >> 24)));
+  out[68] = bit_cast<T>(static_cast<unsigned char>((b[17] & 0xffu)));
+  out[69] = bit_cast<T>(static_cast<unsigned char>(((b[17] >> 8) & 0xffu)));
+  out[70] = bit_cast<T>(static_cast<unsigned char>(((b[17] >> 16) & 0xffu)));
+  out[71] = bit_cast<T>(static_cast<unsigned char>((b[17] >> 24)));
+  out[72] = bit_cast<T>(static_cast<unsigned char>((b[18] & 0xffu)));
+  out[73] = bit_cast<T>(static_cast<unsigned char>(((b[18] >> 8) & 0xffu)));
+  out[74] = bit_cast<T>(static_cast<unsigned char>(((b[18] >> 16) & 0xffu)));
+  out[75] = bit_cast<T>(static_cast<unsigned char>((b[18] >> 24)));
+  out[76] = bit_cast<T>(static_cast<unsigned char>((b[19] & 0xffu)));
+  out[77] = bit_cast<T>(static_cast<unsigned char>(((b[19] >> 8) & 0xffu)));
+  out[78] = bit_cast<T>(static_cast<unsigned char>(((b[19] >> 16) & 0xffu)));
+  out[79] = bit_cast<T>(static_cast<unsigned char>((b[19] >> 24)));
+  out[80] = bit_cast<T>(static_cast<unsigned char>((b[20] & 0xffu)));
+  out[81] = bit_cast<T>(static_cast<unsigned char>(((b[20] >> 8) & 0xffu)));
+  out[82] = bit_cast<T>(static_cast<unsigned char>(((b[20] >> 16) & 0xffu)));
+  out[83] = bit_cast<T>(static_cast<unsigned char>((b[20] >> 24)));
+  out[84] = bit_cast<T>(static_cast<unsigned char>((b[21] & 0xffu)));
+  out[85] = bit_cast<T>(static_cast<unsigned char>(((b[21] >> 8) & 0xffu)));
+  out[86] = bit_cast<T>(static_cast<unsigned char>(((b[21] >> 16) & 0xffu)));
+  out[87] = bit_cast<T>(static_cast<unsigned char>((b[21] >> 24)));
+  out[88] = bit_cast<T>(static_cast<unsigned char>((b[22] & 0xffu)));
+  out[89] = bit_cast<T>(static_cast<unsigned char>(((b[22] >> 8) & 0xffu)));
+  out[90] = bit_cast<T>(static_cast<unsigned char>(((b[22] >> 16) & 0xffu)));
+  out[91] = bit_cast<T>(static_cast<unsigned char>((b[22] >> 24)));
+  out[92] = bit_cast<T>(static_cast<unsigned char>((b[23] & 0xffu)));
+  out[93] = bit_cast<T>(static_cast<unsigned char>(((b[23] >> 8) & 0xffu)));
+  out[94] = bit_cast<T>(static_cast<unsigned char>(((b[23] >> 16) & 0xffu)));
+  out[95] = bit_cast<T>(static_cast<unsigned char>((b[23] >> 24)));
+  out[96] = bit_cast<T>(static_cast<unsigned char>((b[24] & 0xffu)));
+  out[97] = bit_cast<T>(static_cast<unsigned char>(((b[24] >> 8) & 0xffu)));
+  out[98] = bit_cast<T>(static_cast<unsigned char>(((b[24] >> 16) & 0xffu)));
+  out[99] = bit_cast<T>(static_cast<unsigned char>((b[24] >> 24)));
+  out[100] = bit_cast<T>(static_cast<unsigned char>((b[25] & 0xffu)));
+  out[101] = bit_cast<T>(static_cast<unsigned char>(((b[25] >> 8) & 0xffu)));
+  out[102] = bit_cast<T>(static_cast<unsigned char>(((b[25] >> 16) & 0xffu)));
+  out[103] = bit_cast<T>(static_cast<unsigned char>((b[25] >> 24)));
+  out[104] = bit_cast<T>(static_cast<unsigned char>((b[26] & 0xffu)));
+  out[105] = bit_cast<T>(static_cast<unsigned char>(((b[26] >> 8) & 0xffu)));
+  out[106] = bit_cast<T>(static_cast<unsigned char>(((b[26] >> 16) & 0xffu)));
+  out[107] = bit_cast<T>(static_cast<unsigned char>((b[26] >> 24)));
+  out[108] = bit_cast<T>(static_cast<unsigned char>((b[27] & 0xffu)));
+  out[109] = bit_cast<T>(static_cast<unsigned char>(((b[27] >> 8) & 0xffu)));
+  out[110] = bit_cast<T>(static_cast<unsigned char>(((b[27] >> 16) & 0xffu)));
+  out[111] = bit_cast<T>(static_cast<unsigned char>((b[27] >> 24)));
+  out[112] = bit_cast<T>(static_cast<unsigned char>((b[28] & 0xffu)));
+  out[113] = bit_cast<T>(static_cast<unsigned char>(((b[28] >> 8) & 0xffu)));
+  out[114] = bit_cast<T>(static_cast<unsigned char>(((b[28] >> 16) & 0xffu)));
+  out[115] = bit_cast<T>(static_cast<unsigned char>((b[28] >> 24)));
+  out[116] = bit_cast<T>(static_cast<unsigned char>((b[29] & 0xffu)));
+  out[117] = bit_cast<T>(static_cast<unsigned char>(((b[29] >> 8) & 0xffu)));
+  out[118] = bit_cast<T>(static_cast<unsigned char>(((b[29] >> 16) & 0xffu)));
+  out[119] = bit_cast<T>(static_cast<unsigned char>((b[29] >> 24)));
+  out[120] = bit_cast<T>(static_cast<unsigned char>((b[30] & 0xffu)));
+  out[121] = bit_cast<T>(static_cast<unsigned char>(((b[30] >> 8) & 0xffu)));
+  out[122] = bit_cast<T>(static_cast<unsigned char>(((b[30] >> 16) & 0xffu)));
+  out[123] = bit_cast<T>(static_cast<unsigned char>((b[30] >> 24)));
+  out[124] = bit_cast<T>(static_cast<unsigned char>((b[31] & 0xffu)));
+  out[125] = bit_cast<T>(static_cast<unsigned char>(((b[31] >> 8) & 0xffu)));
+  out[126] = bit_cast<T>(static_cast<unsigned char>(((b[31] >> 16) & 0xffu)));
+  out[127] = bit_cast<T>(static_cast<unsigned char>((b[31] >> 24)));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[64]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
-  unsigned char a[64] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 1); a[0] = static_cast<unsigned char>(v.x); a[1] = static_cast<unsigned char>(v.x >> 8); a[2] = static_cast<unsigned char>(v.x >> 16); a[3] = static_cast<unsigned char>(v.x >> 24); a[4] = static_cast<unsigned char>(v.y); a[5] = static_cast<unsigned char>(v.y >> 8); a[6] = static_cast<unsigned char>(v.y >> 16); a[7] = static_cast<unsigned char>(v.y >> 24); a[8] = static_cast<unsigned char>(v.z); a[9] = static_cast<unsigned char>(v.z >> 8); a[10] = static_cast<unsigned char>(v.z >> 16); a[11] = static_cast<unsigned char>(v.z >> 24); a[12] = static_cast<unsigned char>(v.w); a[13] = static_cast<unsigned char>(v.w >> 8); a[14] = static_cast<unsigned char>(v.w >> 16); a[15] = static_cast<unsigned char>(v.w >> 24); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 1); a[16] = static_cast<unsigned char>(v.x); a[17] = static_cast<unsigned char>(v.x >> 8); a[18] = static_cast<unsigned char>(v.x >> 16); a[19] = static_cast<unsigned char>(v.x >> 24); a[20] = static_cast<unsigned char>(v.y); a[21] = static_cast<unsigned char>(v.y >> 8); a[22] = static_cast<unsigned char>(v.y >> 16); a[23] = static_cast<unsigned char>(v.y >> 24); a[24] = static_cast<unsigned char>(v.z); a[25] = static_cast<unsigned char>(v.z >> 8); a[26] = static_cast<unsigned char>(v.z >> 16); a[27] = static_cast<unsigned char>(v.z >> 24); a[28] = static_cast<unsigned char>(v.w); a[29] = static_cast<unsigned char>(v.w >> 8); a[30] = static_cast<unsigned char>(v.w >> 16); a[31] = static_cast<unsigned char>(v.w >> 24); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 1); a[32] = static_cast<unsigned char>(v.x); a[33] = static_cast<unsigned char>(v.x >> 8); a[34] = static_cast<unsigned char>(v.x >> 16); a[35] = static_cast<unsigned char>(v.x >> 24); a[36] = static_cast<unsigned char>(v.y); a[37] = static_cast<unsigned char>(v.y >> 8); a[38] = static_cast<unsigned char>(v.y >> 16); a[39] = static_cast<unsigned char>(v.y >> 24); a[40] = static_cast<unsigned char>(v.z); a[41] = static_cast<unsigned char>(v.z >> 8); a[42] = static_cast<unsigned char>(v.z >> 16); a[43] = static_cast<unsigned char>(v.z >> 24); a[44] = static_cast<unsigned char>(v.w); a[45] = static_cast<unsigned char>(v.w >> 8); a[46] = static_cast<unsigned char>(v.w >> 16); a[47] = static_cast<unsigned char>(v.w >> 24); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 1); a[48] = static_cast<unsigned char>(v.x); a[49] = static_cast<unsigned char>(v.x >> 8); a[50] = static_cast<unsigned char>(v.x >> 16); a[51] = static_cast<unsigned char>(v.x >> 24); a[52] = static_cast<unsigned char>(v.y); a[53] = static_cast<unsigned char>(v.y >> 8); a[54] = static_cast<unsigned char>(v.y >> 16); a[55] = static_cast<unsigned char>(v.y >> 24); a[56] = static_cast<unsigned char>(v.z); a[57] = static_cast<unsigned char>(v.z >> 8); a[58] = static_cast<unsigned char>(v.z >> 16); a[59] = static_cast<unsigned char>(v.z >> 24); a[60] = static_cast<unsigned char>(v.w); a[61] = static_cast<unsigned char>(v.w >> 8); a[62] = static_cast<unsigned char>(v.w >> 16); a[63] = static_cast<unsigned char>(v.w >> 24); }
-#pragma unroll
-  for (int i = 0; i < 64; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[16];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned char>((a[0] & 0xffu)));
+  in[1] = bit_cast<T>(static_cast<unsigned char>(((a[0] >> 8) & 0xffu)));
+  in[2] = bit_cast<T>(static_cast<unsigned char>(((a[0] >> 16) & 0xffu)));
+  in[3] = bit_cast<T>(static_cast<unsigned char>((a[0] >> 24)));
+  in[4] = bit_cast<T>(static_cast<unsigned char>((a[1] & 0xffu)));
+  in[5] = bit_cast<T>(static_cast<unsigned char>(((a[1] >> 8) & 0xffu)));
+  in[6] = bit_cast<T>(static_cast<unsigned char>(((a[1] >> 16) & 0xffu)));
+  in[7] = bit_cast<T>(static_cast<unsigned char>((a[1] >> 24)));
+  in[8] = bit_cast<T>(static_cast<unsigned char>((a[2] & 0xffu)));
+  in[9] = bit_cast<T>(static_cast<unsigned char>(((a[2] >> 8) & 0xffu)));
+  in[10] = bit_cast<T>(static_cast<unsigned char>(((a[2] >> 16) & 0xffu)));
+  in[11] = bit_cast<T>(static_cast<unsigned char>((a[2] >> 24)));
+  in[12] = bit_cast<T>(static_cast<unsigned char>((a[3] & 0xffu)));
+  in[13] = bit_cast<T>(static_cast<unsigned char>(((a[3] >> 8) & 0xffu)));
+  in[14] = bit_cast<T>(static_cast<unsigned char>(((a[3] >> 16) & 0xffu)));
+  in[15] = bit_cast<T>(static_cast<unsigned char>((a[3] >> 24)));
+  in[16] = bit_cast<T>(static_cast<unsigned char>((a[4] & 0xffu)));
+  in[17] = bit_cast<T>(static_cast<unsigned char>(((a[4] >> 8) & 0xffu)));
+  in[18] = bit_cast<T>(static_cast<unsigned char>(((a[4] >> 16) & 0xffu)));
+  in[19] = bit_cast<T>(static_cast<unsigned char>((a[4] >> 24)));
+  in[20] = bit_cast<T>(static_cast<unsigned char>((a[5] & 0xffu)));
+  in[21] = bit_cast<T>(static_cast<unsigned char>(((a[5] >> 8) & 0xffu)));
+  in[22] = bit_cast<T>(static_cast<unsigned char>(((a[5] >> 16) & 0xffu)));
+  in[23] = bit_cast<T>(static_cast<unsigned char>((a[5] >> 24)));
+  in[24] = bit_cast<T>(static_cast<unsigned char>((a[6] & 0xffu)));
+  in[25] = bit_cast<T>(static_cast<unsigned char>(((a[6] >> 8) & 0xffu)));
+  in[26] = bit_cast<T>(static_cast<unsigned char>(((a[6] >> 16) & 0xffu)));
+  in[27] = bit_cast<T>(static_cast<unsigned char>((a[6] >> 24)));
+  in[28] = bit_cast<T>(static_cast<unsigned char>((a[7] & 0xffu)));
+  in[29] = bit_cast<T>(static_cast<unsigned char>(((a[7] >> 8) & 0xffu)));
+  in[30] = bit_cast<T>(static_cast<unsigned char>(((a[7] >> 16) & 0xffu)));
+  in[31] = bit_cast<T>(static_cast<unsigned char>((a[7] >> 24)));
+  in[32] = bit_cast<T>(static_cast<unsigned char>((a[8] & 0xffu)));
+  in[33] = bit_cast<T>(static_cast<unsigned char>(((a[8] >> 8) & 0xffu)));
+  in[34] = bit_cast<T>(static_cast<unsigned char>(((a[8] >> 16) & 0xffu)));
+  in[35] = bit_cast<T>(static_cast<unsigned char>((a[8] >> 24)));
+  in[36] = bit_cast<T>(static_cast<unsigned char>((a[9] & 0xffu)));
+  in[37] = bit_cast<T>(static_cast<unsigned char>(((a[9] >> 8) & 0xffu)));
+  in[38] = bit_cast<T>(static_cast<unsigned char>(((a[9] >> 16) & 0xffu)));
+  in[39] = bit_cast<T>(static_cast<unsigned char>((a[9] >> 24)));
+  in[40] = bit_cast<T>(static_cast<unsigned char>((a[10] & 0xffu)));
+  in[41] = bit_cast<T>(static_cast<unsigned char>(((a[10] >> 8) & 0xffu)));
+  in[42] = bit_cast<T>(static_cast<unsigned char>(((a[10] >> 16) & 0xffu)));
+  in[43] = bit_cast<T>(static_cast<unsigned char>((a[10] >> 24)));
+  in[44] = bit_cast<T>(static_cast<unsigned char>((a[11] & 0xffu)));
+  in[45] = bit_cast<T>(static_cast<unsigned char>(((a[11] >> 8) & 0xffu)));
+  in[46] = bit_cast<T>(static_cast<unsigned char>(((a[11] >> 16) & 0xffu)));
+  in[47] = bit_cast<T>(static_cast<unsigned char>((a[11] >> 24)));
+  in[48] = bit_cast<T>(static_cast<unsigned char>((a[12] & 0xffu)));
+  in[49] = bit_cast<T>(static_cast<unsigned char>(((a[12] >> 8) & 0xffu)));
+  in[50] = bit_cast<T>(static_cast<unsigned char>(((a[12] >> 16) & 0xffu)));
+  in[51] = bit_cast<T>(static_cast<unsigned char>((a[12] >> 24)));
+  in[52] = bit_cast<T>(static_cast<unsigned char>((a[13] & 0xffu)));
+  in[53] = bit_cast<T>(static_cast<unsigned char>(((a[13] >> 8) & 0xffu)));
+  in[54] = bit_cast<T>(static_cast<unsigned char>(((a[13] >> 16) & 0xffu)));
+  in[55] = bit_cast<T>(static_cast<unsigned char>((a[13] >> 24)));
+  in[56] = bit_cast<T>(static_cast<unsigned char>((a[14] & 0xffu)));
+  in[57] = bit_cast<T>(static_cast<unsigned char>(((a[14] >> 8) & 0xffu)));
+  in[58] = bit_cast<T>(static_cast<unsigned char>(((a[14] >> 16) & 0xffu)));
+  in[59] = bit_cast<T>(static_cast<unsigned char>((a[14] >> 24)));
+  in[60] = bit_cast<T>(static_cast<unsigned char>((a[15] & 0xffu)));
+  in[61] = bit_cast<T>(static_cast<unsigned char>(((a[15] >> 8) & 0xffu)));
+  in[62] = bit_cast<T>(static_cast<unsigned char>(((a[15] >> 16) & 0xffu)));
+  in[63] = bit_cast<T>(static_cast<unsigned char>((a[15] >> 24)));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[128]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
-  unsigned char b[128];
-#pragma unroll
-  for (int j = 0; j < 128; ++j) b[j] = bit_cast<unsigned char>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);
-  if (((lane & 0u) | (warp & 1u)) != 0u) return;
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 1) = (static_cast<unsigned>(b[0])) | (static_cast<unsigned>(b[1]) << 8) | (static_cast<unsigned>(b[2]) << 16) | (static_cast<unsigned>(b[3]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 1) = (static_cast<unsigned>(b[4])) | (static_cast<unsigned>(b[5]) << 8) | (static_cast<unsigned>(b[6]) << 16) | (static_cast<unsigned>(b[7]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 1) = (static_cast<unsigned>(b[8])) | (static_cast<unsigned>(b[9]) << 8) | (static_cast<unsigned>(b[10]) << 16) | (static_cast<unsigned>(b[11]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 1) = (static_cast<unsigned>(b[12])) | (static_cast<unsigned>(b[13]) << 8) | (static_cast<unsigned>(b[14]) << 16) | (static_cast<unsigned>(b[15]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 1) = (static_cast<unsigned>(b[16])) | (static_cast<unsigned>(b[17]) << 8) | (static_cast<unsigned>(b[18]) << 16) | (static_cast<unsigned>(b[19]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 1) = (static_cast<unsigned>(b[20])) | (static_cast<unsigned>(b[21]) << 8) | (static_cast<unsigned>(b[22]) << 16) | (static_cast<unsigned>(b[23]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 1) = (static_cast<unsigned>(b[24])) | (static_cast<unsigned>(b[25]) << 8) | (static_cast<unsigned>(b[26]) << 16) | (static_cast<unsigned>(b[27]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 1) = (static_cast<unsigned>(b[28])) | (static_cast<unsigned>(b[29]) << 8) | (static_cast<unsigned>(b[30]) << 16) | (static_cast<unsigned>(b[31]) << 24);
-  *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 1) = (static_cast<unsigned>(b[32])) | (static_cast<unsigned>(b[33]) << 8) | (static_cast<unsigned>(b[34]) << 16) | (static_cast<unsigned>(b[35]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x800u) * 1) = (static_cast<unsigned>(b[36])) | (static_cast<unsigned>(b[37]) << 8) | (static_cast<unsigned>(b[38]) << 16) | (static_cast<unsigned>(b[39]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x800u) * 1) = (static_cast<unsigned>(b[40])) | (static_cast<unsigned>(b[41]) << 8) | (static_cast<unsigned>(b[42]) << 16) | (static_cast<unsigned>(b[43]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x800u) * 1) = (static_cast<unsigned>(b[44])) | (static_cast<unsigned>(b[45]) << 8) | (static_cast<unsigned>(b[46]) << 16) | (static_cast<unsigned>(b[47]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x800u) * 1) = (static_cast<unsigned>(b[48])) | (static_cast<unsigned>(b[49]) << 8) | (static_cast<unsigned>(b[50]) << 16) | (static_cast<unsigned>(b[51]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x800u) * 1) = (static_cast<unsigned>(b[52])) | (static_cast<unsigned>(b[53]) << 8) | (static_cast<unsigned>(b[54]) << 16) | (static_cast<unsigned>(b[55]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x800u) * 1) = (static_cast<unsigned>(b[56])) | (static_cast<unsigned>(b[57]) << 8) | (static_cast<unsigned>(b[58]) << 16) | (static_cast<unsigned>(b[59]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x800u) * 1) = (static_cast<unsigned>(b[60])) | (static_cast<unsigned>(b[61]) << 8) | (static_cast<unsigned>(b[62]) << 16) | (static_cast<unsigned>(b[63]) << 24);
-  *reinterpret_cast<unsigned*>(p + (g + 0x1000u) * 1) = (static_cast<unsigned>(b[64])) | (static_cast<unsigned>(b[65]) << 8) | (static_cast<unsigned>(b[66]) << 16) | (static_cast<unsigned>(b[67]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1000u) * 1) = (static_cast<unsigned>(b[68])) | (static_cast<unsigned>(b[69]) << 8) | (static_cast<unsigned>(b[70]) << 16) | (static_cast<unsigned>(b[71]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1000u) * 1) = (static_cast<unsigned>(b[72])) | (static_cast<unsigned>(b[73]) << 8) | (static_cast<unsigned>(b[74]) << 16) | (static_cast<unsigned>(b[75]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1000u) * 1) = (static_cast<unsigned>(b[76])) | (static_cast<unsigned>(b[77]) << 8) | (static_cast<unsigned>(b[78]) << 16) | (static_cast<unsigned>(b[79]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1000u) * 1) = (static_cast<unsigned>(b[80])) | (static_cast<unsigned>(b[81]) << 8) | (static_cast<unsigned>(b[82]) << 16) | (static_cast<unsigned>(b[83]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1000u) * 1) = (static_cast<unsigned>(b[84])) | (static_cast<unsigned>(b[85]) << 8) | (static_cast<unsigned>(b[86]) << 16) | (static_cast<unsigned>(b[87]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1000u) * 1) = (static_cast<unsigned>(b[88])) | (static_cast<unsigned>(b[89]) << 8) | (static_cast<unsigned>(b[90]) << 16) | (static_cast<unsigned>(b[91]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1000u) * 1) = (static_cast<unsigned>(b[92])) | (static_cast<unsigned>(b[93]) << 8) | (static_cast<unsigned>(b[94]) << 16) | (static_cast<unsigned>(b[95]) << 24);
-  *reinterpret_cast<unsigned*>(p + (g + 0x1800u) * 1) = (static_cast<unsigned>(b[96])) | (static_cast<unsigned>(b[97]) << 8) | (static_cast<unsigned>(b[98]) << 16) | (static_cast<unsigned>(b[99]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1800u) * 1) = (static_cast<unsigned>(b[100])) | (static_cast<unsigned>(b[101]) << 8) | (static_cast<unsigned>(b[102]) << 16) | (static_cast<unsigned>(b[103]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1800u) * 1) = (static_cast<unsigned>(b[104])) | (static_cast<unsigned>(b[105]) << 8) | (static_cast<unsigned>(b[106]) << 16) | (static_cast<unsigned>(b[107]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1800u) * 1) = (static_cast<unsigned>(b[108])) | (static_cast<unsigned>(b[109]) << 8) | (static_cast<unsigned>(b[110]) << 16) | (static_cast<unsigned>(b[111]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1800u) * 1) = (static_cast<unsigned>(b[112])) | (static_cast<unsigned>(b[113]) << 8) | (static_cast<unsigned>(b[114]) << 16) | (static_cast<unsigned>(b[115]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1800u) * 1) = (static_cast<unsigned>(b[116])) | (static_cast<unsigned>(b[117]) << 8) | (static_cast<unsigned>(b[118]) << 16) | (static_cast<unsigned>(b[119]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1800u) * 1) = (static_cast<unsigned>(b[120])) | (static_cast<unsigned>(b[121]) << 8) | (static_cast<unsigned>(b[122]) << 16) | (static_cast<unsigned>(b[123]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1800u) * 1) = (static_cast<unsigned>(b[124])) | (static_cast<unsigned>(b[125]) << 8) | (static_cast<unsigned>(b[126]) << 16) | (static_cast<unsigned>(b[127]) << 24);
+  unsigned b[32] = {};
+  b[0] = (b[0] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[0])));
+  b[0] = (b[0] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[1]))) << 8);
+  b[0] = (b[0] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[2]))) << 16);
+  b[0] = (b[0] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[3]))) << 24);
+  b[1] = (b[1] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[4])));
+  b[1] = (b[1] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[5]))) << 8);
+  b[1] = (b[1] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[6]))) << 16);
+  b[1] = (b[1] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[7]))) << 24);
+  b[2] = (b[2] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[8])));
+  b[2] = (b[2] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[9]))) << 8);
+  b[2] = (b[2] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[10]))) << 16);
+  b[2] = (b[2] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[11]))) << 24);
+  b[3] = (b[3] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[12])));
+  b[3] = (b[3] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[13]))) << 8);
+  b[3] = (b[3] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[14]))) << 16);
+  b[3] = (b[3] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[15]))) << 24);
+  b[4] = (b[4] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[16])));
+  b[4] = (b[4] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[17]))) << 8);
+  b[4] = (b[4] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[18]))) << 16);
+  b[4] = (b[4] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[19]))) << 24);
+  b[5] = (b[5] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[20])));
+  b[5] = (b[5] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[21]))) << 8);
+  b[5] = (b[5] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[22]))) << 16);
+  b[5] = (b[5] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[23]))) << 24);
+  b[6] = (b[6] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[24])));
+  b[6] = (b[6] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[25]))) << 8);
+  b[6] = (b[6] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[26]))) << 16);
+  b[6] = (b[6] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[27]))) << 24);
+  b[7] = (b[7] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[28])));
+  b[7] = (b[7] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[29]))) << 8);
+  b[7] = (b[7] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[30]))) << 16);
+  b[7] = (b[7] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[31]))) << 24);
+  b[8] = (b[8] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[32])));
+  b[8] = (b[8] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[33]))) << 8);
+  b[8] = (b[8] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[34]))) << 16);
+  b[8] = (b[8] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[35]))) << 24);
+  b[9] = (b[9] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[36])));
+  b[9] = (b[9] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[37]))) << 8);
+  b[9] = (b[9] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[38]))) << 16);
+  b[9] = (b[9] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[39]))) << 24);
+  b[10] = (b[10] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[40])));
+  b[10] = (b[10] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[41]))) << 8);
+  b[10] = (b[10] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[42]))) << 16);
+  b[10] = (b[10] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[43]))) << 24);
+  b[11] = (b[11] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[44])));
+  b[11] = (b[11] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[45]))) << 8);
+  b[11] = (b[11] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[46]))) << 16);
+  b[11] = (b[11] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[47]))) << 24);
+  b[12] = (b[12] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[48])));
+  b[12] = (b[12] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[49]))) << 8);
+  b[12] = (b[12] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[50]))) << 16);
+  b[12] = (b[12] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[51]))) << 24);
+  b[13] = (b[13] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[52])));
+  b[13] = (b[13] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[53]))) << 8);
+  b[13] = (b[13] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[54]))) << 16);
+  b[13] = (b[13] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[55]))) << 24);
+  b[14] = (b[14] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[56])));
+  b[14] = (b[14] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[57]))) << 8);
+  b[14] = (b[14] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[58]))) << 16);
+  b[14] = (b[14] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[59]))) << 24);
+  b[15] = (b[15] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[60])));
+  b[15] = (b[15] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[61]))) << 8);
+  b[15] = (b[15] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[62]))) << 16);
+  b[15] = (b[15] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[63]))) << 24);
+  b[16] = (b[16] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[64])));
+  b[16] = (b[16] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[65]))) << 8);
+  b[16] = (b[16] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[66]))) << 16);
+  b[16] = (b[16] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[67]))) << 24);
+  b[17] = (b[17] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[68])));
+  b[17] = (b[17] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[69]))) << 8);
+  b[17] = (b[17] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[70]))) << 16);
+  b[17] = (b[17] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[71]))) << 24);
+  b[18] = (b[18] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[72])));
+  b[18] = (b[18] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[73]))) << 8);
+  b[18] = (b[18] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[74]))) << 16);
+  b[18] = (b[18] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[75]))) << 24);
+  b[19] = (b[19] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[76])));
+  b[19] = (b[19] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[77]))) << 8);
+  b[19] = (b[19] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[78]))) << 16);
+  b[19] = (b[19] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[79]))) << 24);
+  b[20] = (b[20] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[80])));
+  b[20] = (b[20] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[81]))) << 8);
+  b[20] = (b[20] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[82]))) << 16);
+  b[20] = (b[20] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[83]))) << 24);
+  b[21] = (b[21] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[84])));
+  b[21] = (b[21] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[85]))) << 8);
+  b[21] = (b[21] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[86]))) << 16);
+  b[21] = (b[21] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[87]))) << 24);
+  b[22] = (b[22] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[88])));
+  b[22] = (b[22] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[89]))) << 8);
+  b[22] = (b[22] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[90]))) << 16);
+  b[22] = (b[22] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[91]))) << 24);
+  b[23] = (b[23] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[92])));
+  b[23] = (b[23] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[93]))) << 8);
+  b[23] = (b[23] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[94]))) << 16);
+  b[23] = (b[23] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[95]))) << 24);
+  b[24] = (b[24] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[96])));
+  b[24] = (b[24] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[97]))) << 8);
+  b[24] = (b[24] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[98]))) << 16);
+  b[24] = (b[24] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[99]))) << 24);
+  b[25] = (b[25] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[100])));
+  b[25] = (b[25] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[101]))) << 8);
+  b[25] = (b[25] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[102]))) << 16);
+  b[25] = (b[25] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[103]))) << 24);
+  b[26] = (b[26] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[104])));
+  b[26] = (b[26] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[105]))) << 8);
+  b[26] = (b[26] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[106]))) << 16);
+  b[26] = (b[26] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[107]))) << 24);
+  b[27] = (b[27] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[108])));
+  b[27] = (b[27] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[109]))) << 8);
+  b[27] = (b[27] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[110]))) << 16);
+  b[27] = (b[27] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[111]))) << 24);
+  b[28] = (b[28] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[112])));
+  b[28] = (b[28] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[113]))) << 8);
+  b[28] = (b[28] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[114]))) << 16);
+  b[28] = (b[28] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[115]))) << 24);
+  b[29] = (b[29] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[116])));
+  b[29] = (b[29] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[117]))) << 8);
+  b[29] = (b[29] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[118]))) << 16);
+  b[29] = (b[29] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[119]))) << 24);
+  b[30] = (b[30] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[120])));
+  b[30] = (b[30] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[121]))) << 8);
+  b[30] = (b[30] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[122]))) << 16);
+  b[30] = (b[30] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[123]))) << 24);
+  b[31] = (b[31] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[124])));
+  b[31] = (b[31] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[125]))) << 8);
+  b[31] = (b[31] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[126]))) << 16);
+  b[31] = (b[31] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[127]))) << 24);
+  store_b_bits(tile, b);
 }
 
 }  // namespace b2dotA_i8
@@ -227,146 +618,146 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[128]) {
 extern "C" __global__ void __launch_bounds__(128) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[8192];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    unsigned char a[64];
-    unsigned char b[128];
-    llgen::b2dotA_i8::load_a(in + static_cast<long long>(t) * 8192, a);
-    llgen::b2dotA_i8::convert(a, b, smem);
-    llgen::b2dotA_i8::store_b(out + static_cast<long long>(t) * 8192, b);
+    unsigned a[16];
+    unsigned b[32];
+    llgen::b2dotA_i8::load_a_bits(in + static_cast<long long>(t) * 8192, a);
+    llgen::b2dotA_i8::convert_bits(a, b, smem);
+    llgen::b2dotA_i8::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(128) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[8192];
-  unsigned char a[64];
-  unsigned char b[128];
-  llgen::b2dotA_i8::load_a(in, a);
-  llgen::b2dotA_i8::convert(a, b, smem);
-  slots[threadIdx.x * 128 + 0] = b[0];
-  slots[threadIdx.x * 128 + 1] = b[1];
-  slots[threadIdx.x * 128 + 2] = b[2];
-  slots[threadIdx.x * 128 + 3] = b[3];
-  slots[threadIdx.x * 128 + 4] = b[4];
-  slots[threadIdx.x * 128 + 5] = b[5];
-  slots[threadIdx.x * 128 + 6] = b[6];
-  slots[threadIdx.x * 128 + 7] = b[7];
-  slots[threadIdx.x * 128 + 8] = b[8];
-  slots[threadIdx.x * 128 + 9] = b[9];
-  slots[threadIdx.x * 128 + 10] = b[10];
-  slots[threadIdx.x * 128 + 11] = b[11];
-  slots[threadIdx.x * 128 + 12] = b[12];
-  slots[threadIdx.x * 128 + 13] = b[13];
-  slots[threadIdx.x * 128 + 14] = b[14];
-  slots[threadIdx.x * 128 + 15] = b[15];
-  slots[threadIdx.x * 128 + 16] = b[16];
-  slots[threadIdx.x * 128 + 17] = b[17];
-  slots[threadIdx.x * 128 + 18] = b[18];
-  slots[threadIdx.x * 128 + 19] = b[19];
-  slots[threadIdx.x * 128 + 20] = b[20];
-  slots[threadIdx.x * 128 + 21] = b[21];
-  slots[threadIdx.x * 128 + 22] = b[22];
-  slots[threadIdx.x * 128 + 23] = b[23];
-  slots[threadIdx.x * 128 + 24] = b[24];
-  slots[threadIdx.x * 128 + 25] = b[25];
-  slots[threadIdx.x * 128 + 26] = b[26];
-  slots[threadIdx.x * 128 + 27] = b[27];
-  slots[threadIdx.x * 128 + 28] = b[28];
-  slots[threadIdx.x * 128 + 29] = b[29];
-  slots[threadIdx.x * 128 + 30] = b[30];
-  slots[threadIdx.x * 128 + 31] = b[31];
-  slots[threadIdx.x * 128 + 32] = b[32];
-  slots[threadIdx.x * 128 + 33] = b[33];
-  slots[threadIdx.x * 128 + 34] = b[34];
-  slots[threadIdx.x * 128 + 35] = b[35];
-  slots[threadIdx.x * 128 + 36] = b[36];
-  slots[threadIdx.x * 128 + 37] = b[37];
-  slots[threadIdx.x * 128 + 38] = b[38];
-  slots[threadIdx.x * 128 + 39] = b[39];
-  slots[threadIdx.x * 128 + 40] = b[40];
-  slots[threadIdx.x * 128 + 41] = b[41];
-  slots[threadIdx.x * 128 + 42] = b[42];
-  slots[threadIdx.x * 128 + 43] = b[43];
-  slots[threadIdx.x * 128 + 44] = b[44];
-  slots[threadIdx.x * 128 + 45] = b[45];
-  slots[threadIdx.x * 128 + 46] = b[46];
-  slots[threadIdx.x * 128 + 47] = b[47];
-  slots[threadIdx.x * 128 + 48] = b[48];
-  slots[threadIdx.x * 128 + 49] = b[49];
-  slots[threadIdx.x * 128 + 50] = b[50];
-  slots[threadIdx.x * 128 + 51] = b[51];
-  slots[threadIdx.x * 128 + 52] = b[52];
-  slots[threadIdx.x * 128 + 53] = b[53];
-  slots[threadIdx.x * 128 + 54] = b[54];
-  slots[threadIdx.x * 128 + 55] = b[55];
-  slots[threadIdx.x * 128 + 56] = b[56];
-  slots[threadIdx.x * 128 + 57] = b[57];
-  slots[threadIdx.x * 128 + 58] = b[58];
-  slots[threadIdx.x * 128 + 59] = b[59];
-  slots[threadIdx.x * 128 + 60] = b[60];
-  slots[threadIdx.x * 128 + 61] = b[61];
-  slots[threadIdx.x * 128 + 62] = b[62];
-  slots[threadIdx.x * 128 + 63] = b[63];
-  slots[threadIdx.x * 128 + 64] = b[64];
-  slots[threadIdx.x * 128 + 65] = b[65];
-  slots[threadIdx.x * 128 + 66] = b[66];
-  slots[threadIdx.x * 128 + 67] = b[67];
-  slots[threadIdx.x * 128 + 68] = b[68];
-  slots[threadIdx.x * 128 + 69] = b[69];
-  slots[threadIdx.x * 128 + 70] = b[70];
-  slots[threadIdx.x * 128 + 71] = b[71];
-  slots[threadIdx.x * 128 + 72] = b[72];
-  slots[threadIdx.x * 128 + 73] = b[73];
-  slots[threadIdx.x * 128 + 74] = b[74];
-  slots[threadIdx.x * 128 + 75] = b[75];
-  slots[threadIdx.x * 128 + 76] = b[76];
-  slots[threadIdx.x * 128 + 77] = b[77];
-  slots[threadIdx.x * 128 + 78] = b[78];
-  slots[threadIdx.x * 128 + 79] = b[79];
-  slots[threadIdx.x * 128 + 80] = b[80];
-  slots[threadIdx.x * 128 + 81] = b[81];
-  slots[threadIdx.x * 128 + 82] = b[82];
-  slots[threadIdx.x * 128 + 83] = b[83];
-  slots[threadIdx.x * 128 + 84] = b[84];
-  slots[threadIdx.x * 128 + 85] = b[85];
-  slots[threadIdx.x * 128 + 86] = b[86];
-  slots[threadIdx.x * 128 + 87] = b[87];
-  slots[threadIdx.x * 128 + 88] = b[88];
-  slots[threadIdx.x * 128 + 89] = b[89];
-  slots[threadIdx.x * 128 + 90] = b[90];
-  slots[threadIdx.x * 128 + 91] = b[91];
-  slots[threadIdx.x * 128 + 92] = b[92];
-  slots[threadIdx.x * 128 + 93] = b[93];
-  slots[threadIdx.x * 128 + 94] = b[94];
-  slots[threadIdx.x * 128 + 95] = b[95];
-  slots[threadIdx.x * 128 + 96] = b[96];
-  slots[threadIdx.x * 128 + 97] = b[97];
-  slots[threadIdx.x * 128 + 98] = b[98];
-  slots[threadIdx.x * 128 + 99] = b[99];
-  slots[threadIdx.x * 128 + 100] = b[100];
-  slots[threadIdx.x * 128 + 101] = b[101];
-  slots[threadIdx.x * 128 + 102] = b[102];
-  slots[threadIdx.x * 128 + 103] = b[103];
-  slots[threadIdx.x * 128 + 104] = b[104];
-  slots[threadIdx.x * 128 + 105] = b[105];
-  slots[threadIdx.x * 128 + 106] = b[106];
-  slots[threadIdx.x * 128 + 107] = b[107];
-  slots[threadIdx.x * 128 + 108] = b[108];
-  slots[threadIdx.x * 128 + 109] = b[109];
-  slots[threadIdx.x * 128 + 110] = b[110];
-  slots[threadIdx.x * 128 + 111] = b[111];
-  slots[threadIdx.x * 128 + 112] = b[112];
-  slots[threadIdx.x * 128 + 113] = b[113];
-  slots[threadIdx.x * 128 + 114] = b[114];
-  slots[threadIdx.x * 128 + 115] = b[115];
-  slots[threadIdx.x * 128 + 116] = b[116];
-  slots[threadIdx.x * 128 + 117] = b[117];
-  slots[threadIdx.x * 128 + 118] = b[118];
-  slots[threadIdx.x * 128 + 119] = b[119];
-  slots[threadIdx.x * 128 + 120] = b[120];
-  slots[threadIdx.x * 128 + 121] = b[121];
-  slots[threadIdx.x * 128 + 122] = b[122];
-  slots[threadIdx.x * 128 + 123] = b[123];
-  slots[threadIdx.x * 128 + 124] = b[124];
-  slots[threadIdx.x * 128 + 125] = b[125];
-  slots[threadIdx.x * 128 + 126] = b[126];
-  slots[threadIdx.x * 128 + 127] = b[127];
+  unsigned a[16];
+  unsigned b[32];
+  llgen::b2dotA_i8::load_a_bits(in, a);
+  llgen::b2dotA_i8::convert_bits(a, b, smem);
+  slots[threadIdx.x * 128 + 0] = static_cast<unsigned char>((b[0] & 0xffu));
+  slots[threadIdx.x * 128 + 1] = static_cast<unsigned char>(((b[0] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 2] = static_cast<unsigned char>(((b[0] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 3] = static_cast<unsigned char>((b[0] >> 24));
+  slots[threadIdx.x * 128 + 4] = static_cast<unsigned char>((b[1] & 0xffu));
+  slots[threadIdx.x * 128 + 5] = static_cast<unsigned char>(((b[1] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 6] = static_cast<unsigned char>(((b[1] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 7] = static_cast<unsigned char>((b[1] >> 24));
+  slots[threadIdx.x * 128 + 8] = static_cast<unsigned char>((b[2] & 0xffu));
+  slots[threadIdx.x * 128 + 9] = static_cast<unsigned char>(((b[2] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 10] = static_cast<unsigned char>(((b[2] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 11] = static_cast<unsigned char>((b[2] >> 24));
+  slots[threadIdx.x * 128 + 12] = static_cast<unsigned char>((b[3] & 0xffu));
+  slots[threadIdx.x * 128 + 13] = static_cast<unsigned char>(((b[3] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 14] = static_cast<unsigned char>(((b[3] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 15] = static_cast<unsigned char>((b[3] >> 24));
+  slots[threadIdx.x * 128 + 16] = static_cast<unsigned char>((b[4] & 0xffu));
+  slots[threadIdx.x * 128 + 17] = static_cast<unsigned char>(((b[4] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 18] = static_cast<unsigned char>(((b[4] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 19] = static_cast<unsigned char>((b[4] >> 24));
+  slots[threadIdx.x * 128 + 20] = static_cast<unsigned char>((b[5] & 0xffu));
+  slots[threadIdx.x * 128 + 21] = static_cast<unsigned char>(((b[5] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 22] = static_cast<unsigned char>(((b[5] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 23] = static_cast<unsigned char>((b[5] >> 24));
+  slots[threadIdx.x * 128 + 24] = static_cast<unsigned char>((b[6] & 0xffu));
+  slots[threadIdx.x * 128 + 25] = static_cast<unsigned char>(((b[6] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 26] = static_cast<unsigned char>(((b[6] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 27] = static_cast<unsigned char>((b[6] >> 24));
+  slots[threadIdx.x * 128 + 28] = static_cast<unsigned char>((b[7] & 0xffu));
+  slots[threadIdx.x * 128 + 29] = static_cast<unsigned char>(((b[7] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 30] = static_cast<unsigned char>(((b[7] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 31] = static_cast<unsigned char>((b[7] >> 24));
+  slots[threadIdx.x * 128 + 32] = static_cast<unsigned char>((b[8] & 0xffu));
+  slots[threadIdx.x * 128 + 33] = static_cast<unsigned char>(((b[8] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 34] = static_cast<unsigned char>(((b[8] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 35] = static_cast<unsigned char>((b[8] >> 24));
+  slots[threadIdx.x * 128 + 36] = static_cast<unsigned char>((b[9] & 0xffu));
+  slots[threadIdx.x * 128 + 37] = static_cast<unsigned char>(((b[9] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 38] = static_cast<unsigned char>(((b[9] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 39] = static_cast<unsigned char>((b[9] >> 24));
+  slots[threadIdx.x * 128 + 40] = static_cast<unsigned char>((b[10] & 0xffu));
+  slots[threadIdx.x * 128 + 41] = static_cast<unsigned char>(((b[10] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 42] = static_cast<unsigned char>(((b[10] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 43] = static_cast<unsigned char>((b[10] >> 24));
+  slots[threadIdx.x * 128 + 44] = static_cast<unsigned char>((b[11] & 0xffu));
+  slots[threadIdx.x * 128 + 45] = static_cast<unsigned char>(((b[11] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 46] = static_cast<unsigned char>(((b[11] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 47] = static_cast<unsigned char>((b[11] >> 24));
+  slots[threadIdx.x * 128 + 48] = static_cast<unsigned char>((b[12] & 0xffu));
+  slots[threadIdx.x * 128 + 49] = static_cast<unsigned char>(((b[12] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 50] = static_cast<unsigned char>(((b[12] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 51] = static_cast<unsigned char>((b[12] >> 24));
+  slots[threadIdx.x * 128 + 52] = static_cast<unsigned char>((b[13] & 0xffu));
+  slots[threadIdx.x * 128 + 53] = static_cast<unsigned char>(((b[13] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 54] = static_cast<unsigned char>(((b[13] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 55] = static_cast<unsigned char>((b[13] >> 24));
+  slots[threadIdx.x * 128 + 56] = static_cast<unsigned char>((b[14] & 0xffu));
+  slots[threadIdx.x * 128 + 57] = static_cast<unsigned char>(((b[14] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 58] = static_cast<unsigned char>(((b[14] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 59] = static_cast<unsigned char>((b[14] >> 24));
+  slots[threadIdx.x * 128 + 60] = static_cast<unsigned char>((b[15] & 0xffu));
+  slots[threadIdx.x * 128 + 61] = static_cast<unsigned char>(((b[15] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 62] = static_cast<unsigned char>(((b[15] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 63] = static_cast<unsigned char>((b[15] >> 24));
+  slots[threadIdx.x * 128 + 64] = static_cast<unsigned char>((b[16] & 0xffu));
+  slots[threadIdx.x * 128 + 65] = static_cast<unsigned char>(((b[16] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 66] = static_cast<unsigned char>(((b[16] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 67] = static_cast<unsigned char>((b[16] >> 24));
+  slots[threadIdx.x * 128 + 68] = static_cast<unsigned char>((b[17] & 0xffu));
+  slots[threadIdx.x * 128 + 69] = static_cast<unsigned char>(((b[17] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 70] = static_cast<unsigned char>(((b[17] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 71] = static_cast<unsigned char>((b[17] >> 24));
+  slots[threadIdx.x * 128 + 72] = static_cast<unsigned char>((b[18] & 0xffu));
+  slots[threadIdx.x * 128 + 73] = static_cast<unsigned char>(((b[18] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 74] = static_cast<unsigned char>(((b[18] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 75] = static_cast<unsigned char>((b[18] >> 24));
+  slots[threadIdx.x * 128 + 76] = static_cast<unsigned char>((b[19] & 0xffu));
+  slots[threadIdx.x * 128 + 77] = static_cast<unsigned char>(((b[19] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 78] = static_cast<unsigned char>(((b[19] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 79] = static_cast<unsigned char>((b[19] >> 24));
+  slots[threadIdx.x * 128 + 80] = static_cast<unsigned char>((b[20] & 0xffu));
+  slots[threadIdx.x * 128 + 81] = static_cast<unsigned char>(((b[20] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 82] = static_cast<unsigned char>(((b[20] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 83] = static_cast<unsigned char>((b[20] >> 24));
+  slots[threadIdx.x * 128 + 84] = static_cast<unsigned char>((b[21] & 0xffu));
+  slots[threadIdx.x * 128 + 85] = static_cast<unsigned char>(((b[21] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 86] = static_cast<unsigned char>(((b[21] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 87] = static_cast<unsigned char>((b[21] >> 24));
+  slots[threadIdx.x * 128 + 88] = static_cast<unsigned char>((b[22] & 0xffu));
+  slots[threadIdx.x * 128 + 89] = static_cast<unsigned char>(((b[22] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 90] = static_cast<unsigned char>(((b[22] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 91] = static_cast<unsigned char>((b[22] >> 24));
+  slots[threadIdx.x * 128 + 92] = static_cast<unsigned char>((b[23] & 0xffu));
+  slots[threadIdx.x * 128 + 93] = static_cast<unsigned char>(((b[23] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 94] = static_cast<unsigned char>(((b[23] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 95] = static_cast<unsigned char>((b[23] >> 24));
+  slots[threadIdx.x * 128 + 96] = static_cast<unsigned char>((b[24] & 0xffu));
+  slots[threadIdx.x * 128 + 97] = static_cast<unsigned char>(((b[24] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 98] = static_cast<unsigned char>(((b[24] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 99] = static_cast<unsigned char>((b[24] >> 24));
+  slots[threadIdx.x * 128 + 100] = static_cast<unsigned char>((b[25] & 0xffu));
+  slots[threadIdx.x * 128 + 101] = static_cast<unsigned char>(((b[25] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 102] = static_cast<unsigned char>(((b[25] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 103] = static_cast<unsigned char>((b[25] >> 24));
+  slots[threadIdx.x * 128 + 104] = static_cast<unsigned char>((b[26] & 0xffu));
+  slots[threadIdx.x * 128 + 105] = static_cast<unsigned char>(((b[26] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 106] = static_cast<unsigned char>(((b[26] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 107] = static_cast<unsigned char>((b[26] >> 24));
+  slots[threadIdx.x * 128 + 108] = static_cast<unsigned char>((b[27] & 0xffu));
+  slots[threadIdx.x * 128 + 109] = static_cast<unsigned char>(((b[27] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 110] = static_cast<unsigned char>(((b[27] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 111] = static_cast<unsigned char>((b[27] >> 24));
+  slots[threadIdx.x * 128 + 112] = static_cast<unsigned char>((b[28] & 0xffu));
+  slots[threadIdx.x * 128 + 113] = static_cast<unsigned char>(((b[28] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 114] = static_cast<unsigned char>(((b[28] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 115] = static_cast<unsigned char>((b[28] >> 24));
+  slots[threadIdx.x * 128 + 116] = static_cast<unsigned char>((b[29] & 0xffu));
+  slots[threadIdx.x * 128 + 117] = static_cast<unsigned char>(((b[29] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 118] = static_cast<unsigned char>(((b[29] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 119] = static_cast<unsigned char>((b[29] >> 24));
+  slots[threadIdx.x * 128 + 120] = static_cast<unsigned char>((b[30] & 0xffu));
+  slots[threadIdx.x * 128 + 121] = static_cast<unsigned char>(((b[30] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 122] = static_cast<unsigned char>(((b[30] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 123] = static_cast<unsigned char>((b[30] >> 24));
+  slots[threadIdx.x * 128 + 124] = static_cast<unsigned char>((b[31] & 0xffu));
+  slots[threadIdx.x * 128 + 125] = static_cast<unsigned char>(((b[31] >> 8) & 0xffu));
+  slots[threadIdx.x * 128 + 126] = static_cast<unsigned char>(((b[31] >> 16) & 0xffu));
+  slots[threadIdx.x * 128 + 127] = static_cast<unsigned char>((b[31] >> 24));
 }

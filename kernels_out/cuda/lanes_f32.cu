@@ -25,7 +25,8 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned; a[] holds A's registers, b[] fills B's.
+// The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
+// a[] holds A's registers, b[] receives B's.
 __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (&b)[32]) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
@@ -33,198 +34,232 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   // warp shuffle: 32 rounds; each thread sends one word and fills one per round
   const unsigned src_sel = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane >> 4) & 1u ? 1u : 0u);  // source lane, linear part
   {  // round 0: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[0]);
+    unsigned w0 = a[0];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[0] = static_cast<unsigned>(w0);
+    b[0] = w0;
   }
 
   {  // round 1: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[1]);
+    unsigned w0 = a[1];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[1] = static_cast<unsigned>(w0);
+    b[1] = w0;
   }
 
   {  // round 2: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[2]);
+    unsigned w0 = a[2];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[2] = static_cast<unsigned>(w0);
+    b[2] = w0;
   }
 
   {  // round 3: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[3]);
+    unsigned w0 = a[3];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[3] = static_cast<unsigned>(w0);
+    b[3] = w0;
   }
 
   {  // round 4: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[4]);
+    unsigned w0 = a[4];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[4] = static_cast<unsigned>(w0);
+    b[4] = w0;
   }
 
   {  // round 5: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[5]);
+    unsigned w0 = a[5];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[5] = static_cast<unsigned>(w0);
+    b[5] = w0;
   }
 
   {  // round 6: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[6]);
+    unsigned w0 = a[6];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[6] = static_cast<unsigned>(w0);
+    b[6] = w0;
   }
 
   {  // round 7: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[7]);
+    unsigned w0 = a[7];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[7] = static_cast<unsigned>(w0);
+    b[7] = w0;
   }
 
   {  // round 8: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[8]);
+    unsigned w0 = a[8];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[8] = static_cast<unsigned>(w0);
+    b[8] = w0;
   }
 
   {  // round 9: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[9]);
+    unsigned w0 = a[9];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[9] = static_cast<unsigned>(w0);
+    b[9] = w0;
   }
 
   {  // round 10: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[10]);
+    unsigned w0 = a[10];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[10] = static_cast<unsigned>(w0);
+    b[10] = w0;
   }
 
   {  // round 11: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[11]);
+    unsigned w0 = a[11];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[11] = static_cast<unsigned>(w0);
+    b[11] = w0;
   }
 
   {  // round 12: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[12]);
+    unsigned w0 = a[12];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[12] = static_cast<unsigned>(w0);
+    b[12] = w0;
   }
 
   {  // round 13: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[13]);
+    unsigned w0 = a[13];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[13] = static_cast<unsigned>(w0);
+    b[13] = w0;
   }
 
   {  // round 14: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[14]);
+    unsigned w0 = a[14];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[14] = static_cast<unsigned>(w0);
+    b[14] = w0;
   }
 
   {  // round 15: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[15]);
+    unsigned w0 = a[15];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[15] = static_cast<unsigned>(w0);
+    b[15] = w0;
   }
 
   {  // round 16: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[16]);
+    unsigned w0 = a[16];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[16] = static_cast<unsigned>(w0);
+    b[16] = w0;
   }
 
   {  // round 17: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[17]);
+    unsigned w0 = a[17];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[17] = static_cast<unsigned>(w0);
+    b[17] = w0;
   }
 
   {  // round 18: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[18]);
+    unsigned w0 = a[18];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[18] = static_cast<unsigned>(w0);
+    b[18] = w0;
   }
 
   {  // round 19: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[19]);
+    unsigned w0 = a[19];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[19] = static_cast<unsigned>(w0);
+    b[19] = w0;
   }
 
   {  // round 20: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[20]);
+    unsigned w0 = a[20];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[20] = static_cast<unsigned>(w0);
+    b[20] = w0;
   }
 
   {  // round 21: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[21]);
+    unsigned w0 = a[21];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[21] = static_cast<unsigned>(w0);
+    b[21] = w0;
   }
 
   {  // round 22: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[22]);
+    unsigned w0 = a[22];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[22] = static_cast<unsigned>(w0);
+    b[22] = w0;
   }
 
   {  // round 23: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[23]);
+    unsigned w0 = a[23];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[23] = static_cast<unsigned>(w0);
+    b[23] = w0;
   }
 
   {  // round 24: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[24]);
+    unsigned w0 = a[24];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[24] = static_cast<unsigned>(w0);
+    b[24] = w0;
   }
 
   {  // round 25: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[25]);
+    unsigned w0 = a[25];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[25] = static_cast<unsigned>(w0);
+    b[25] = w0;
   }
 
   {  // round 26: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[26]);
+    unsigned w0 = a[26];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[26] = static_cast<unsigned>(w0);
+    b[26] = w0;
   }
 
   {  // round 27: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[27]);
+    unsigned w0 = a[27];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[27] = static_cast<unsigned>(w0);
+    b[27] = w0;
   }
 
   {  // round 28: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[28]);
+    unsigned w0 = a[28];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[28] = static_cast<unsigned>(w0);
+    b[28] = w0;
   }
 
   {  // round 29: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[29]);
+    unsigned w0 = a[29];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[29] = static_cast<unsigned>(w0);
+    b[29] = w0;
   }
 
   {  // round 30: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[30]);
+    unsigned w0 = a[30];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[30] = static_cast<unsigned>(w0);
+    b[30] = w0;
   }
 
   {  // round 31: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[31]);
+    unsigned w0 = a[31];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
-    b[31] = static_cast<unsigned>(w0);
+    b[31] = w0;
   }
 
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x200u) * 4); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 4); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x600u) * 4); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 4); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xa00u) * 4); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 4); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xe00u) * 4); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + (g + 0x200u) * 4) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 4) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + (g + 0x600u) * 4) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 4) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + (g + 0xa00u) * 4) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 4) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + (g + 0xe00u) * 4) = make_uint4(b[28], b[29], b[30], b[31]);
 }
 
 // The conversion on typed registers (any 4-byte element type).
@@ -233,53 +268,149 @@ __device__ __forceinline__ void convert(const T (&in)[32], T (&out)[32]) {
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[32];
   unsigned b[32];
-#pragma unroll
-  for (int i = 0; i < 32; ++i) a[i] = bit_cast<unsigned>(in[i]);
+  a[0] = static_cast<unsigned>(bit_cast<unsigned>(in[0]));
+  a[1] = static_cast<unsigned>(bit_cast<unsigned>(in[1]));
+  a[2] = static_cast<unsigned>(bit_cast<unsigned>(in[2]));
+  a[3] = static_cast<unsigned>(bit_cast<unsigned>(in[3]));
+  a[4] = static_cast<unsigned>(bit_cast<unsigned>(in[4]));
+  a[5] = static_cast<unsigned>(bit_cast<unsigned>(in[5]));
+  a[6] = static_cast<unsigned>(bit_cast<unsigned>(in[6]));
+  a[7] = static_cast<unsigned>(bit_cast<unsigned>(in[7]));
+  a[8] = static_cast<unsigned>(bit_cast<unsigned>(in[8]));
+  a[9] = static_cast<unsigned>(bit_cast<unsigned>(in[9]));
+  a[10] = static_cast<unsigned>(bit_cast<unsigned>(in[10]));
+  a[11] = static_cast<unsigned>(bit_cast<unsigned>(in[11]));
+  a[12] = static_cast<unsigned>(bit_cast<unsigned>(in[12]));
+  a[13] = static_cast<unsigned>(bit_cast<unsigned>(in[13]));
+  a[14] = static_cast<unsigned>(bit_cast<unsigned>(in[14]));
+  a[15] = static_cast<unsigned>(bit_cast<unsigned>(in[15]));
+  a[16] = static_cast<unsigned>(bit_cast<unsigned>(in[16]));
+  a[17] = static_cast<unsigned>(bit_cast<unsigned>(in[17]));
+  a[18] = static_cast<unsigned>(bit_cast<unsigned>(in[18]));
+  a[19] = static_cast<unsigned>(bit_cast<unsigned>(in[19]));
+  a[20] = static_cast<unsigned>(bit_cast<unsigned>(in[20]));
+  a[21] = static_cast<unsigned>(bit_cast<unsigned>(in[21]));
+  a[22] = static_cast<unsigned>(bit_cast<unsigned>(in[22]));
+  a[23] = static_cast<unsigned>(bit_cast<unsigned>(in[23]));
+  a[24] = static_cast<unsigned>(bit_cast<unsigned>(in[24]));
+  a[25] = static_cast<unsigned>(bit_cast<unsigned>(in[25]));
+  a[26] = static_cast<unsigned>(bit_cast<unsigned>(in[26]));
+  a[27] = static_cast<unsigned>(bit_cast<unsigned>(in[27]));
+  a[28] = static_cast<unsigned>(bit_cast<unsigned>(in[28]));
+  a[29] = static_cast<unsigned>(bit_cast<unsigned>(in[29]));
+  a[30] = static_cast<unsigned>(bit_cast<unsigned>(in[30]));
+  a[31] = static_cast<unsigned>(bit_cast<unsigned>(in[31]));
   convert_bits(a, b);
-#pragma unroll
-  for (int j = 0; j < 32; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
+  out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
+  out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));
+  out[3] = bit_cast<T>(static_cast<unsigned>(b[3]));
+  out[4] = bit_cast<T>(static_cast<unsigned>(b[4]));
+  out[5] = bit_cast<T>(static_cast<unsigned>(b[5]));
+  out[6] = bit_cast<T>(static_cast<unsigned>(b[6]));
+  out[7] = bit_cast<T>(static_cast<unsigned>(b[7]));
+  out[8] = bit_cast<T>(static_cast<unsigned>(b[8]));
+  out[9] = bit_cast<T>(static_cast<unsigned>(b[9]));
+  out[10] = bit_cast<T>(static_cast<unsigned>(b[10]));
+  out[11] = bit_cast<T>(static_cast<unsigned>(b[11]));
+  out[12] = bit_cast<T>(static_cast<unsigned>(b[12]));
+  out[13] = bit_cast<T>(static_cast<unsigned>(b[13]));
+  out[14] = bit_cast<T>(static_cast<unsigned>(b[14]));
+  out[15] = bit_cast<T>(static_cast<unsigned>(b[15]));
+  out[16] = bit_cast<T>(static_cast<unsigned>(b[16]));
+  out[17] = bit_cast<T>(static_cast<unsigned>(b[17]));
+  out[18] = bit_cast<T>(static_cast<unsigned>(b[18]));
+  out[19] = bit_cast<T>(static_cast<unsigned>(b[19]));
+  out[20] = bit_cast<T>(static_cast<unsigned>(b[20]));
+  out[21] = bit_cast<T>(static_cast<unsigned>(b[21]));
+  out[22] = bit_cast<T>(static_cast<unsigned>(b[22]));
+  out[23] = bit_cast<T>(static_cast<unsigned>(b[23]));
+  out[24] = bit_cast<T>(static_cast<unsigned>(b[24]));
+  out[25] = bit_cast<T>(static_cast<unsigned>(b[25]));
+  out[26] = bit_cast<T>(static_cast<unsigned>(b[26]));
+  out[27] = bit_cast<T>(static_cast<unsigned>(b[27]));
+  out[28] = bit_cast<T>(static_cast<unsigned>(b[28]));
+  out[29] = bit_cast<T>(static_cast<unsigned>(b[29]));
+  out[30] = bit_cast<T>(static_cast<unsigned>(b[30]));
+  out[31] = bit_cast<T>(static_cast<unsigned>(b[31]));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[32]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
-  unsigned a[32] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = static_cast<unsigned>(v.x); a[1] = static_cast<unsigned>(v.y); a[2] = static_cast<unsigned>(v.z); a[3] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x200u) * 4); a[4] = static_cast<unsigned>(v.x); a[5] = static_cast<unsigned>(v.y); a[6] = static_cast<unsigned>(v.z); a[7] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 4); a[8] = static_cast<unsigned>(v.x); a[9] = static_cast<unsigned>(v.y); a[10] = static_cast<unsigned>(v.z); a[11] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x600u) * 4); a[12] = static_cast<unsigned>(v.x); a[13] = static_cast<unsigned>(v.y); a[14] = static_cast<unsigned>(v.z); a[15] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 4); a[16] = static_cast<unsigned>(v.x); a[17] = static_cast<unsigned>(v.y); a[18] = static_cast<unsigned>(v.z); a[19] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xa00u) * 4); a[20] = static_cast<unsigned>(v.x); a[21] = static_cast<unsigned>(v.y); a[22] = static_cast<unsigned>(v.z); a[23] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 4); a[24] = static_cast<unsigned>(v.x); a[25] = static_cast<unsigned>(v.y); a[26] = static_cast<unsigned>(v.z); a[27] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xe00u) * 4); a[28] = static_cast<unsigned>(v.x); a[29] = static_cast<unsigned>(v.y); a[30] = static_cast<unsigned>(v.z); a[31] = static_cast<unsigned>(v.w); }
-#pragma unroll
-  for (int i = 0; i < 32; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[32];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned>(a[0]));
+  in[1] = bit_cast<T>(static_cast<unsigned>(a[1]));
+  in[2] = bit_cast<T>(static_cast<unsigned>(a[2]));
+  in[3] = bit_cast<T>(static_cast<unsigned>(a[3]));
+  in[4] = bit_cast<T>(static_cast<unsigned>(a[4]));
+  in[5] = bit_cast<T>(static_cast<unsigned>(a[5]));
+  in[6] = bit_cast<T>(static_cast<unsigned>(a[6]));
+  in[7] = bit_cast<T>(static_cast<unsigned>(a[7]));
+  in[8] = bit_cast<T>(static_cast<unsigned>(a[8]));
+  in[9] = bit_cast<T>(static_cast<unsigned>(a[9]));
+  in[10] = bit_cast<T>(static_cast<unsigned>(a[10]));
+  in[11] = bit_cast<T>(static_cast<unsigned>(a[11]));
+  in[12] = bit_cast<T>(static_cast<unsigned>(a[12]));
+  in[13] = bit_cast<T>(static_cast<unsigned>(a[13]));
+  in[14] = bit_cast<T>(static_cast<unsigned>(a[14]));
+  in[15] = bit_cast<T>(static_cast<unsigned>(a[15]));
+  in[16] = bit_cast<T>(static_cast<unsigned>(a[16]));
+  in[17] = bit_cast<T>(static_cast<unsigned>(a[17]));
+  in[18] = bit_cast<T>(static_cast<unsigned>(a[18]));
+  in[19] = bit_cast<T>(static_cast<unsigned>(a[19]));
+  in[20] = bit_cast<T>(static_cast<unsigned>(a[20]));
+  in[21] = bit_cast<T>(static_cast<unsigned>(a[21]));
+  in[22] = bit_cast<T>(static_cast<unsigned>(a[22]));
+  in[23] = bit_cast<T>(static_cast<unsigned>(a[23]));
+  in[24] = bit_cast<T>(static_cast<unsigned>(a[24]));
+  in[25] = bit_cast<T>(static_cast<unsigned>(a[25]));
+  in[26] = bit_cast<T>(static_cast<unsigned>(a[26]));
+  in[27] = bit_cast<T>(static_cast<unsigned>(a[27]));
+  in[28] = bit_cast<T>(static_cast<unsigned>(a[28]));
+  in[29] = bit_cast<T>(static_cast<unsigned>(a[29]));
+  in[30] = bit_cast<T>(static_cast<unsigned>(a[30]));
+  in[31] = bit_cast<T>(static_cast<unsigned>(a[31]));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[32]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
   unsigned b[32];
-#pragma unroll
-  for (int j = 0; j < 32; ++j) b[j] = bit_cast<unsigned>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]), static_cast<unsigned>(b[3]));
-  *reinterpret_cast<uint4*>(p + (g + 0x200u) * 4) = make_uint4(static_cast<unsigned>(b[4]), static_cast<unsigned>(b[5]), static_cast<unsigned>(b[6]), static_cast<unsigned>(b[7]));
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 4) = make_uint4(static_cast<unsigned>(b[8]), static_cast<unsigned>(b[9]), static_cast<unsigned>(b[10]), static_cast<unsigned>(b[11]));
-  *reinterpret_cast<uint4*>(p + (g + 0x600u) * 4) = make_uint4(static_cast<unsigned>(b[12]), static_cast<unsigned>(b[13]), static_cast<unsigned>(b[14]), static_cast<unsigned>(b[15]));
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 4) = make_uint4(static_cast<unsigned>(b[16]), static_cast<unsigned>(b[17]), static_cast<unsigned>(b[18]), static_cast<unsigned>(b[19]));
-  *reinterpret_cast<uint4*>(p + (g + 0xa00u) * 4) = make_uint4(static_cast<unsigned>(b[20]), static_cast<unsigned>(b[21]), static_cast<unsigned>(b[22]), static_cast<unsigned>(b[23]));
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 4) = make_uint4(static_cast<unsigned>(b[24]), static_cast<unsigned>(b[25]), static_cast<unsigned>(b[26]), static_cast<unsigned>(b[27]));
-  *reinterpret_cast<uint4*>(p + (g + 0xe00u) * 4) = make_uint4(static_cast<unsigned>(b[28]), static_cast<unsigned>(b[29]), static_cast<unsigned>(b[30]), static_cast<unsigned>(b[31]));
+  b[0] = static_cast<unsigned>(bit_cast<unsigned>(out[0]));
+  b[1] = static_cast<unsigned>(bit_cast<unsigned>(out[1]));
+  b[2] = static_cast<unsigned>(bit_cast<unsigned>(out[2]));
+  b[3] = static_cast<unsigned>(bit_cast<unsigned>(out[3]));
+  b[4] = static_cast<unsigned>(bit_cast<unsigned>(out[4]));
+  b[5] = static_cast<unsigned>(bit_cast<unsigned>(out[5]));
+  b[6] = static_cast<unsigned>(bit_cast<unsigned>(out[6]));
+  b[7] = static_cast<unsigned>(bit_cast<unsigned>(out[7]));
+  b[8] = static_cast<unsigned>(bit_cast<unsigned>(out[8]));
+  b[9] = static_cast<unsigned>(bit_cast<unsigned>(out[9]));
+  b[10] = static_cast<unsigned>(bit_cast<unsigned>(out[10]));
+  b[11] = static_cast<unsigned>(bit_cast<unsigned>(out[11]));
+  b[12] = static_cast<unsigned>(bit_cast<unsigned>(out[12]));
+  b[13] = static_cast<unsigned>(bit_cast<unsigned>(out[13]));
+  b[14] = static_cast<unsigned>(bit_cast<unsigned>(out[14]));
+  b[15] = static_cast<unsigned>(bit_cast<unsigned>(out[15]));
+  b[16] = static_cast<unsigned>(bit_cast<unsigned>(out[16]));
+  b[17] = static_cast<unsigned>(bit_cast<unsigned>(out[17]));
+  b[18] = static_cast<unsigned>(bit_cast<unsigned>(out[18]));
+  b[19] = static_cast<unsigned>(bit_cast<unsigned>(out[19]));
+  b[20] = static_cast<unsigned>(bit_cast<unsigned>(out[20]));
+  b[21] = static_cast<unsigned>(bit_cast<unsigned>(out[21]));
+  b[22] = static_cast<unsigned>(bit_cast<unsigned>(out[22]));
+  b[23] = static_cast<unsigned>(bit_cast<unsigned>(out[23]));
+  b[24] = static_cast<unsigned>(bit_cast<unsigned>(out[24]));
+  b[25] = static_cast<unsigned>(bit_cast<unsigned>(out[25]));
+  b[26] = static_cast<unsigned>(bit_cast<unsigned>(out[26]));
+  b[27] = static_cast<unsigned>(bit_cast<unsigned>(out[27]));
+  b[28] = static_cast<unsigned>(bit_cast<unsigned>(out[28]));
+  b[29] = static_cast<unsigned>(bit_cast<unsigned>(out[29]));
+  b[30] = static_cast<unsigned>(bit_cast<unsigned>(out[30]));
+  b[31] = static_cast<unsigned>(bit_cast<unsigned>(out[31]));
+  store_b_bits(tile, b);
 }
 
 }  // namespace lanes_f32
@@ -289,47 +420,47 @@ extern "C" __global__ void __launch_bounds__(128) lanes_f32_kernel(const unsigne
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[32];
     unsigned b[32];
-    llgen::lanes_f32::load_a(in + static_cast<long long>(t) * 4096, a);
-    llgen::lanes_f32::convert(a, b);
-    llgen::lanes_f32::store_b(out + static_cast<long long>(t) * 4096, b);
+    llgen::lanes_f32::load_a_bits(in + static_cast<long long>(t) * 4096, a);
+    llgen::lanes_f32::convert_bits(a, b);
+    llgen::lanes_f32::store_b_bits(out + static_cast<long long>(t) * 4096, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(128) lanes_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
   unsigned a[32];
   unsigned b[32];
-  llgen::lanes_f32::load_a(in, a);
-  llgen::lanes_f32::convert(a, b);
-  slots[threadIdx.x * 32 + 0] = b[0];
-  slots[threadIdx.x * 32 + 1] = b[1];
-  slots[threadIdx.x * 32 + 2] = b[2];
-  slots[threadIdx.x * 32 + 3] = b[3];
-  slots[threadIdx.x * 32 + 4] = b[4];
-  slots[threadIdx.x * 32 + 5] = b[5];
-  slots[threadIdx.x * 32 + 6] = b[6];
-  slots[threadIdx.x * 32 + 7] = b[7];
-  slots[threadIdx.x * 32 + 8] = b[8];
-  slots[threadIdx.x * 32 + 9] = b[9];
-  slots[threadIdx.x * 32 + 10] = b[10];
-  slots[threadIdx.x * 32 + 11] = b[11];
-  slots[threadIdx.x * 32 + 12] = b[12];
-  slots[threadIdx.x * 32 + 13] = b[13];
-  slots[threadIdx.x * 32 + 14] = b[14];
-  slots[threadIdx.x * 32 + 15] = b[15];
-  slots[threadIdx.x * 32 + 16] = b[16];
-  slots[threadIdx.x * 32 + 17] = b[17];
-  slots[threadIdx.x * 32 + 18] = b[18];
-  slots[threadIdx.x * 32 + 19] = b[19];
-  slots[threadIdx.x * 32 + 20] = b[20];
-  slots[threadIdx.x * 32 + 21] = b[21];
-  slots[threadIdx.x * 32 + 22] = b[22];
-  slots[threadIdx.x * 32 + 23] = b[23];
-  slots[threadIdx.x * 32 + 24] = b[24];
-  slots[threadIdx.x * 32 + 25] = b[25];
-  slots[threadIdx.x * 32 + 26] = b[26];
-  slots[threadIdx.x * 32 + 27] = b[27];
-  slots[threadIdx.x * 32 + 28] = b[28];
-  slots[threadIdx.x * 32 + 29] = b[29];
-  slots[threadIdx.x * 32 + 30] = b[30];
-  slots[threadIdx.x * 32 + 31] = b[31];
+  llgen::lanes_f32::load_a_bits(in, a);
+  llgen::lanes_f32::convert_bits(a, b);
+  slots[threadIdx.x * 32 + 0] = static_cast<unsigned>(b[0]);
+  slots[threadIdx.x * 32 + 1] = static_cast<unsigned>(b[1]);
+  slots[threadIdx.x * 32 + 2] = static_cast<unsigned>(b[2]);
+  slots[threadIdx.x * 32 + 3] = static_cast<unsigned>(b[3]);
+  slots[threadIdx.x * 32 + 4] = static_cast<unsigned>(b[4]);
+  slots[threadIdx.x * 32 + 5] = static_cast<unsigned>(b[5]);
+  slots[threadIdx.x * 32 + 6] = static_cast<unsigned>(b[6]);
+  slots[threadIdx.x * 32 + 7] = static_cast<unsigned>(b[7]);
+  slots[threadIdx.x * 32 + 8] = static_cast<unsigned>(b[8]);
+  slots[threadIdx.x * 32 + 9] = static_cast<unsigned>(b[9]);
+  slots[threadIdx.x * 32 + 10] = static_cast<unsigned>(b[10]);
+  slots[threadIdx.x * 32 + 11] = static_cast<unsigned>(b[11]);
+  slots[threadIdx.x * 32 + 12] = static_cast<unsigned>(b[12]);
+  slots[threadIdx.x * 32 + 13] = static_cast<unsigned>(b[13]);
+  slots[threadIdx.x * 32 + 14] = static_cast<unsigned>(b[14]);
+  slots[threadIdx.x * 32 + 15] = static_cast<unsigned>(b[15]);
+  slots[threadIdx.x * 32 + 16] = static_cast<unsigned>(b[16]);
+  slots[threadIdx.x * 32 + 17] = static_cast<unsigned>(b[17]);
+  slots[threadIdx.x * 32 + 18] = static_cast<unsigned>(b[18]);
+  slots[threadIdx.x * 32 + 19] = static_cast<unsigned>(b[19]);
+  slots[threadIdx.x * 32 + 20] = static_cast<unsigned>(b[20]);
+  slots[threadIdx.x * 32 + 21] = static_cast<unsigned>(b[21]);
+  slots[threadIdx.x * 32 + 22] = static_cast<unsigned>(b[22]);
+  slots[threadIdx.x * 32 + 23] = static_cast<unsigned>(b[23]);
+  slots[threadIdx.x * 32 + 24] = static_cast<unsigned>(b[24]);
+  slots[threadIdx.x * 32 + 25] = static_cast<unsigned>(b[25]);
+  slots[threadIdx.x * 32 + 26] = static_cast<unsigned>(b[26]);
+  slots[threadIdx.x * 32 + 27] = static_cast<unsigned>(b[27]);
+  slots[threadIdx.x * 32 + 28] = static_cast<unsigned>(b[28]);
+  slots[threadIdx.x * 32 + 29] = static_cast<unsigned>(b[29]);
+  slots[threadIdx.x * 32 + 30] = static_cast<unsigned>(b[30]);
+  slots[threadIdx.x * 32 + 31] = static_cast<unsigned>(b[31]);
 }

@@ -25,11 +25,14 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned short; a[] holds A's registers, b[] fills B's.
-__device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], unsigned short (&b)[128], void* smem) {
+// The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
+// a[] holds A's registers, b[] receives B's.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (&b)[64], void* smem) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 64; ++k) b[k] = 0u;  // elements are filled one by one into packed words
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x88u, 0x110u, 0x220u, 0x40u, 0x400u, 0x800u, 0x1000u, 0x2000u
@@ -42,101 +45,101 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], uns
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16)), "r"((static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16)), "r"((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16)), "r"((static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16)), "r"((static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16)), "r"((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16)), "r"((static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16)), "r"((static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16)), "r"((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16)), "r"((static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16)), "r"((static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16)), "r"((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16)), "r"((static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 16)), "r"((static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[35]) << 16)), "r"((static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 16)), "r"((static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[39]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[16]), "r"(a[17]), "r"(a[18]), "r"(a[19]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x1000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 16)), "r"((static_cast<unsigned>(a[42])) | (static_cast<unsigned>(a[43]) << 16)), "r"((static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 16)), "r"((static_cast<unsigned>(a[46])) | (static_cast<unsigned>(a[47]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[20]), "r"(a[21]), "r"(a[22]), "r"(a[23]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x1000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 16)), "r"((static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[51]) << 16)), "r"((static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 16)), "r"((static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[55]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[24]), "r"(a[25]), "r"(a[26]), "r"(a[27]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x1000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 16)), "r"((static_cast<unsigned>(a[58])) | (static_cast<unsigned>(a[59]) << 16)), "r"((static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 16)), "r"((static_cast<unsigned>(a[62])) | (static_cast<unsigned>(a[63]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[28]), "r"(a[29]), "r"(a[30]), "r"(a[31]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x2000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[64])) | (static_cast<unsigned>(a[65]) << 16)), "r"((static_cast<unsigned>(a[66])) | (static_cast<unsigned>(a[67]) << 16)), "r"((static_cast<unsigned>(a[68])) | (static_cast<unsigned>(a[69]) << 16)), "r"((static_cast<unsigned>(a[70])) | (static_cast<unsigned>(a[71]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[32]), "r"(a[33]), "r"(a[34]), "r"(a[35]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x2000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[72])) | (static_cast<unsigned>(a[73]) << 16)), "r"((static_cast<unsigned>(a[74])) | (static_cast<unsigned>(a[75]) << 16)), "r"((static_cast<unsigned>(a[76])) | (static_cast<unsigned>(a[77]) << 16)), "r"((static_cast<unsigned>(a[78])) | (static_cast<unsigned>(a[79]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[36]), "r"(a[37]), "r"(a[38]), "r"(a[39]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x2000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[80])) | (static_cast<unsigned>(a[81]) << 16)), "r"((static_cast<unsigned>(a[82])) | (static_cast<unsigned>(a[83]) << 16)), "r"((static_cast<unsigned>(a[84])) | (static_cast<unsigned>(a[85]) << 16)), "r"((static_cast<unsigned>(a[86])) | (static_cast<unsigned>(a[87]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[40]), "r"(a[41]), "r"(a[42]), "r"(a[43]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x2000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[88])) | (static_cast<unsigned>(a[89]) << 16)), "r"((static_cast<unsigned>(a[90])) | (static_cast<unsigned>(a[91]) << 16)), "r"((static_cast<unsigned>(a[92])) | (static_cast<unsigned>(a[93]) << 16)), "r"((static_cast<unsigned>(a[94])) | (static_cast<unsigned>(a[95]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[44]), "r"(a[45]), "r"(a[46]), "r"(a[47]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x3000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[96])) | (static_cast<unsigned>(a[97]) << 16)), "r"((static_cast<unsigned>(a[98])) | (static_cast<unsigned>(a[99]) << 16)), "r"((static_cast<unsigned>(a[100])) | (static_cast<unsigned>(a[101]) << 16)), "r"((static_cast<unsigned>(a[102])) | (static_cast<unsigned>(a[103]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[48]), "r"(a[49]), "r"(a[50]), "r"(a[51]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x3000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[104])) | (static_cast<unsigned>(a[105]) << 16)), "r"((static_cast<unsigned>(a[106])) | (static_cast<unsigned>(a[107]) << 16)), "r"((static_cast<unsigned>(a[108])) | (static_cast<unsigned>(a[109]) << 16)), "r"((static_cast<unsigned>(a[110])) | (static_cast<unsigned>(a[111]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[52]), "r"(a[53]), "r"(a[54]), "r"(a[55]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x3000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[112])) | (static_cast<unsigned>(a[113]) << 16)), "r"((static_cast<unsigned>(a[114])) | (static_cast<unsigned>(a[115]) << 16)), "r"((static_cast<unsigned>(a[116])) | (static_cast<unsigned>(a[117]) << 16)), "r"((static_cast<unsigned>(a[118])) | (static_cast<unsigned>(a[119]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[56]), "r"(a[57]), "r"(a[58]), "r"(a[59]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x3000u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"((static_cast<unsigned>(a[120])) | (static_cast<unsigned>(a[121]) << 16)), "r"((static_cast<unsigned>(a[122])) | (static_cast<unsigned>(a[123]) << 16)), "r"((static_cast<unsigned>(a[124])) | (static_cast<unsigned>(a[125]) << 16)), "r"((static_cast<unsigned>(a[126])) | (static_cast<unsigned>(a[127]) << 16)) : "memory");
+                   :: "r"(p), "r"(a[60]), "r"(a[61]), "r"(a[62]), "r"(a[63]) : "memory");
     }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[1] = static_cast<unsigned short>(v.x >> 16); b[2] = static_cast<unsigned short>(v.y); b[3] = static_cast<unsigned short>(v.y >> 16); b[4] = static_cast<unsigned short>(v.z); b[5] = static_cast<unsigned short>(v.z >> 16); b[6] = static_cast<unsigned short>(v.w); b[7] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 2); b[8] = static_cast<unsigned short>(v.x); b[9] = static_cast<unsigned short>(v.x >> 16); b[10] = static_cast<unsigned short>(v.y); b[11] = static_cast<unsigned short>(v.y >> 16); b[12] = static_cast<unsigned short>(v.z); b[13] = static_cast<unsigned short>(v.z >> 16); b[14] = static_cast<unsigned short>(v.w); b[15] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[16] = static_cast<unsigned short>(v.x); b[17] = static_cast<unsigned short>(v.x >> 16); b[18] = static_cast<unsigned short>(v.y); b[19] = static_cast<unsigned short>(v.y >> 16); b[20] = static_cast<unsigned short>(v.z); b[21] = static_cast<unsigned short>(v.z >> 16); b[22] = static_cast<unsigned short>(v.w); b[23] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 2); b[24] = static_cast<unsigned short>(v.x); b[25] = static_cast<unsigned short>(v.x >> 16); b[26] = static_cast<unsigned short>(v.y); b[27] = static_cast<unsigned short>(v.y >> 16); b[28] = static_cast<unsigned short>(v.z); b[29] = static_cast<unsigned short>(v.z >> 16); b[30] = static_cast<unsigned short>(v.w); b[31] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[32] = static_cast<unsigned short>(v.x); b[33] = static_cast<unsigned short>(v.x >> 16); b[34] = static_cast<unsigned short>(v.y); b[35] = static_cast<unsigned short>(v.y >> 16); b[36] = static_cast<unsigned short>(v.z); b[37] = static_cast<unsigned short>(v.z >> 16); b[38] = static_cast<unsigned short>(v.w); b[39] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 2); b[40] = static_cast<unsigned short>(v.x); b[41] = static_cast<unsigned short>(v.x >> 16); b[42] = static_cast<unsigned short>(v.y); b[43] = static_cast<unsigned short>(v.y >> 16); b[44] = static_cast<unsigned short>(v.z); b[45] = static_cast<unsigned short>(v.z >> 16); b[46] = static_cast<unsigned short>(v.w); b[47] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[48] = static_cast<unsigned short>(v.x); b[49] = static_cast<unsigned short>(v.x >> 16); b[50] = static_cast<unsigned short>(v.y); b[51] = static_cast<unsigned short>(v.y >> 16); b[52] = static_cast<unsigned short>(v.z); b[53] = static_cast<unsigned short>(v.z >> 16); b[54] = static_cast<unsigned short>(v.w); b[55] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 2); b[56] = static_cast<unsigned short>(v.x); b[57] = static_cast<unsigned short>(v.x >> 16); b[58] = static_cast<unsigned short>(v.y); b[59] = static_cast<unsigned short>(v.y >> 16); b[60] = static_cast<unsigned short>(v.z); b[61] = static_cast<unsigned short>(v.z >> 16); b[62] = static_cast<unsigned short>(v.w); b[63] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2000u) * 2); b[64] = static_cast<unsigned short>(v.x); b[65] = static_cast<unsigned short>(v.x >> 16); b[66] = static_cast<unsigned short>(v.y); b[67] = static_cast<unsigned short>(v.y >> 16); b[68] = static_cast<unsigned short>(v.z); b[69] = static_cast<unsigned short>(v.z >> 16); b[70] = static_cast<unsigned short>(v.w); b[71] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2400u) * 2); b[72] = static_cast<unsigned short>(v.x); b[73] = static_cast<unsigned short>(v.x >> 16); b[74] = static_cast<unsigned short>(v.y); b[75] = static_cast<unsigned short>(v.y >> 16); b[76] = static_cast<unsigned short>(v.z); b[77] = static_cast<unsigned short>(v.z >> 16); b[78] = static_cast<unsigned short>(v.w); b[79] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2800u) * 2); b[80] = static_cast<unsigned short>(v.x); b[81] = static_cast<unsigned short>(v.x >> 16); b[82] = static_cast<unsigned short>(v.y); b[83] = static_cast<unsigned short>(v.y >> 16); b[84] = static_cast<unsigned short>(v.z); b[85] = static_cast<unsigned short>(v.z >> 16); b[86] = static_cast<unsigned short>(v.w); b[87] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2c00u) * 2); b[88] = static_cast<unsigned short>(v.x); b[89] = static_cast<unsigned short>(v.x >> 16); b[90] = static_cast<unsigned short>(v.y); b[91] = static_cast<unsigned short>(v.y >> 16); b[92] = static_cast<unsigned short>(v.z); b[93] = static_cast<unsigned short>(v.z >> 16); b[94] = static_cast<unsigned short>(v.w); b[95] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3000u) * 2); b[96] = static_cast<unsigned short>(v.x); b[97] = static_cast<unsigned short>(v.x >> 16); b[98] = static_cast<unsigned short>(v.y); b[99] = static_cast<unsigned short>(v.y >> 16); b[100] = static_cast<unsigned short>(v.z); b[101] = static_cast<unsigned short>(v.z >> 16); b[102] = static_cast<unsigned short>(v.w); b[103] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3400u) * 2); b[104] = static_cast<unsigned short>(v.x); b[105] = static_cast<unsigned short>(v.x >> 16); b[106] = static_cast<unsigned short>(v.y); b[107] = static_cast<unsigned short>(v.y >> 16); b[108] = static_cast<unsigned short>(v.z); b[109] = static_cast<unsigned short>(v.z >> 16); b[110] = static_cast<unsigned short>(v.w); b[111] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3800u) * 2); b[112] = static_cast<unsigned short>(v.x); b[113] = static_cast<unsigned short>(v.x >> 16); b[114] = static_cast<unsigned short>(v.y); b[115] = static_cast<unsigned short>(v.y >> 16); b[116] = static_cast<unsigned short>(v.z); b[117] = static_cast<unsigned short>(v.z >> 16); b[118] = static_cast<unsigned short>(v.w); b[119] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3c00u) * 2); b[120] = static_cast<unsigned short>(v.x); b[121] = static_cast<unsigned short>(v.x >> 16); b[122] = static_cast<unsigned short>(v.y); b[123] = static_cast<unsigned short>(v.y >> 16); b[124] = static_cast<unsigned short>(v.z); b[125] = static_cast<unsigned short>(v.z >> 16); b[126] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 2); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 2); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 2); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 2); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2000u) * 2); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2400u) * 2); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2800u) * 2); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2c00u) * 2); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3000u) * 2); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3400u) * 2); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3800u) * 2); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3c00u) * 2); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
@@ -147,161 +150,677 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[128], uns
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16), (static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16), (static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 16), (static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[35]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16), (static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16), (static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 16), (static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[39]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16), (static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16), (static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 16), (static_cast<unsigned>(a[42])) | (static_cast<unsigned>(a[43]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16), (static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16), (static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 16), (static_cast<unsigned>(a[46])) | (static_cast<unsigned>(a[47]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16), (static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16), (static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 16), (static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[51]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16), (static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16), (static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 16), (static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[55]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16), (static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16), (static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 16), (static_cast<unsigned>(a[58])) | (static_cast<unsigned>(a[59]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16), (static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16), (static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 16), (static_cast<unsigned>(a[62])) | (static_cast<unsigned>(a[63]) << 16));
-*reinterpret_cast<uint4*>(s + (st + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[64])) | (static_cast<unsigned>(a[65]) << 16), (static_cast<unsigned>(a[66])) | (static_cast<unsigned>(a[67]) << 16), (static_cast<unsigned>(a[96])) | (static_cast<unsigned>(a[97]) << 16), (static_cast<unsigned>(a[98])) | (static_cast<unsigned>(a[99]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[68])) | (static_cast<unsigned>(a[69]) << 16), (static_cast<unsigned>(a[70])) | (static_cast<unsigned>(a[71]) << 16), (static_cast<unsigned>(a[100])) | (static_cast<unsigned>(a[101]) << 16), (static_cast<unsigned>(a[102])) | (static_cast<unsigned>(a[103]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[72])) | (static_cast<unsigned>(a[73]) << 16), (static_cast<unsigned>(a[74])) | (static_cast<unsigned>(a[75]) << 16), (static_cast<unsigned>(a[104])) | (static_cast<unsigned>(a[105]) << 16), (static_cast<unsigned>(a[106])) | (static_cast<unsigned>(a[107]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[76])) | (static_cast<unsigned>(a[77]) << 16), (static_cast<unsigned>(a[78])) | (static_cast<unsigned>(a[79]) << 16), (static_cast<unsigned>(a[108])) | (static_cast<unsigned>(a[109]) << 16), (static_cast<unsigned>(a[110])) | (static_cast<unsigned>(a[111]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[80])) | (static_cast<unsigned>(a[81]) << 16), (static_cast<unsigned>(a[82])) | (static_cast<unsigned>(a[83]) << 16), (static_cast<unsigned>(a[112])) | (static_cast<unsigned>(a[113]) << 16), (static_cast<unsigned>(a[114])) | (static_cast<unsigned>(a[115]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[84])) | (static_cast<unsigned>(a[85]) << 16), (static_cast<unsigned>(a[86])) | (static_cast<unsigned>(a[87]) << 16), (static_cast<unsigned>(a[116])) | (static_cast<unsigned>(a[117]) << 16), (static_cast<unsigned>(a[118])) | (static_cast<unsigned>(a[119]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[88])) | (static_cast<unsigned>(a[89]) << 16), (static_cast<unsigned>(a[90])) | (static_cast<unsigned>(a[91]) << 16), (static_cast<unsigned>(a[120])) | (static_cast<unsigned>(a[121]) << 16), (static_cast<unsigned>(a[122])) | (static_cast<unsigned>(a[123]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(a[92])) | (static_cast<unsigned>(a[93]) << 16), (static_cast<unsigned>(a[94])) | (static_cast<unsigned>(a[95]) << 16), (static_cast<unsigned>(a[124])) | (static_cast<unsigned>(a[125]) << 16), (static_cast<unsigned>(a[126])) | (static_cast<unsigned>(a[127]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(a[0], a[1], a[16], a[17]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 2) = make_uint4(a[2], a[3], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0u) * 2) = make_uint4(a[4], a[5], a[20], a[21]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0u) * 2) = make_uint4(a[6], a[7], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4(a[8], a[9], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0u) * 2) = make_uint4(a[10], a[11], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0u) * 2) = make_uint4(a[12], a[13], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0u) * 2) = make_uint4(a[14], a[15], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + (st + 0x2000u) * 2) = make_uint4(a[32], a[33], a[48], a[49]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0x2000u) * 2) = make_uint4(a[34], a[35], a[50], a[51]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x2000u) * 2) = make_uint4(a[36], a[37], a[52], a[53]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0x2000u) * 2) = make_uint4(a[38], a[39], a[54], a[55]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0x2000u) * 2) = make_uint4(a[40], a[41], a[56], a[57]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0x2000u) * 2) = make_uint4(a[42], a[43], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0x2000u) * 2) = make_uint4(a[44], a[45], a[60], a[61]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0x2000u) * 2) = make_uint4(a[46], a[47], a[62], a[63]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[1] = static_cast<unsigned short>(v.x >> 16); b[8] = static_cast<unsigned short>(v.y); b[9] = static_cast<unsigned short>(v.y >> 16); b[32] = static_cast<unsigned short>(v.z); b[33] = static_cast<unsigned short>(v.z >> 16); b[40] = static_cast<unsigned short>(v.w); b[41] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0u) * 2); b[2] = static_cast<unsigned short>(v.x); b[3] = static_cast<unsigned short>(v.x >> 16); b[10] = static_cast<unsigned short>(v.y); b[11] = static_cast<unsigned short>(v.y >> 16); b[34] = static_cast<unsigned short>(v.z); b[35] = static_cast<unsigned short>(v.z >> 16); b[42] = static_cast<unsigned short>(v.w); b[43] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[4] = static_cast<unsigned short>(v.x); b[5] = static_cast<unsigned short>(v.x >> 16); b[12] = static_cast<unsigned short>(v.y); b[13] = static_cast<unsigned short>(v.y >> 16); b[36] = static_cast<unsigned short>(v.z); b[37] = static_cast<unsigned short>(v.z >> 16); b[44] = static_cast<unsigned short>(v.w); b[45] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0u) * 2); b[6] = static_cast<unsigned short>(v.x); b[7] = static_cast<unsigned short>(v.x >> 16); b[14] = static_cast<unsigned short>(v.y); b[15] = static_cast<unsigned short>(v.y >> 16); b[38] = static_cast<unsigned short>(v.z); b[39] = static_cast<unsigned short>(v.z >> 16); b[46] = static_cast<unsigned short>(v.w); b[47] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[16] = static_cast<unsigned short>(v.x); b[17] = static_cast<unsigned short>(v.x >> 16); b[24] = static_cast<unsigned short>(v.y); b[25] = static_cast<unsigned short>(v.y >> 16); b[48] = static_cast<unsigned short>(v.z); b[49] = static_cast<unsigned short>(v.z >> 16); b[56] = static_cast<unsigned short>(v.w); b[57] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[18] = static_cast<unsigned short>(v.x); b[19] = static_cast<unsigned short>(v.x >> 16); b[26] = static_cast<unsigned short>(v.y); b[27] = static_cast<unsigned short>(v.y >> 16); b[50] = static_cast<unsigned short>(v.z); b[51] = static_cast<unsigned short>(v.z >> 16); b[58] = static_cast<unsigned short>(v.w); b[59] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[20] = static_cast<unsigned short>(v.x); b[21] = static_cast<unsigned short>(v.x >> 16); b[28] = static_cast<unsigned short>(v.y); b[29] = static_cast<unsigned short>(v.y >> 16); b[52] = static_cast<unsigned short>(v.z); b[53] = static_cast<unsigned short>(v.z >> 16); b[60] = static_cast<unsigned short>(v.w); b[61] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x1000u) * 2); b[22] = static_cast<unsigned short>(v.x); b[23] = static_cast<unsigned short>(v.x >> 16); b[30] = static_cast<unsigned short>(v.y); b[31] = static_cast<unsigned short>(v.y >> 16); b[54] = static_cast<unsigned short>(v.z); b[55] = static_cast<unsigned short>(v.z >> 16); b[62] = static_cast<unsigned short>(v.w); b[63] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2000u) * 2); b[64] = static_cast<unsigned short>(v.x); b[65] = static_cast<unsigned short>(v.x >> 16); b[72] = static_cast<unsigned short>(v.y); b[73] = static_cast<unsigned short>(v.y >> 16); b[96] = static_cast<unsigned short>(v.z); b[97] = static_cast<unsigned short>(v.z >> 16); b[104] = static_cast<unsigned short>(v.w); b[105] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[66] = static_cast<unsigned short>(v.x); b[67] = static_cast<unsigned short>(v.x >> 16); b[74] = static_cast<unsigned short>(v.y); b[75] = static_cast<unsigned short>(v.y >> 16); b[98] = static_cast<unsigned short>(v.z); b[99] = static_cast<unsigned short>(v.z >> 16); b[106] = static_cast<unsigned short>(v.w); b[107] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x2000u) * 2); b[68] = static_cast<unsigned short>(v.x); b[69] = static_cast<unsigned short>(v.x >> 16); b[76] = static_cast<unsigned short>(v.y); b[77] = static_cast<unsigned short>(v.y >> 16); b[100] = static_cast<unsigned short>(v.z); b[101] = static_cast<unsigned short>(v.z >> 16); b[108] = static_cast<unsigned short>(v.w); b[109] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x2000u) * 2); b[70] = static_cast<unsigned short>(v.x); b[71] = static_cast<unsigned short>(v.x >> 16); b[78] = static_cast<unsigned short>(v.y); b[79] = static_cast<unsigned short>(v.y >> 16); b[102] = static_cast<unsigned short>(v.z); b[103] = static_cast<unsigned short>(v.z >> 16); b[110] = static_cast<unsigned short>(v.w); b[111] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3000u) * 2); b[80] = static_cast<unsigned short>(v.x); b[81] = static_cast<unsigned short>(v.x >> 16); b[88] = static_cast<unsigned short>(v.y); b[89] = static_cast<unsigned short>(v.y >> 16); b[112] = static_cast<unsigned short>(v.z); b[113] = static_cast<unsigned short>(v.z >> 16); b[120] = static_cast<unsigned short>(v.w); b[121] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[82] = static_cast<unsigned short>(v.x); b[83] = static_cast<unsigned short>(v.x >> 16); b[90] = static_cast<unsigned short>(v.y); b[91] = static_cast<unsigned short>(v.y >> 16); b[114] = static_cast<unsigned short>(v.z); b[115] = static_cast<unsigned short>(v.z >> 16); b[122] = static_cast<unsigned short>(v.w); b[123] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x3000u) * 2); b[84] = static_cast<unsigned short>(v.x); b[85] = static_cast<unsigned short>(v.x >> 16); b[92] = static_cast<unsigned short>(v.y); b[93] = static_cast<unsigned short>(v.y >> 16); b[116] = static_cast<unsigned short>(v.z); b[117] = static_cast<unsigned short>(v.z >> 16); b[124] = static_cast<unsigned short>(v.w); b[125] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x3000u) * 2); b[86] = static_cast<unsigned short>(v.x); b[87] = static_cast<unsigned short>(v.x >> 16); b[94] = static_cast<unsigned short>(v.y); b[95] = static_cast<unsigned short>(v.y >> 16); b[118] = static_cast<unsigned short>(v.z); b[119] = static_cast<unsigned short>(v.z >> 16); b[126] = static_cast<unsigned short>(v.w); b[127] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x1000u) * 2); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2000u) * 2); b[32] = v.x; b[36] = v.y; b[48] = v.z; b[52] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[33] = v.x; b[37] = v.y; b[49] = v.z; b[53] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x2000u) * 2); b[34] = v.x; b[38] = v.y; b[50] = v.z; b[54] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x2000u) * 2); b[35] = v.x; b[39] = v.y; b[51] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3000u) * 2); b[40] = v.x; b[44] = v.y; b[56] = v.z; b[60] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[41] = v.x; b[45] = v.y; b[57] = v.z; b[61] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x3000u) * 2); b[42] = v.x; b[46] = v.y; b[58] = v.z; b[62] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x3000u) * 2); b[43] = v.x; b[47] = v.y; b[59] = v.z; b[63] = v.w; }
 
 #endif
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 64; ++k) a[k] = 0u;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0u) * 2); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0u) * 2); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0u) * 2); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 2); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0u) * 2); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0u) * 2); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0u) * 2); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0u) * 2); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0u) * 2); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0u) * 2); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0u) * 2); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0u) * 2); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0u) * 2); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0u) * 2); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0u) * 2); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1000u) * 2); a[16] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x1000u) * 2); a[17] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x1000u) * 2); a[18] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x1000u) * 2); a[19] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x1000u) * 2); a[20] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x1000u) * 2); a[21] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x1000u) * 2); a[22] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x1000u) * 2); a[23] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x1000u) * 2); a[24] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x1000u) * 2); a[25] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x1000u) * 2); a[26] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x1000u) * 2); a[27] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x1000u) * 2); a[28] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x1000u) * 2); a[29] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x1000u) * 2); a[30] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x1000u) * 2); a[31] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2000u) * 2); a[32] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x2000u) * 2); a[33] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x2000u) * 2); a[34] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x2000u) * 2); a[35] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x2000u) * 2); a[36] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x2000u) * 2); a[37] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x2000u) * 2); a[38] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x2000u) * 2); a[39] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x2000u) * 2); a[40] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x2000u) * 2); a[41] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x2000u) * 2); a[42] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x2000u) * 2); a[43] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x2000u) * 2); a[44] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x2000u) * 2); a[45] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x2000u) * 2); a[46] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x2000u) * 2); a[47] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3000u) * 2); a[48] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x3000u) * 2); a[49] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x3000u) * 2); a[50] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x3000u) * 2); a[51] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x3000u) * 2); a[52] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x3000u) * 2); a[53] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x3000u) * 2); a[54] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x3000u) * 2); a[55] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x3000u) * 2); a[56] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x3000u) * 2); a[57] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x3000u) * 2); a[58] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x3000u) * 2); a[59] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x3000u) * 2); a[60] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x3000u) * 2); a[61] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x3000u) * 2); a[62] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x3000u) * 2); a[63] = v; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
+  *reinterpret_cast<uint4*>(p + (g + 0u) * 2) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 2) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 2) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 2) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 2) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 2) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 2) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 2) = make_uint4(b[28], b[29], b[30], b[31]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2000u) * 2) = make_uint4(b[32], b[33], b[34], b[35]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2400u) * 2) = make_uint4(b[36], b[37], b[38], b[39]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2800u) * 2) = make_uint4(b[40], b[41], b[42], b[43]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2c00u) * 2) = make_uint4(b[44], b[45], b[46], b[47]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3000u) * 2) = make_uint4(b[48], b[49], b[50], b[51]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3400u) * 2) = make_uint4(b[52], b[53], b[54], b[55]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3800u) * 2) = make_uint4(b[56], b[57], b[58], b[59]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3c00u) * 2) = make_uint4(b[60], b[61], b[62], b[63]);
 }
 
 // The conversion on typed registers (any 2-byte element type).
 template <class T>
 __device__ __forceinline__ void convert(const T (&in)[128], T (&out)[128], void* smem) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
-  unsigned short a[128];
-  unsigned short b[128];
-#pragma unroll
-  for (int i = 0; i < 128; ++i) a[i] = bit_cast<unsigned short>(in[i]);
+  unsigned a[64] = {};
+  unsigned b[64];
+  a[0] = (a[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[0])));
+  a[0] = (a[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[1]))) << 16);
+  a[1] = (a[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[2])));
+  a[1] = (a[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[3]))) << 16);
+  a[2] = (a[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[4])));
+  a[2] = (a[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[5]))) << 16);
+  a[3] = (a[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[6])));
+  a[3] = (a[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[7]))) << 16);
+  a[4] = (a[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[8])));
+  a[4] = (a[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[9]))) << 16);
+  a[5] = (a[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[10])));
+  a[5] = (a[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[11]))) << 16);
+  a[6] = (a[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[12])));
+  a[6] = (a[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[13]))) << 16);
+  a[7] = (a[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[14])));
+  a[7] = (a[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[15]))) << 16);
+  a[8] = (a[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[16])));
+  a[8] = (a[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[17]))) << 16);
+  a[9] = (a[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[18])));
+  a[9] = (a[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[19]))) << 16);
+  a[10] = (a[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[20])));
+  a[10] = (a[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[21]))) << 16);
+  a[11] = (a[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[22])));
+  a[11] = (a[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[23]))) << 16);
+  a[12] = (a[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[24])));
+  a[12] = (a[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[25]))) << 16);
+  a[13] = (a[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[26])));
+  a[13] = (a[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[27]))) << 16);
+  a[14] = (a[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[28])));
+  a[14] = (a[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[29]))) << 16);
+  a[15] = (a[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[30])));
+  a[15] = (a[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[31]))) << 16);
+  a[16] = (a[16] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[32])));
+  a[16] = (a[16] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[33]))) << 16);
+  a[17] = (a[17] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[34])));
+  a[17] = (a[17] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[35]))) << 16);
+  a[18] = (a[18] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[36])));
+  a[18] = (a[18] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[37]))) << 16);
+  a[19] = (a[19] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[38])));
+  a[19] = (a[19] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[39]))) << 16);
+  a[20] = (a[20] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[40])));
+  a[20] = (a[20] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[41]))) << 16);
+  a[21] = (a[21] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[42])));
+  a[21] = (a[21] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[43]))) << 16);
+  a[22] = (a[22] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[44])));
+  a[22] = (a[22] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[45]))) << 16);
+  a[23] = (a[23] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[46])));
+  a[23] = (a[23] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[47]))) << 16);
+  a[24] = (a[24] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[48])));
+  a[24] = (a[24] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[49]))) << 16);
+  a[25] = (a[25] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[50])));
+  a[25] = (a[25] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[51]))) << 16);
+  a[26] = (a[26] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[52])));
+  a[26] = (a[26] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[53]))) << 16);
+  a[27] = (a[27] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[54])));
+  a[27] = (a[27] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[55]))) << 16);
+  a[28] = (a[28] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[56])));
+  a[28] = (a[28] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[57]))) << 16);
+  a[29] = (a[29] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[58])));
+  a[29] = (a[29] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[59]))) << 16);
+  a[30] = (a[30] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[60])));
+  a[30] = (a[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[61]))) << 16);
+  a[31] = (a[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[62])));
+  a[31] = (a[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[63]))) << 16);
+  a[32] = (a[32] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[64])));
+  a[32] = (a[32] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[65]))) << 16);
+  a[33] = (a[33] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[66])));
+  a[33] = (a[33] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[67]))) << 16);
+  a[34] = (a[34] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[68])));
+  a[34] = (a[34] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[69]))) << 16);
+  a[35] = (a[35] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[70])));
+  a[35] = (a[35] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[71]))) << 16);
+  a[36] = (a[36] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[72])));
+  a[36] = (a[36] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[73]))) << 16);
+  a[37] = (a[37] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[74])));
+  a[37] = (a[37] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[75]))) << 16);
+  a[38] = (a[38] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[76])));
+  a[38] = (a[38] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[77]))) << 16);
+  a[39] = (a[39] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[78])));
+  a[39] = (a[39] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[79]))) << 16);
+  a[40] = (a[40] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[80])));
+  a[40] = (a[40] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[81]))) << 16);
+  a[41] = (a[41] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[82])));
+  a[41] = (a[41] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[83]))) << 16);
+  a[42] = (a[42] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[84])));
+  a[42] = (a[42] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[85]))) << 16);
+  a[43] = (a[43] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[86])));
+  a[43] = (a[43] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[87]))) << 16);
+  a[44] = (a[44] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[88])));
+  a[44] = (a[44] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[89]))) << 16);
+  a[45] = (a[45] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[90])));
+  a[45] = (a[45] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[91]))) << 16);
+  a[46] = (a[46] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[92])));
+  a[46] = (a[46] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[93]))) << 16);
+  a[47] = (a[47] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[94])));
+  a[47] = (a[47] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[95]))) << 16);
+  a[48] = (a[48] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[96])));
+  a[48] = (a[48] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[97]))) << 16);
+  a[49] = (a[49] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[98])));
+  a[49] = (a[49] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[99]))) << 16);
+  a[50] = (a[50] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[100])));
+  a[50] = (a[50] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[101]))) << 16);
+  a[51] = (a[51] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[102])));
+  a[51] = (a[51] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[103]))) << 16);
+  a[52] = (a[52] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[104])));
+  a[52] = (a[52] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[105]))) << 16);
+  a[53] = (a[53] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[106])));
+  a[53] = (a[53] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[107]))) << 16);
+  a[54] = (a[54] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[108])));
+  a[54] = (a[54] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[109]))) << 16);
+  a[55] = (a[55] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[110])));
+  a[55] = (a[55] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[111]))) << 16);
+  a[56] = (a[56] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[112])));
+  a[56] = (a[56] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[113]))) << 16);
+  a[57] = (a[57] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[114])));
+  a[57] = (a[57] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[115]))) << 16);
+  a[58] = (a[58] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[116])));
+  a[58] = (a[58] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[117]))) << 16);
+  a[59] = (a[59] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[118])));
+  a[59] = (a[59] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[119]))) << 16);
+  a[60] = (a[60] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[120])));
+  a[60] = (a[60] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[121]))) << 16);
+  a[61] = (a[61] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[122])));
+  a[61] = (a[61] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[123]))) << 16);
+  a[62] = (a[62] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[124])));
+  a[62] = (a[62] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[125]))) << 16);
+  a[63] = (a[63] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[126])));
+  a[63] = (a[63] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[127]))) << 16);
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 128; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
+  out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
+  out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));
+  out[3] = bit_cast<T>(static_cast<unsigned short>((b[1] >> 16)));
+  out[4] = bit_cast<T>(static_cast<unsigned short>((b[2] & 0xffffu)));
+  out[5] = bit_cast<T>(static_cast<unsigned short>((b[2] >> 16)));
+  out[6] = bit_cast<T>(static_cast<unsigned short>((b[3] & 0xffffu)));
+  out[7] = bit_cast<T>(static_cast<unsigned short>((b[3] >> 16)));
+  out[8] = bit_cast<T>(static_cast<unsigned short>((b[4] & 0xffffu)));
+  out[9] = bit_cast<T>(static_cast<unsigned short>((b[4] >> 16)));
+  out[10] = bit_cast<T>(static_cast<unsigned short>((b[5] & 0xffffu)));
+  out[11] = bit_cast<T>(static_cast<unsigned short>((b[5] >> 16)));
+  out[12] = bit_cast<T>(static_cast<unsigned short>((b[6] & 0xffffu)));
+  out[13] = bit_cast<T>(static_cast<unsigned short>((b[6] >> 16)));
+  out[14] = bit_cast<T>(static_cast<unsigned short>((b[7] & 0xffffu)));
+  out[15] = bit_cast<T>(static_cast<unsigned short>((b[7] >> 16)));
+  out[16] = bit_cast<T>(static_cast<unsigned short>((b[8] & 0xffffu)));
+  out[17] = bit_cast<T>(static_cast<unsigned short>((b[8] >> 16)));
+  out[18] = bit_cast<T>(static_cast<unsigned short>((b[9] & 0xffffu)));
+  out[19] = bit_cast<T>(static_cast<unsigned short>((b[9] >> 16)));
+  out[20] = bit_cast<T>(static_cast<unsigned short>((b[10] & 0xffffu)));
+  out[21] = bit_cast<T>(static_cast<unsigned short>((b[10] >> 16)));
+  out[22] = bit_cast<T>(static_cast<unsigned short>((b[11] & 0xffffu)));
+  out[23] = bit_cast<T>(static_cast<unsigned short>((b[11] >> 16)));
+  out[24] = bit_cast<T>(static_cast<unsigned short>((b[12] & 0xffffu)));
+  out[25] = bit_cast<T>(static_cast<unsigned short>((b[12] >> 16)));
+  out[26] = bit_cast<T>(static_cast<unsigned short>((b[13] & 0xffffu)));
+  out[27] = bit_cast<T>(static_cast<unsigned short>((b[13] >> 16)));
+  out[28] = bit_cast<T>(static_cast<unsigned short>((b[14] & 0xffffu)));
+  out[29] = bit_cast<T>(static_cast<unsigned short>((b[14] >> 16)));
+  out[30] = bit_cast<T>(static_cast<unsigned short>((b[15] & 0xffffu)));
+  out[31] = bit_cast<T>(static_cast<unsigned short>((b[15] >> 16)));
+  out[32] = bit_cast<T>(static_cast<unsigned short>((b[16] & 0xffffu)));
+  out[33] = bit_cast<T>(static_cast<unsigned short>((b[16] >> 16)));
+  out[34] = bit_cast<T>(static_cast<unsigned short>((b[17] & 0xffffu)));
+  out[35] = bit_cast<T>(static_cast<unsigned short>((b[17] >> 16)));
+  out[36] = bit_cast<T>(static_cast<unsigned short>((b[18] & 0xffffu)));
+  out[37] = bit_cast<T>(static_cast<unsigned short>((b[18] >> 16)));
+  out[38] = bit_cast<T>(static_cast<unsigned short>((b[19] & 0xffffu)));
+  out[39] = bit_cast<T>(static_cast<unsigned short>((b[19] >> 16)));
+  out[40] = bit_cast<T>(static_cast<unsigned short>((b[20] & 0xffffu)));
+  out[41] = bit_cast<T>(static_cast<unsigned short>((b[20] >> 16)));
+  out[42] = bit_cast<T>(static_cast<unsigned short>((b[21] & 0xffffu)));
+  out[43] = bit_cast<T>(static_cast<unsigned short>((b[21] >> 16)));
+  out[44] = bit_cast<T>(static_cast<unsigned short>((b[22] & 0xffffu)));
+  out[45] = bit_cast<T>(static_cast<unsigned short>((b[22] >> 16)));
+  out[46] = bit_cast<T>(static_cast<unsigned short>((b[23] & 0xffffu)));
+  out[47] = bit_cast<T>(static_cast<unsigned short>((b[23] >> 16)));
+  out[48] = bit_cast<T>(static_cast<unsigned short>((b[24] & 0xffffu)));
+  out[49] = bit_cast<T>(static_cast<unsigned short>((b[24] >> 16)));
+  out[50] = bit_cast<T>(static_cast<unsigned short>((b[25] & 0xffffu)));
+  out[51] = bit_cast<T>(static_cast<unsigned short>((b[25] >> 16)));
+  out[52] = bit_cast<T>(static_cast<unsigned short>((b[26] & 0xffffu)));
+  out[53] = bit_cast<T>(static_cast<unsigned short>((b[26] >> 16)));
+  out[54] = bit_cast<T>(static_cast<unsigned short>((b[27] & 0xffffu)));
+  out[55] = bit_cast<T>(static_cast<unsigned short>((b[27] >> 16)));
+  out[56] = bit_cast<T>(static_cast<unsigned short>((b[28] & 0xffffu)));
+  out[57] = bit_cast<T>(static_cast<unsigned short>((b[28] >> 16)));
+  out[58] = bit_cast<T>(static_cast<unsigned short>((b[29] & 0xffffu)));
+  out[59] = bit_cast<T>(static_cast<unsigned short>((b[29] >> 16)));
+  out[60] = bit_cast<T>(static_cast<unsigned short>((b[30] & 0xffffu)));
+  out[61] = bit_cast<T>(static_cast<unsigned short>((b[30] >> 16)));
+  out[62] = bit_cast<T>(static_cast<unsigned short>((b[31] & 0xffffu)));
+  out[63] = bit_cast<T>(static_cast<unsigned short>((b[31] >> 16)));
+  out[64] = bit_cast<T>(static_cast<unsigned short>((b[32] & 0xffffu)));
+  out[65] = bit_cast<T>(static_cast<unsigned short>((b[32] >> 16)));
+  out[66] = bit_cast<T>(static_cast<unsigned short>((b[33] & 0xffffu)));
+  out[67] = bit_cast<T>(static_cast<unsigned short>((b[33] >> 16)));
+  out[68] = bit_cast<T>(static_cast<unsigned short>((b[34] & 0xffffu)));
+  out[69] = bit_cast<T>(static_cast<unsigned short>((b[34] >> 16)));
+  out[70] = bit_cast<T>(static_cast<unsigned short>((b[35] & 0xffffu)));
+  out[71] = bit_cast<T>(static_cast<unsigned short>((b[35] >> 16)));
+  out[72] = bit_cast<T>(static_cast<unsigned short>((b[36] & 0xffffu)));
+  out[73] = bit_cast<T>(static_cast<unsigned short>((b[36] >> 16)));
+  out[74] = bit_cast<T>(static_cast<unsigned short>((b[37] & 0xffffu)));
+  out[75] = bit_cast<T>(static_cast<unsigned short>((b[37] >> 16)));
+  out[76] = bit_cast<T>(static_cast<unsigned short>((b[38] & 0xffffu)));
+  out[77] = bit_cast<T>(static_cast<unsigned short>((b[38] >> 16)));
+  out[78] = bit_cast<T>(static_cast<unsigned short>((b[39] & 0xffffu)));
+  out[79] = bit_cast<T>(static_cast<unsigned short>((b[39] >> 16)));
+  out[80] = bit_cast<T>(static_cast<unsigned short>((b[40] & 0xffffu)));
+  out[81] = bit_cast<T>(static_cast<unsigned short>((b[40] >> 16)));
+  out[82] = bit_cast<T>(static_cast<unsigned short>((b[41] & 0xffffu)));
+  out[83] = bit_cast<T>(static_cast<unsigned short>((b[41] >> 16)));
+  out[84] = bit_cast<T>(static_cast<unsigned short>((b[42] & 0xffffu)));
+  out[85] = bit_cast<T>(static_cast<unsigned short>((b[42] >> 16)));
+  out[86] = bit_cast<T>(static_cast<unsigned short>((b[43] & 0xffffu)));
+  out[87] = bit_cast<T>(static_cast<unsigned short>((b[43] >> 16)));
+  out[88] = bit_cast<T>(static_cast<unsigned short>((b[44] & 0xffffu)));
+  out[89] = bit_cast<T>(static_cast<unsigned short>((b[44] >> 16)));
+  out[90] = bit_cast<T>(static_cast<unsigned short>((b[45] & 0xffffu)));
+  out[91] = bit_cast<T>(static_cast<unsigned short>((b[45] >> 16)));
+  out[92] = bit_cast<T>(static_cast<unsigned short>((b[46] & 0xffffu)));
+  out[93] = bit_cast<T>(static_cast<unsigned short>((b[46] >> 16)));
+  out[94] = bit_cast<T>(static_cast<unsigned short>((b[47] & 0xffffu)));
+  out[95] = bit_cast<T>(static_cast<unsigned short>((b[47] >> 16)));
+  out[96] = bit_cast<T>(static_cast<unsigned short>((b[48] & 0xffffu)));
+  out[97] = bit_cast<T>(static_cast<unsigned short>((b[48] >> 16)));
+  out[98] = bit_cast<T>(static_cast<unsigned short>((b[49] & 0xffffu)));
+  out[99] = bit_cast<T>(static_cast<unsigned short>((b[49] >> 16)));
+  out[100] = bit_cast<T>(static_cast<unsigned short>((b[50] & 0xffffu)));
+  out[101] = bit_cast<T>(static_cast<unsigned short>((b[50] >> 16)));
+  out[102] = bit_cast<T>(static_cast<unsigned short>((b[51] & 0xffffu)));
+  out[103] = bit_cast<T>(static_cast<unsigned short>((b[51] >> 16)));
+  out[104] = bit_cast<T>(static_cast<unsigned short>((b[52] & 0xffffu)));
+  out[105] = bit_cast<T>(static_cast<unsigned short>((b[52] >> 16)));
+  out[106] = bit_cast<T>(static_cast<unsigned short>((b[53] & 0xffffu)));
+  out[107] = bit_cast<T>(static_cast<unsigned short>((b[53] >> 16)));
+  out[108] = bit_cast<T>(static_cast<unsigned short>((b[54] & 0xffffu)));
+  out[109] = bit_cast<T>(static_cast<unsigned short>((b[54] >> 16)));
+  out[110] = bit_cast<T>(static_cast<unsigned short>((b[55] & 0xffffu)));
+  out[111] = bit_cast<T>(static_cast<unsigned short>((b[55] >> 16)));
+  out[112] = bit_cast<T>(static_cast<unsigned short>((b[56] & 0xffffu)));
+  out[113] = bit_cast<T>(static_cast<unsigned short>((b[56] >> 16)));
+  out[114] = bit_cast<T>(static_cast<unsigned short>((b[57] & 0xffffu)));
+  out[115] = bit_cast<T>(static_cast<unsigned short>((b[57] >> 16)));
+  out[116] = bit_cast<T>(static_cast<unsigned short>((b[58] & 0xffffu)));
+  out[117] = bit_cast<T>(static_cast<unsigned short>((b[58] >> 16)));
+  out[118] = bit_cast<T>(static_cast<unsigned short>((b[59] & 0xffffu)));
+  out[119] = bit_cast<T>(static_cast<unsigned short>((b[59] >> 16)));
+  out[120] = bit_cast<T>(static_cast<unsigned short>((b[60] & 0xffffu)));
+  out[121] = bit_cast<T>(static_cast<unsigned short>((b[60] >> 16)));
+  out[122] = bit_cast<T>(static_cast<unsigned short>((b[61] & 0xffffu)));
+  out[123] = bit_cast<T>(static_cast<unsigned short>((b[61] >> 16)));
+  out[124] = bit_cast<T>(static_cast<unsigned short>((b[62] & 0xffffu)));
+  out[125] = bit_cast<T>(static_cast<unsigned short>((b[62] >> 16)));
+  out[126] = bit_cast<T>(static_cast<unsigned short>((b[63] & 0xffffu)));
+  out[127] = bit_cast<T>(static_cast<unsigned short>((b[63] >> 16)));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[128]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
-  unsigned short a[128] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = static_cast<unsigned short>(v); a[1] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0u) * 2); a[2] = static_cast<unsigned short>(v); a[3] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0u) * 2); a[4] = static_cast<unsigned short>(v); a[5] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0u) * 2); a[6] = static_cast<unsigned short>(v); a[7] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 2); a[8] = static_cast<unsigned short>(v); a[9] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0u) * 2); a[10] = static_cast<unsigned short>(v); a[11] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0u) * 2); a[12] = static_cast<unsigned short>(v); a[13] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0u) * 2); a[14] = static_cast<unsigned short>(v); a[15] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0u) * 2); a[16] = static_cast<unsigned short>(v); a[17] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0u) * 2); a[18] = static_cast<unsigned short>(v); a[19] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0u) * 2); a[20] = static_cast<unsigned short>(v); a[21] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0u) * 2); a[22] = static_cast<unsigned short>(v); a[23] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0u) * 2); a[24] = static_cast<unsigned short>(v); a[25] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0u) * 2); a[26] = static_cast<unsigned short>(v); a[27] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0u) * 2); a[28] = static_cast<unsigned short>(v); a[29] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0u) * 2); a[30] = static_cast<unsigned short>(v); a[31] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1000u) * 2); a[32] = static_cast<unsigned short>(v); a[33] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x1000u) * 2); a[34] = static_cast<unsigned short>(v); a[35] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x1000u) * 2); a[36] = static_cast<unsigned short>(v); a[37] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x1000u) * 2); a[38] = static_cast<unsigned short>(v); a[39] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x1000u) * 2); a[40] = static_cast<unsigned short>(v); a[41] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x1000u) * 2); a[42] = static_cast<unsigned short>(v); a[43] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x1000u) * 2); a[44] = static_cast<unsigned short>(v); a[45] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x1000u) * 2); a[46] = static_cast<unsigned short>(v); a[47] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x1000u) * 2); a[48] = static_cast<unsigned short>(v); a[49] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x1000u) * 2); a[50] = static_cast<unsigned short>(v); a[51] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x1000u) * 2); a[52] = static_cast<unsigned short>(v); a[53] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x1000u) * 2); a[54] = static_cast<unsigned short>(v); a[55] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x1000u) * 2); a[56] = static_cast<unsigned short>(v); a[57] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x1000u) * 2); a[58] = static_cast<unsigned short>(v); a[59] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x1000u) * 2); a[60] = static_cast<unsigned short>(v); a[61] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x1000u) * 2); a[62] = static_cast<unsigned short>(v); a[63] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2000u) * 2); a[64] = static_cast<unsigned short>(v); a[65] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x2000u) * 2); a[66] = static_cast<unsigned short>(v); a[67] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x2000u) * 2); a[68] = static_cast<unsigned short>(v); a[69] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x2000u) * 2); a[70] = static_cast<unsigned short>(v); a[71] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x2000u) * 2); a[72] = static_cast<unsigned short>(v); a[73] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x2000u) * 2); a[74] = static_cast<unsigned short>(v); a[75] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x2000u) * 2); a[76] = static_cast<unsigned short>(v); a[77] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x2000u) * 2); a[78] = static_cast<unsigned short>(v); a[79] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x2000u) * 2); a[80] = static_cast<unsigned short>(v); a[81] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x2000u) * 2); a[82] = static_cast<unsigned short>(v); a[83] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x2000u) * 2); a[84] = static_cast<unsigned short>(v); a[85] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x2000u) * 2); a[86] = static_cast<unsigned short>(v); a[87] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x2000u) * 2); a[88] = static_cast<unsigned short>(v); a[89] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x2000u) * 2); a[90] = static_cast<unsigned short>(v); a[91] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x2000u) * 2); a[92] = static_cast<unsigned short>(v); a[93] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x2000u) * 2); a[94] = static_cast<unsigned short>(v); a[95] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3000u) * 2); a[96] = static_cast<unsigned short>(v); a[97] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x3000u) * 2); a[98] = static_cast<unsigned short>(v); a[99] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x3000u) * 2); a[100] = static_cast<unsigned short>(v); a[101] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x3000u) * 2); a[102] = static_cast<unsigned short>(v); a[103] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x3000u) * 2); a[104] = static_cast<unsigned short>(v); a[105] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x3000u) * 2); a[106] = static_cast<unsigned short>(v); a[107] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x3000u) * 2); a[108] = static_cast<unsigned short>(v); a[109] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x3000u) * 2); a[110] = static_cast<unsigned short>(v); a[111] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x3000u) * 2); a[112] = static_cast<unsigned short>(v); a[113] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x3000u) * 2); a[114] = static_cast<unsigned short>(v); a[115] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x3000u) * 2); a[116] = static_cast<unsigned short>(v); a[117] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x3000u) * 2); a[118] = static_cast<unsigned short>(v); a[119] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x3000u) * 2); a[120] = static_cast<unsigned short>(v); a[121] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x3000u) * 2); a[122] = static_cast<unsigned short>(v); a[123] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x3000u) * 2); a[124] = static_cast<unsigned short>(v); a[125] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x3000u) * 2); a[126] = static_cast<unsigned short>(v); a[127] = static_cast<unsigned short>(v >> 16); }
-#pragma unroll
-  for (int i = 0; i < 128; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[64];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned short>((a[0] & 0xffffu)));
+  in[1] = bit_cast<T>(static_cast<unsigned short>((a[0] >> 16)));
+  in[2] = bit_cast<T>(static_cast<unsigned short>((a[1] & 0xffffu)));
+  in[3] = bit_cast<T>(static_cast<unsigned short>((a[1] >> 16)));
+  in[4] = bit_cast<T>(static_cast<unsigned short>((a[2] & 0xffffu)));
+  in[5] = bit_cast<T>(static_cast<unsigned short>((a[2] >> 16)));
+  in[6] = bit_cast<T>(static_cast<unsigned short>((a[3] & 0xffffu)));
+  in[7] = bit_cast<T>(static_cast<unsigned short>((a[3] >> 16)));
+  in[8] = bit_cast<T>(static_cast<unsigned short>((a[4] & 0xffffu)));
+  in[9] = bit_cast<T>(static_cast<unsigned short>((a[4] >> 16)));
+  in[10] = bit_cast<T>(static_cast<unsigned short>((a[5] & 0xffffu)));
+  in[11] = bit_cast<T>(static_cast<unsigned short>((a[5] >> 16)));
+  in[12] = bit_cast<T>(static_cast<unsigned short>((a[6] & 0xffffu)));
+  in[13] = bit_cast<T>(static_cast<unsigned short>((a[6] >> 16)));
+  in[14] = bit_cast<T>(static_cast<unsigned short>((a[7] & 0xffffu)));
+  in[15] = bit_cast<T>(static_cast<unsigned short>((a[7] >> 16)));
+  in[16] = bit_cast<T>(static_cast<unsigned short>((a[8] & 0xffffu)));
+  in[17] = bit_cast<T>(static_cast<unsigned short>((a[8] >> 16)));
+  in[18] = bit_cast<T>(static_cast<unsigned short>((a[9] & 0xffffu)));
+  in[19] = bit_cast<T>(static_cast<unsigned short>((a[9] >> 16)));
+  in[20] = bit_cast<T>(static_cast<unsigned short>((a[10] & 0xffffu)));
+  in[21] = bit_cast<T>(static_cast<unsigned short>((a[10] >> 16)));
+  in[22] = bit_cast<T>(static_cast<unsigned short>((a[11] & 0xffffu)));
+  in[23] = bit_cast<T>(static_cast<unsigned short>((a[11] >> 16)));
+  in[24] = bit_cast<T>(static_cast<unsigned short>((a[12] & 0xffffu)));
+  in[25] = bit_cast<T>(static_cast<unsigned short>((a[12] >> 16)));
+  in[26] = bit_cast<T>(static_cast<unsigned short>((a[13] & 0xffffu)));
+  in[27] = bit_cast<T>(static_cast<unsigned short>((a[13] >> 16)));
+  in[28] = bit_cast<T>(static_cast<unsigned short>((a[14] & 0xffffu)));
+  in[29] = bit_cast<T>(static_cast<unsigned short>((a[14] >> 16)));
+  in[30] = bit_cast<T>(static_cast<unsigned short>((a[15] & 0xffffu)));
+  in[31] = bit_cast<T>(static_cast<unsigned short>((a[15] >> 16)));
+  in[32] = bit_cast<T>(static_cast<unsigned short>((a[16] & 0xffffu)));
+  in[33] = bit_cast<T>(static_cast<unsigned short>((a[16] >> 16)));
+  in[34] = bit_cast<T>(static_cast<unsigned short>((a[17] & 0xffffu)));
+  in[35] = bit_cast<T>(static_cast<unsigned short>((a[17] >> 16)));
+  in[36] = bit_cast<T>(static_cast<unsigned short>((a[18] & 0xffffu)));
+  in[37] = bit_cast<T>(static_cast<unsigned short>((a[18] >> 16)));
+  in[38] = bit_cast<T>(static_cast<unsigned short>((a[19] & 0xffffu)));
+  in[39] = bit_cast<T>(static_cast<unsigned short>((a[19] >> 16)));
+  in[40] = bit_cast<T>(static_cast<unsigned short>((a[20] & 0xffffu)));
+  in[41] = bit_cast<T>(static_cast<unsigned short>((a[20] >> 16)));
+  in[42] = bit_cast<T>(static_cast<unsigned short>((a[21] & 0xffffu)));
+  in[43] = bit_cast<T>(static_cast<unsigned short>((a[21] >> 16)));
+  in[44] = bit_cast<T>(static_cast<unsigned short>((a[22] & 0xffffu)));
+  in[45] = bit_cast<T>(static_cast<unsigned short>((a[22] >> 16)));
+  in[46] = bit_cast<T>(static_cast<unsigned short>((a[23] & 0xffffu)));
+  in[47] = bit_cast<T>(static_cast<unsigned short>((a[23] >> 16)));
+  in[48] = bit_cast<T>(static_cast<unsigned short>((a[24] & 0xffffu)));
+  in[49] = bit_cast<T>(static_cast<unsigned short>((a[24] >> 16)));
+  in[50] = bit_cast<T>(static_cast<unsigned short>((a[25] & 0xffffu)));
+  in[51] = bit_cast<T>(static_cast<unsigned short>((a[25] >> 16)));
+  in[52] = bit_cast<T>(static_cast<unsigned short>((a[26] & 0xffffu)));
+  in[53] = bit_cast<T>(static_cast<unsigned short>((a[26] >> 16)));
+  in[54] = bit_cast<T>(static_cast<unsigned short>((a[27] & 0xffffu)));
+  in[55] = bit_cast<T>(static_cast<unsigned short>((a[27] >> 16)));
+  in[56] = bit_cast<T>(static_cast<unsigned short>((a[28] & 0xffffu)));
+  in[57] = bit_cast<T>(static_cast<unsigned short>((a[28] >> 16)));
+  in[58] = bit_cast<T>(static_cast<unsigned short>((a[29] & 0xffffu)));
+  in[59] = bit_cast<T>(static_cast<unsigned short>((a[29] >> 16)));
+  in[60] = bit_cast<T>(static_cast<unsigned short>((a[30] & 0xffffu)));
+  in[61] = bit_cast<T>(static_cast<unsigned short>((a[30] >> 16)));
+  in[62] = bit_cast<T>(static_cast<unsigned short>((a[31] & 0xffffu)));
+  in[63] = bit_cast<T>(static_cast<unsigned short>((a[31] >> 16)));
+  in[64] = bit_cast<T>(static_cast<unsigned short>((a[32] & 0xffffu)));
+  in[65] = bit_cast<T>(static_cast<unsigned short>((a[32] >> 16)));
+  in[66] = bit_cast<T>(static_cast<unsigned short>((a[33] & 0xffffu)));
+  in[67] = bit_cast<T>(static_cast<unsigned short>((a[33] >> 16)));
+  in[68] = bit_cast<T>(static_cast<unsigned short>((a[34] & 0xffffu)));
+  in[69] = bit_cast<T>(static_cast<unsigned short>((a[34] >> 16)));
+  in[70] = bit_cast<T>(static_cast<unsigned short>((a[35] & 0xffffu)));
+  in[71] = bit_cast<T>(static_cast<unsigned short>((a[35] >> 16)));
+  in[72] = bit_cast<T>(static_cast<unsigned short>((a[36] & 0xffffu)));
+  in[73] = bit_cast<T>(static_cast<unsigned short>((a[36] >> 16)));
+  in[74] = bit_cast<T>(static_cast<unsigned short>((a[37] & 0xffffu)));
+  in[75] = bit_cast<T>(static_cast<unsigned short>((a[37] >> 16)));
+  in[76] = bit_cast<T>(static_cast<unsigned short>((a[38] & 0xffffu)));
+  in[77] = bit_cast<T>(static_cast<unsigned short>((a[38] >> 16)));
+  in[78] = bit_cast<T>(static_cast<unsigned short>((a[39] & 0xffffu)));
+  in[79] = bit_cast<T>(static_cast<unsigned short>((a[39] >> 16)));
+  in[80] = bit_cast<T>(static_cast<unsigned short>((a[40] & 0xffffu)));
+  in[81] = bit_cast<T>(static_cast<unsigned short>((a[40] >> 16)));
+  in[82] = bit_cast<T>(static_cast<unsigned short>((a[41] & 0xffffu)));
+  in[83] = bit_cast<T>(static_cast<unsigned short>((a[41] >> 16)));
+  in[84] = bit_cast<T>(static_cast<unsigned short>((a[42] & 0xffffu)));
+  in[85] = bit_cast<T>(static_cast<unsigned short>((a[42] >> 16)));
+  in[86] = bit_cast<T>(static_cast<unsigned short>((a[43] & 0xffffu)));
+  in[87] = bit_cast<T>(static_cast<unsigned short>((a[43] >> 16)));
+  in[88] = bit_cast<T>(static_cast<unsigned short>((a[44] & 0xffffu)));
+  in[89] = bit_cast<T>(static_cast<unsigned short>((a[44] >> 16)));
+  in[90] = bit_cast<T>(static_cast<unsigned short>((a[45] & 0xffffu)));
+  in[91] = bit_cast<T>(static_cast<unsigned short>((a[45] >> 16)));
+  in[92] = bit_cast<T>(static_cast<unsigned short>((a[46] & 0xffffu)));
+  in[93] = bit_cast<T>(static_cast<unsigned short>((a[46] >> 16)));
+  in[94] = bit_cast<T>(static_cast<unsigned short>((a[47] & 0xffffu)));
+  in[95] = bit_cast<T>(static_cast<unsigned short>((a[47] >> 16)));
+  in[96] = bit_cast<T>(static_cast<unsigned short>((a[48] & 0xffffu)));
+  in[97] = bit_cast<T>(static_cast<unsigned short>((a[48] >> 16)));
+  in[98] = bit_cast<T>(static_cast<unsigned short>((a[49] & 0xffffu)));
+  in[99] = bit_cast<T>(static_cast<unsigned short>((a[49] >> 16)));
+  in[100] = bit_cast<T>(static_cast<unsigned short>((a[50] & 0xffffu)));
+  in[101] = bit_cast<T>(static_cast<unsigned short>((a[50] >> 16)));
+  in[102] = bit_cast<T>(static_cast<unsigned short>((a[51] & 0xffffu)));
+  in[103] = bit_cast<T>(static_cast<unsigned short>((a[51] >> 16)));
+  in[104] = bit_cast<T>(static_cast<unsigned short>((a[52] & 0xffffu)));
+  in[105] = bit_cast<T>(static_cast<unsigned short>((a[52] >> 16)));
+  in[106] = bit_cast<T>(static_cast<unsigned short>((a[53] & 0xffffu)));
+  in[107] = bit_cast<T>(static_cast<unsigned short>((a[53] >> 16)));
+  in[108] = bit_cast<T>(static_cast<unsigned short>((a[54] & 0xffffu)));
+  in[109] = bit_cast<T>(static_cast<unsigned short>((a[54] >> 16)));
+  in[110] = bit_cast<T>(static_cast<unsigned short>((a[55] & 0xffffu)));
+  in[111] = bit_cast<T>(static_cast<unsigned short>((a[55] >> 16)));
+  in[112] = bit_cast<T>(static_cast<unsigned short>((a[56] & 0xffffu)));
+  in[113] = bit_cast<T>(static_cast<unsigned short>((a[56] >> 16)));
+  in[114] = bit_cast<T>(static_cast<unsigned short>((a[57] & 0xffffu)));
+  in[115] = bit_cast<T>(static_cast<unsigned short>((a[57] >> 16)));
+  in[116] = bit_cast<T>(static_cast<unsigned short>((a[58] & 0xffffu)));
+  in[117] = bit_cast<T>(static_cast<unsigned short>((a[58] >> 16)));
+  in[118] = bit_cast<T>(static_cast<unsigned short>((a[59] & 0xffffu)));
+  in[119] = bit_cast<T>(static_cast<unsigned short>((a[59] >> 16)));
+  in[120] = bit_cast<T>(static_cast<unsigned short>((a[60] & 0xffffu)));
+  in[121] = bit_cast<T>(static_cast<unsigned short>((a[60] >> 16)));
+  in[122] = bit_cast<T>(static_cast<unsigned short>((a[61] & 0xffffu)));
+  in[123] = bit_cast<T>(static_cast<unsigned short>((a[61] >> 16)));
+  in[124] = bit_cast<T>(static_cast<unsigned short>((a[62] & 0xffffu)));
+  in[125] = bit_cast<T>(static_cast<unsigned short>((a[62] >> 16)));
+  in[126] = bit_cast<T>(static_cast<unsigned short>((a[63] & 0xffffu)));
+  in[127] = bit_cast<T>(static_cast<unsigned short>((a[63] >> 16)));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[128]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
-  unsigned short b[128];
-#pragma unroll
-  for (int j = 0; j < 128; ++j) b[j] = bit_cast<unsigned short>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 2) = make_uint4((static_cast<unsigned>(b[0])) | (static_cast<unsigned>(b[1]) << 16), (static_cast<unsigned>(b[2])) | (static_cast<unsigned>(b[3]) << 16), (static_cast<unsigned>(b[4])) | (static_cast<unsigned>(b[5]) << 16), (static_cast<unsigned>(b[6])) | (static_cast<unsigned>(b[7]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 2) = make_uint4((static_cast<unsigned>(b[8])) | (static_cast<unsigned>(b[9]) << 16), (static_cast<unsigned>(b[10])) | (static_cast<unsigned>(b[11]) << 16), (static_cast<unsigned>(b[12])) | (static_cast<unsigned>(b[13]) << 16), (static_cast<unsigned>(b[14])) | (static_cast<unsigned>(b[15]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 2) = make_uint4((static_cast<unsigned>(b[16])) | (static_cast<unsigned>(b[17]) << 16), (static_cast<unsigned>(b[18])) | (static_cast<unsigned>(b[19]) << 16), (static_cast<unsigned>(b[20])) | (static_cast<unsigned>(b[21]) << 16), (static_cast<unsigned>(b[22])) | (static_cast<unsigned>(b[23]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 2) = make_uint4((static_cast<unsigned>(b[24])) | (static_cast<unsigned>(b[25]) << 16), (static_cast<unsigned>(b[26])) | (static_cast<unsigned>(b[27]) << 16), (static_cast<unsigned>(b[28])) | (static_cast<unsigned>(b[29]) << 16), (static_cast<unsigned>(b[30])) | (static_cast<unsigned>(b[31]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 2) = make_uint4((static_cast<unsigned>(b[32])) | (static_cast<unsigned>(b[33]) << 16), (static_cast<unsigned>(b[34])) | (static_cast<unsigned>(b[35]) << 16), (static_cast<unsigned>(b[36])) | (static_cast<unsigned>(b[37]) << 16), (static_cast<unsigned>(b[38])) | (static_cast<unsigned>(b[39]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 2) = make_uint4((static_cast<unsigned>(b[40])) | (static_cast<unsigned>(b[41]) << 16), (static_cast<unsigned>(b[42])) | (static_cast<unsigned>(b[43]) << 16), (static_cast<unsigned>(b[44])) | (static_cast<unsigned>(b[45]) << 16), (static_cast<unsigned>(b[46])) | (static_cast<unsigned>(b[47]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 2) = make_uint4((static_cast<unsigned>(b[48])) | (static_cast<unsigned>(b[49]) << 16), (static_cast<unsigned>(b[50])) | (static_cast<unsigned>(b[51]) << 16), (static_cast<unsigned>(b[52])) | (static_cast<unsigned>(b[53]) << 16), (static_cast<unsigned>(b[54])) | (static_cast<unsigned>(b[55]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 2) = make_uint4((static_cast<unsigned>(b[56])) | (static_cast<unsigned>(b[57]) << 16), (static_cast<unsigned>(b[58])) | (static_cast<unsigned>(b[59]) << 16), (static_cast<unsigned>(b[60])) | (static_cast<unsigned>(b[61]) << 16), (static_cast<unsigned>(b[62])) | (static_cast<unsigned>(b[63]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x2000u) * 2) = make_uint4((static_cast<unsigned>(b[64])) | (static_cast<unsigned>(b[65]) << 16), (static_cast<unsigned>(b[66])) | (static_cast<unsigned>(b[67]) << 16), (static_cast<unsigned>(b[68])) | (static_cast<unsigned>(b[69]) << 16), (static_cast<unsigned>(b[70])) | (static_cast<unsigned>(b[71]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x2400u) * 2) = make_uint4((static_cast<unsigned>(b[72])) | (static_cast<unsigned>(b[73]) << 16), (static_cast<unsigned>(b[74])) | (static_cast<unsigned>(b[75]) << 16), (static_cast<unsigned>(b[76])) | (static_cast<unsigned>(b[77]) << 16), (static_cast<unsigned>(b[78])) | (static_cast<unsigned>(b[79]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x2800u) * 2) = make_uint4((static_cast<unsigned>(b[80])) | (static_cast<unsigned>(b[81]) << 16), (static_cast<unsigned>(b[82])) | (static_cast<unsigned>(b[83]) << 16), (static_cast<unsigned>(b[84])) | (static_cast<unsigned>(b[85]) << 16), (static_cast<unsigned>(b[86])) | (static_cast<unsigned>(b[87]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x2c00u) * 2) = make_uint4((static_cast<unsigned>(b[88])) | (static_cast<unsigned>(b[89]) << 16), (static_cast<unsigned>(b[90])) | (static_cast<unsigned>(b[91]) << 16), (static_cast<unsigned>(b[92])) | (static_cast<unsigned>(b[93]) << 16), (static_cast<unsigned>(b[94])) | (static_cast<unsigned>(b[95]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x3000u) * 2) = make_uint4((static_cast<unsigned>(b[96])) | (static_cast<unsigned>(b[97]) << 16), (static_cast<unsigned>(b[98])) | (static_cast<unsigned>(b[99]) << 16), (static_cast<unsigned>(b[100])) | (static_cast<unsigned>(b[101]) << 16), (static_cast<unsigned>(b[102])) | (static_cast<unsigned>(b[103]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x3400u) * 2) = make_uint4((static_cast<unsigned>(b[104])) | (static_cast<unsigned>(b[105]) << 16), (static_cast<unsigned>(b[106])) | (static_cast<unsigned>(b[107]) << 16), (static_cast<unsigned>(b[108])) | (static_cast<unsigned>(b[109]) << 16), (static_cast<unsigned>(b[110])) | (static_cast<unsigned>(b[111]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x3800u) * 2) = make_uint4((static_cast<unsigned>(b[112])) | (static_cast<unsigned>(b[113]) << 16), (static_cast<unsigned>(b[114])) | (static_cast<unsigned>(b[115]) << 16), (static_cast<unsigned>(b[116])) | (static_cast<unsigned>(b[117]) << 16), (static_cast<unsigned>(b[118])) | (static_cast<unsigned>(b[119]) << 16));
-  *reinterpret_cast<uint4*>(p + (g + 0x3c00u) * 2) = make_uint4((static_cast<unsigned>(b[120])) | (static_cast<unsigned>(b[121]) << 16), (static_cast<unsigned>(b[122])) | (static_cast<unsigned>(b[123]) << 16), (static_cast<unsigned>(b[124])) | (static_cast<unsigned>(b[125]) << 16), (static_cast<unsigned>(b[126])) | (static_cast<unsigned>(b[127]) << 16));
+  unsigned b[64] = {};
+  b[0] = (b[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[0])));
+  b[0] = (b[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[1]))) << 16);
+  b[1] = (b[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[2])));
+  b[1] = (b[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[3]))) << 16);
+  b[2] = (b[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[4])));
+  b[2] = (b[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[5]))) << 16);
+  b[3] = (b[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[6])));
+  b[3] = (b[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[7]))) << 16);
+  b[4] = (b[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[8])));
+  b[4] = (b[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[9]))) << 16);
+  b[5] = (b[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[10])));
+  b[5] = (b[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[11]))) << 16);
+  b[6] = (b[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[12])));
+  b[6] = (b[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[13]))) << 16);
+  b[7] = (b[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[14])));
+  b[7] = (b[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[15]))) << 16);
+  b[8] = (b[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[16])));
+  b[8] = (b[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[17]))) << 16);
+  b[9] = (b[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[18])));
+  b[9] = (b[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[19]))) << 16);
+  b[10] = (b[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[20])));
+  b[10] = (b[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[21]))) << 16);
+  b[11] = (b[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[22])));
+  b[11] = (b[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[23]))) << 16);
+  b[12] = (b[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[24])));
+  b[12] = (b[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[25]))) << 16);
+  b[13] = (b[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[26])));
+  b[13] = (b[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[27]))) << 16);
+  b[14] = (b[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[28])));
+  b[14] = (b[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[29]))) << 16);
+  b[15] = (b[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[30])));
+  b[15] = (b[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[31]))) << 16);
+  b[16] = (b[16] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[32])));
+  b[16] = (b[16] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[33]))) << 16);
+  b[17] = (b[17] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[34])));
+  b[17] = (b[17] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[35]))) << 16);
+  b[18] = (b[18] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[36])));
+  b[18] = (b[18] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[37]))) << 16);
+  b[19] = (b[19] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[38])));
+  b[19] = (b[19] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[39]))) << 16);
+  b[20] = (b[20] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[40])));
+  b[20] = (b[20] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[41]))) << 16);
+  b[21] = (b[21] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[42])));
+  b[21] = (b[21] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[43]))) << 16);
+  b[22] = (b[22] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[44])));
+  b[22] = (b[22] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[45]))) << 16);
+  b[23] = (b[23] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[46])));
+  b[23] = (b[23] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[47]))) << 16);
+  b[24] = (b[24] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[48])));
+  b[24] = (b[24] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[49]))) << 16);
+  b[25] = (b[25] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[50])));
+  b[25] = (b[25] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[51]))) << 16);
+  b[26] = (b[26] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[52])));
+  b[26] = (b[26] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[53]))) << 16);
+  b[27] = (b[27] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[54])));
+  b[27] = (b[27] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[55]))) << 16);
+  b[28] = (b[28] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[56])));
+  b[28] = (b[28] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[57]))) << 16);
+  b[29] = (b[29] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[58])));
+  b[29] = (b[29] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[59]))) << 16);
+  b[30] = (b[30] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[60])));
+  b[30] = (b[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[61]))) << 16);
+  b[31] = (b[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[62])));
+  b[31] = (b[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[63]))) << 16);
+  b[32] = (b[32] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[64])));
+  b[32] = (b[32] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[65]))) << 16);
+  b[33] = (b[33] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[66])));
+  b[33] = (b[33] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[67]))) << 16);
+  b[34] = (b[34] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[68])));
+  b[34] = (b[34] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[69]))) << 16);
+  b[35] = (b[35] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[70])));
+  b[35] = (b[35] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[71]))) << 16);
+  b[36] = (b[36] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[72])));
+  b[36] = (b[36] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[73]))) << 16);
+  b[37] = (b[37] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[74])));
+  b[37] = (b[37] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[75]))) << 16);
+  b[38] = (b[38] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[76])));
+  b[38] = (b[38] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[77]))) << 16);
+  b[39] = (b[39] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[78])));
+  b[39] = (b[39] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[79]))) << 16);
+  b[40] = (b[40] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[80])));
+  b[40] = (b[40] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[81]))) << 16);
+  b[41] = (b[41] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[82])));
+  b[41] = (b[41] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[83]))) << 16);
+  b[42] = (b[42] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[84])));
+  b[42] = (b[42] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[85]))) << 16);
+  b[43] = (b[43] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[86])));
+  b[43] = (b[43] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[87]))) << 16);
+  b[44] = (b[44] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[88])));
+  b[44] = (b[44] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[89]))) << 16);
+  b[45] = (b[45] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[90])));
+  b[45] = (b[45] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[91]))) << 16);
+  b[46] = (b[46] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[92])));
+  b[46] = (b[46] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[93]))) << 16);
+  b[47] = (b[47] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[94])));
+  b[47] = (b[47] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[95]))) << 16);
+  b[48] = (b[48] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[96])));
+  b[48] = (b[48] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[97]))) << 16);
+  b[49] = (b[49] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[98])));
+  b[49] = (b[49] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[99]))) << 16);
+  b[50] = (b[50] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[100])));
+  b[50] = (b[50] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[101]))) << 16);
+  b[51] = (b[51] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[102])));
+  b[51] = (b[51] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[103]))) << 16);
+  b[52] = (b[52] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[104])));
+  b[52] = (b[52] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[105]))) << 16);
+  b[53] = (b[53] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[106])));
+  b[53] = (b[53] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[107]))) << 16);
+  b[54] = (b[54] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[108])));
+  b[54] = (b[54] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[109]))) << 16);
+  b[55] = (b[55] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[110])));
+  b[55] = (b[55] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[111]))) << 16);
+  b[56] = (b[56] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[112])));
+  b[56] = (b[56] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[113]))) << 16);
+  b[57] = (b[57] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[114])));
+  b[57] = (b[57] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[115]))) << 16);
+  b[58] = (b[58] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[116])));
+  b[58] = (b[58] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[117]))) << 16);
+  b[59] = (b[59] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[118])));
+  b[59] = (b[59] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[119]))) << 16);
+  b[60] = (b[60] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[120])));
+  b[60] = (b[60] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[121]))) << 16);
+  b[61] = (b[61] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[122])));
+  b[61] = (b[61] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[123]))) << 16);
+  b[62] = (b[62] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[124])));
+  b[62] = (b[62] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[125]))) << 16);
+  b[63] = (b[63] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[126])));
+  b[63] = (b[63] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[127]))) << 16);
+  store_b_bits(tile, b);
 }
 
 }  // namespace mma2b_f16
@@ -310,146 +829,146 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[128]) {
 extern "C" __global__ void __launch_bounds__(128) mma2b_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[32768];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    unsigned short a[128];
-    unsigned short b[128];
-    llgen::mma2b_f16::load_a(in + static_cast<long long>(t) * 16384, a);
-    llgen::mma2b_f16::convert(a, b, smem);
-    llgen::mma2b_f16::store_b(out + static_cast<long long>(t) * 16384, b);
+    unsigned a[64];
+    unsigned b[64];
+    llgen::mma2b_f16::load_a_bits(in + static_cast<long long>(t) * 16384, a);
+    llgen::mma2b_f16::convert_bits(a, b, smem);
+    llgen::mma2b_f16::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(128) mma2b_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[32768];
-  unsigned short a[128];
-  unsigned short b[128];
-  llgen::mma2b_f16::load_a(in, a);
-  llgen::mma2b_f16::convert(a, b, smem);
-  slots[threadIdx.x * 128 + 0] = b[0];
-  slots[threadIdx.x * 128 + 1] = b[1];
-  slots[threadIdx.x * 128 + 2] = b[2];
-  slots[threadIdx.x * 128 + 3] = b[3];
-  slots[threadIdx.x * 128 + 4] = b[4];
-  slots[threadIdx.x * 128 + 5] = b[5];
-  slots[threadIdx.x * 128 + 6] = b[6];
-  slots[threadIdx.x * 128 + 7] = b[7];
-  slots[threadIdx.x * 128 + 8] = b[8];
-  slots[threadIdx.x * 128 + 9] = b[9];
-  slots[threadIdx.x * 128 + 10] = b[10];
-  slots[threadIdx.x * 128 + 11] = b[11];
-  slots[threadIdx.x * 128 + 12] = b[12];
-  slots[threadIdx.x * 128 + 13] = b[13];
-  slots[threadIdx.x * 128 + 14] = b[14];
-  slots[threadIdx.x * 128 + 15] = b[15];
-  slots[threadIdx.x * 128 + 16] = b[16];
-  slots[threadIdx.x * 128 + 17] = b[17];
-  slots[threadIdx.x * 128 + 18] = b[18];
-  slots[threadIdx.x * 128 + 19] = b[19];
-  slots[threadIdx.x * 128 + 20] = b[20];
-  slots[threadIdx.x * 128 + 21] = b[21];
-  slots[threadIdx.x * 128 + 22] = b[22];
-  slots[threadIdx.x * 128 + 23] = b[23];
-  slots[threadIdx.x * 128 + 24] = b[24];
-  slots[threadIdx.x * 128 + 25] = b[25];
-  slots[threadIdx.x * 128 + 26] = b[26];
-  slots[threadIdx.x * 128 + 27] = b[27];
-  slots[threadIdx.x * 128 + 28] = b[28];
-  slots[threadIdx.x * 128 + 29] = b[29];
-  slots[threadIdx.x * 128 + 30] = b[30];
-  slots[threadIdx.x * 128 + 31] = b[31];
-  slots[threadIdx.x * 128 + 32] = b[32];
-  slots[threadIdx.x * 128 + 33] = b[33];
-  slots[threadIdx.x * 128 + 34] = b[34];
-  slots[threadIdx.x * 128 + 35] = b[35];
-  slots[threadIdx.x * 128 + 36] = b[36];
-  slots[threadIdx.x * 128 + 37] = b[37];
-  slots[threadIdx.x * 128 + 38] = b[38];
-  slots[threadIdx.x * 128 + 39] = b[39];
-  slots[threadIdx.x * 128 + 40] = b[40];
-  slots[threadIdx.x * 128 + 41] = b[41];
-  slots[threadIdx.x * 128 + 42] = b[42];
-  slots[threadIdx.x * 128 + 43] = b[43];
-  slots[threadIdx.x * 128 + 44] = b[44];
-  slots[threadIdx.x * 128 + 45] = b[45];
-  slots[threadIdx.x * 128 + 46] = b[46];
-  slots[threadIdx.x * 128 + 47] = b[47];
-  slots[threadIdx.x * 128 + 48] = b[48];
-  slots[threadIdx.x * 128 + 49] = b[49];
-  slots[threadIdx.x * 128 + 50] = b[50];
-  slots[threadIdx.x * 128 + 51] = b[51];
-  slots[threadIdx.x * 128 + 52] = b[52];
-  slots[threadIdx.x * 128 + 53] = b[53];
-  slots[threadIdx.x * 128 + 54] = b[54];
-  slots[threadIdx.x * 128 + 55] = b[55];
-  slots[threadIdx.x * 128 + 56] = b[56];
-  slots[threadIdx.x * 128 + 57] = b[57];
-  slots[threadIdx.x * 128 + 58] = b[58];
-  slots[threadIdx.x * 128 + 59] = b[59];
-  slots[threadIdx.x * 128 + 60] = b[60];
-  slots[threadIdx.x * 128 + 61] = b[61];
-  slots[threadIdx.x * 128 + 62] = b[62];
-  slots[threadIdx.x * 128 + 63] = b[63];
-  slots[threadIdx.x * 128 + 64] = b[64];
-  slots[threadIdx.x * 128 + 65] = b[65];
-  slots[threadIdx.x * 128 + 66] = b[66];
-  slots[threadIdx.x * 128 + 67] = b[67];
-  slots[threadIdx.x * 128 + 68] = b[68];
-  slots[threadIdx.x * 128 + 69] = b[69];
-  slots[threadIdx.x * 128 + 70] = b[70];
-  slots[threadIdx.x * 128 + 71] = b[71];
-  slots[threadIdx.x * 128 + 72] = b[72];
-  slots[threadIdx.x * 128 + 73] = b[73];
-  slots[threadIdx.x * 128 + 74] = b[74];
-  slots[threadIdx.x * 128 + 75] = b[75];
-  slots[threadIdx.x * 128 + 76] = b[76];
-  slots[threadIdx.x * 128 + 77] = b[77];
-  slots[threadIdx.x * 128 + 78] = b[78];
-  slots[threadIdx.x * 128 + 79] = b[79];
-  slots[threadIdx.x * 128 + 80] = b[80];
-  slots[threadIdx.x * 128 + 81] = b[81];
-  slots[threadIdx.x * 128 + 82] = b[82];
-  slots[threadIdx.x * 128 + 83] = b[83];
-  slots[threadIdx.x * 128 + 84] = b[84];
-  slots[threadIdx.x * 128 + 85] = b[85];
-  slots[threadIdx.x * 128 + 86] = b[86];
-  slots[threadIdx.x * 128 + 87] = b[87];
-  slots[threadIdx.x * 128 + 88] = b[88];
-  slots[threadIdx.x * 128 + 89] = b[89];
-  slots[threadIdx.x * 128 + 90] = b[90];
-  slots[threadIdx.x * 128 + 91] = b[91];
-  slots[threadIdx.x * 128 + 92] = b[92];
-  slots[threadIdx.x * 128 + 93] = b[93];
-  slots[threadIdx.x * 128 + 94] = b[94];
-  slots[threadIdx.x * 128 + 95] = b[95];
-  slots[threadIdx.x * 128 + 96] = b[96];
-  slots[threadIdx.x * 128 + 97] = b[97];
-  slots[threadIdx.x * 128 + 98] = b[98];
-  slots[threadIdx.x * 128 + 99] = b[99];
-  slots[threadIdx.x * 128 + 100] = b[100];
-  slots[threadIdx.x * 128 + 101] = b[101];
-  slots[threadIdx.x * 128 + 102] = b[102];
-  slots[threadIdx.x * 128 + 103] = b[103];
-  slots[threadIdx.x * 128 + 104] = b[104];
-  slots[threadIdx.x * 128 + 105] = b[105];
-  slots[threadIdx.x * 128 + 106] = b[106];
-  slots[threadIdx.x * 128 + 107] = b[107];
-  slots[threadIdx.x * 128 + 108] = b[108];
-  slots[threadIdx.x * 128 + 109] = b[109];
-  slots[threadIdx.x * 128 + 110] = b[110];
-  slots[threadIdx.x * 128 + 111] = b[111];
-  slots[threadIdx.x * 128 + 112] = b[112];
-  slots[threadIdx.x * 128 + 113] = b[113];
-  slots[threadIdx.x * 128 + 114] = b[114];
-  slots[threadIdx.x * 128 + 115] = b[115];
-  slots[threadIdx.x * 128 + 116] = b[116];
-  slots[threadIdx.x * 128 + 117] = b[117];
-  slots[threadIdx.x * 128 + 118] = b[118];
-  slots[threadIdx.x * 128 + 119] = b[119];
-  slots[threadIdx.x * 128 + 120] = b[120];
-  slots[threadIdx.x * 128 + 121] = b[121];
-  slots[threadIdx.x * 128 + 122] = b[122];
-  slots[threadIdx.x * 128 + 123] = b[123];
-  slots[threadIdx.x * 128 + 124] = b[124];
-  slots[threadIdx.x * 128 + 125] = b[125];
-  slots[threadIdx.x * 128 + 126] = b[126];
-  slots[threadIdx.x * 128 + 127] = b[127];
+  unsigned a[64];
+  unsigned b[64];
+  llgen::mma2b_f16::load_a_bits(in, a);
+  llgen::mma2b_f16::convert_bits(a, b, smem);
+  slots[threadIdx.x * 128 + 0] = static_cast<unsigned short>((b[0] & 0xffffu));
+  slots[threadIdx.x * 128 + 1] = static_cast<unsigned short>((b[0] >> 16));
+  slots[threadIdx.x * 128 + 2] = static_cast<unsigned short>((b[1] & 0xffffu));
+  slots[threadIdx.x * 128 + 3] = static_cast<unsigned short>((b[1] >> 16));
+  slots[threadIdx.x * 128 + 4] = static_cast<unsigned short>((b[2] & 0xffffu));
+  slots[threadIdx.x * 128 + 5] = static_cast<unsigned short>((b[2] >> 16));
+  slots[threadIdx.x * 128 + 6] = static_cast<unsigned short>((b[3] & 0xffffu));
+  slots[threadIdx.x * 128 + 7] = static_cast<unsigned short>((b[3] >> 16));
+  slots[threadIdx.x * 128 + 8] = static_cast<unsigned short>((b[4] & 0xffffu));
+  slots[threadIdx.x * 128 + 9] = static_cast<unsigned short>((b[4] >> 16));
+  slots[threadIdx.x * 128 + 10] = static_cast<unsigned short>((b[5] & 0xffffu));
+  slots[threadIdx.x * 128 + 11] = static_cast<unsigned short>((b[5] >> 16));
+  slots[threadIdx.x * 128 + 12] = static_cast<unsigned short>((b[6] & 0xffffu));
+  slots[threadIdx.x * 128 + 13] = static_cast<unsigned short>((b[6] >> 16));
+  slots[threadIdx.x * 128 + 14] = static_cast<unsigned short>((b[7] & 0xffffu));
+  slots[threadIdx.x * 128 + 15] = static_cast<unsigned short>((b[7] >> 16));
+  slots[threadIdx.x * 128 + 16] = static_cast<unsigned short>((b[8] & 0xffffu));
+  slots[threadIdx.x * 128 + 17] = static_cast<unsigned short>((b[8] >> 16));
+  slots[threadIdx.x * 128 + 18] = static_cast<unsigned short>((b[9] & 0xffffu));
+  slots[threadIdx.x * 128 + 19] = static_cast<unsigned short>((b[9] >> 16));
+  slots[threadIdx.x * 128 + 20] = static_cast<unsigned short>((b[10] & 0xffffu));
+  slots[threadIdx.x * 128 + 21] = static_cast<unsigned short>((b[10] >> 16));
+  slots[threadIdx.x * 128 + 22] = static_cast<unsigned short>((b[11] & 0xffffu));
+  slots[threadIdx.x * 128 + 23] = static_cast<unsigned short>((b[11] >> 16));
+  slots[threadIdx.x * 128 + 24] = static_cast<unsigned short>((b[12] & 0xffffu));
+  slots[threadIdx.x * 128 + 25] = static_cast<unsigned short>((b[12] >> 16));
+  slots[threadIdx.x * 128 + 26] = static_cast<unsigned short>((b[13] & 0xffffu));
+  slots[threadIdx.x * 128 + 27] = static_cast<unsigned short>((b[13] >> 16));
+  slots[threadIdx.x * 128 + 28] = static_cast<unsigned short>((b[14] & 0xffffu));
+  slots[threadIdx.x * 128 + 29] = static_cast<unsigned short>((b[14] >> 16));
+  slots[threadIdx.x * 128 + 30] = static_cast<unsigned short>((b[15] & 0xffffu));
+  slots[threadIdx.x * 128 + 31] = static_cast<unsigned short>((b[15] >> 16));
+  slots[threadIdx.x * 128 + 32] = static_cast<unsigned short>((b[16] & 0xffffu));
+  slots[threadIdx.x * 128 + 33] = static_cast<unsigned short>((b[16] >> 16));
+  slots[threadIdx.x * 128 + 34] = static_cast<unsigned short>((b[17] & 0xffffu));
+  slots[threadIdx.x * 128 + 35] = static_cast<unsigned short>((b[17] >> 16));
+  slots[threadIdx.x * 128 + 36] = static_cast<unsigned short>((b[18] & 0xffffu));
+  slots[threadIdx.x * 128 + 37] = static_cast<unsigned short>((b[18] >> 16));
+  slots[threadIdx.x * 128 + 38] = static_cast<unsigned short>((b[19] & 0xffffu));
+  slots[threadIdx.x * 128 + 39] = static_cast<unsigned short>((b[19] >> 16));
+  slots[threadIdx.x * 128 + 40] = static_cast<unsigned short>((b[20] & 0xffffu));
+  slots[threadIdx.x * 128 + 41] = static_cast<unsigned short>((b[20] >> 16));
+  slots[threadIdx.x * 128 + 42] = static_cast<unsigned short>((b[21] & 0xffffu));
+  slots[threadIdx.x * 128 + 43] = static_cast<unsigned short>((b[21] >> 16));
+  slots[threadIdx.x * 128 + 44] = static_cast<unsigned short>((b[22] & 0xffffu));
+  slots[threadIdx.x * 128 + 45] = static_cast<unsigned short>((b[22] >> 16));
+  slots[threadIdx.x * 128 + 46] = static_cast<unsigned short>((b[23] & 0xffffu));
+  slots[threadIdx.x * 128 + 47] = static_cast<unsigned short>((b[23] >> 16));
+  slots[threadIdx.x * 128 + 48] = static_cast<unsigned short>((b[24] & 0xffffu));
+  slots[threadIdx.x * 128 + 49] = static_cast<unsigned short>((b[24] >> 16));
+  slots[threadIdx.x * 128 + 50] = static_cast<unsigned short>((b[25] & 0xffffu));
+  slots[threadIdx.x * 128 + 51] = static_cast<unsigned short>((b[25] >> 16));
+  slots[threadIdx.x * 128 + 52] = static_cast<unsigned short>((b[26] & 0xffffu));
+  slots[threadIdx.x * 128 + 53] = static_cast<unsigned short>((b[26] >> 16));
+  slots[threadIdx.x * 128 + 54] = static_cast<unsigned short>((b[27] & 0xffffu));
+  slots[threadIdx.x * 128 + 55] = static_cast<unsigned short>((b[27] >> 16));
+  slots[threadIdx.x * 128 + 56] = static_cast<unsigned short>((b[28] & 0xffffu));
+  slots[threadIdx.x * 128 + 57] = static_cast<unsigned short>((b[28] >> 16));
+  slots[threadIdx.x * 128 + 58] = static_cast<unsigned short>((b[29] & 0xffffu));
+  slots[threadIdx.x * 128 + 59] = static_cast<unsigned short>((b[29] >> 16));
+  slots[threadIdx.x * 128 + 60] = static_cast<unsigned short>((b[30] & 0xffffu));
+  slots[threadIdx.x * 128 + 61] = static_cast<unsigned short>((b[30] >> 16));
+  slots[threadIdx.x * 128 + 62] = static_cast<unsigned short>((b[31] & 0xffffu));
+  slots[threadIdx.x * 128 + 63] = static_cast<unsigned short>((b[31] >> 16));
+  slots[threadIdx.x * 128 + 64] = static_cast<unsigned short>((b[32] & 0xffffu));
+  slots[threadIdx.x * 128 + 65] = static_cast<unsigned short>((b[32] >> 16));
+  slots[threadIdx.x * 128 + 66] = static_cast<unsigned short>((b[33] & 0xffffu));
+  slots[threadIdx.x * 128 + 67] = static_cast<unsigned short>((b[33] >> 16));
+  slots[threadIdx.x * 128 + 68] = static_cast<unsigned short>((b[34] & 0xffffu));
+  slots[threadIdx.x * 128 + 69] = static_cast<unsigned short>((b[34] >> 16));
+  slots[threadIdx.x * 128 + 70] = static_cast<unsigned short>((b[35] & 0xffffu));
+  slots[threadIdx.x * 128 + 71] = static_cast<unsigned short>((b[35] >> 16));
+  slots[threadIdx.x * 128 + 72] = static_cast<unsigned short>((b[36] & 0xffffu));
+  slots[threadIdx.x * 128 + 73] = static_cast<unsigned short>((b[36] >> 16));
+  slots[threadIdx.x * 128 + 74] = static_cast<unsigned short>((b[37] & 0xffffu));
+  slots[threadIdx.x * 128 + 75] = static_cast<unsigned short>((b[37] >> 16));
+  slots[threadIdx.x * 128 + 76] = static_cast<unsigned short>((b[38] & 0xffffu));
+  slots[threadIdx.x * 128 + 77] = static_cast<unsigned short>((b[38] >> 16));
+  slots[threadIdx.x * 128 + 78] = static_cast<unsigned short>((b[39] & 0xffffu));
+  slots[threadIdx.x * 128 + 79] = static_cast<unsigned short>((b[39] >> 16));
+  slots[threadIdx.x * 128 + 80] = static_cast<unsigned short>((b[40] & 0xffffu));
+  slots[threadIdx.x * 128 + 81] = static_cast<unsigned short>((b[40] >> 16));
+  slots[threadIdx.x * 128 + 82] = static_cast<unsigned short>((b[41] & 0xffffu));
+  slots[threadIdx.x * 128 + 83] = static_cast<unsigned short>((b[41] >> 16));
+  slots[threadIdx.x * 128 + 84] = static_cast<unsigned short>((b[42] & 0xffffu));
+  slots[threadIdx.x * 128 + 85] = static_cast<unsigned short>((b[42] >> 16));
+  slots[threadIdx.x * 128 + 86] = static_cast<unsigned short>((b[43] & 0xffffu));
+  slots[threadIdx.x * 128 + 87] = static_cast<unsigned short>((b[43] >> 16));
+  slots[threadIdx.x * 128 + 88] = static_cast<unsigned short>((b[44] & 0xffffu));
+  slots[threadIdx.x * 128 + 89] = static_cast<unsigned short>((b[44] >> 16));
+  slots[threadIdx.x * 128 + 90] = static_cast<unsigned short>((b[45] & 0xffffu));
+  slots[threadIdx.x * 128 + 91] = static_cast<unsigned short>((b[45] >> 16));
+  slots[threadIdx.x * 128 + 92] = static_cast<unsigned short>((b[46] & 0xffffu));
+  slots[threadIdx.x * 128 + 93] = static_cast<unsigned short>((b[46] >> 16));
+  slots[threadIdx.x * 128 + 94] = static_cast<unsigned short>((b[47] & 0xffffu));
+  slots[threadIdx.x * 128 + 95] = static_cast<unsigned short>((b[47] >> 16));
+  slots[threadIdx.x * 128 + 96] = static_cast<unsigned short>((b[48] & 0xffffu));
+  slots[threadIdx.x * 128 + 97] = static_cast<unsigned short>((b[48] >> 16));
+  slots[threadIdx.x * 128 + 98] = static_cast<unsigned short>((b[49] & 0xffffu));
+  slots[threadIdx.x * 128 + 99] = static_cast<unsigned short>((b[49] >> 16));
+  slots[threadIdx.x * 128 + 100] = static_cast<unsigned short>((b[50] & 0xffffu));
+  slots[threadIdx.x * 128 + 101] = static_cast<unsigned short>((b[50] >> 16));
+  slots[threadIdx.x * 128 + 102] = static_cast<unsigned short>((b[51] & 0xffffu));
+  slots[threadIdx.x * 128 + 103] = static_cast<unsigned short>((b[51] >> 16));
+  slots[threadIdx.x * 128 + 104] = static_cast<unsigned short>((b[52] & 0xffffu));
+  slots[threadIdx.x * 128 + 105] = static_cast<unsigned short>((b[52] >> 16));
+  slots[threadIdx.x * 128 + 106] = static_cast<unsigned short>((b[53] & 0xffffu));
+  slots[threadIdx.x * 128 + 107] = static_cast<unsigned short>((b[53] >> 16));
+  slots[threadIdx.x * 128 + 108] = static_cast<unsigned short>((b[54] & 0xffffu));
+  slots[threadIdx.x * 128 + 109] = static_cast<unsigned short>((b[54] >> 16));
+  slots[threadIdx.x * 128 + 110] = static_cast<unsigned short>((b[55] & 0xffffu));
+  slots[threadIdx.x * 128 + 111] = static_cast<unsigned short>((b[55] >> 16));
+  slots[threadIdx.x * 128 + 112] = static_cast<unsigned short>((b[56] & 0xffffu));
+  slots[threadIdx.x * 128 + 113] = static_cast<unsigned short>((b[56] >> 16));
+  slots[threadIdx.x * 128 + 114] = static_cast<unsigned short>((b[57] & 0xffffu));
+  slots[threadIdx.x * 128 + 115] = static_cast<unsigned short>((b[57] >> 16));
+  slots[threadIdx.x * 128 + 116] = static_cast<unsigned short>((b[58] & 0xffffu));
+  slots[threadIdx.x * 128 + 117] = static_cast<unsigned short>((b[58] >> 16));
+  slots[threadIdx.x * 128 + 118] = static_cast<unsigned short>((b[59] & 0xffffu));
+  slots[threadIdx.x * 128 + 119] = static_cast<unsigned short>((b[59] >> 16));
+  slots[threadIdx.x * 128 + 120] = static_cast<unsigned short>((b[60] & 0xffffu));
+  slots[threadIdx.x * 128 + 121] = static_cast<unsigned short>((b[60] >> 16));
+  slots[threadIdx.x * 128 + 122] = static_cast<unsigned short>((b[61] & 0xffffu));
+  slots[threadIdx.x * 128 + 123] = static_cast<unsigned short>((b[61] >> 16));
+  slots[threadIdx.x * 128 + 124] = static_cast<unsigned short>((b[62] & 0xffffu));
+  slots[threadIdx.x * 128 + 125] = static_cast<unsigned short>((b[62] >> 16));
+  slots[threadIdx.x * 128 + 126] = static_cast<unsigned short>((b[63] & 0xffffu));
+  slots[threadIdx.x * 128 + 127] = static_cast<unsigned short>((b[63] >> 16));
 }

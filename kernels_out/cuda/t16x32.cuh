@@ -24,7 +24,8 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned; a[] holds A's registers, b[] fills B's.
+// The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
+// a[] holds A's registers, b[] receives B's.
 __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[16], void* smem) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
@@ -37,10 +38,10 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x28u : 0u) ^ ((lane >> 1) & 1u ? 0x50u : 0u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);  // element offset of this thread's loads
   __syncwarp();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]), static_cast<unsigned>(a[2]), static_cast<unsigned>(a[3]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x28u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[4]), static_cast<unsigned>(a[5]), static_cast<unsigned>(a[6]), static_cast<unsigned>(a[7]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x50u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[8]), static_cast<unsigned>(a[9]), static_cast<unsigned>(a[10]), static_cast<unsigned>(a[11]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x78u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[12]), static_cast<unsigned>(a[13]), static_cast<unsigned>(a[14]), static_cast<unsigned>(a[15]));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x28u) + 0u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x50u) + 0u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x78u) + 0u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
   }
   __syncwarp();
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
@@ -48,30 +49,80 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 4));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[0] = static_cast<unsigned>(w0); b[1] = static_cast<unsigned>(w1); b[2] = static_cast<unsigned>(w2); b[3] = static_cast<unsigned>(w3);
+      b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x80u) * 4));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[4] = static_cast<unsigned>(w0); b[5] = static_cast<unsigned>(w1); b[6] = static_cast<unsigned>(w2); b[7] = static_cast<unsigned>(w3);
+      b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x100u) * 4));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[8] = static_cast<unsigned>(w0); b[9] = static_cast<unsigned>(w1); b[10] = static_cast<unsigned>(w2); b[11] = static_cast<unsigned>(w3);
+      b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x180u) * 4));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
-      b[12] = static_cast<unsigned>(w0); b[13] = static_cast<unsigned>(w1); b[14] = static_cast<unsigned>(w2); b[15] = static_cast<unsigned>(w3);
+      b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3;
     }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 4); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 4); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x40u) * 4); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x60u) * 4); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x80u) * 4); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xa0u) * 4); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xc0u) * 4); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xe0u) * 4); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x100u) * 4); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x120u) * 4); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x140u) * 4); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x160u) * 4); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x180u) * 4); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1a0u) * 4); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1c0u) * 4); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1e0u) * 4); a[15] = v; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u);
+  *reinterpret_cast<unsigned*>(p + (g + 0u) * 4) = b[0];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 2u) + 0u) * 4) = b[1];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 4u) + 0u) * 4) = b[2];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 6u) + 0u) * 4) = b[3];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 4) = b[4];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xau) + 0u) * 4) = b[5];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xcu) + 0u) * 4) = b[6];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xeu) + 0u) * 4) = b[7];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 4) = b[8];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x12u) + 0u) * 4) = b[9];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x14u) + 0u) * 4) = b[10];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x16u) + 0u) * 4) = b[11];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 4) = b[12];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1au) + 0u) * 4) = b[13];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1cu) + 0u) * 4) = b[14];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1eu) + 0u) * 4) = b[15];
 }
 
 // The conversion on typed registers (any 4-byte element type).
@@ -80,69 +131,85 @@ __device__ __forceinline__ void convert(const T (&in)[16], T (&out)[16], void* s
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[16];
   unsigned b[16];
-#pragma unroll
-  for (int i = 0; i < 16; ++i) a[i] = bit_cast<unsigned>(in[i]);
+  a[0] = static_cast<unsigned>(bit_cast<unsigned>(in[0]));
+  a[1] = static_cast<unsigned>(bit_cast<unsigned>(in[1]));
+  a[2] = static_cast<unsigned>(bit_cast<unsigned>(in[2]));
+  a[3] = static_cast<unsigned>(bit_cast<unsigned>(in[3]));
+  a[4] = static_cast<unsigned>(bit_cast<unsigned>(in[4]));
+  a[5] = static_cast<unsigned>(bit_cast<unsigned>(in[5]));
+  a[6] = static_cast<unsigned>(bit_cast<unsigned>(in[6]));
+  a[7] = static_cast<unsigned>(bit_cast<unsigned>(in[7]));
+  a[8] = static_cast<unsigned>(bit_cast<unsigned>(in[8]));
+  a[9] = static_cast<unsigned>(bit_cast<unsigned>(in[9]));
+  a[10] = static_cast<unsigned>(bit_cast<unsigned>(in[10]));
+  a[11] = static_cast<unsigned>(bit_cast<unsigned>(in[11]));
+  a[12] = static_cast<unsigned>(bit_cast<unsigned>(in[12]));
+  a[13] = static_cast<unsigned>(bit_cast<unsigned>(in[13]));
+  a[14] = static_cast<unsigned>(bit_cast<unsigned>(in[14]));
+  a[15] = static_cast<unsigned>(bit_cast<unsigned>(in[15]));
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 16; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
+  out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
+  out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));
+  out[3] = bit_cast<T>(static_cast<unsigned>(b[3]));
+  out[4] = bit_cast<T>(static_cast<unsigned>(b[4]));
+  out[5] = bit_cast<T>(static_cast<unsigned>(b[5]));
+  out[6] = bit_cast<T>(static_cast<unsigned>(b[6]));
+  out[7] = bit_cast<T>(static_cast<unsigned>(b[7]));
+  out[8] = bit_cast<T>(static_cast<unsigned>(b[8]));
+  out[9] = bit_cast<T>(static_cast<unsigned>(b[9]));
+  out[10] = bit_cast<T>(static_cast<unsigned>(b[10]));
+  out[11] = bit_cast<T>(static_cast<unsigned>(b[11]));
+  out[12] = bit_cast<T>(static_cast<unsigned>(b[12]));
+  out[13] = bit_cast<T>(static_cast<unsigned>(b[13]));
+  out[14] = bit_cast<T>(static_cast<unsigned>(b[14]));
+  out[15] = bit_cast<T>(static_cast<unsigned>(b[15]));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[16]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
-  unsigned a[16] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 4); a[0] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 4); a[1] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x40u) * 4); a[2] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x60u) * 4); a[3] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x80u) * 4); a[4] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xa0u) * 4); a[5] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xc0u) * 4); a[6] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xe0u) * 4); a[7] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x100u) * 4); a[8] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x120u) * 4); a[9] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x140u) * 4); a[10] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x160u) * 4); a[11] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x180u) * 4); a[12] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1a0u) * 4); a[13] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1c0u) * 4); a[14] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1e0u) * 4); a[15] = static_cast<unsigned>(v); }
-#pragma unroll
-  for (int i = 0; i < 16; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[16];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned>(a[0]));
+  in[1] = bit_cast<T>(static_cast<unsigned>(a[1]));
+  in[2] = bit_cast<T>(static_cast<unsigned>(a[2]));
+  in[3] = bit_cast<T>(static_cast<unsigned>(a[3]));
+  in[4] = bit_cast<T>(static_cast<unsigned>(a[4]));
+  in[5] = bit_cast<T>(static_cast<unsigned>(a[5]));
+  in[6] = bit_cast<T>(static_cast<unsigned>(a[6]));
+  in[7] = bit_cast<T>(static_cast<unsigned>(a[7]));
+  in[8] = bit_cast<T>(static_cast<unsigned>(a[8]));
+  in[9] = bit_cast<T>(static_cast<unsigned>(a[9]));
+  in[10] = bit_cast<T>(static_cast<unsigned>(a[10]));
+  in[11] = bit_cast<T>(static_cast<unsigned>(a[11]));
+  in[12] = bit_cast<T>(static_cast<unsigned>(a[12]));
+  in[13] = bit_cast<T>(static_cast<unsigned>(a[13]));
+  in[14] = bit_cast<T>(static_cast<unsigned>(a[14]));
+  in[15] = bit_cast<T>(static_cast<unsigned>(a[15]));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[16]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
   unsigned b[16];
-#pragma unroll
-  for (int j = 0; j < 16; ++j) b[j] = bit_cast<unsigned>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u);
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 4) = static_cast<unsigned>(b[0]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 2u) + 0u) * 4) = static_cast<unsigned>(b[1]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 4u) + 0u) * 4) = static_cast<unsigned>(b[2]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 6u) + 0u) * 4) = static_cast<unsigned>(b[3]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 4) = static_cast<unsigned>(b[4]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xau) + 0u) * 4) = static_cast<unsigned>(b[5]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xcu) + 0u) * 4) = static_cast<unsigned>(b[6]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xeu) + 0u) * 4) = static_cast<unsigned>(b[7]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 4) = static_cast<unsigned>(b[8]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x12u) + 0u) * 4) = static_cast<unsigned>(b[9]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x14u) + 0u) * 4) = static_cast<unsigned>(b[10]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x16u) + 0u) * 4) = static_cast<unsigned>(b[11]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 4) = static_cast<unsigned>(b[12]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1au) + 0u) * 4) = static_cast<unsigned>(b[13]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1cu) + 0u) * 4) = static_cast<unsigned>(b[14]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1eu) + 0u) * 4) = static_cast<unsigned>(b[15]);
+  b[0] = static_cast<unsigned>(bit_cast<unsigned>(out[0]));
+  b[1] = static_cast<unsigned>(bit_cast<unsigned>(out[1]));
+  b[2] = static_cast<unsigned>(bit_cast<unsigned>(out[2]));
+  b[3] = static_cast<unsigned>(bit_cast<unsigned>(out[3]));
+  b[4] = static_cast<unsigned>(bit_cast<unsigned>(out[4]));
+  b[5] = static_cast<unsigned>(bit_cast<unsigned>(out[5]));
+  b[6] = static_cast<unsigned>(bit_cast<unsigned>(out[6]));
+  b[7] = static_cast<unsigned>(bit_cast<unsigned>(out[7]));
+  b[8] = static_cast<unsigned>(bit_cast<unsigned>(out[8]));
+  b[9] = static_cast<unsigned>(bit_cast<unsigned>(out[9]));
+  b[10] = static_cast<unsigned>(bit_cast<unsigned>(out[10]));
+  b[11] = static_cast<unsigned>(bit_cast<unsigned>(out[11]));
+  b[12] = static_cast<unsigned>(bit_cast<unsigned>(out[12]));
+  b[13] = static_cast<unsigned>(bit_cast<unsigned>(out[13]));
+  b[14] = static_cast<unsigned>(bit_cast<unsigned>(out[14]));
+  b[15] = static_cast<unsigned>(bit_cast<unsigned>(out[15]));
+  store_b_bits(tile, b);
 }
 
 }  // namespace t16x32

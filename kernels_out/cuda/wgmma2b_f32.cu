@@ -25,7 +25,8 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned; a[] holds A's registers, b[] fills B's.
+// The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
+// a[] holds A's registers, b[] receives B's.
 __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned (&b)[128], void* smem) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
@@ -38,77 +39,191 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   const unsigned ld = ((lane & 1u) << 3) ^ ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp & 2u) << 8);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]), static_cast<unsigned>(a[2]), static_cast<unsigned>(a[3]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x24u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[4]), static_cast<unsigned>(a[5]), static_cast<unsigned>(a[6]), static_cast<unsigned>(a[7]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[8]), static_cast<unsigned>(a[9]), static_cast<unsigned>(a[10]), static_cast<unsigned>(a[11]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x34u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[12]), static_cast<unsigned>(a[13]), static_cast<unsigned>(a[14]), static_cast<unsigned>(a[15]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x80u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[16]), static_cast<unsigned>(a[17]), static_cast<unsigned>(a[18]), static_cast<unsigned>(a[19]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xa4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[20]), static_cast<unsigned>(a[21]), static_cast<unsigned>(a[22]), static_cast<unsigned>(a[23]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[24]), static_cast<unsigned>(a[25]), static_cast<unsigned>(a[26]), static_cast<unsigned>(a[27]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[28]), static_cast<unsigned>(a[29]), static_cast<unsigned>(a[30]), static_cast<unsigned>(a[31]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x100u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[32]), static_cast<unsigned>(a[33]), static_cast<unsigned>(a[34]), static_cast<unsigned>(a[35]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x124u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[36]), static_cast<unsigned>(a[37]), static_cast<unsigned>(a[38]), static_cast<unsigned>(a[39]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x110u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[40]), static_cast<unsigned>(a[41]), static_cast<unsigned>(a[42]), static_cast<unsigned>(a[43]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x134u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[44]), static_cast<unsigned>(a[45]), static_cast<unsigned>(a[46]), static_cast<unsigned>(a[47]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x180u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[48]), static_cast<unsigned>(a[49]), static_cast<unsigned>(a[50]), static_cast<unsigned>(a[51]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1a4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[52]), static_cast<unsigned>(a[53]), static_cast<unsigned>(a[54]), static_cast<unsigned>(a[55]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x190u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[56]), static_cast<unsigned>(a[57]), static_cast<unsigned>(a[58]), static_cast<unsigned>(a[59]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1b4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[60]), static_cast<unsigned>(a[61]), static_cast<unsigned>(a[62]), static_cast<unsigned>(a[63]));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x24u) + 0u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x34u) + 0u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x80u) + 0u) * 4) = make_uint4(a[16], a[17], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xa4u) + 0u) * 4) = make_uint4(a[20], a[21], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 4) = make_uint4(a[24], a[25], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xb4u) + 0u) * 4) = make_uint4(a[28], a[29], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x100u) + 0u) * 4) = make_uint4(a[32], a[33], a[34], a[35]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x124u) + 0u) * 4) = make_uint4(a[36], a[37], a[38], a[39]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x110u) + 0u) * 4) = make_uint4(a[40], a[41], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x134u) + 0u) * 4) = make_uint4(a[44], a[45], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x180u) + 0u) * 4) = make_uint4(a[48], a[49], a[50], a[51]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x1a4u) + 0u) * 4) = make_uint4(a[52], a[53], a[54], a[55]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x190u) + 0u) * 4) = make_uint4(a[56], a[57], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x1b4u) + 0u) * 4) = make_uint4(a[60], a[61], a[62], a[63]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = static_cast<unsigned>(v.x); b[1] = static_cast<unsigned>(v.y); b[8] = static_cast<unsigned>(v.z); b[9] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0u) * 4); b[2] = static_cast<unsigned>(v.x); b[3] = static_cast<unsigned>(v.y); b[10] = static_cast<unsigned>(v.z); b[11] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 4); b[4] = static_cast<unsigned>(v.x); b[5] = static_cast<unsigned>(v.y); b[12] = static_cast<unsigned>(v.z); b[13] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x400u) * 4); b[6] = static_cast<unsigned>(v.x); b[7] = static_cast<unsigned>(v.y); b[14] = static_cast<unsigned>(v.z); b[15] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 4); b[16] = static_cast<unsigned>(v.x); b[17] = static_cast<unsigned>(v.y); b[24] = static_cast<unsigned>(v.z); b[25] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x800u) * 4); b[18] = static_cast<unsigned>(v.x); b[19] = static_cast<unsigned>(v.y); b[26] = static_cast<unsigned>(v.z); b[27] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 4); b[20] = static_cast<unsigned>(v.x); b[21] = static_cast<unsigned>(v.y); b[28] = static_cast<unsigned>(v.z); b[29] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0xc00u) * 4); b[22] = static_cast<unsigned>(v.x); b[23] = static_cast<unsigned>(v.y); b[30] = static_cast<unsigned>(v.z); b[31] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[32] = static_cast<unsigned>(v.x); b[33] = static_cast<unsigned>(v.y); b[40] = static_cast<unsigned>(v.z); b[41] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1000u) * 4); b[34] = static_cast<unsigned>(v.x); b[35] = static_cast<unsigned>(v.y); b[42] = static_cast<unsigned>(v.z); b[43] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 4); b[36] = static_cast<unsigned>(v.x); b[37] = static_cast<unsigned>(v.y); b[44] = static_cast<unsigned>(v.z); b[45] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1400u) * 4); b[38] = static_cast<unsigned>(v.x); b[39] = static_cast<unsigned>(v.y); b[46] = static_cast<unsigned>(v.z); b[47] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 4); b[48] = static_cast<unsigned>(v.x); b[49] = static_cast<unsigned>(v.y); b[56] = static_cast<unsigned>(v.z); b[57] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1800u) * 4); b[50] = static_cast<unsigned>(v.x); b[51] = static_cast<unsigned>(v.y); b[58] = static_cast<unsigned>(v.z); b[59] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 4); b[52] = static_cast<unsigned>(v.x); b[53] = static_cast<unsigned>(v.y); b[60] = static_cast<unsigned>(v.z); b[61] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1c00u) * 4); b[54] = static_cast<unsigned>(v.x); b[55] = static_cast<unsigned>(v.y); b[62] = static_cast<unsigned>(v.z); b[63] = static_cast<unsigned>(v.w); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; b[8] = v.z; b[9] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0u) * 4); b[2] = v.x; b[3] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 4); b[4] = v.x; b[5] = v.y; b[12] = v.z; b[13] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x400u) * 4); b[6] = v.x; b[7] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 4); b[16] = v.x; b[17] = v.y; b[24] = v.z; b[25] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x800u) * 4); b[18] = v.x; b[19] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 4); b[20] = v.x; b[21] = v.y; b[28] = v.z; b[29] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0xc00u) * 4); b[22] = v.x; b[23] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[32] = v.x; b[33] = v.y; b[40] = v.z; b[41] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1000u) * 4); b[34] = v.x; b[35] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 4); b[36] = v.x; b[37] = v.y; b[44] = v.z; b[45] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1400u) * 4); b[38] = v.x; b[39] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 4); b[48] = v.x; b[49] = v.y; b[56] = v.z; b[57] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1800u) * 4); b[50] = v.x; b[51] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 4); b[52] = v.x; b[53] = v.y; b[60] = v.z; b[61] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1c00u) * 4); b[54] = v.x; b[55] = v.y; b[62] = v.z; b[63] = v.w; }
   __syncthreads();
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(static_cast<unsigned>(a[64]), static_cast<unsigned>(a[65]), static_cast<unsigned>(a[66]), static_cast<unsigned>(a[67]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x24u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[68]), static_cast<unsigned>(a[69]), static_cast<unsigned>(a[70]), static_cast<unsigned>(a[71]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[72]), static_cast<unsigned>(a[73]), static_cast<unsigned>(a[74]), static_cast<unsigned>(a[75]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x34u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[76]), static_cast<unsigned>(a[77]), static_cast<unsigned>(a[78]), static_cast<unsigned>(a[79]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x80u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[80]), static_cast<unsigned>(a[81]), static_cast<unsigned>(a[82]), static_cast<unsigned>(a[83]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xa4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[84]), static_cast<unsigned>(a[85]), static_cast<unsigned>(a[86]), static_cast<unsigned>(a[87]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[88]), static_cast<unsigned>(a[89]), static_cast<unsigned>(a[90]), static_cast<unsigned>(a[91]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[92]), static_cast<unsigned>(a[93]), static_cast<unsigned>(a[94]), static_cast<unsigned>(a[95]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x100u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[96]), static_cast<unsigned>(a[97]), static_cast<unsigned>(a[98]), static_cast<unsigned>(a[99]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x124u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[100]), static_cast<unsigned>(a[101]), static_cast<unsigned>(a[102]), static_cast<unsigned>(a[103]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x110u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[104]), static_cast<unsigned>(a[105]), static_cast<unsigned>(a[106]), static_cast<unsigned>(a[107]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x134u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[108]), static_cast<unsigned>(a[109]), static_cast<unsigned>(a[110]), static_cast<unsigned>(a[111]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x180u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[112]), static_cast<unsigned>(a[113]), static_cast<unsigned>(a[114]), static_cast<unsigned>(a[115]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1a4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[116]), static_cast<unsigned>(a[117]), static_cast<unsigned>(a[118]), static_cast<unsigned>(a[119]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x190u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[120]), static_cast<unsigned>(a[121]), static_cast<unsigned>(a[122]), static_cast<unsigned>(a[123]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1b4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[124]), static_cast<unsigned>(a[125]), static_cast<unsigned>(a[126]), static_cast<unsigned>(a[127]));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[64], a[65], a[66], a[67]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x24u) + 0u) * 4) = make_uint4(a[68], a[69], a[70], a[71]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(a[72], a[73], a[74], a[75]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x34u) + 0u) * 4) = make_uint4(a[76], a[77], a[78], a[79]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x80u) + 0u) * 4) = make_uint4(a[80], a[81], a[82], a[83]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xa4u) + 0u) * 4) = make_uint4(a[84], a[85], a[86], a[87]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 4) = make_uint4(a[88], a[89], a[90], a[91]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xb4u) + 0u) * 4) = make_uint4(a[92], a[93], a[94], a[95]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x100u) + 0u) * 4) = make_uint4(a[96], a[97], a[98], a[99]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x124u) + 0u) * 4) = make_uint4(a[100], a[101], a[102], a[103]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x110u) + 0u) * 4) = make_uint4(a[104], a[105], a[106], a[107]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x134u) + 0u) * 4) = make_uint4(a[108], a[109], a[110], a[111]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x180u) + 0u) * 4) = make_uint4(a[112], a[113], a[114], a[115]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x1a4u) + 0u) * 4) = make_uint4(a[116], a[117], a[118], a[119]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x190u) + 0u) * 4) = make_uint4(a[120], a[121], a[122], a[123]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x1b4u) + 0u) * 4) = make_uint4(a[124], a[125], a[126], a[127]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[64] = static_cast<unsigned>(v.x); b[65] = static_cast<unsigned>(v.y); b[72] = static_cast<unsigned>(v.z); b[73] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0u) * 4); b[66] = static_cast<unsigned>(v.x); b[67] = static_cast<unsigned>(v.y); b[74] = static_cast<unsigned>(v.z); b[75] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 4); b[68] = static_cast<unsigned>(v.x); b[69] = static_cast<unsigned>(v.y); b[76] = static_cast<unsigned>(v.z); b[77] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x400u) * 4); b[70] = static_cast<unsigned>(v.x); b[71] = static_cast<unsigned>(v.y); b[78] = static_cast<unsigned>(v.z); b[79] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 4); b[80] = static_cast<unsigned>(v.x); b[81] = static_cast<unsigned>(v.y); b[88] = static_cast<unsigned>(v.z); b[89] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x800u) * 4); b[82] = static_cast<unsigned>(v.x); b[83] = static_cast<unsigned>(v.y); b[90] = static_cast<unsigned>(v.z); b[91] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 4); b[84] = static_cast<unsigned>(v.x); b[85] = static_cast<unsigned>(v.y); b[92] = static_cast<unsigned>(v.z); b[93] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0xc00u) * 4); b[86] = static_cast<unsigned>(v.x); b[87] = static_cast<unsigned>(v.y); b[94] = static_cast<unsigned>(v.z); b[95] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[96] = static_cast<unsigned>(v.x); b[97] = static_cast<unsigned>(v.y); b[104] = static_cast<unsigned>(v.z); b[105] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1000u) * 4); b[98] = static_cast<unsigned>(v.x); b[99] = static_cast<unsigned>(v.y); b[106] = static_cast<unsigned>(v.z); b[107] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 4); b[100] = static_cast<unsigned>(v.x); b[101] = static_cast<unsigned>(v.y); b[108] = static_cast<unsigned>(v.z); b[109] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1400u) * 4); b[102] = static_cast<unsigned>(v.x); b[103] = static_cast<unsigned>(v.y); b[110] = static_cast<unsigned>(v.z); b[111] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 4); b[112] = static_cast<unsigned>(v.x); b[113] = static_cast<unsigned>(v.y); b[120] = static_cast<unsigned>(v.z); b[121] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1800u) * 4); b[114] = static_cast<unsigned>(v.x); b[115] = static_cast<unsigned>(v.y); b[122] = static_cast<unsigned>(v.z); b[123] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 4); b[116] = static_cast<unsigned>(v.x); b[117] = static_cast<unsigned>(v.y); b[124] = static_cast<unsigned>(v.z); b[125] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1c00u) * 4); b[118] = static_cast<unsigned>(v.x); b[119] = static_cast<unsigned>(v.y); b[126] = static_cast<unsigned>(v.z); b[127] = static_cast<unsigned>(v.w); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[64] = v.x; b[65] = v.y; b[72] = v.z; b[73] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0u) * 4); b[66] = v.x; b[67] = v.y; b[74] = v.z; b[75] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 4); b[68] = v.x; b[69] = v.y; b[76] = v.z; b[77] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x400u) * 4); b[70] = v.x; b[71] = v.y; b[78] = v.z; b[79] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 4); b[80] = v.x; b[81] = v.y; b[88] = v.z; b[89] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x800u) * 4); b[82] = v.x; b[83] = v.y; b[90] = v.z; b[91] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 4); b[84] = v.x; b[85] = v.y; b[92] = v.z; b[93] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0xc00u) * 4); b[86] = v.x; b[87] = v.y; b[94] = v.z; b[95] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[96] = v.x; b[97] = v.y; b[104] = v.z; b[105] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1000u) * 4); b[98] = v.x; b[99] = v.y; b[106] = v.z; b[107] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 4); b[100] = v.x; b[101] = v.y; b[108] = v.z; b[109] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1400u) * 4); b[102] = v.x; b[103] = v.y; b[110] = v.z; b[111] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 4); b[112] = v.x; b[113] = v.y; b[120] = v.z; b[121] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1800u) * 4); b[114] = v.x; b[115] = v.y; b[122] = v.z; b[123] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 4); b[116] = v.x; b[117] = v.y; b[124] = v.z; b[125] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1c00u) * 4); b[118] = v.x; b[119] = v.y; b[126] = v.z; b[127] = v.w; }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[128]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x400u) + 0u) * 4); a[2] = v.x; a[3] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 8u) + 0u) * 4); a[4] = v.x; a[5] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x408u) + 0u) * 4); a[6] = v.x; a[7] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x10u) + 0u) * 4); a[8] = v.x; a[9] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x410u) + 0u) * 4); a[10] = v.x; a[11] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x18u) + 0u) * 4); a[12] = v.x; a[13] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x418u) + 0u) * 4); a[14] = v.x; a[15] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x20u) + 0u) * 4); a[16] = v.x; a[17] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x420u) + 0u) * 4); a[18] = v.x; a[19] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x28u) + 0u) * 4); a[20] = v.x; a[21] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x428u) + 0u) * 4); a[22] = v.x; a[23] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x30u) + 0u) * 4); a[24] = v.x; a[25] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x430u) + 0u) * 4); a[26] = v.x; a[27] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x38u) + 0u) * 4); a[28] = v.x; a[29] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x438u) + 0u) * 4); a[30] = v.x; a[31] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x40u) + 0u) * 4); a[32] = v.x; a[33] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x440u) + 0u) * 4); a[34] = v.x; a[35] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x48u) + 0u) * 4); a[36] = v.x; a[37] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x448u) + 0u) * 4); a[38] = v.x; a[39] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x50u) + 0u) * 4); a[40] = v.x; a[41] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x450u) + 0u) * 4); a[42] = v.x; a[43] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x58u) + 0u) * 4); a[44] = v.x; a[45] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x458u) + 0u) * 4); a[46] = v.x; a[47] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x60u) + 0u) * 4); a[48] = v.x; a[49] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x460u) + 0u) * 4); a[50] = v.x; a[51] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x68u) + 0u) * 4); a[52] = v.x; a[53] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x468u) + 0u) * 4); a[54] = v.x; a[55] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x70u) + 0u) * 4); a[56] = v.x; a[57] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x470u) + 0u) * 4); a[58] = v.x; a[59] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x78u) + 0u) * 4); a[60] = v.x; a[61] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x478u) + 0u) * 4); a[62] = v.x; a[63] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2000u) * 4); a[64] = v.x; a[65] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x400u) + 0x2000u) * 4); a[66] = v.x; a[67] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 8u) + 0x2000u) * 4); a[68] = v.x; a[69] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x408u) + 0x2000u) * 4); a[70] = v.x; a[71] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x10u) + 0x2000u) * 4); a[72] = v.x; a[73] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x410u) + 0x2000u) * 4); a[74] = v.x; a[75] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x18u) + 0x2000u) * 4); a[76] = v.x; a[77] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x418u) + 0x2000u) * 4); a[78] = v.x; a[79] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x20u) + 0x2000u) * 4); a[80] = v.x; a[81] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x420u) + 0x2000u) * 4); a[82] = v.x; a[83] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x28u) + 0x2000u) * 4); a[84] = v.x; a[85] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x428u) + 0x2000u) * 4); a[86] = v.x; a[87] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x30u) + 0x2000u) * 4); a[88] = v.x; a[89] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x430u) + 0x2000u) * 4); a[90] = v.x; a[91] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x38u) + 0x2000u) * 4); a[92] = v.x; a[93] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x438u) + 0x2000u) * 4); a[94] = v.x; a[95] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x40u) + 0x2000u) * 4); a[96] = v.x; a[97] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x440u) + 0x2000u) * 4); a[98] = v.x; a[99] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x48u) + 0x2000u) * 4); a[100] = v.x; a[101] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x448u) + 0x2000u) * 4); a[102] = v.x; a[103] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x50u) + 0x2000u) * 4); a[104] = v.x; a[105] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x450u) + 0x2000u) * 4); a[106] = v.x; a[107] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x58u) + 0x2000u) * 4); a[108] = v.x; a[109] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x458u) + 0x2000u) * 4); a[110] = v.x; a[111] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x60u) + 0x2000u) * 4); a[112] = v.x; a[113] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x460u) + 0x2000u) * 4); a[114] = v.x; a[115] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x68u) + 0x2000u) * 4); a[116] = v.x; a[117] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x468u) + 0x2000u) * 4); a[118] = v.x; a[119] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x70u) + 0x2000u) * 4); a[120] = v.x; a[121] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x470u) + 0x2000u) * 4); a[122] = v.x; a[123] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x78u) + 0x2000u) * 4); a[124] = v.x; a[125] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x478u) + 0x2000u) * 4); a[126] = v.x; a[127] = v.y; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[128]) {
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned warp = threadIdx.x >> 5;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + (g + 0x200u) * 4) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 4) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + (g + 0x600u) * 4) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 4) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + (g + 0xa00u) * 4) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 4) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + (g + 0xe00u) * 4) = make_uint4(b[28], b[29], b[30], b[31]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 4) = make_uint4(b[32], b[33], b[34], b[35]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1200u) * 4) = make_uint4(b[36], b[37], b[38], b[39]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 4) = make_uint4(b[40], b[41], b[42], b[43]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1600u) * 4) = make_uint4(b[44], b[45], b[46], b[47]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 4) = make_uint4(b[48], b[49], b[50], b[51]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1a00u) * 4) = make_uint4(b[52], b[53], b[54], b[55]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 4) = make_uint4(b[56], b[57], b[58], b[59]);
+  *reinterpret_cast<uint4*>(p + (g + 0x1e00u) * 4) = make_uint4(b[60], b[61], b[62], b[63]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2000u) * 4) = make_uint4(b[64], b[65], b[66], b[67]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2200u) * 4) = make_uint4(b[68], b[69], b[70], b[71]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2400u) * 4) = make_uint4(b[72], b[73], b[74], b[75]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2600u) * 4) = make_uint4(b[76], b[77], b[78], b[79]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2800u) * 4) = make_uint4(b[80], b[81], b[82], b[83]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2a00u) * 4) = make_uint4(b[84], b[85], b[86], b[87]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2c00u) * 4) = make_uint4(b[88], b[89], b[90], b[91]);
+  *reinterpret_cast<uint4*>(p + (g + 0x2e00u) * 4) = make_uint4(b[92], b[93], b[94], b[95]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3000u) * 4) = make_uint4(b[96], b[97], b[98], b[99]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3200u) * 4) = make_uint4(b[100], b[101], b[102], b[103]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3400u) * 4) = make_uint4(b[104], b[105], b[106], b[107]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3600u) * 4) = make_uint4(b[108], b[109], b[110], b[111]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3800u) * 4) = make_uint4(b[112], b[113], b[114], b[115]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3a00u) * 4) = make_uint4(b[116], b[117], b[118], b[119]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3c00u) * 4) = make_uint4(b[120], b[121], b[122], b[123]);
+  *reinterpret_cast<uint4*>(p + (g + 0x3e00u) * 4) = make_uint4(b[124], b[125], b[126], b[127]);
 }
 
 // The conversion on typed registers (any 4-byte element type).
@@ -117,133 +232,533 @@ __device__ __forceinline__ void convert(const T (&in)[128], T (&out)[128], void*
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[128];
   unsigned b[128];
-#pragma unroll
-  for (int i = 0; i < 128; ++i) a[i] = bit_cast<unsigned>(in[i]);
+  a[0] = static_cast<unsigned>(bit_cast<unsigned>(in[0]));
+  a[1] = static_cast<unsigned>(bit_cast<unsigned>(in[1]));
+  a[2] = static_cast<unsigned>(bit_cast<unsigned>(in[2]));
+  a[3] = static_cast<unsigned>(bit_cast<unsigned>(in[3]));
+  a[4] = static_cast<unsigned>(bit_cast<unsigned>(in[4]));
+  a[5] = static_cast<unsigned>(bit_cast<unsigned>(in[5]));
+  a[6] = static_cast<unsigned>(bit_cast<unsigned>(in[6]));
+  a[7] = static_cast<unsigned>(bit_cast<unsigned>(in[7]));
+  a[8] = static_cast<unsigned>(bit_cast<unsigned>(in[8]));
+  a[9] = static_cast<unsigned>(bit_cast<unsigned>(in[9]));
+  a[10] = static_cast<unsigned>(bit_cast<unsigned>(in[10]));
+  a[11] = static_cast<unsigned>(bit_cast<unsigned>(in[11]));
+  a[12] = static_cast<unsigned>(bit_cast<unsigned>(in[12]));
+  a[13] = static_cast<unsigned>(bit_cast<unsigned>(in[13]));
+  a[14] = static_cast<unsigned>(bit_cast<unsigned>(in[14]));
+  a[15] = static_cast<unsigned>(bit_cast<unsigned>(in[15]));
+  a[16] = static_cast<unsigned>(bit_cast<unsigned>(in[16]));
+  a[17] = static_cast<unsigned>(bit_cast<unsigned>(in[17]));
+  a[18] = static_cast<unsigned>(bit_cast<unsigned>(in[18]));
+  a[19] = static_cast<unsigned>(bit_cast<unsigned>(in[19]));
+  a[20] = static_cast<unsigned>(bit_cast<unsigned>(in[20]));
+  a[21] = static_cast<unsigned>(bit_cast<unsigned>(in[21]));
+  a[22] = static_cast<unsigned>(bit_cast<unsigned>(in[22]));
+  a[23] = static_cast<unsigned>(bit_cast<unsigned>(in[23]));
+  a[24] = static_cast<unsigned>(bit_cast<unsigned>(in[24]));
+  a[25] = static_cast<unsigned>(bit_cast<unsigned>(in[25]));
+  a[26] = static_cast<unsigned>(bit_cast<unsigned>(in[26]));
+  a[27] = static_cast<unsigned>(bit_cast<unsigned>(in[27]));
+  a[28] = static_cast<unsigned>(bit_cast<unsigned>(in[28]));
+  a[29] = static_cast<unsigned>(bit_cast<unsigned>(in[29]));
+  a[30] = static_cast<unsigned>(bit_cast<unsigned>(in[30]));
+  a[31] = static_cast<unsigned>(bit_cast<unsigned>(in[31]));
+  a[32] = static_cast<unsigned>(bit_cast<unsigned>(in[32]));
+  a[33] = static_cast<unsigned>(bit_cast<unsigned>(in[33]));
+  a[34] = static_cast<unsigned>(bit_cast<unsigned>(in[34]));
+  a[35] = static_cast<unsigned>(bit_cast<unsigned>(in[35]));
+  a[36] = static_cast<unsigned>(bit_cast<unsigned>(in[36]));
+  a[37] = static_cast<unsigned>(bit_cast<unsigned>(in[37]));
+  a[38] = static_cast<unsigned>(bit_cast<unsigned>(in[38]));
+  a[39] = static_cast<unsigned>(bit_cast<unsigned>(in[39]));
+  a[40] = static_cast<unsigned>(bit_cast<unsigned>(in[40]));
+  a[41] = static_cast<unsigned>(bit_cast<unsigned>(in[41]));
+  a[42] = static_cast<unsigned>(bit_cast<unsigned>(in[42]));
+  a[43] = static_cast<unsigned>(bit_cast<unsigned>(in[43]));
+  a[44] = static_cast<unsigned>(bit_cast<unsigned>(in[44]));
+  a[45] = static_cast<unsigned>(bit_cast<unsigned>(in[45]));
+  a[46] = static_cast<unsigned>(bit_cast<unsigned>(in[46]));
+  a[47] = static_cast<unsigned>(bit_cast<unsigned>(in[47]));
+  a[48] = static_cast<unsigned>(bit_cast<unsigned>(in[48]));
+  a[49] = static_cast<unsigned>(bit_cast<unsigned>(in[49]));
+  a[50] = static_cast<unsigned>(bit_cast<unsigned>(in[50]));
+  a[51] = static_cast<unsigned>(bit_cast<unsigned>(in[51]));
+  a[52] = static_cast<unsigned>(bit_cast<unsigned>(in[52]));
+  a[53] = static_cast<unsigned>(bit_cast<unsigned>(in[53]));
+  a[54] = static_cast<unsigned>(bit_cast<unsigned>(in[54]));
+  a[55] = static_cast<unsigned>(bit_cast<unsigned>(in[55]));
+  a[56] = static_cast<unsigned>(bit_cast<unsigned>(in[56]));
+  a[57] = static_cast<unsigned>(bit_cast<unsigned>(in[57]));
+  a[58] = static_cast<unsigned>(bit_cast<unsigned>(in[58]));
+  a[59] = static_cast<unsigned>(bit_cast<unsigned>(in[59]));
+  a[60] = static_cast<unsigned>(bit_cast<unsigned>(in[60]));
+  a[61] = static_cast<unsigned>(bit_cast<unsigned>(in[61]));
+  a[62] = static_cast<unsigned>(bit_cast<unsigned>(in[62]));
+  a[63] = static_cast<unsigned>(bit_cast<unsigned>(in[63]));
+  a[64] = static_cast<unsigned>(bit_cast<unsigned>(in[64]));
+  a[65] = static_cast<unsigned>(bit_cast<unsigned>(in[65]));
+  a[66] = static_cast<unsigned>(bit_cast<unsigned>(in[66]));
+  a[67] = static_cast<unsigned>(bit_cast<unsigned>(in[67]));
+  a[68] = static_cast<unsigned>(bit_cast<unsigned>(in[68]));
+  a[69] = static_cast<unsigned>(bit_cast<unsigned>(in[69]));
+  a[70] = static_cast<unsigned>(bit_cast<unsigned>(in[70]));
+  a[71] = static_cast<unsigned>(bit_cast<unsigned>(in[71]));
+  a[72] = static_cast<unsigned>(bit_cast<unsigned>(in[72]));
+  a[73] = static_cast<unsigned>(bit_cast<unsigned>(in[73]));
+  a[74] = static_cast<unsigned>(bit_cast<unsigned>(in[74]));
+  a[75] = static_cast<unsigned>(bit_cast<unsigned>(in[75]));
+  a[76] = static_cast<unsigned>(bit_cast<unsigned>(in[76]));
+  a[77] = static_cast<unsigned>(bit_cast<unsigned>(in[77]));
+  a[78] = static_cast<unsigned>(bit_cast<unsigned>(in[78]));
+  a[79] = static_cast<unsigned>(bit_cast<unsigned>(in[79]));
+  a[80] = static_cast<unsigned>(bit_cast<unsigned>(in[80]));
+  a[81] = static_cast<unsigned>(bit_cast<unsigned>(in[81]));
+  a[82] = static_cast<unsigned>(bit_cast<unsigned>(in[82]));
+  a[83] = static_cast<unsigned>(bit_cast<unsigned>(in[83]));
+  a[84] = static_cast<unsigned>(bit_cast<unsigned>(in[84]));
+  a[85] = static_cast<unsigned>(bit_cast<unsigned>(in[85]));
+  a[86] = static_cast<unsigned>(bit_cast<unsigned>(in[86]));
+  a[87] = static_cast<unsigned>(bit_cast<unsigned>(in[87]));
+  a[88] = static_cast<unsigned>(bit_cast<unsigned>(in[88]));
+  a[89] = static_cast<unsigned>(bit_cast<unsigned>(in[89]));
+  a[90] = static_cast<unsigned>(bit_cast<unsigned>(in[90]));
+  a[91] = static_cast<unsigned>(bit_cast<unsigned>(in[91]));
+  a[92] = static_cast<unsigned>(bit_cast<unsigned>(in[92]));
+  a[93] = static_cast<unsigned>(bit_cast<unsigned>(in[93]));
+  a[94] = static_cast<unsigned>(bit_cast<unsigned>(in[94]));
+  a[95] = static_cast<unsigned>(bit_cast<unsigned>(in[95]));
+  a[96] = static_cast<unsigned>(bit_cast<unsigned>(in[96]));
+  a[97] = static_cast<unsigned>(bit_cast<unsigned>(in[97]));
+  a[98] = static_cast<unsigned>(bit_cast<unsigned>(in[98]));
+  a[99] = static_cast<unsigned>(bit_cast<unsigned>(in[99]));
+  a[100] = static_cast<unsigned>(bit_cast<unsigned>(in[100]));
+  a[101] = static_cast<unsigned>(bit_cast<unsigned>(in[101]));
+  a[102] = static_cast<unsigned>(bit_cast<unsigned>(in[102]));
+  a[103] = static_cast<unsigned>(bit_cast<unsigned>(in[103]));
+  a[104] = static_cast<unsigned>(bit_cast<unsigned>(in[104]));
+  a[105] = static_cast<unsigned>(bit_cast<unsigned>(in[105]));
+  a[106] = static_cast<unsigned>(bit_cast<unsigned>(in[106]));
+  a[107] = static_cast<unsigned>(bit_cast<unsigned>(in[107]));
+  a[108] = static_cast<unsigned>(bit_cast<unsigned>(in[108]));
+  a[109] = static_cast<unsigned>(bit_cast<unsigned>(in[109]));
+  a[110] = static_cast<unsigned>(bit_cast<unsigned>(in[110]));
+  a[111] = static_cast<unsigned>(bit_cast<unsigned>(in[111]));
+  a[112] = static_cast<unsigned>(bit_cast<unsigned>(in[112]));
+  a[113] = static_cast<unsigned>(bit_cast<unsigned>(in[113]));
+  a[114] = static_cast<unsigned>(bit_cast<unsigned>(in[114]));
+  a[115] = static_cast<unsigned>(bit_cast<unsigned>(in[115]));
+  a[116] = static_cast<unsigned>(bit_cast<unsigned>(in[116]));
+  a[117] = static_cast<unsigned>(bit_cast<unsigned>(in[117]));
+  a[118] = static_cast<unsigned>(bit_cast<unsigned>(in[118]));
+  a[119] = static_cast<unsigned>(bit_cast<unsigned>(in[119]));
+  a[120] = static_cast<unsigned>(bit_cast<unsigned>(in[120]));
+  a[121] = static_cast<unsigned>(bit_cast<unsigned>(in[121]));
+  a[122] = static_cast<unsigned>(bit_cast<unsigned>(in[122]));
+  a[123] = static_cast<unsigned>(bit_cast<unsigned>(in[123]));
+  a[124] = static_cast<unsigned>(bit_cast<unsigned>(in[124]));
+  a[125] = static_cast<unsigned>(bit_cast<unsigned>(in[125]));
+  a[126] = static_cast<unsigned>(bit_cast<unsigned>(in[126]));
+  a[127] = static_cast<unsigned>(bit_cast<unsigned>(in[127]));
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 128; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
+  out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
+  out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));
+  out[3] = bit_cast<T>(static_cast<unsigned>(b[3]));
+  out[4] = bit_cast<T>(static_cast<unsigned>(b[4]));
+  out[5] = bit_cast<T>(static_cast<unsigned>(b[5]));
+  out[6] = bit_cast<T>(static_cast<unsigned>(b[6]));
+  out[7] = bit_cast<T>(static_cast<unsigned>(b[7]));
+  out[8] = bit_cast<T>(static_cast<unsigned>(b[8]));
+  out[9] = bit_cast<T>(static_cast<unsigned>(b[9]));
+  out[10] = bit_cast<T>(static_cast<unsigned>(b[10]));
+  out[11] = bit_cast<T>(static_cast<unsigned>(b[11]));
+  out[12] = bit_cast<T>(static_cast<unsigned>(b[12]));
+  out[13] = bit_cast<T>(static_cast<unsigned>(b[13]));
+  out[14] = bit_cast<T>(static_cast<unsigned>(b[14]));
+  out[15] = bit_cast<T>(static_cast<unsigned>(b[15]));
+  out[16] = bit_cast<T>(static_cast<unsigned>(b[16]));
+  out[17] = bit_cast<T>(static_cast<unsigned>(b[17]));
+  out[18] = bit_cast<T>(static_cast<unsigned>(b[18]));
+  out[19] = bit_cast<T>(static_cast<unsigned>(b[19]));
+  out[20] = bit_cast<T>(static_cast<unsigned>(b[20]));
+  out[21] = bit_cast<T>(static_cast<unsigned>(b[21]));
+  out[22] = bit_cast<T>(static_cast<unsigned>(b[22]));
+  out[23] = bit_cast<T>(static_cast<unsigned>(b[23]));
+  out[24] = bit_cast<T>(static_cast<unsigned>(b[24]));
+  out[25] = bit_cast<T>(static_cast<unsigned>(b[25]));
+  out[26] = bit_cast<T>(static_cast<unsigned>(b[26]));
+  out[27] = bit_cast<T>(static_cast<unsigned>(b[27]));
+  out[28] = bit_cast<T>(static_cast<unsigned>(b[28]));
+  out[29] = bit_cast<T>(static_cast<unsigned>(b[29]));
+  out[30] = bit_cast<T>(static_cast<unsigned>(b[30]));
+  out[31] = bit_cast<T>(static_cast<unsigned>(b[31]));
+  out[32] = bit_cast<T>(static_cast<unsigned>(b[32]));
+  out[33] = bit_cast<T>(static_cast<unsigned>(b[33]));
+  out[34] = bit_cast<T>(static_cast<unsigned>(b[34]));
+  out[35] = bit_cast<T>(static_cast<unsigned>(b[35]));
+  out[36] = bit_cast<T>(static_cast<unsigned>(b[36]));
+  out[37] = bit_cast<T>(static_cast<unsigned>(b[37]));
+  out[38] = bit_cast<T>(static_cast<unsigned>(b[38]));
+  out[39] = bit_cast<T>(static_cast<unsigned>(b[39]));
+  out[40] = bit_cast<T>(static_cast<unsigned>(b[40]));
+  out[41] = bit_cast<T>(static_cast<unsigned>(b[41]));
+  out[42] = bit_cast<T>(static_cast<unsigned>(b[42]));
+  out[43] = bit_cast<T>(static_cast<unsigned>(b[43]));
+  out[44] = bit_cast<T>(static_cast<unsigned>(b[44]));
+  out[45] = bit_cast<T>(static_cast<unsigned>(b[45]));
+  out[46] = bit_cast<T>(static_cast<unsigned>(b[46]));
+  out[47] = bit_cast<T>(static_cast<unsigned>(b[47]));
+  out[48] = bit_cast<T>(static_cast<unsigned>(b[48]));
+  out[49] = bit_cast<T>(static_cast<unsigned>(b[49]));
+  out[50] = bit_cast<T>(static_cast<unsigned>(b[50]));
+  out[51] = bit_cast<T>(static_cast<unsigned>(b[51]));
+  out[52] = bit_cast<T>(static_cast<unsigned>(b[52]));
+  out[53] = bit_cast<T>(static_cast<unsigned>(b[53]));
+  out[54] = bit_cast<T>(static_cast<unsigned>(b[54]));
+  out[55] = bit_cast<T>(static_cast<unsigned>(b[55]));
+  out[56] = bit_cast<T>(static_cast<unsigned>(b[56]));
+  out[57] = bit_cast<T>(static_cast<unsigned>(b[57]));
+  out[58] = bit_cast<T>(static_cast<unsigned>(b[58]));
+  out[59] = bit_cast<T>(static_cast<unsigned>(b[59]));
+  out[60] = bit_cast<T>(static_cast<unsigned>(b[60]));
+  out[61] = bit_cast<T>(static_cast<unsigned>(b[61]));
+  out[62] = bit_cast<T>(static_cast<unsigned>(b[62]));
+  out[63] = bit_cast<T>(static_cast<unsigned>(b[63]));
+  out[64] = bit_cast<T>(static_cast<unsigned>(b[64]));
+  out[65] = bit_cast<T>(static_cast<unsigned>(b[65]));
+  out[66] = bit_cast<T>(static_cast<unsigned>(b[66]));
+  out[67] = bit_cast<T>(static_cast<unsigned>(b[67]));
+  out[68] = bit_cast<T>(static_cast<unsigned>(b[68]));
+  out[69] = bit_cast<T>(static_cast<unsigned>(b[69]));
+  out[70] = bit_cast<T>(static_cast<unsigned>(b[70]));
+  out[71] = bit_cast<T>(static_cast<unsigned>(b[71]));
+  out[72] = bit_cast<T>(static_cast<unsigned>(b[72]));
+  out[73] = bit_cast<T>(static_cast<unsigned>(b[73]));
+  out[74] = bit_cast<T>(static_cast<unsigned>(b[74]));
+  out[75] = bit_cast<T>(static_cast<unsigned>(b[75]));
+  out[76] = bit_cast<T>(static_cast<unsigned>(b[76]));
+  out[77] = bit_cast<T>(static_cast<unsigned>(b[77]));
+  out[78] = bit_cast<T>(static_cast<unsigned>(b[78]));
+  out[79] = bit_cast<T>(static_cast<unsigned>(b[79]));
+  out[80] = bit_cast<T>(static_cast<unsigned>(b[80]));
+  out[81] = bit_cast<T>(static_cast<unsigned>(b[81]));
+  out[82] = bit_cast<T>(static_cast<unsigned>(b[82]));
+  out[83] = bit_cast<T>(static_cast<unsigned>(b[83]));
+  out[84] = bit_cast<T>(static_cast<unsigned>(b[84]));
+  out[85] = bit_cast<T>(static_cast<unsigned>(b[85]));
+  out[86] = bit_cast<T>(static_cast<unsigned>(b[86]));
+  out[87] = bit_cast<T>(static_cast<unsigned>(b[87]));
+  out[88] = bit_cast<T>(static_cast<unsigned>(b[88]));
+  out[89] = bit_cast<T>(static_cast<unsigned>(b[89]));
+  out[90] = bit_cast<T>(static_cast<unsigned>(b[90]));
+  out[91] = bit_cast<T>(static_cast<unsigned>(b[91]));
+  out[92] = bit_cast<T>(static_cast<unsigned>(b[92]));
+  out[93] = bit_cast<T>(static_cast<unsigned>(b[93]));
+  out[94] = bit_cast<T>(static_cast<unsigned>(b[94]));
+  out[95] = bit_cast<T>(static_cast<unsigned>(b[95]));
+  out[96] = bit_cast<T>(static_cast<unsigned>(b[96]));
+  out[97] = bit_cast<T>(static_cast<unsigned>(b[97]));
+  out[98] = bit_cast<T>(static_cast<unsigned>(b[98]));
+  out[99] = bit_cast<T>(static_cast<unsigned>(b[99]));
+  out[100] = bit_cast<T>(static_cast<unsigned>(b[100]));
+  out[101] = bit_cast<T>(static_cast<unsigned>(b[101]));
+  out[102] = bit_cast<T>(static_cast<unsigned>(b[102]));
+  out[103] = bit_cast<T>(static_cast<unsigned>(b[103]));
+  out[104] = bit_cast<T>(static_cast<unsigned>(b[104]));
+  out[105] = bit_cast<T>(static_cast<unsigned>(b[105]));
+  out[106] = bit_cast<T>(static_cast<unsigned>(b[106]));
+  out[107] = bit_cast<T>(static_cast<unsigned>(b[107]));
+  out[108] = bit_cast<T>(static_cast<unsigned>(b[108]));
+  out[109] = bit_cast<T>(static_cast<unsigned>(b[109]));
+  out[110] = bit_cast<T>(static_cast<unsigned>(b[110]));
+  out[111] = bit_cast<T>(static_cast<unsigned>(b[111]));
+  out[112] = bit_cast<T>(static_cast<unsigned>(b[112]));
+  out[113] = bit_cast<T>(static_cast<unsigned>(b[113]));
+  out[114] = bit_cast<T>(static_cast<unsigned>(b[114]));
+  out[115] = bit_cast<T>(static_cast<unsigned>(b[115]));
+  out[116] = bit_cast<T>(static_cast<unsigned>(b[116]));
+  out[117] = bit_cast<T>(static_cast<unsigned>(b[117]));
+  out[118] = bit_cast<T>(static_cast<unsigned>(b[118]));
+  out[119] = bit_cast<T>(static_cast<unsigned>(b[119]));
+  out[120] = bit_cast<T>(static_cast<unsigned>(b[120]));
+  out[121] = bit_cast<T>(static_cast<unsigned>(b[121]));
+  out[122] = bit_cast<T>(static_cast<unsigned>(b[122]));
+  out[123] = bit_cast<T>(static_cast<unsigned>(b[123]));
+  out[124] = bit_cast<T>(static_cast<unsigned>(b[124]));
+  out[125] = bit_cast<T>(static_cast<unsigned>(b[125]));
+  out[126] = bit_cast<T>(static_cast<unsigned>(b[126]));
+  out[127] = bit_cast<T>(static_cast<unsigned>(b[127]));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[128]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
-  unsigned a[128] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0u) * 4); a[0] = static_cast<unsigned>(v.x); a[1] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x400u) + 0u) * 4); a[2] = static_cast<unsigned>(v.x); a[3] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 8u) + 0u) * 4); a[4] = static_cast<unsigned>(v.x); a[5] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x408u) + 0u) * 4); a[6] = static_cast<unsigned>(v.x); a[7] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x10u) + 0u) * 4); a[8] = static_cast<unsigned>(v.x); a[9] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x410u) + 0u) * 4); a[10] = static_cast<unsigned>(v.x); a[11] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x18u) + 0u) * 4); a[12] = static_cast<unsigned>(v.x); a[13] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x418u) + 0u) * 4); a[14] = static_cast<unsigned>(v.x); a[15] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x20u) + 0u) * 4); a[16] = static_cast<unsigned>(v.x); a[17] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x420u) + 0u) * 4); a[18] = static_cast<unsigned>(v.x); a[19] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x28u) + 0u) * 4); a[20] = static_cast<unsigned>(v.x); a[21] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x428u) + 0u) * 4); a[22] = static_cast<unsigned>(v.x); a[23] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x30u) + 0u) * 4); a[24] = static_cast<unsigned>(v.x); a[25] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x430u) + 0u) * 4); a[26] = static_cast<unsigned>(v.x); a[27] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x38u) + 0u) * 4); a[28] = static_cast<unsigned>(v.x); a[29] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x438u) + 0u) * 4); a[30] = static_cast<unsigned>(v.x); a[31] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x40u) + 0u) * 4); a[32] = static_cast<unsigned>(v.x); a[33] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x440u) + 0u) * 4); a[34] = static_cast<unsigned>(v.x); a[35] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x48u) + 0u) * 4); a[36] = static_cast<unsigned>(v.x); a[37] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x448u) + 0u) * 4); a[38] = static_cast<unsigned>(v.x); a[39] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x50u) + 0u) * 4); a[40] = static_cast<unsigned>(v.x); a[41] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x450u) + 0u) * 4); a[42] = static_cast<unsigned>(v.x); a[43] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x58u) + 0u) * 4); a[44] = static_cast<unsigned>(v.x); a[45] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x458u) + 0u) * 4); a[46] = static_cast<unsigned>(v.x); a[47] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x60u) + 0u) * 4); a[48] = static_cast<unsigned>(v.x); a[49] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x460u) + 0u) * 4); a[50] = static_cast<unsigned>(v.x); a[51] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x68u) + 0u) * 4); a[52] = static_cast<unsigned>(v.x); a[53] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x468u) + 0u) * 4); a[54] = static_cast<unsigned>(v.x); a[55] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x70u) + 0u) * 4); a[56] = static_cast<unsigned>(v.x); a[57] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x470u) + 0u) * 4); a[58] = static_cast<unsigned>(v.x); a[59] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x78u) + 0u) * 4); a[60] = static_cast<unsigned>(v.x); a[61] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x478u) + 0u) * 4); a[62] = static_cast<unsigned>(v.x); a[63] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2000u) * 4); a[64] = static_cast<unsigned>(v.x); a[65] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x400u) + 0x2000u) * 4); a[66] = static_cast<unsigned>(v.x); a[67] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 8u) + 0x2000u) * 4); a[68] = static_cast<unsigned>(v.x); a[69] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x408u) + 0x2000u) * 4); a[70] = static_cast<unsigned>(v.x); a[71] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x10u) + 0x2000u) * 4); a[72] = static_cast<unsigned>(v.x); a[73] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x410u) + 0x2000u) * 4); a[74] = static_cast<unsigned>(v.x); a[75] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x18u) + 0x2000u) * 4); a[76] = static_cast<unsigned>(v.x); a[77] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x418u) + 0x2000u) * 4); a[78] = static_cast<unsigned>(v.x); a[79] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x20u) + 0x2000u) * 4); a[80] = static_cast<unsigned>(v.x); a[81] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x420u) + 0x2000u) * 4); a[82] = static_cast<unsigned>(v.x); a[83] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x28u) + 0x2000u) * 4); a[84] = static_cast<unsigned>(v.x); a[85] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x428u) + 0x2000u) * 4); a[86] = static_cast<unsigned>(v.x); a[87] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x30u) + 0x2000u) * 4); a[88] = static_cast<unsigned>(v.x); a[89] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x430u) + 0x2000u) * 4); a[90] = static_cast<unsigned>(v.x); a[91] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x38u) + 0x2000u) * 4); a[92] = static_cast<unsigned>(v.x); a[93] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x438u) + 0x2000u) * 4); a[94] = static_cast<unsigned>(v.x); a[95] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x40u) + 0x2000u) * 4); a[96] = static_cast<unsigned>(v.x); a[97] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x440u) + 0x2000u) * 4); a[98] = static_cast<unsigned>(v.x); a[99] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x48u) + 0x2000u) * 4); a[100] = static_cast<unsigned>(v.x); a[101] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x448u) + 0x2000u) * 4); a[102] = static_cast<unsigned>(v.x); a[103] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x50u) + 0x2000u) * 4); a[104] = static_cast<unsigned>(v.x); a[105] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x450u) + 0x2000u) * 4); a[106] = static_cast<unsigned>(v.x); a[107] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x58u) + 0x2000u) * 4); a[108] = static_cast<unsigned>(v.x); a[109] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x458u) + 0x2000u) * 4); a[110] = static_cast<unsigned>(v.x); a[111] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x60u) + 0x2000u) * 4); a[112] = static_cast<unsigned>(v.x); a[113] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x460u) + 0x2000u) * 4); a[114] = static_cast<unsigned>(v.x); a[115] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x68u) + 0x2000u) * 4); a[116] = static_cast<unsigned>(v.x); a[117] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x468u) + 0x2000u) * 4); a[118] = static_cast<unsigned>(v.x); a[119] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x70u) + 0x2000u) * 4); a[120] = static_cast<unsigned>(v.x); a[121] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x470u) + 0x2000u) * 4); a[122] = static_cast<unsigned>(v.x); a[123] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x78u) + 0x2000u) * 4); a[124] = static_cast<unsigned>(v.x); a[125] = static_cast<unsigned>(v.y); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x478u) + 0x2000u) * 4); a[126] = static_cast<unsigned>(v.x); a[127] = static_cast<unsigned>(v.y); }
-#pragma unroll
-  for (int i = 0; i < 128; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[128];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned>(a[0]));
+  in[1] = bit_cast<T>(static_cast<unsigned>(a[1]));
+  in[2] = bit_cast<T>(static_cast<unsigned>(a[2]));
+  in[3] = bit_cast<T>(static_cast<unsigned>(a[3]));
+  in[4] = bit_cast<T>(static_cast<unsigned>(a[4]));
+  in[5] = bit_cast<T>(static_cast<unsigned>(a[5]));
+  in[6] = bit_cast<T>(static_cast<unsigned>(a[6]));
+  in[7] = bit_cast<T>(static_cast<unsigned>(a[7]));
+  in[8] = bit_cast<T>(static_cast<unsigned>(a[8]));
+  in[9] = bit_cast<T>(static_cast<unsigned>(a[9]));
+  in[10] = bit_cast<T>(static_cast<unsigned>(a[10]));
+  in[11] = bit_cast<T>(static_cast<unsigned>(a[11]));
+  in[12] = bit_cast<T>(static_cast<unsigned>(a[12]));
+  in[13] = bit_cast<T>(static_cast<unsigned>(a[13]));
+  in[14] = bit_cast<T>(static_cast<unsigned>(a[14]));
+  in[15] = bit_cast<T>(static_cast<unsigned>(a[15]));
+  in[16] = bit_cast<T>(static_cast<unsigned>(a[16]));
+  in[17] = bit_cast<T>(static_cast<unsigned>(a[17]));
+  in[18] = bit_cast<T>(static_cast<unsigned>(a[18]));
+  in[19] = bit_cast<T>(static_cast<unsigned>(a[19]));
+  in[20] = bit_cast<T>(static_cast<unsigned>(a[20]));
+  in[21] = bit_cast<T>(static_cast<unsigned>(a[21]));
+  in[22] = bit_cast<T>(static_cast<unsigned>(a[22]));
+  in[23] = bit_cast<T>(static_cast<unsigned>(a[23]));
+  in[24] = bit_cast<T>(static_cast<unsigned>(a[24]));
+  in[25] = bit_cast<T>(static_cast<unsigned>(a[25]));
+  in[26] = bit_cast<T>(static_cast<unsigned>(a[26]));
+  in[27] = bit_cast<T>(static_cast<unsigned>(a[27]));
+  in[28] = bit_cast<T>(static_cast<unsigned>(a[28]));
+  in[29] = bit_cast<T>(static_cast<unsigned>(a[29]));
+  in[30] = bit_cast<T>(static_cast<unsigned>(a[30]));
+  in[31] = bit_cast<T>(static_cast<unsigned>(a[31]));
+  in[32] = bit_cast<T>(static_cast<unsigned>(a[32]));
+  in[33] = bit_cast<T>(static_cast<unsigned>(a[33]));
+  in[34] = bit_cast<T>(static_cast<unsigned>(a[34]));
+  in[35] = bit_cast<T>(static_cast<unsigned>(a[35]));
+  in[36] = bit_cast<T>(static_cast<unsigned>(a[36]));
+  in[37] = bit_cast<T>(static_cast<unsigned>(a[37]));
+  in[38] = bit_cast<T>(static_cast<unsigned>(a[38]));
+  in[39] = bit_cast<T>(static_cast<unsigned>(a[39]));
+  in[40] = bit_cast<T>(static_cast<unsigned>(a[40]));
+  in[41] = bit_cast<T>(static_cast<unsigned>(a[41]));
+  in[42] = bit_cast<T>(static_cast<unsigned>(a[42]));
+  in[43] = bit_cast<T>(static_cast<unsigned>(a[43]));
+  in[44] = bit_cast<T>(static_cast<unsigned>(a[44]));
+  in[45] = bit_cast<T>(static_cast<unsigned>(a[45]));
+  in[46] = bit_cast<T>(static_cast<unsigned>(a[46]));
+  in[47] = bit_cast<T>(static_cast<unsigned>(a[47]));
+  in[48] = bit_cast<T>(static_cast<unsigned>(a[48]));
+  in[49] = bit_cast<T>(static_cast<unsigned>(a[49]));
+  in[50] = bit_cast<T>(static_cast<unsigned>(a[50]));
+  in[51] = bit_cast<T>(static_cast<unsigned>(a[51]));
+  in[52] = bit_cast<T>(static_cast<unsigned>(a[52]));
+  in[53] = bit_cast<T>(static_cast<unsigned>(a[53]));
+  in[54] = bit_cast<T>(static_cast<unsigned>(a[54]));
+  in[55] = bit_cast<T>(static_cast<unsigned>(a[55]));
+  in[56] = bit_cast<T>(static_cast<unsigned>(a[56]));
+  in[57] = bit_cast<T>(static_cast<unsigned>(a[57]));
+  in[58] = bit_cast<T>(static_cast<unsigned>(a[58]));
+  in[59] = bit_cast<T>(static_cast<unsigned>(a[59]));
+  in[60] = bit_cast<T>(static_cast<unsigned>(a[60]));
+  in[61] = bit_cast<T>(static_cast<unsigned>(a[61]));
+  in[62] = bit_cast<T>(static_cast<unsigned>(a[62]));
+  in[63] = bit_cast<T>(static_cast<unsigned>(a[63]));
+  in[64] = bit_cast<T>(static_cast<unsigned>(a[64]));
+  in[65] = bit_cast<T>(static_cast<unsigned>(a[65]));
+  in[66] = bit_cast<T>(static_cast<unsigned>(a[66]));
+  in[67] = bit_cast<T>(static_cast<unsigned>(a[67]));
+  in[68] = bit_cast<T>(static_cast<unsigned>(a[68]));
+  in[69] = bit_cast<T>(static_cast<unsigned>(a[69]));
+  in[70] = bit_cast<T>(static_cast<unsigned>(a[70]));
+  in[71] = bit_cast<T>(static_cast<unsigned>(a[71]));
+  in[72] = bit_cast<T>(static_cast<unsigned>(a[72]));
+  in[73] = bit_cast<T>(static_cast<unsigned>(a[73]));
+  in[74] = bit_cast<T>(static_cast<unsigned>(a[74]));
+  in[75] = bit_cast<T>(static_cast<unsigned>(a[75]));
+  in[76] = bit_cast<T>(static_cast<unsigned>(a[76]));
+  in[77] = bit_cast<T>(static_cast<unsigned>(a[77]));
+  in[78] = bit_cast<T>(static_cast<unsigned>(a[78]));
+  in[79] = bit_cast<T>(static_cast<unsigned>(a[79]));
+  in[80] = bit_cast<T>(static_cast<unsigned>(a[80]));
+  in[81] = bit_cast<T>(static_cast<unsigned>(a[81]));
+  in[82] = bit_cast<T>(static_cast<unsigned>(a[82]));
+  in[83] = bit_cast<T>(static_cast<unsigned>(a[83]));
+  in[84] = bit_cast<T>(static_cast<unsigned>(a[84]));
+  in[85] = bit_cast<T>(static_cast<unsigned>(a[85]));
+  in[86] = bit_cast<T>(static_cast<unsigned>(a[86]));
+  in[87] = bit_cast<T>(static_cast<unsigned>(a[87]));
+  in[88] = bit_cast<T>(static_cast<unsigned>(a[88]));
+  in[89] = bit_cast<T>(static_cast<unsigned>(a[89]));
+  in[90] = bit_cast<T>(static_cast<unsigned>(a[90]));
+  in[91] = bit_cast<T>(static_cast<unsigned>(a[91]));
+  in[92] = bit_cast<T>(static_cast<unsigned>(a[92]));
+  in[93] = bit_cast<T>(static_cast<unsigned>(a[93]));
+  in[94] = bit_cast<T>(static_cast<unsigned>(a[94]));
+  in[95] = bit_cast<T>(static_cast<unsigned>(a[95]));
+  in[96] = bit_cast<T>(static_cast<unsigned>(a[96]));
+  in[97] = bit_cast<T>(static_cast<unsigned>(a[97]));
+  in[98] = bit_cast<T>(static_cast<unsigned>(a[98]));
+  in[99] = bit_cast<T>(static_cast<unsigned>(a[99]));
+  in[100] = bit_cast<T>(static_cast<unsigned>(a[100]));
+  in[101] = bit_cast<T>(static_cast<unsigned>(a[101]));
+  in[102] = bit_cast<T>(static_cast<unsigned>(a[102]));
+  in[103] = bit_cast<T>(static_cast<unsigned>(a[103]));
+  in[104] = bit_cast<T>(static_cast<unsigned>(a[104]));
+  in[105] = bit_cast<T>(static_cast<unsigned>(a[105]));
+  in[106] = bit_cast<T>(static_cast<unsigned>(a[106]));
+  in[107] = bit_cast<T>(static_cast<unsigned>(a[107]));
+  in[108] = bit_cast<T>(static_cast<unsigned>(a[108]));
+  in[109] = bit_cast<T>(static_cast<unsigned>(a[109]));
+  in[110] = bit_cast<T>(static_cast<unsigned>(a[110]));
+  in[111] = bit_cast<T>(static_cast<unsigned>(a[111]));
+  in[112] = bit_cast<T>(static_cast<unsigned>(a[112]));
+  in[113] = bit_cast<T>(static_cast<unsigned>(a[113]));
+  in[114] = bit_cast<T>(static_cast<unsigned>(a[114]));
+  in[115] = bit_cast<T>(static_cast<unsigned>(a[115]));
+  in[116] = bit_cast<T>(static_cast<unsigned>(a[116]));
+  in[117] = bit_cast<T>(static_cast<unsigned>(a[117]));
+  in[118] = bit_cast<T>(static_cast<unsigned>(a[118]));
+  in[119] = bit_cast<T>(static_cast<unsigned>(a[119]));
+  in[120] = bit_cast<T>(static_cast<unsigned>(a[120]));
+  in[121] = bit_cast<T>(static_cast<unsigned>(a[121]));
+  in[122] = bit_cast<T>(static_cast<unsigned>(a[122]));
+  in[123] = bit_cast<T>(static_cast<unsigned>(a[123]));
+  in[124] = bit_cast<T>(static_cast<unsigned>(a[124]));
+  in[125] = bit_cast<T>(static_cast<unsigned>(a[125]));
+  in[126] = bit_cast<T>(static_cast<unsigned>(a[126]));
+  in[127] = bit_cast<T>(static_cast<unsigned>(a[127]));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[128]) {
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned warp = threadIdx.x >> 5;
-  (void)lane; (void)warp;
   unsigned b[128];
-#pragma unroll
-  for (int j = 0; j < 128; ++j) b[j] = bit_cast<unsigned>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]), static_cast<unsigned>(b[3]));
-  *reinterpret_cast<uint4*>(p + (g + 0x200u) * 4) = make_uint4(static_cast<unsigned>(b[4]), static_cast<unsigned>(b[5]), static_cast<unsigned>(b[6]), static_cast<unsigned>(b[7]));
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 4) = make_uint4(static_cast<unsigned>(b[8]), static_cast<unsigned>(b[9]), static_cast<unsigned>(b[10]), static_cast<unsigned>(b[11]));
-  *reinterpret_cast<uint4*>(p + (g + 0x600u) * 4) = make_uint4(static_cast<unsigned>(b[12]), static_cast<unsigned>(b[13]), static_cast<unsigned>(b[14]), static_cast<unsigned>(b[15]));
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 4) = make_uint4(static_cast<unsigned>(b[16]), static_cast<unsigned>(b[17]), static_cast<unsigned>(b[18]), static_cast<unsigned>(b[19]));
-  *reinterpret_cast<uint4*>(p + (g + 0xa00u) * 4) = make_uint4(static_cast<unsigned>(b[20]), static_cast<unsigned>(b[21]), static_cast<unsigned>(b[22]), static_cast<unsigned>(b[23]));
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 4) = make_uint4(static_cast<unsigned>(b[24]), static_cast<unsigned>(b[25]), static_cast<unsigned>(b[26]), static_cast<unsigned>(b[27]));
-  *reinterpret_cast<uint4*>(p + (g + 0xe00u) * 4) = make_uint4(static_cast<unsigned>(b[28]), static_cast<unsigned>(b[29]), static_cast<unsigned>(b[30]), static_cast<unsigned>(b[31]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 4) = make_uint4(static_cast<unsigned>(b[32]), static_cast<unsigned>(b[33]), static_cast<unsigned>(b[34]), static_cast<unsigned>(b[35]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1200u) * 4) = make_uint4(static_cast<unsigned>(b[36]), static_cast<unsigned>(b[37]), static_cast<unsigned>(b[38]), static_cast<unsigned>(b[39]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 4) = make_uint4(static_cast<unsigned>(b[40]), static_cast<unsigned>(b[41]), static_cast<unsigned>(b[42]), static_cast<unsigned>(b[43]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1600u) * 4) = make_uint4(static_cast<unsigned>(b[44]), static_cast<unsigned>(b[45]), static_cast<unsigned>(b[46]), static_cast<unsigned>(b[47]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 4) = make_uint4(static_cast<unsigned>(b[48]), static_cast<unsigned>(b[49]), static_cast<unsigned>(b[50]), static_cast<unsigned>(b[51]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1a00u) * 4) = make_uint4(static_cast<unsigned>(b[52]), static_cast<unsigned>(b[53]), static_cast<unsigned>(b[54]), static_cast<unsigned>(b[55]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 4) = make_uint4(static_cast<unsigned>(b[56]), static_cast<unsigned>(b[57]), static_cast<unsigned>(b[58]), static_cast<unsigned>(b[59]));
-  *reinterpret_cast<uint4*>(p + (g + 0x1e00u) * 4) = make_uint4(static_cast<unsigned>(b[60]), static_cast<unsigned>(b[61]), static_cast<unsigned>(b[62]), static_cast<unsigned>(b[63]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2000u) * 4) = make_uint4(static_cast<unsigned>(b[64]), static_cast<unsigned>(b[65]), static_cast<unsigned>(b[66]), static_cast<unsigned>(b[67]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2200u) * 4) = make_uint4(static_cast<unsigned>(b[68]), static_cast<unsigned>(b[69]), static_cast<unsigned>(b[70]), static_cast<unsigned>(b[71]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2400u) * 4) = make_uint4(static_cast<unsigned>(b[72]), static_cast<unsigned>(b[73]), static_cast<unsigned>(b[74]), static_cast<unsigned>(b[75]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2600u) * 4) = make_uint4(static_cast<unsigned>(b[76]), static_cast<unsigned>(b[77]), static_cast<unsigned>(b[78]), static_cast<unsigned>(b[79]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2800u) * 4) = make_uint4(static_cast<unsigned>(b[80]), static_cast<unsigned>(b[81]), static_cast<unsigned>(b[82]), static_cast<unsigned>(b[83]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2a00u) * 4) = make_uint4(static_cast<unsigned>(b[84]), static_cast<unsigned>(b[85]), static_cast<unsigned>(b[86]), static_cast<unsigned>(b[87]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2c00u) * 4) = make_uint4(static_cast<unsigned>(b[88]), static_cast<unsigned>(b[89]), static_cast<unsigned>(b[90]), static_cast<unsigned>(b[91]));
-  *reinterpret_cast<uint4*>(p + (g + 0x2e00u) * 4) = make_uint4(static_cast<unsigned>(b[92]), static_cast<unsigned>(b[93]), static_cast<unsigned>(b[94]), static_cast<unsigned>(b[95]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3000u) * 4) = make_uint4(static_cast<unsigned>(b[96]), static_cast<unsigned>(b[97]), static_cast<unsigned>(b[98]), static_cast<unsigned>(b[99]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3200u) * 4) = make_uint4(static_cast<unsigned>(b[100]), static_cast<unsigned>(b[101]), static_cast<unsigned>(b[102]), static_cast<unsigned>(b[103]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3400u) * 4) = make_uint4(static_cast<unsigned>(b[104]), static_cast<unsigned>(b[105]), static_cast<unsigned>(b[106]), static_cast<unsigned>(b[107]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3600u) * 4) = make_uint4(static_cast<unsigned>(b[108]), static_cast<unsigned>(b[109]), static_cast<unsigned>(b[110]), static_cast<unsigned>(b[111]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3800u) * 4) = make_uint4(static_cast<unsigned>(b[112]), static_cast<unsigned>(b[113]), static_cast<unsigned>(b[114]), static_cast<unsigned>(b[115]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3a00u) * 4) = make_uint4(static_cast<unsigned>(b[116]), static_cast<unsigned>(b[117]), static_cast<unsigned>(b[118]), static_cast<unsigned>(b[119]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3c00u) * 4) = make_uint4(static_cast<unsigned>(b[120]), static_cast<unsigned>(b[121]), static_cast<unsigned>(b[122]), static_cast<unsigned>(b[123]));
-  *reinterpret_cast<uint4*>(p + (g + 0x3e00u) * 4) = make_uint4(static_cast<unsigned>(b[124]), static_cast<unsigned>(b[125]), static_cast<unsigned>(b[126]), static_cast<unsigned>(b[127]));
+  b[0] = static_cast<unsigned>(bit_cast<unsigned>(out[0]));
+  b[1] = static_cast<unsigned>(bit_cast<unsigned>(out[1]));
+  b[2] = static_cast<unsigned>(bit_cast<unsigned>(out[2]));
+  b[3] = static_cast<unsigned>(bit_cast<unsigned>(out[3]));
+  b[4] = static_cast<unsigned>(bit_cast<unsigned>(out[4]));
+  b[5] = static_cast<unsigned>(bit_cast<unsigned>(out[5]));
+  b[6] = static_cast<unsigned>(bit_cast<unsigned>(out[6]));
+  b[7] = static_cast<unsigned>(bit_cast<unsigned>(out[7]));
+  b[8] = static_cast<unsigned>(bit_cast<unsigned>(out[8]));
+  b[9] = static_cast<unsigned>(bit_cast<unsigned>(out[9]));
+  b[10] = static_cast<unsigned>(bit_cast<unsigned>(out[10]));
+  b[11] = static_cast<unsigned>(bit_cast<unsigned>(out[11]));
+  b[12] = static_cast<unsigned>(bit_cast<unsigned>(out[12]));
+  b[13] = static_cast<unsigned>(bit_cast<unsigned>(out[13]));
+  b[14] = static_cast<unsigned>(bit_cast<unsigned>(out[14]));
+  b[15] = static_cast<unsigned>(bit_cast<unsigned>(out[15]));
+  b[16] = static_cast<unsigned>(bit_cast<unsigned>(out[16]));
+  b[17] = static_cast<unsigned>(bit_cast<unsigned>(out[17]));
+  b[18] = static_cast<unsigned>(bit_cast<unsigned>(out[18]));
+  b[19] = static_cast<unsigned>(bit_cast<unsigned>(out[19]));
+  b[20] = static_cast<unsigned>(bit_cast<unsigned>(out[20]));
+  b[21] = static_cast<unsigned>(bit_cast<unsigned>(out[21]));
+  b[22] = static_cast<unsigned>(bit_cast<unsigned>(out[22]));
+  b[23] = static_cast<unsigned>(bit_cast<unsigned>(out[23]));
+  b[24] = static_cast<unsigned>(bit_cast<unsigned>(out[24]));
+  b[25] = static_cast<unsigned>(bit_cast<unsigned>(out[25]));
+  b[26] = static_cast<unsigned>(bit_cast<unsigned>(out[26]));
+  b[27] = static_cast<unsigned>(bit_cast<unsigned>(out[27]));
+  b[28] = static_cast<unsigned>(bit_cast<unsigned>(out[28]));
+  b[29] = static_cast<unsigned>(bit_cast<unsigned>(out[29]));
+  b[30] = static_cast<unsigned>(bit_cast<unsigned>(out[30]));
+  b[31] = static_cast<unsigned>(bit_cast<unsigned>(out[31]));
+  b[32] = static_cast<unsigned>(bit_cast<unsigned>(out[32]));
+  b[33] = static_cast<unsigned>(bit_cast<unsigned>(out[33]));
+  b[34] = static_cast<unsigned>(bit_cast<unsigned>(out[34]));
+  b[35] = static_cast<unsigned>(bit_cast<unsigned>(out[35]));
+  b[36] = static_cast<unsigned>(bit_cast<unsigned>(out[36]));
+  b[37] = static_cast<unsigned>(bit_cast<unsigned>(out[37]));
+  b[38] = static_cast<unsigned>(bit_cast<unsigned>(out[38]));
+  b[39] = static_cast<unsigned>(bit_cast<unsigned>(out[39]));
+  b[40] = static_cast<unsigned>(bit_cast<unsigned>(out[40]));
+  b[41] = static_cast<unsigned>(bit_cast<unsigned>(out[41]));
+  b[42] = static_cast<unsigned>(bit_cast<unsigned>(out[42]));
+  b[43] = static_cast<unsigned>(bit_cast<unsigned>(out[43]));
+  b[44] = static_cast<unsigned>(bit_cast<unsigned>(out[44]));
+  b[45] = static_cast<unsigned>(bit_cast<unsigned>(out[45]));
+  b[46] = static_cast<unsigned>(bit_cast<unsigned>(out[46]));
+  b[47] = static_cast<unsigned>(bit_cast<unsigned>(out[47]));
+  b[48] = static_cast<unsigned>(bit_cast<unsigned>(out[48]));
+  b[49] = static_cast<unsigned>(bit_cast<unsigned>(out[49]));
+  b[50] = static_cast<unsigned>(bit_cast<unsigned>(out[50]));
+  b[51] = static_cast<unsigned>(bit_cast<unsigned>(out[51]));
+  b[52] = static_cast<unsigned>(bit_cast<unsigned>(out[52]));
+  b[53] = static_cast<unsigned>(bit_cast<unsigned>(out[53]));
+  b[54] = static_cast<unsigned>(bit_cast<unsigned>(out[54]));
+  b[55] = static_cast<unsigned>(bit_cast<unsigned>(out[55]));
+  b[56] = static_cast<unsigned>(bit_cast<unsigned>(out[56]));
+  b[57] = static_cast<unsigned>(bit_cast<unsigned>(out[57]));
+  b[58] = static_cast<unsigned>(bit_cast<unsigned>(out[58]));
+  b[59] = static_cast<unsigned>(bit_cast<unsigned>(out[59]));
+  b[60] = static_cast<unsigned>(bit_cast<unsigned>(out[60]));
+  b[61] = static_cast<unsigned>(bit_cast<unsigned>(out[61]));
+  b[62] = static_cast<unsigned>(bit_cast<unsigned>(out[62]));
+  b[63] = static_cast<unsigned>(bit_cast<unsigned>(out[63]));
+  b[64] = static_cast<unsigned>(bit_cast<unsigned>(out[64]));
+  b[65] = static_cast<unsigned>(bit_cast<unsigned>(out[65]));
+  b[66] = static_cast<unsigned>(bit_cast<unsigned>(out[66]));
+  b[67] = static_cast<unsigned>(bit_cast<unsigned>(out[67]));
+  b[68] = static_cast<unsigned>(bit_cast<unsigned>(out[68]));
+  b[69] = static_cast<unsigned>(bit_cast<unsigned>(out[69]));
+  b[70] = static_cast<unsigned>(bit_cast<unsigned>(out[70]));
+  b[71] = static_cast<unsigned>(bit_cast<unsigned>(out[71]));
+  b[72] = static_cast<unsigned>(bit_cast<unsigned>(out[72]));
+  b[73] = static_cast<unsigned>(bit_cast<unsigned>(out[73]));
+  b[74] = static_cast<unsigned>(bit_cast<unsigned>(out[74]));
+  b[75] = static_cast<unsigned>(bit_cast<unsigned>(out[75]));
+  b[76] = static_cast<unsigned>(bit_cast<unsigned>(out[76]));
+  b[77] = static_cast<unsigned>(bit_cast<unsigned>(out[77]));
+  b[78] = static_cast<unsigned>(bit_cast<unsigned>(out[78]));
+  b[79] = static_cast<unsigned>(bit_cast<unsigned>(out[79]));
+  b[80] = static_cast<unsigned>(bit_cast<unsigned>(out[80]));
+  b[81] = static_cast<unsigned>(bit_cast<unsigned>(out[81]));
+  b[82] = static_cast<unsigned>(bit_cast<unsigned>(out[82]));
+  b[83] = static_cast<unsigned>(bit_cast<unsigned>(out[83]));
+  b[84] = static_cast<unsigned>(bit_cast<unsigned>(out[84]));
+  b[85] = static_cast<unsigned>(bit_cast<unsigned>(out[85]));
+  b[86] = static_cast<unsigned>(bit_cast<unsigned>(out[86]));
+  b[87] = static_cast<unsigned>(bit_cast<unsigned>(out[87]));
+  b[88] = static_cast<unsigned>(bit_cast<unsigned>(out[88]));
+  b[89] = static_cast<unsigned>(bit_cast<unsigned>(out[89]));
+  b[90] = static_cast<unsigned>(bit_cast<unsigned>(out[90]));
+  b[91] = static_cast<unsigned>(bit_cast<unsigned>(out[91]));
+  b[92] = static_cast<unsigned>(bit_cast<unsigned>(out[92]));
+  b[93] = static_cast<unsigned>(bit_cast<unsigned>(out[93]));
+  b[94] = static_cast<unsigned>(bit_cast<unsigned>(out[94]));
+  b[95] = static_cast<unsigned>(bit_cast<unsigned>(out[95]));
+  b[96] = static_cast<unsigned>(bit_cast<unsigned>(out[96]));
+  b[97] = static_cast<unsigned>(bit_cast<unsigned>(out[97]));
+  b[98] = static_cast<unsigned>(bit_cast<unsigned>(out[98]));
+  b[99] = static_cast<unsigned>(bit_cast<unsigned>(out[99]));
+  b[100] = static_cast<unsigned>(bit_cast<unsigned>(out[100]));
+  b[101] = static_cast<unsigned>(bit_cast<unsigned>(out[101]));
+  b[102] = static_cast<unsigned>(bit_cast<unsigned>(out[102]));
+  b[103] = static_cast<unsigned>(bit_cast<unsigned>(out[103]));
+  b[104] = static_cast<unsigned>(bit_cast<unsigned>(out[104]));
+  b[105] = static_cast<unsigned>(bit_cast<unsigned>(out[105]));
+  b[106] = static_cast<unsigned>(bit_cast<unsigned>(out[106]));
+  b[107] = static_cast<unsigned>(bit_cast<unsigned>(out[107]));
+  b[108] = static_cast<unsigned>(bit_cast<unsigned>(out[108]));
+  b[109] = static_cast<unsigned>(bit_cast<unsigned>(out[109]));
+  b[110] = static_cast<unsigned>(bit_cast<unsigned>(out[110]));
+  b[111] = static_cast<unsigned>(bit_cast<unsigned>(out[111]));
+  b[112] = static_cast<unsigned>(bit_cast<unsigned>(out[112]));
+  b[113] = static_cast<unsigned>(bit_cast<unsigned>(out[113]));
+  b[114] = static_cast<unsigned>(bit_cast<unsigned>(out[114]));
+  b[115] = static_cast<unsigned>(bit_cast<unsigned>(out[115]));
+  b[116] = static_cast<unsigned>(bit_cast<unsigned>(out[116]));
+  b[117] = static_cast<unsigned>(bit_cast<unsigned>(out[117]));
+  b[118] = static_cast<unsigned>(bit_cast<unsigned>(out[118]));
+  b[119] = static_cast<unsigned>(bit_cast<unsigned>(out[119]));
+  b[120] = static_cast<unsigned>(bit_cast<unsigned>(out[120]));
+  b[121] = static_cast<unsigned>(bit_cast<unsigned>(out[121]));
+  b[122] = static_cast<unsigned>(bit_cast<unsigned>(out[122]));
+  b[123] = static_cast<unsigned>(bit_cast<unsigned>(out[123]));
+  b[124] = static_cast<unsigned>(bit_cast<unsigned>(out[124]));
+  b[125] = static_cast<unsigned>(bit_cast<unsigned>(out[125]));
+  b[126] = static_cast<unsigned>(bit_cast<unsigned>(out[126]));
+  b[127] = static_cast<unsigned>(bit_cast<unsigned>(out[127]));
+  store_b_bits(tile, b);
 }
 
 }  // namespace wgmma2b_f32
@@ -254,9 +769,9 @@ extern "C" __global__ void __launch_bounds__(128) wgmma2b_f32_kernel(const unsig
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[128];
     unsigned b[128];
-    llgen::wgmma2b_f32::load_a(in + static_cast<long long>(t) * 16384, a);
-    llgen::wgmma2b_f32::convert(a, b, smem);
-    llgen::wgmma2b_f32::store_b(out + static_cast<long long>(t) * 16384, b);
+    llgen::wgmma2b_f32::load_a_bits(in + static_cast<long long>(t) * 16384, a);
+    llgen::wgmma2b_f32::convert_bits(a, b, smem);
+    llgen::wgmma2b_f32::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
 
@@ -264,134 +779,134 @@ extern "C" __global__ void __launch_bounds__(128) wgmma2b_f32_debug(const unsign
   alignas(16) __shared__ unsigned char smem[32768];
   unsigned a[128];
   unsigned b[128];
-  llgen::wgmma2b_f32::load_a(in, a);
-  llgen::wgmma2b_f32::convert(a, b, smem);
-  slots[threadIdx.x * 128 + 0] = b[0];
-  slots[threadIdx.x * 128 + 1] = b[1];
-  slots[threadIdx.x * 128 + 2] = b[2];
-  slots[threadIdx.x * 128 + 3] = b[3];
-  slots[threadIdx.x * 128 + 4] = b[4];
-  slots[threadIdx.x * 128 + 5] = b[5];
-  slots[threadIdx.x * 128 + 6] = b[6];
-  slots[threadIdx.x * 128 + 7] = b[7];
-  slots[threadIdx.x * 128 + 8] = b[8];
-  slots[threadIdx.x * 128 + 9] = b[9];
-  slots[threadIdx.x * 128 + 10] = b[10];
-  slots[threadIdx.x * 128 + 11] = b[11];
-  slots[threadIdx.x * 128 + 12] = b[12];
-  slots[threadIdx.x * 128 + 13] = b[13];
-  slots[threadIdx.x * 128 + 14] = b[14];
-  slots[threadIdx.x * 128 + 15] = b[15];
-  slots[threadIdx.x * 128 + 16] = b[16];
-  slots[threadIdx.x * 128 + 17] = b[17];
-  slots[threadIdx.x * 128 + 18] = b[18];
-  slots[threadIdx.x * 128 + 19] = b[19];
-  slots[threadIdx.x * 128 + 20] = b[20];
-  slots[threadIdx.x * 128 + 21] = b[21];
-  slots[threadIdx.x * 128 + 22] = b[22];
-  slots[threadIdx.x * 128 + 23] = b[23];
-  slots[threadIdx.x * 128 + 24] = b[24];
-  slots[threadIdx.x * 128 + 25] = b[25];
-  slots[threadIdx.x * 128 + 26] = b[26];
-  slots[threadIdx.x * 128 + 27] = b[27];
-  slots[threadIdx.x * 128 + 28] = b[28];
-  slots[threadIdx.x * 128 + 29] = b[29];
-  slots[threadIdx.x * 128 + 30] = b[30];
-  slots[threadIdx.x * 128 + 31] = b[31];
-  slots[threadIdx.x * 128 + 32] = b[32];
-  slots[threadIdx.x * 128 + 33] = b[33];
-  slots[threadIdx.x * 128 + 34] = b[34];
-  slots[threadIdx.x * 128 + 35] = b[35];
-  slots[threadIdx.x * 128 + 36] = b[36];
-  slots[threadIdx.x * 128 + 37] = b[37];
-  slots[threadIdx.x * 128 + 38] = b[38];
-  slots[threadIdx.x * 128 + 39] = b[39];
-  slots[threadIdx.x * 128 + 40] = b[40];
-  slots[threadIdx.x * 128 + 41] = b[41];
-  slots[threadIdx.x * 128 + 42] = b[42];
-  slots[threadIdx.x * 128 + 43] = b[43];
-  slots[threadIdx.x * 128 + 44] = b[44];
-  slots[threadIdx.x * 128 + 45] = b[45];
-  slots[threadIdx.x * 128 + 46] = b[46];
-  slots[threadIdx.x * 128 + 47] = b[47];
-  slots[threadIdx.x * 128 + 48] = b[48];
-  slots[threadIdx.x * 128 + 49] = b[49];
-  slots[threadIdx.x * 128 + 50] = b[50];
-  slots[threadIdx.x * 128 + 51] = b[51];
-  slots[threadIdx.x * 128 + 52] = b[52];
-  slots[threadIdx.x * 128 + 53] = b[53];
-  slots[threadIdx.x * 128 + 54] = b[54];
-  slots[threadIdx.x * 128 + 55] = b[55];
-  slots[threadIdx.x * 128 + 56] = b[56];
-  slots[threadIdx.x * 128 + 57] = b[57];
-  slots[threadIdx.x * 128 + 58] = b[58];
-  slots[threadIdx.x * 128 + 59] = b[59];
-  slots[threadIdx.x * 128 + 60] = b[60];
-  slots[threadIdx.x * 128 + 61] = b[61];
-  slots[threadIdx.x * 128 + 62] = b[62];
-  slots[threadIdx.x * 128 + 63] = b[63];
-  slots[threadIdx.x * 128 + 64] = b[64];
-  slots[threadIdx.x * 128 + 65] = b[65];
-  slots[threadIdx.x * 128 + 66] = b[66];
-  slots[threadIdx.x * 128 + 67] = b[67];
-  slots[threadIdx.x * 128 + 68] = b[68];
-  slots[threadIdx.x * 128 + 69] = b[69];
-  slots[threadIdx.x * 128 + 70] = b[70];
-  slots[threadIdx.x * 128 + 71] = b[71];
-  slots[threadIdx.x * 128 + 72] = b[72];
-  slots[threadIdx.x * 128 + 73] = b[73];
-  slots[threadIdx.x * 128 + 74] = b[74];
-  slots[threadIdx.x * 128 + 75] = b[75];
-  slots[threadIdx.x * 128 + 76] = b[76];
-  slots[threadIdx.x * 128 + 77] = b[77];
-  slots[threadIdx.x * 128 + 78] = b[78];
-  slots[threadIdx.x * 128 + 79] = b[79];
-  slots[threadIdx.x * 128 + 80] = b[80];
-  slots[threadIdx.x * 128 + 81] = b[81];
-  slots[threadIdx.x * 128 + 82] = b[82];
-  slots[threadIdx.x * 128 + 83] = b[83];
-  slots[threadIdx.x * 128 + 84] = b[84];
-  slots[threadIdx.x * 128 + 85] = b[85];
-  slots[threadIdx.x * 128 + 86] = b[86];
-  slots[threadIdx.x * 128 + 87] = b[87];
-  slots[threadIdx.x * 128 + 88] = b[88];
-  slots[threadIdx.x * 128 + 89] = b[89];
-  slots[threadIdx.x * 128 + 90] = b[90];
-  slots[threadIdx.x * 128 + 91] = b[91];
-  slots[threadIdx.x * 128 + 92] = b[92];
-  slots[threadIdx.x * 128 + 93] = b[93];
-  slots[threadIdx.x * 128 + 94] = b[94];
-  slots[threadIdx.x * 128 + 95] = b[95];
-  slots[threadIdx.x * 128 + 96] = b[96];
-  slots[threadIdx.x * 128 + 97] = b[97];
-  slots[threadIdx.x * 128 + 98] = b[98];
-  slots[threadIdx.x * 128 + 99] = b[99];
-  slots[threadIdx.x * 128 + 100] = b[100];
-  slots[threadIdx.x * 128 + 101] = b[101];
-  slots[threadIdx.x * 128 + 102] = b[102];
-  slots[threadIdx.x * 128 + 103] = b[103];
-  slots[threadIdx.x * 128 + 104] = b[104];
-  slots[threadIdx.x * 128 + 105] = b[105];
-  slots[threadIdx.x * 128 + 106] = b[106];
-  slots[threadIdx.x * 128 + 107] = b[107];
-  slots[threadIdx.x * 128 + 108] = b[108];
-  slots[threadIdx.x * 128 + 109] = b[109];
-  slots[threadIdx.x * 128 + 110] = b[110];
-  slots[threadIdx.x * 128 + 111] = b[111];
-  slots[threadIdx.x * 128 + 112] = b[112];
-  slots[threadIdx.x * 128 + 113] = b[113];
-  slots[threadIdx.x * 128 + 114] = b[114];
-  slots[threadIdx.x * 128 + 115] = b[115];
-  slots[threadIdx.x * 128 + 116] = b[116];
-  slots[threadIdx.x * 128 + 117] = b[117];
-  slots[threadIdx.x * 128 + 118] = b[118];
-  slots[threadIdx.x * 128 + 119] = b[119];
-  slots[threadIdx.x * 128 + 120] = b[120];
-  slots[threadIdx.x * 128 + 121] = b[121];
-  slots[threadIdx.x * 128 + 122] = b[122];
-  slots[threadIdx.x * 128 + 123] = b[123];
-  slots[threadIdx.x * 128 + 124] = b[124];
-  slots[threadIdx.x * 128 + 125] = b[125];
-  slots[threadIdx.x * 128 + 126] = b[126];
-  slots[threadIdx.x * 128 + 127] = b[127];
+  llgen::wgmma2b_f32::load_a_bits(in, a);
+  llgen::wgmma2b_f32::convert_bits(a, b, smem);
+  slots[threadIdx.x * 128 + 0] = static_cast<unsigned>(b[0]);
+  slots[threadIdx.x * 128 + 1] = static_cast<unsigned>(b[1]);
+  slots[threadIdx.x * 128 + 2] = static_cast<unsigned>(b[2]);
+  slots[threadIdx.x * 128 + 3] = static_cast<unsigned>(b[3]);
+  slots[threadIdx.x * 128 + 4] = static_cast<unsigned>(b[4]);
+  slots[threadIdx.x * 128 + 5] = static_cast<unsigned>(b[5]);
+  slots[threadIdx.x * 128 + 6] = static_cast<unsigned>(b[6]);
+  slots[threadIdx.x * 128 + 7] = static_cast<unsigned>(b[7]);
+  slots[threadIdx.x * 128 + 8] = static_cast<unsigned>(b[8]);
+  slots[threadIdx.x * 128 + 9] = static_cast<unsigned>(b[9]);
+  slots[threadIdx.x * 128 + 10] = static_cast<unsigned>(b[10]);
+  slots[threadIdx.x * 128 + 11] = static_cast<unsigned>(b[11]);
+  slots[threadIdx.x * 128 + 12] = static_cast<unsigned>(b[12]);
+  slots[threadIdx.x * 128 + 13] = static_cast<unsigned>(b[13]);
+  slots[threadIdx.x * 128 + 14] = static_cast<unsigned>(b[14]);
+  slots[threadIdx.x * 128 + 15] = static_cast<unsigned>(b[15]);
+  slots[threadIdx.x * 128 + 16] = static_cast<unsigned>(b[16]);
+  slots[threadIdx.x * 128 + 17] = static_cast<unsigned>(b[17]);
+  slots[threadIdx.x * 128 + 18] = static_cast<unsigned>(b[18]);
+  slots[threadIdx.x * 128 + 19] = static_cast<unsigned>(b[19]);
+  slots[threadIdx.x * 128 + 20] = static_cast<unsigned>(b[20]);
+  slots[threadIdx.x * 128 + 21] = static_cast<unsigned>(b[21]);
+  slots[threadIdx.x * 128 + 22] = static_cast<unsigned>(b[22]);
+  slots[threadIdx.x * 128 + 23] = static_cast<unsigned>(b[23]);
+  slots[threadIdx.x * 128 + 24] = static_cast<unsigned>(b[24]);
+  slots[threadIdx.x * 128 + 25] = static_cast<unsigned>(b[25]);
+  slots[threadIdx.x * 128 + 26] = static_cast<unsigned>(b[26]);
+  slots[threadIdx.x * 128 + 27] = static_cast<unsigned>(b[27]);
+  slots[threadIdx.x * 128 + 28] = static_cast<unsigned>(b[28]);
+  slots[threadIdx.x * 128 + 29] = static_cast<unsigned>(b[29]);
+  slots[threadIdx.x * 128 + 30] = static_cast<unsigned>(b[30]);
+  slots[threadIdx.x * 128 + 31] = static_cast<unsigned>(b[31]);
+  slots[threadIdx.x * 128 + 32] = static_cast<unsigned>(b[32]);
+  slots[threadIdx.x * 128 + 33] = static_cast<unsigned>(b[33]);
+  slots[threadIdx.x * 128 + 34] = static_cast<unsigned>(b[34]);
+  slots[threadIdx.x * 128 + 35] = static_cast<unsigned>(b[35]);
+  slots[threadIdx.x * 128 + 36] = static_cast<unsigned>(b[36]);
+  slots[threadIdx.x * 128 + 37] = static_cast<unsigned>(b[37]);
+  slots[threadIdx.x * 128 + 38] = static_cast<unsigned>(b[38]);
+  slots[threadIdx.x * 128 + 39] = static_cast<unsigned>(b[39]);
+  slots[threadIdx.x * 128 + 40] = static_cast<unsigned>(b[40]);
+  slots[threadIdx.x * 128 + 41] = static_cast<unsigned>(b[41]);
+  slots[threadIdx.x * 128 + 42] = static_cast<unsigned>(b[42]);
+  slots[threadIdx.x * 128 + 43] = static_cast<unsigned>(b[43]);
+  slots[threadIdx.x * 128 + 44] = static_cast<unsigned>(b[44]);
+  slots[threadIdx.x * 128 + 45] = static_cast<unsigned>(b[45]);
+  slots[threadIdx.x * 128 + 46] = static_cast<unsigned>(b[46]);
+  slots[threadIdx.x * 128 + 47] = static_cast<unsigned>(b[47]);
+  slots[threadIdx.x * 128 + 48] = static_cast<unsigned>(b[48]);
+  slots[threadIdx.x * 128 + 49] = static_cast<unsigned>(b[49]);
+  slots[threadIdx.x * 128 + 50] = static_cast<unsigned>(b[50]);
+  slots[threadIdx.x * 128 + 51] = static_cast<unsigned>(b[51]);
+  slots[threadIdx.x * 128 + 52] = static_cast<unsigned>(b[52]);
+  slots[threadIdx.x * 128 + 53] = static_cast<unsigned>(b[53]);
+  slots[threadIdx.x * 128 + 54] = static_cast<unsigned>(b[54]);
+  slots[threadIdx.x * 128 + 55] = static_cast<unsigned>(b[55]);
+  slots[threadIdx.x * 128 + 56] = static_cast<unsigned>(b[56]);
+  slots[threadIdx.x * 128 + 57] = static_cast<unsigned>(b[57]);
+  slots[threadIdx.x * 128 + 58] = static_cast<unsigned>(b[58]);
+  slots[threadIdx.x * 128 + 59] = static_cast<unsigned>(b[59]);
+  slots[threadIdx.x * 128 + 60] = static_cast<unsigned>(b[60]);
+  slots[threadIdx.x * 128 + 61] = static_cast<unsigned>(b[61]);
+  slots[threadIdx.x * 128 + 62] = static_cast<unsigned>(b[62]);
+  slots[threadIdx.x * 128 + 63] = static_cast<unsigned>(b[63]);
+  slots[threadIdx.x * 128 + 64] = static_cast<unsigned>(b[64]);
+  slots[threadIdx.x * 128 + 65] = static_cast<unsigned>(b[65]);
+  slots[threadIdx.x * 128 + 66] = static_cast<unsigned>(b[66]);
+  slots[threadIdx.x * 128 + 67] = static_cast<unsigned>(b[67]);
+  slots[threadIdx.x * 128 + 68] = static_cast<unsigned>(b[68]);
+  slots[threadIdx.x * 128 + 69] = static_cast<unsigned>(b[69]);
+  slots[threadIdx.x * 128 + 70] = static_cast<unsigned>(b[70]);
+  slots[threadIdx.x * 128 + 71] = static_cast<unsigned>(b[71]);
+  slots[threadIdx.x * 128 + 72] = static_cast<unsigned>(b[72]);
+  slots[threadIdx.x * 128 + 73] = static_cast<unsigned>(b[73]);
+  slots[threadIdx.x * 128 + 74] = static_cast<unsigned>(b[74]);
+  slots[threadIdx.x * 128 + 75] = static_cast<unsigned>(b[75]);
+  slots[threadIdx.x * 128 + 76] = static_cast<unsigned>(b[76]);
+  slots[threadIdx.x * 128 + 77] = static_cast<unsigned>(b[77]);
+  slots[threadIdx.x * 128 + 78] = static_cast<unsigned>(b[78]);
+  slots[threadIdx.x * 128 + 79] = static_cast<unsigned>(b[79]);
+  slots[threadIdx.x * 128 + 80] = static_cast<unsigned>(b[80]);
+  slots[threadIdx.x * 128 + 81] = static_cast<unsigned>(b[81]);
+  slots[threadIdx.x * 128 + 82] = static_cast<unsigned>(b[82]);
+  slots[threadIdx.x * 128 + 83] = static_cast<unsigned>(b[83]);
+  slots[threadIdx.x * 128 + 84] = static_cast<unsigned>(b[84]);
+  slots[threadIdx.x * 128 + 85] = static_cast<unsigned>(b[85]);
+  slots[threadIdx.x * 128 + 86] = static_cast<unsigned>(b[86]);
+  slots[threadIdx.x * 128 + 87] = static_cast<unsigned>(b[87]);
+  slots[threadIdx.x * 128 + 88] = static_cast<unsigned>(b[88]);
+  slots[threadIdx.x * 128 + 89] = static_cast<unsigned>(b[89]);
+  slots[threadIdx.x * 128 + 90] = static_cast<unsigned>(b[90]);
+  slots[threadIdx.x * 128 + 91] = static_cast<unsigned>(b[91]);
+  slots[threadIdx.x * 128 + 92] = static_cast<unsigned>(b[92]);
+  slots[threadIdx.x * 128 + 93] = static_cast<unsigned>(b[93]);
+  slots[threadIdx.x * 128 + 94] = static_cast<unsigned>(b[94]);
+  slots[threadIdx.x * 128 + 95] = static_cast<unsigned>(b[95]);
+  slots[threadIdx.x * 128 + 96] = static_cast<unsigned>(b[96]);
+  slots[threadIdx.x * 128 + 97] = static_cast<unsigned>(b[97]);
+  slots[threadIdx.x * 128 + 98] = static_cast<unsigned>(b[98]);
+  slots[threadIdx.x * 128 + 99] = static_cast<unsigned>(b[99]);
+  slots[threadIdx.x * 128 + 100] = static_cast<unsigned>(b[100]);
+  slots[threadIdx.x * 128 + 101] = static_cast<unsigned>(b[101]);
+  slots[threadIdx.x * 128 + 102] = static_cast<unsigned>(b[102]);
+  slots[threadIdx.x * 128 + 103] = static_cast<unsigned>(b[103]);
+  slots[threadIdx.x * 128 + 104] = static_cast<unsigned>(b[104]);
+  slots[threadIdx.x * 128 + 105] = static_cast<unsigned>(b[105]);
+  slots[threadIdx.x * 128 + 106] = static_cast<unsigned>(b[106]);
+  slots[threadIdx.x * 128 + 107] = static_cast<unsigned>(b[107]);
+  slots[threadIdx.x * 128 + 108] = static_cast<unsigned>(b[108]);
+  slots[threadIdx.x * 128 + 109] = static_cast<unsigned>(b[109]);
+  slots[threadIdx.x * 128 + 110] = static_cast<unsigned>(b[110]);
+  slots[threadIdx.x * 128 + 111] = static_cast<unsigned>(b[111]);
+  slots[threadIdx.x * 128 + 112] = static_cast<unsigned>(b[112]);
+  slots[threadIdx.x * 128 + 113] = static_cast<unsigned>(b[113]);
+  slots[threadIdx.x * 128 + 114] = static_cast<unsigned>(b[114]);
+  slots[threadIdx.x * 128 + 115] = static_cast<unsigned>(b[115]);
+  slots[threadIdx.x * 128 + 116] = static_cast<unsigned>(b[116]);
+  slots[threadIdx.x * 128 + 117] = static_cast<unsigned>(b[117]);
+  slots[threadIdx.x * 128 + 118] = static_cast<unsigned>(b[118]);
+  slots[threadIdx.x * 128 + 119] = static_cast<unsigned>(b[119]);
+  slots[threadIdx.x * 128 + 120] = static_cast<unsigned>(b[120]);
+  slots[threadIdx.x * 128 + 121] = static_cast<unsigned>(b[121]);
+  slots[threadIdx.x * 128 + 122] = static_cast<unsigned>(b[122]);
+  slots[threadIdx.x * 128 + 123] = static_cast<unsigned>(b[123]);
+  slots[threadIdx.x * 128 + 124] = static_cast<unsigned>(b[124]);
+  slots[threadIdx.x * 128 + 125] = static_cast<unsigned>(b[125]);
+  slots[threadIdx.x * 128 + 126] = static_cast<unsigned>(b[126]);
+  slots[threadIdx.x * 128 + 127] = static_cast<unsigned>(b[127]);
 }

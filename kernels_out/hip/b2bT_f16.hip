@@ -26,11 +26,14 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned short; a[] holds A's registers, b[] fills B's.
-__device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsigned short (&b)[64], void* smem) {
+// The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
+// a[] holds A's registers, b[] receives B's.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (&b)[32], void* smem) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 0 | bank 6 | seg 8]
   // offset bit -> element (flat row-major index): 8u, 1u, 0x10u, 0x20u, 0x40u, 0x80u, 0x410u, 0x820u, 0x1040u, 0x2080u, 2u, 4u, 0x100u, 0x200u
   // store st.shared (2 wavefront(s) each), load ld.shared (2 wavefront(s) each)
@@ -39,216 +42,476 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsi
   const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 4) & 1u ? 2u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<unsigned short*>(s + (st + 0u) * 2) = a[0];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 2u) + 0u) * 2) = a[1];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x400u) + 0u) * 2) = a[2];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x402u) + 0u) * 2) = a[3];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x800u) + 0u) * 2) = a[4];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x802u) + 0u) * 2) = a[5];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc00u) + 0u) * 2) = a[6];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc02u) + 0u) * 2) = a[7];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x44u) + 0u) * 2) = a[8];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x46u) + 0u) * 2) = a[9];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x444u) + 0u) * 2) = a[10];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x446u) + 0u) * 2) = a[11];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x844u) + 0u) * 2) = a[12];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x846u) + 0u) * 2) = a[13];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc44u) + 0u) * 2) = a[14];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc46u) + 0u) * 2) = a[15];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88u) + 0u) * 2) = a[16];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8au) + 0u) * 2) = a[17];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x488u) + 0u) * 2) = a[18];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x48au) + 0u) * 2) = a[19];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x888u) + 0u) * 2) = a[20];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88au) + 0u) * 2) = a[21];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc88u) + 0u) * 2) = a[22];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc8au) + 0u) * 2) = a[23];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xccu) + 0u) * 2) = a[24];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xceu) + 0u) * 2) = a[25];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ccu) + 0u) * 2) = a[26];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ceu) + 0u) * 2) = a[27];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ccu) + 0u) * 2) = a[28];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ceu) + 0u) * 2) = a[29];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcccu) + 0u) * 2) = a[30];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcceu) + 0u) * 2) = a[31];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x110u) + 0u) * 2) = a[32];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x112u) + 0u) * 2) = a[33];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x510u) + 0u) * 2) = a[34];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x512u) + 0u) * 2) = a[35];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x910u) + 0u) * 2) = a[36];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x912u) + 0u) * 2) = a[37];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd10u) + 0u) * 2) = a[38];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd12u) + 0u) * 2) = a[39];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x154u) + 0u) * 2) = a[40];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x156u) + 0u) * 2) = a[41];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x554u) + 0u) * 2) = a[42];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x556u) + 0u) * 2) = a[43];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x954u) + 0u) * 2) = a[44];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x956u) + 0u) * 2) = a[45];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd54u) + 0u) * 2) = a[46];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd56u) + 0u) * 2) = a[47];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x198u) + 0u) * 2) = a[48];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x19au) + 0u) * 2) = a[49];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x598u) + 0u) * 2) = a[50];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x59au) + 0u) * 2) = a[51];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x998u) + 0u) * 2) = a[52];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x99au) + 0u) * 2) = a[53];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd98u) + 0u) * 2) = a[54];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd9au) + 0u) * 2) = a[55];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1dcu) + 0u) * 2) = a[56];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1deu) + 0u) * 2) = a[57];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5dcu) + 0u) * 2) = a[58];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5deu) + 0u) * 2) = a[59];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9dcu) + 0u) * 2) = a[60];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9deu) + 0u) * 2) = a[61];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddcu) + 0u) * 2) = a[62];
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddeu) + 0u) * 2) = a[63];
+*reinterpret_cast<unsigned short*>(s + (st + 0u) * 2) = static_cast<unsigned short>((a[0] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 2u) + 0u) * 2) = static_cast<unsigned short>((a[0] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x400u) + 0u) * 2) = static_cast<unsigned short>((a[1] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x402u) + 0u) * 2) = static_cast<unsigned short>((a[1] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x800u) + 0u) * 2) = static_cast<unsigned short>((a[2] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x802u) + 0u) * 2) = static_cast<unsigned short>((a[2] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc00u) + 0u) * 2) = static_cast<unsigned short>((a[3] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc02u) + 0u) * 2) = static_cast<unsigned short>((a[3] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x44u) + 0u) * 2) = static_cast<unsigned short>((a[4] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x46u) + 0u) * 2) = static_cast<unsigned short>((a[4] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x444u) + 0u) * 2) = static_cast<unsigned short>((a[5] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x446u) + 0u) * 2) = static_cast<unsigned short>((a[5] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x844u) + 0u) * 2) = static_cast<unsigned short>((a[6] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x846u) + 0u) * 2) = static_cast<unsigned short>((a[6] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc44u) + 0u) * 2) = static_cast<unsigned short>((a[7] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc46u) + 0u) * 2) = static_cast<unsigned short>((a[7] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88u) + 0u) * 2) = static_cast<unsigned short>((a[8] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8au) + 0u) * 2) = static_cast<unsigned short>((a[8] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x488u) + 0u) * 2) = static_cast<unsigned short>((a[9] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x48au) + 0u) * 2) = static_cast<unsigned short>((a[9] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x888u) + 0u) * 2) = static_cast<unsigned short>((a[10] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x88au) + 0u) * 2) = static_cast<unsigned short>((a[10] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc88u) + 0u) * 2) = static_cast<unsigned short>((a[11] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xc8au) + 0u) * 2) = static_cast<unsigned short>((a[11] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xccu) + 0u) * 2) = static_cast<unsigned short>((a[12] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xceu) + 0u) * 2) = static_cast<unsigned short>((a[12] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ccu) + 0u) * 2) = static_cast<unsigned short>((a[13] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x4ceu) + 0u) * 2) = static_cast<unsigned short>((a[13] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ccu) + 0u) * 2) = static_cast<unsigned short>((a[14] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x8ceu) + 0u) * 2) = static_cast<unsigned short>((a[14] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcccu) + 0u) * 2) = static_cast<unsigned short>((a[15] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcceu) + 0u) * 2) = static_cast<unsigned short>((a[15] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x110u) + 0u) * 2) = static_cast<unsigned short>((a[16] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x112u) + 0u) * 2) = static_cast<unsigned short>((a[16] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x510u) + 0u) * 2) = static_cast<unsigned short>((a[17] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x512u) + 0u) * 2) = static_cast<unsigned short>((a[17] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x910u) + 0u) * 2) = static_cast<unsigned short>((a[18] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x912u) + 0u) * 2) = static_cast<unsigned short>((a[18] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd10u) + 0u) * 2) = static_cast<unsigned short>((a[19] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd12u) + 0u) * 2) = static_cast<unsigned short>((a[19] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x154u) + 0u) * 2) = static_cast<unsigned short>((a[20] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x156u) + 0u) * 2) = static_cast<unsigned short>((a[20] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x554u) + 0u) * 2) = static_cast<unsigned short>((a[21] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x556u) + 0u) * 2) = static_cast<unsigned short>((a[21] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x954u) + 0u) * 2) = static_cast<unsigned short>((a[22] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x956u) + 0u) * 2) = static_cast<unsigned short>((a[22] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd54u) + 0u) * 2) = static_cast<unsigned short>((a[23] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd56u) + 0u) * 2) = static_cast<unsigned short>((a[23] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x198u) + 0u) * 2) = static_cast<unsigned short>((a[24] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x19au) + 0u) * 2) = static_cast<unsigned short>((a[24] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x598u) + 0u) * 2) = static_cast<unsigned short>((a[25] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x59au) + 0u) * 2) = static_cast<unsigned short>((a[25] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x998u) + 0u) * 2) = static_cast<unsigned short>((a[26] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x99au) + 0u) * 2) = static_cast<unsigned short>((a[26] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd98u) + 0u) * 2) = static_cast<unsigned short>((a[27] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xd9au) + 0u) * 2) = static_cast<unsigned short>((a[27] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1dcu) + 0u) * 2) = static_cast<unsigned short>((a[28] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1deu) + 0u) * 2) = static_cast<unsigned short>((a[28] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5dcu) + 0u) * 2) = static_cast<unsigned short>((a[29] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x5deu) + 0u) * 2) = static_cast<unsigned short>((a[29] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9dcu) + 0u) * 2) = static_cast<unsigned short>((a[30] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0x9deu) + 0u) * 2) = static_cast<unsigned short>((a[30] >> 16));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddcu) + 0u) * 2) = static_cast<unsigned short>((a[31] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + ((st ^ 0xddeu) + 0u) * 2) = static_cast<unsigned short>((a[31] >> 16));
   }
   __syncthreads();
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v); b[8] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0u) * 2); b[1] = static_cast<unsigned short>(v); b[9] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x1000u) * 2); b[2] = static_cast<unsigned short>(v); b[10] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[3] = static_cast<unsigned short>(v); b[11] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x2000u) * 2); b[4] = static_cast<unsigned short>(v); b[12] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x2000u) * 2); b[5] = static_cast<unsigned short>(v); b[13] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x3000u) * 2); b[6] = static_cast<unsigned short>(v); b[14] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x3000u) * 2); b[7] = static_cast<unsigned short>(v); b[15] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 2); b[16] = static_cast<unsigned short>(v); b[24] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0u) * 2); b[17] = static_cast<unsigned short>(v); b[25] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x1000u) * 2); b[18] = static_cast<unsigned short>(v); b[26] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x1000u) * 2); b[19] = static_cast<unsigned short>(v); b[27] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x2000u) * 2); b[20] = static_cast<unsigned short>(v); b[28] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x2000u) * 2); b[21] = static_cast<unsigned short>(v); b[29] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x3000u) * 2); b[22] = static_cast<unsigned short>(v); b[30] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x3000u) * 2); b[23] = static_cast<unsigned short>(v); b[31] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 2); b[32] = static_cast<unsigned short>(v); b[40] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0u) * 2); b[33] = static_cast<unsigned short>(v); b[41] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[34] = static_cast<unsigned short>(v); b[42] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x1000u) * 2); b[35] = static_cast<unsigned short>(v); b[43] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[36] = static_cast<unsigned short>(v); b[44] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x2000u) * 2); b[37] = static_cast<unsigned short>(v); b[45] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[38] = static_cast<unsigned short>(v); b[46] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x3000u) * 2); b[39] = static_cast<unsigned short>(v); b[47] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 2); b[48] = static_cast<unsigned short>(v); b[56] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0u) * 2); b[49] = static_cast<unsigned short>(v); b[57] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x1000u) * 2); b[50] = static_cast<unsigned short>(v); b[58] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x1000u) * 2); b[51] = static_cast<unsigned short>(v); b[59] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x2000u) * 2); b[52] = static_cast<unsigned short>(v); b[60] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x2000u) * 2); b[53] = static_cast<unsigned short>(v); b[61] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x3000u) * 2); b[54] = static_cast<unsigned short>(v); b[62] = static_cast<unsigned short>(v >> 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x3000u) * 2); b[55] = static_cast<unsigned short>(v); b[63] = static_cast<unsigned short>(v >> 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 2); b[0] = (b[0] & 0xffff0000u) | ((v & 0xffffu)); b[4] = (b[4] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0u) * 2); b[0] = (b[0] & 0xffffu) | (((v & 0xffffu)) << 16); b[4] = (b[4] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x1000u) * 2); b[1] = (b[1] & 0xffff0000u) | ((v & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[1] = (b[1] & 0xffffu) | (((v & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x2000u) * 2); b[2] = (b[2] & 0xffff0000u) | ((v & 0xffffu)); b[6] = (b[6] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x2000u) * 2); b[2] = (b[2] & 0xffffu) | (((v & 0xffffu)) << 16); b[6] = (b[6] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x3000u) * 2); b[3] = (b[3] & 0xffff0000u) | ((v & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x3000u) * 2); b[3] = (b[3] & 0xffffu) | (((v & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v & 0xffffu)); b[12] = (b[12] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0u) * 2); b[8] = (b[8] & 0xffffu) | (((v & 0xffffu)) << 16); b[12] = (b[12] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x1000u) * 2); b[9] = (b[9] & 0xffff0000u) | ((v & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x1000u) * 2); b[9] = (b[9] & 0xffffu) | (((v & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x2000u) * 2); b[10] = (b[10] & 0xffff0000u) | ((v & 0xffffu)); b[14] = (b[14] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x2000u) * 2); b[10] = (b[10] & 0xffffu) | (((v & 0xffffu)) << 16); b[14] = (b[14] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x3000u) * 2); b[11] = (b[11] & 0xffff0000u) | ((v & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x3000u) * 2); b[11] = (b[11] & 0xffffu) | (((v & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 2); b[16] = (b[16] & 0xffff0000u) | ((v & 0xffffu)); b[20] = (b[20] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0u) * 2); b[16] = (b[16] & 0xffffu) | (((v & 0xffffu)) << 16); b[20] = (b[20] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[17] = (b[17] & 0xffff0000u) | ((v & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x1000u) * 2); b[17] = (b[17] & 0xffffu) | (((v & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[18] = (b[18] & 0xffff0000u) | ((v & 0xffffu)); b[22] = (b[22] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x2000u) * 2); b[18] = (b[18] & 0xffffu) | (((v & 0xffffu)) << 16); b[22] = (b[22] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[19] = (b[19] & 0xffff0000u) | ((v & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x3000u) * 2); b[19] = (b[19] & 0xffffu) | (((v & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 2); b[24] = (b[24] & 0xffff0000u) | ((v & 0xffffu)); b[28] = (b[28] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0u) * 2); b[24] = (b[24] & 0xffffu) | (((v & 0xffffu)) << 16); b[28] = (b[28] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x1000u) * 2); b[25] = (b[25] & 0xffff0000u) | ((v & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x1000u) * 2); b[25] = (b[25] & 0xffffu) | (((v & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x2000u) * 2); b[26] = (b[26] & 0xffff0000u) | ((v & 0xffffu)); b[30] = (b[30] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x2000u) * 2); b[26] = (b[26] & 0xffffu) | (((v & 0xffffu)) << 16); b[30] = (b[30] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x3000u) * 2); b[27] = (b[27] & 0xffff0000u) | ((v & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | (((v >> 16) & 0xffffu)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x3000u) * 2); b[27] = (b[27] & 0xffffu) | (((v & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | ((((v >> 16) & 0xffffu)) << 16); }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 32; ++k) a[k] = 0u;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xc00u) + 0u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1000u) + 0u) * 2); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1400u) + 0u) * 2); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1800u) + 0u) * 2); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1c00u) + 0u) * 2); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 10) ^ ((lane & 2u) << 10) ^ ((lane & 4u) << 10) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane & 0x20u) << 1) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 1);
+  *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0u) * 2) = static_cast<unsigned short>((b[0] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x100u) + 0u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x180u) + 0u) * 2) = static_cast<unsigned short>((b[1] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x200u) + 0u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x280u) + 0u) * 2) = static_cast<unsigned short>((b[2] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x300u) + 0u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x380u) + 0u) * 2) = static_cast<unsigned short>((b[3] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 8u) + 0u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x88u) + 0u) * 2) = static_cast<unsigned short>((b[4] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x108u) + 0u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x188u) + 0u) * 2) = static_cast<unsigned short>((b[5] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x208u) + 0u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x288u) + 0u) * 2) = static_cast<unsigned short>((b[6] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x308u) + 0u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x388u) + 0u) * 2) = static_cast<unsigned short>((b[7] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0u) * 2) = static_cast<unsigned short>((b[8] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x110u) + 0u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x190u) + 0u) * 2) = static_cast<unsigned short>((b[9] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x210u) + 0u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x290u) + 0u) * 2) = static_cast<unsigned short>((b[10] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x310u) + 0u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x390u) + 0u) * 2) = static_cast<unsigned short>((b[11] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x18u) + 0u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x98u) + 0u) * 2) = static_cast<unsigned short>((b[12] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x118u) + 0u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x198u) + 0u) * 2) = static_cast<unsigned short>((b[13] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x218u) + 0u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x298u) + 0u) * 2) = static_cast<unsigned short>((b[14] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x318u) + 0u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x398u) + 0u) * 2) = static_cast<unsigned short>((b[15] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x120u) + 0u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1a0u) + 0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x220u) + 0u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2a0u) + 0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x320u) + 0u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3a0u) + 0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x28u) + 0u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa8u) + 0u) * 2) = static_cast<unsigned short>((b[20] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x128u) + 0u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1a8u) + 0u) * 2) = static_cast<unsigned short>((b[21] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x228u) + 0u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2a8u) + 0u) * 2) = static_cast<unsigned short>((b[22] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x328u) + 0u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3a8u) + 0u) * 2) = static_cast<unsigned short>((b[23] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x130u) + 0u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1b0u) + 0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x230u) + 0u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2b0u) + 0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x330u) + 0u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3b0u) + 0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x38u) + 0u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb8u) + 0u) * 2) = static_cast<unsigned short>((b[28] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x138u) + 0u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1b8u) + 0u) * 2) = static_cast<unsigned short>((b[29] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x238u) + 0u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2b8u) + 0u) * 2) = static_cast<unsigned short>((b[30] >> 16));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x338u) + 0u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3b8u) + 0u) * 2) = static_cast<unsigned short>((b[31] >> 16));
 }
 
 // The conversion on typed registers (any 2-byte element type).
 template <class T>
 __device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64], void* smem) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
-  unsigned short a[64];
-  unsigned short b[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) a[i] = bit_cast<unsigned short>(in[i]);
+  unsigned a[32] = {};
+  unsigned b[32];
+  a[0] = (a[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[0])));
+  a[0] = (a[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[1]))) << 16);
+  a[1] = (a[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[2])));
+  a[1] = (a[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[3]))) << 16);
+  a[2] = (a[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[4])));
+  a[2] = (a[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[5]))) << 16);
+  a[3] = (a[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[6])));
+  a[3] = (a[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[7]))) << 16);
+  a[4] = (a[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[8])));
+  a[4] = (a[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[9]))) << 16);
+  a[5] = (a[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[10])));
+  a[5] = (a[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[11]))) << 16);
+  a[6] = (a[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[12])));
+  a[6] = (a[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[13]))) << 16);
+  a[7] = (a[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[14])));
+  a[7] = (a[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[15]))) << 16);
+  a[8] = (a[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[16])));
+  a[8] = (a[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[17]))) << 16);
+  a[9] = (a[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[18])));
+  a[9] = (a[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[19]))) << 16);
+  a[10] = (a[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[20])));
+  a[10] = (a[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[21]))) << 16);
+  a[11] = (a[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[22])));
+  a[11] = (a[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[23]))) << 16);
+  a[12] = (a[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[24])));
+  a[12] = (a[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[25]))) << 16);
+  a[13] = (a[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[26])));
+  a[13] = (a[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[27]))) << 16);
+  a[14] = (a[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[28])));
+  a[14] = (a[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[29]))) << 16);
+  a[15] = (a[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[30])));
+  a[15] = (a[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[31]))) << 16);
+  a[16] = (a[16] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[32])));
+  a[16] = (a[16] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[33]))) << 16);
+  a[17] = (a[17] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[34])));
+  a[17] = (a[17] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[35]))) << 16);
+  a[18] = (a[18] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[36])));
+  a[18] = (a[18] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[37]))) << 16);
+  a[19] = (a[19] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[38])));
+  a[19] = (a[19] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[39]))) << 16);
+  a[20] = (a[20] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[40])));
+  a[20] = (a[20] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[41]))) << 16);
+  a[21] = (a[21] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[42])));
+  a[21] = (a[21] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[43]))) << 16);
+  a[22] = (a[22] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[44])));
+  a[22] = (a[22] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[45]))) << 16);
+  a[23] = (a[23] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[46])));
+  a[23] = (a[23] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[47]))) << 16);
+  a[24] = (a[24] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[48])));
+  a[24] = (a[24] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[49]))) << 16);
+  a[25] = (a[25] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[50])));
+  a[25] = (a[25] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[51]))) << 16);
+  a[26] = (a[26] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[52])));
+  a[26] = (a[26] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[53]))) << 16);
+  a[27] = (a[27] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[54])));
+  a[27] = (a[27] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[55]))) << 16);
+  a[28] = (a[28] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[56])));
+  a[28] = (a[28] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[57]))) << 16);
+  a[29] = (a[29] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[58])));
+  a[29] = (a[29] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[59]))) << 16);
+  a[30] = (a[30] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[60])));
+  a[30] = (a[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[61]))) << 16);
+  a[31] = (a[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[62])));
+  a[31] = (a[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[63]))) << 16);
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 64; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
+  out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
+  out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));
+  out[3] = bit_cast<T>(static_cast<unsigned short>((b[1] >> 16)));
+  out[4] = bit_cast<T>(static_cast<unsigned short>((b[2] & 0xffffu)));
+  out[5] = bit_cast<T>(static_cast<unsigned short>((b[2] >> 16)));
+  out[6] = bit_cast<T>(static_cast<unsigned short>((b[3] & 0xffffu)));
+  out[7] = bit_cast<T>(static_cast<unsigned short>((b[3] >> 16)));
+  out[8] = bit_cast<T>(static_cast<unsigned short>((b[4] & 0xffffu)));
+  out[9] = bit_cast<T>(static_cast<unsigned short>((b[4] >> 16)));
+  out[10] = bit_cast<T>(static_cast<unsigned short>((b[5] & 0xffffu)));
+  out[11] = bit_cast<T>(static_cast<unsigned short>((b[5] >> 16)));
+  out[12] = bit_cast<T>(static_cast<unsigned short>((b[6] & 0xffffu)));
+  out[13] = bit_cast<T>(static_cast<unsigned short>((b[6] >> 16)));
+  out[14] = bit_cast<T>(static_cast<unsigned short>((b[7] & 0xffffu)));
+  out[15] = bit_cast<T>(static_cast<unsigned short>((b[7] >> 16)));
+  out[16] = bit_cast<T>(static_cast<unsigned short>((b[8] & 0xffffu)));
+  out[17] = bit_cast<T>(static_cast<unsigned short>((b[8] >> 16)));
+  out[18] = bit_cast<T>(static_cast<unsigned short>((b[9] & 0xffffu)));
+  out[19] = bit_cast<T>(static_cast<unsigned short>((b[9] >> 16)));
+  out[20] = bit_cast<T>(static_cast<unsigned short>((b[10] & 0xffffu)));
+  out[21] = bit_cast<T>(static_cast<unsigned short>((b[10] >> 16)));
+  out[22] = bit_cast<T>(static_cast<unsigned short>((b[11] & 0xffffu)));
+  out[23] = bit_cast<T>(static_cast<unsigned short>((b[11] >> 16)));
+  out[24] = bit_cast<T>(static_cast<unsigned short>((b[12] & 0xffffu)));
+  out[25] = bit_cast<T>(static_cast<unsigned short>((b[12] >> 16)));
+  out[26] = bit_cast<T>(static_cast<unsigned short>((b[13] & 0xffffu)));
+  out[27] = bit_cast<T>(static_cast<unsigned short>((b[13] >> 16)));
+  out[28] = bit_cast<T>(static_cast<unsigned short>((b[14] & 0xffffu)));
+  out[29] = bit_cast<T>(static_cast<unsigned short>((b[14] >> 16)));
+  out[30] = bit_cast<T>(static_cast<unsigned short>((b[15] & 0xffffu)));
+  out[31] = bit_cast<T>(static_cast<unsigned short>((b[15] >> 16)));
+  out[32] = bit_cast<T>(static_cast<unsigned short>((b[16] & 0xffffu)));
+  out[33] = bit_cast<T>(static_cast<unsigned short>((b[16] >> 16)));
+  out[34] = bit_cast<T>(static_cast<unsigned short>((b[17] & 0xffffu)));
+  out[35] = bit_cast<T>(static_cast<unsigned short>((b[17] >> 16)));
+  out[36] = bit_cast<T>(static_cast<unsigned short>((b[18] & 0xffffu)));
+  out[37] = bit_cast<T>(static_cast<unsigned short>((b[18] >> 16)));
+  out[38] = bit_cast<T>(static_cast<unsigned short>((b[19] & 0xffffu)));
+  out[39] = bit_cast<T>(static_cast<unsigned short>((b[19] >> 16)));
+  out[40] = bit_cast<T>(static_cast<unsigned short>((b[20] & 0xffffu)));
+  out[41] = bit_cast<T>(static_cast<unsigned short>((b[20] >> 16)));
+  out[42] = bit_cast<T>(static_cast<unsigned short>((b[21] & 0xffffu)));
+  out[43] = bit_cast<T>(static_cast<unsigned short>((b[21] >> 16)));
+  out[44] = bit_cast<T>(static_cast<unsigned short>((b[22] & 0xffffu)));
+  out[45] = bit_cast<T>(static_cast<unsigned short>((b[22] >> 16)));
+  out[46] = bit_cast<T>(static_cast<unsigned short>((b[23] & 0xffffu)));
+  out[47] = bit_cast<T>(static_cast<unsigned short>((b[23] >> 16)));
+  out[48] = bit_cast<T>(static_cast<unsigned short>((b[24] & 0xffffu)));
+  out[49] = bit_cast<T>(static_cast<unsigned short>((b[24] >> 16)));
+  out[50] = bit_cast<T>(static_cast<unsigned short>((b[25] & 0xffffu)));
+  out[51] = bit_cast<T>(static_cast<unsigned short>((b[25] >> 16)));
+  out[52] = bit_cast<T>(static_cast<unsigned short>((b[26] & 0xffffu)));
+  out[53] = bit_cast<T>(static_cast<unsigned short>((b[26] >> 16)));
+  out[54] = bit_cast<T>(static_cast<unsigned short>((b[27] & 0xffffu)));
+  out[55] = bit_cast<T>(static_cast<unsigned short>((b[27] >> 16)));
+  out[56] = bit_cast<T>(static_cast<unsigned short>((b[28] & 0xffffu)));
+  out[57] = bit_cast<T>(static_cast<unsigned short>((b[28] >> 16)));
+  out[58] = bit_cast<T>(static_cast<unsigned short>((b[29] & 0xffffu)));
+  out[59] = bit_cast<T>(static_cast<unsigned short>((b[29] >> 16)));
+  out[60] = bit_cast<T>(static_cast<unsigned short>((b[30] & 0xffffu)));
+  out[61] = bit_cast<T>(static_cast<unsigned short>((b[30] >> 16)));
+  out[62] = bit_cast<T>(static_cast<unsigned short>((b[31] & 0xffffu)));
+  out[63] = bit_cast<T>(static_cast<unsigned short>((b[31] >> 16)));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short a[64] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = static_cast<unsigned short>(v.x); a[1] = static_cast<unsigned short>(v.x >> 16); a[2] = static_cast<unsigned short>(v.y); a[3] = static_cast<unsigned short>(v.y >> 16); a[4] = static_cast<unsigned short>(v.z); a[5] = static_cast<unsigned short>(v.z >> 16); a[6] = static_cast<unsigned short>(v.w); a[7] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 2); a[8] = static_cast<unsigned short>(v.x); a[9] = static_cast<unsigned short>(v.x >> 16); a[10] = static_cast<unsigned short>(v.y); a[11] = static_cast<unsigned short>(v.y >> 16); a[12] = static_cast<unsigned short>(v.z); a[13] = static_cast<unsigned short>(v.z >> 16); a[14] = static_cast<unsigned short>(v.w); a[15] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 2); a[16] = static_cast<unsigned short>(v.x); a[17] = static_cast<unsigned short>(v.x >> 16); a[18] = static_cast<unsigned short>(v.y); a[19] = static_cast<unsigned short>(v.y >> 16); a[20] = static_cast<unsigned short>(v.z); a[21] = static_cast<unsigned short>(v.z >> 16); a[22] = static_cast<unsigned short>(v.w); a[23] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xc00u) + 0u) * 2); a[24] = static_cast<unsigned short>(v.x); a[25] = static_cast<unsigned short>(v.x >> 16); a[26] = static_cast<unsigned short>(v.y); a[27] = static_cast<unsigned short>(v.y >> 16); a[28] = static_cast<unsigned short>(v.z); a[29] = static_cast<unsigned short>(v.z >> 16); a[30] = static_cast<unsigned short>(v.w); a[31] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1000u) + 0u) * 2); a[32] = static_cast<unsigned short>(v.x); a[33] = static_cast<unsigned short>(v.x >> 16); a[34] = static_cast<unsigned short>(v.y); a[35] = static_cast<unsigned short>(v.y >> 16); a[36] = static_cast<unsigned short>(v.z); a[37] = static_cast<unsigned short>(v.z >> 16); a[38] = static_cast<unsigned short>(v.w); a[39] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1400u) + 0u) * 2); a[40] = static_cast<unsigned short>(v.x); a[41] = static_cast<unsigned short>(v.x >> 16); a[42] = static_cast<unsigned short>(v.y); a[43] = static_cast<unsigned short>(v.y >> 16); a[44] = static_cast<unsigned short>(v.z); a[45] = static_cast<unsigned short>(v.z >> 16); a[46] = static_cast<unsigned short>(v.w); a[47] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1800u) + 0u) * 2); a[48] = static_cast<unsigned short>(v.x); a[49] = static_cast<unsigned short>(v.x >> 16); a[50] = static_cast<unsigned short>(v.y); a[51] = static_cast<unsigned short>(v.y >> 16); a[52] = static_cast<unsigned short>(v.z); a[53] = static_cast<unsigned short>(v.z >> 16); a[54] = static_cast<unsigned short>(v.w); a[55] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1c00u) + 0u) * 2); a[56] = static_cast<unsigned short>(v.x); a[57] = static_cast<unsigned short>(v.x >> 16); a[58] = static_cast<unsigned short>(v.y); a[59] = static_cast<unsigned short>(v.y >> 16); a[60] = static_cast<unsigned short>(v.z); a[61] = static_cast<unsigned short>(v.z >> 16); a[62] = static_cast<unsigned short>(v.w); a[63] = static_cast<unsigned short>(v.w >> 16); }
-#pragma unroll
-  for (int i = 0; i < 64; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[32];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned short>((a[0] & 0xffffu)));
+  in[1] = bit_cast<T>(static_cast<unsigned short>((a[0] >> 16)));
+  in[2] = bit_cast<T>(static_cast<unsigned short>((a[1] & 0xffffu)));
+  in[3] = bit_cast<T>(static_cast<unsigned short>((a[1] >> 16)));
+  in[4] = bit_cast<T>(static_cast<unsigned short>((a[2] & 0xffffu)));
+  in[5] = bit_cast<T>(static_cast<unsigned short>((a[2] >> 16)));
+  in[6] = bit_cast<T>(static_cast<unsigned short>((a[3] & 0xffffu)));
+  in[7] = bit_cast<T>(static_cast<unsigned short>((a[3] >> 16)));
+  in[8] = bit_cast<T>(static_cast<unsigned short>((a[4] & 0xffffu)));
+  in[9] = bit_cast<T>(static_cast<unsigned short>((a[4] >> 16)));
+  in[10] = bit_cast<T>(static_cast<unsigned short>((a[5] & 0xffffu)));
+  in[11] = bit_cast<T>(static_cast<unsigned short>((a[5] >> 16)));
+  in[12] = bit_cast<T>(static_cast<unsigned short>((a[6] & 0xffffu)));
+  in[13] = bit_cast<T>(static_cast<unsigned short>((a[6] >> 16)));
+  in[14] = bit_cast<T>(static_cast<unsigned short>((a[7] & 0xffffu)));
+  in[15] = bit_cast<T>(static_cast<unsigned short>((a[7] >> 16)));
+  in[16] = bit_cast<T>(static_cast<unsigned short>((a[8] & 0xffffu)));
+  in[17] = bit_cast<T>(static_cast<unsigned short>((a[8] >> 16)));
+  in[18] = bit_cast<T>(static_cast<unsigned short>((a[9] & 0xffffu)));
+  in[19] = bit_cast<T>(static_cast<unsigned short>((a[9] >> 16)));
+  in[20] = bit_cast<T>(static_cast<unsigned short>((a[10] & 0xffffu)));
+  in[21] = bit_cast<T>(static_cast<unsigned short>((a[10] >> 16)));
+  in[22] = bit_cast<T>(static_cast<unsigned short>((a[11] & 0xffffu)));
+  in[23] = bit_cast<T>(static_cast<unsigned short>((a[11] >> 16)));
+  in[24] = bit_cast<T>(static_cast<unsigned short>((a[12] & 0xffffu)));
+  in[25] = bit_cast<T>(static_cast<unsigned short>((a[12] >> 16)));
+  in[26] = bit_cast<T>(static_cast<unsigned short>((a[13] & 0xffffu)));
+  in[27] = bit_cast<T>(static_cast<unsigned short>((a[13] >> 16)));
+  in[28] = bit_cast<T>(static_cast<unsigned short>((a[14] & 0xffffu)));
+  in[29] = bit_cast<T>(static_cast<unsigned short>((a[14] >> 16)));
+  in[30] = bit_cast<T>(static_cast<unsigned short>((a[15] & 0xffffu)));
+  in[31] = bit_cast<T>(static_cast<unsigned short>((a[15] >> 16)));
+  in[32] = bit_cast<T>(static_cast<unsigned short>((a[16] & 0xffffu)));
+  in[33] = bit_cast<T>(static_cast<unsigned short>((a[16] >> 16)));
+  in[34] = bit_cast<T>(static_cast<unsigned short>((a[17] & 0xffffu)));
+  in[35] = bit_cast<T>(static_cast<unsigned short>((a[17] >> 16)));
+  in[36] = bit_cast<T>(static_cast<unsigned short>((a[18] & 0xffffu)));
+  in[37] = bit_cast<T>(static_cast<unsigned short>((a[18] >> 16)));
+  in[38] = bit_cast<T>(static_cast<unsigned short>((a[19] & 0xffffu)));
+  in[39] = bit_cast<T>(static_cast<unsigned short>((a[19] >> 16)));
+  in[40] = bit_cast<T>(static_cast<unsigned short>((a[20] & 0xffffu)));
+  in[41] = bit_cast<T>(static_cast<unsigned short>((a[20] >> 16)));
+  in[42] = bit_cast<T>(static_cast<unsigned short>((a[21] & 0xffffu)));
+  in[43] = bit_cast<T>(static_cast<unsigned short>((a[21] >> 16)));
+  in[44] = bit_cast<T>(static_cast<unsigned short>((a[22] & 0xffffu)));
+  in[45] = bit_cast<T>(static_cast<unsigned short>((a[22] >> 16)));
+  in[46] = bit_cast<T>(static_cast<unsigned short>((a[23] & 0xffffu)));
+  in[47] = bit_cast<T>(static_cast<unsigned short>((a[23] >> 16)));
+  in[48] = bit_cast<T>(static_cast<unsigned short>((a[24] & 0xffffu)));
+  in[49] = bit_cast<T>(static_cast<unsigned short>((a[24] >> 16)));
+  in[50] = bit_cast<T>(static_cast<unsigned short>((a[25] & 0xffffu)));
+  in[51] = bit_cast<T>(static_cast<unsigned short>((a[25] >> 16)));
+  in[52] = bit_cast<T>(static_cast<unsigned short>((a[26] & 0xffffu)));
+  in[53] = bit_cast<T>(static_cast<unsigned short>((a[26] >> 16)));
+  in[54] = bit_cast<T>(static_cast<unsigned short>((a[27] & 0xffffu)));
+  in[55] = bit_cast<T>(static_cast<unsigned short>((a[27] >> 16)));
+  in[56] = bit_cast<T>(static_cast<unsigned short>((a[28] & 0xffffu)));
+  in[57] = bit_cast<T>(static_cast<unsigned short>((a[28] >> 16)));
+  in[58] = bit_cast<T>(static_cast<unsigned short>((a[29] & 0xffffu)));
+  in[59] = bit_cast<T>(static_cast<unsigned short>((a[29] >> 16)));
+  in[60] = bit_cast<T>(static_cast<unsigned short>((a[30] & 0xffffu)));
+  in[61] = bit_cast<T>(static_cast<unsigned short>((a[30] >> 16)));
+  in[62] = bit_cast<T>(static_cast<unsigned short>((a[31] & 0xffffu)));
+  in[63] = bit_cast<T>(static_cast<unsigned short>((a[31] >> 16)));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short b[64];
-#pragma unroll
-  for (int j = 0; j < 64; ++j) b[j] = bit_cast<unsigned short>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 10) ^ ((lane & 2u) << 10) ^ ((lane & 4u) << 10) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane & 0x20u) << 1) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 1);
-  *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = b[0];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0u) * 2) = b[1];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x100u) + 0u) * 2) = b[2];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x180u) + 0u) * 2) = b[3];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x200u) + 0u) * 2) = b[4];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x280u) + 0u) * 2) = b[5];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x300u) + 0u) * 2) = b[6];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x380u) + 0u) * 2) = b[7];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 8u) + 0u) * 2) = b[8];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x88u) + 0u) * 2) = b[9];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x108u) + 0u) * 2) = b[10];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x188u) + 0u) * 2) = b[11];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x208u) + 0u) * 2) = b[12];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x288u) + 0u) * 2) = b[13];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x308u) + 0u) * 2) = b[14];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x388u) + 0u) * 2) = b[15];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0u) * 2) = b[16];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0u) * 2) = b[17];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x110u) + 0u) * 2) = b[18];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x190u) + 0u) * 2) = b[19];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x210u) + 0u) * 2) = b[20];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x290u) + 0u) * 2) = b[21];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x310u) + 0u) * 2) = b[22];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x390u) + 0u) * 2) = b[23];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x18u) + 0u) * 2) = b[24];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x98u) + 0u) * 2) = b[25];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x118u) + 0u) * 2) = b[26];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x198u) + 0u) * 2) = b[27];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x218u) + 0u) * 2) = b[28];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x298u) + 0u) * 2) = b[29];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x318u) + 0u) * 2) = b[30];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x398u) + 0u) * 2) = b[31];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0u) * 2) = b[32];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0u) * 2) = b[33];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x120u) + 0u) * 2) = b[34];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1a0u) + 0u) * 2) = b[35];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x220u) + 0u) * 2) = b[36];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2a0u) + 0u) * 2) = b[37];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x320u) + 0u) * 2) = b[38];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3a0u) + 0u) * 2) = b[39];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x28u) + 0u) * 2) = b[40];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa8u) + 0u) * 2) = b[41];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x128u) + 0u) * 2) = b[42];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1a8u) + 0u) * 2) = b[43];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x228u) + 0u) * 2) = b[44];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2a8u) + 0u) * 2) = b[45];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x328u) + 0u) * 2) = b[46];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3a8u) + 0u) * 2) = b[47];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0u) * 2) = b[48];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0u) * 2) = b[49];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x130u) + 0u) * 2) = b[50];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1b0u) + 0u) * 2) = b[51];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x230u) + 0u) * 2) = b[52];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2b0u) + 0u) * 2) = b[53];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x330u) + 0u) * 2) = b[54];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3b0u) + 0u) * 2) = b[55];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x38u) + 0u) * 2) = b[56];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb8u) + 0u) * 2) = b[57];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x138u) + 0u) * 2) = b[58];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1b8u) + 0u) * 2) = b[59];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x238u) + 0u) * 2) = b[60];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2b8u) + 0u) * 2) = b[61];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x338u) + 0u) * 2) = b[62];
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3b8u) + 0u) * 2) = b[63];
+  unsigned b[32] = {};
+  b[0] = (b[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[0])));
+  b[0] = (b[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[1]))) << 16);
+  b[1] = (b[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[2])));
+  b[1] = (b[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[3]))) << 16);
+  b[2] = (b[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[4])));
+  b[2] = (b[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[5]))) << 16);
+  b[3] = (b[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[6])));
+  b[3] = (b[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[7]))) << 16);
+  b[4] = (b[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[8])));
+  b[4] = (b[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[9]))) << 16);
+  b[5] = (b[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[10])));
+  b[5] = (b[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[11]))) << 16);
+  b[6] = (b[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[12])));
+  b[6] = (b[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[13]))) << 16);
+  b[7] = (b[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[14])));
+  b[7] = (b[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[15]))) << 16);
+  b[8] = (b[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[16])));
+  b[8] = (b[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[17]))) << 16);
+  b[9] = (b[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[18])));
+  b[9] = (b[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[19]))) << 16);
+  b[10] = (b[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[20])));
+  b[10] = (b[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[21]))) << 16);
+  b[11] = (b[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[22])));
+  b[11] = (b[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[23]))) << 16);
+  b[12] = (b[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[24])));
+  b[12] = (b[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[25]))) << 16);
+  b[13] = (b[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[26])));
+  b[13] = (b[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[27]))) << 16);
+  b[14] = (b[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[28])));
+  b[14] = (b[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[29]))) << 16);
+  b[15] = (b[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[30])));
+  b[15] = (b[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[31]))) << 16);
+  b[16] = (b[16] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[32])));
+  b[16] = (b[16] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[33]))) << 16);
+  b[17] = (b[17] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[34])));
+  b[17] = (b[17] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[35]))) << 16);
+  b[18] = (b[18] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[36])));
+  b[18] = (b[18] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[37]))) << 16);
+  b[19] = (b[19] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[38])));
+  b[19] = (b[19] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[39]))) << 16);
+  b[20] = (b[20] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[40])));
+  b[20] = (b[20] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[41]))) << 16);
+  b[21] = (b[21] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[42])));
+  b[21] = (b[21] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[43]))) << 16);
+  b[22] = (b[22] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[44])));
+  b[22] = (b[22] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[45]))) << 16);
+  b[23] = (b[23] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[46])));
+  b[23] = (b[23] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[47]))) << 16);
+  b[24] = (b[24] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[48])));
+  b[24] = (b[24] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[49]))) << 16);
+  b[25] = (b[25] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[50])));
+  b[25] = (b[25] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[51]))) << 16);
+  b[26] = (b[26] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[52])));
+  b[26] = (b[26] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[53]))) << 16);
+  b[27] = (b[27] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[54])));
+  b[27] = (b[27] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[55]))) << 16);
+  b[28] = (b[28] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[56])));
+  b[28] = (b[28] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[57]))) << 16);
+  b[29] = (b[29] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[58])));
+  b[29] = (b[29] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[59]))) << 16);
+  b[30] = (b[30] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[60])));
+  b[30] = (b[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[61]))) << 16);
+  b[31] = (b[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[62])));
+  b[31] = (b[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[63]))) << 16);
+  store_b_bits(tile, b);
 }
 
 }  // namespace b2bT_f16
@@ -257,82 +520,82 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 extern "C" __global__ void __launch_bounds__(256) b2bT_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[32768];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    unsigned short a[64];
-    unsigned short b[64];
-    llgen::b2bT_f16::load_a(in + static_cast<long long>(t) * 16384, a);
-    llgen::b2bT_f16::convert(a, b, smem);
-    llgen::b2bT_f16::store_b(out + static_cast<long long>(t) * 16384, b);
+    unsigned a[32];
+    unsigned b[32];
+    llgen::b2bT_f16::load_a_bits(in + static_cast<long long>(t) * 16384, a);
+    llgen::b2bT_f16::convert_bits(a, b, smem);
+    llgen::b2bT_f16::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(256) b2bT_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[32768];
-  unsigned short a[64];
-  unsigned short b[64];
-  llgen::b2bT_f16::load_a(in, a);
-  llgen::b2bT_f16::convert(a, b, smem);
-  slots[threadIdx.x * 64 + 0] = b[0];
-  slots[threadIdx.x * 64 + 1] = b[1];
-  slots[threadIdx.x * 64 + 2] = b[2];
-  slots[threadIdx.x * 64 + 3] = b[3];
-  slots[threadIdx.x * 64 + 4] = b[4];
-  slots[threadIdx.x * 64 + 5] = b[5];
-  slots[threadIdx.x * 64 + 6] = b[6];
-  slots[threadIdx.x * 64 + 7] = b[7];
-  slots[threadIdx.x * 64 + 8] = b[8];
-  slots[threadIdx.x * 64 + 9] = b[9];
-  slots[threadIdx.x * 64 + 10] = b[10];
-  slots[threadIdx.x * 64 + 11] = b[11];
-  slots[threadIdx.x * 64 + 12] = b[12];
-  slots[threadIdx.x * 64 + 13] = b[13];
-  slots[threadIdx.x * 64 + 14] = b[14];
-  slots[threadIdx.x * 64 + 15] = b[15];
-  slots[threadIdx.x * 64 + 16] = b[16];
-  slots[threadIdx.x * 64 + 17] = b[17];
-  slots[threadIdx.x * 64 + 18] = b[18];
-  slots[threadIdx.x * 64 + 19] = b[19];
-  slots[threadIdx.x * 64 + 20] = b[20];
-  slots[threadIdx.x * 64 + 21] = b[21];
-  slots[threadIdx.x * 64 + 22] = b[22];
-  slots[threadIdx.x * 64 + 23] = b[23];
-  slots[threadIdx.x * 64 + 24] = b[24];
-  slots[threadIdx.x * 64 + 25] = b[25];
-  slots[threadIdx.x * 64 + 26] = b[26];
-  slots[threadIdx.x * 64 + 27] = b[27];
-  slots[threadIdx.x * 64 + 28] = b[28];
-  slots[threadIdx.x * 64 + 29] = b[29];
-  slots[threadIdx.x * 64 + 30] = b[30];
-  slots[threadIdx.x * 64 + 31] = b[31];
-  slots[threadIdx.x * 64 + 32] = b[32];
-  slots[threadIdx.x * 64 + 33] = b[33];
-  slots[threadIdx.x * 64 + 34] = b[34];
-  slots[threadIdx.x * 64 + 35] = b[35];
-  slots[threadIdx.x * 64 + 36] = b[36];
-  slots[threadIdx.x * 64 + 37] = b[37];
-  slots[threadIdx.x * 64 + 38] = b[38];
-  slots[threadIdx.x * 64 + 39] = b[39];
-  slots[threadIdx.x * 64 + 40] = b[40];
-  slots[threadIdx.x * 64 + 41] = b[41];
-  slots[threadIdx.x * 64 + 42] = b[42];
-  slots[threadIdx.x * 64 + 43] = b[43];
-  slots[threadIdx.x * 64 + 44] = b[44];
-  slots[threadIdx.x * 64 + 45] = b[45];
-  slots[threadIdx.x * 64 + 46] = b[46];
-  slots[threadIdx.x * 64 + 47] = b[47];
-  slots[threadIdx.x * 64 + 48] = b[48];
-  slots[threadIdx.x * 64 + 49] = b[49];
-  slots[threadIdx.x * 64 + 50] = b[50];
-  slots[threadIdx.x * 64 + 51] = b[51];
-  slots[threadIdx.x * 64 + 52] = b[52];
-  slots[threadIdx.x * 64 + 53] = b[53];
-  slots[threadIdx.x * 64 + 54] = b[54];
-  slots[threadIdx.x * 64 + 55] = b[55];
-  slots[threadIdx.x * 64 + 56] = b[56];
-  slots[threadIdx.x * 64 + 57] = b[57];
-  slots[threadIdx.x * 64 + 58] = b[58];
-  slots[threadIdx.x * 64 + 59] = b[59];
-  slots[threadIdx.x * 64 + 60] = b[60];
-  slots[threadIdx.x * 64 + 61] = b[61];
-  slots[threadIdx.x * 64 + 62] = b[62];
-  slots[threadIdx.x * 64 + 63] = b[63];
+  unsigned a[32];
+  unsigned b[32];
+  llgen::b2bT_f16::load_a_bits(in, a);
+  llgen::b2bT_f16::convert_bits(a, b, smem);
+  slots[threadIdx.x * 64 + 0] = static_cast<unsigned short>((b[0] & 0xffffu));
+  slots[threadIdx.x * 64 + 1] = static_cast<unsigned short>((b[0] >> 16));
+  slots[threadIdx.x * 64 + 2] = static_cast<unsigned short>((b[1] & 0xffffu));
+  slots[threadIdx.x * 64 + 3] = static_cast<unsigned short>((b[1] >> 16));
+  slots[threadIdx.x * 64 + 4] = static_cast<unsigned short>((b[2] & 0xffffu));
+  slots[threadIdx.x * 64 + 5] = static_cast<unsigned short>((b[2] >> 16));
+  slots[threadIdx.x * 64 + 6] = static_cast<unsigned short>((b[3] & 0xffffu));
+  slots[threadIdx.x * 64 + 7] = static_cast<unsigned short>((b[3] >> 16));
+  slots[threadIdx.x * 64 + 8] = static_cast<unsigned short>((b[4] & 0xffffu));
+  slots[threadIdx.x * 64 + 9] = static_cast<unsigned short>((b[4] >> 16));
+  slots[threadIdx.x * 64 + 10] = static_cast<unsigned short>((b[5] & 0xffffu));
+  slots[threadIdx.x * 64 + 11] = static_cast<unsigned short>((b[5] >> 16));
+  slots[threadIdx.x * 64 + 12] = static_cast<unsigned short>((b[6] & 0xffffu));
+  slots[threadIdx.x * 64 + 13] = static_cast<unsigned short>((b[6] >> 16));
+  slots[threadIdx.x * 64 + 14] = static_cast<unsigned short>((b[7] & 0xffffu));
+  slots[threadIdx.x * 64 + 15] = static_cast<unsigned short>((b[7] >> 16));
+  slots[threadIdx.x * 64 + 16] = static_cast<unsigned short>((b[8] & 0xffffu));
+  slots[threadIdx.x * 64 + 17] = static_cast<unsigned short>((b[8] >> 16));
+  slots[threadIdx.x * 64 + 18] = static_cast<unsigned short>((b[9] & 0xffffu));
+  slots[threadIdx.x * 64 + 19] = static_cast<unsigned short>((b[9] >> 16));
+  slots[threadIdx.x * 64 + 20] = static_cast<unsigned short>((b[10] & 0xffffu));
+  slots[threadIdx.x * 64 + 21] = static_cast<unsigned short>((b[10] >> 16));
+  slots[threadIdx.x * 64 + 22] = static_cast<unsigned short>((b[11] & 0xffffu));
+  slots[threadIdx.x * 64 + 23] = static_cast<unsigned short>((b[11] >> 16));
+  slots[threadIdx.x * 64 + 24] = static_cast<unsigned short>((b[12] & 0xffffu));
+  slots[threadIdx.x * 64 + 25] = static_cast<unsigned short>((b[12] >> 16));
+  slots[threadIdx.x * 64 + 26] = static_cast<unsigned short>((b[13] & 0xffffu));
+  slots[threadIdx.x * 64 + 27] = static_cast<unsigned short>((b[13] >> 16));
+  slots[threadIdx.x * 64 + 28] = static_cast<unsigned short>((b[14] & 0xffffu));
+  slots[threadIdx.x * 64 + 29] = static_cast<unsigned short>((b[14] >> 16));
+  slots[threadIdx.x * 64 + 30] = static_cast<unsigned short>((b[15] & 0xffffu));
+  slots[threadIdx.x * 64 + 31] = static_cast<unsigned short>((b[15] >> 16));
+  slots[threadIdx.x * 64 + 32] = static_cast<unsigned short>((b[16] & 0xffffu));
+  slots[threadIdx.x * 64 + 33] = static_cast<unsigned short>((b[16] >> 16));
+  slots[threadIdx.x * 64 + 34] = static_cast<unsigned short>((b[17] & 0xffffu));
+  slots[threadIdx.x * 64 + 35] = static_cast<unsigned short>((b[17] >> 16));
+  slots[threadIdx.x * 64 + 36] = static_cast<unsigned short>((b[18] & 0xffffu));
+  slots[threadIdx.x * 64 + 37] = static_cast<unsigned short>((b[18] >> 16));
+  slots[threadIdx.x * 64 + 38] = static_cast<unsigned short>((b[19] & 0xffffu));
+  slots[threadIdx.x * 64 + 39] = static_cast<unsigned short>((b[19] >> 16));
+  slots[threadIdx.x * 64 + 40] = static_cast<unsigned short>((b[20] & 0xffffu));
+  slots[threadIdx.x * 64 + 41] = static_cast<unsigned short>((b[20] >> 16));
+  slots[threadIdx.x * 64 + 42] = static_cast<unsigned short>((b[21] & 0xffffu));
+  slots[threadIdx.x * 64 + 43] = static_cast<unsigned short>((b[21] >> 16));
+  slots[threadIdx.x * 64 + 44] = static_cast<unsigned short>((b[22] & 0xffffu));
+  slots[threadIdx.x * 64 + 45] = static_cast<unsigned short>((b[22] >> 16));
+  slots[threadIdx.x * 64 + 46] = static_cast<unsigned short>((b[23] & 0xffffu));
+  slots[threadIdx.x * 64 + 47] = static_cast<unsigned short>((b[23] >> 16));
+  slots[threadIdx.x * 64 + 48] = static_cast<unsigned short>((b[24] & 0xffffu));
+  slots[threadIdx.x * 64 + 49] = static_cast<unsigned short>((b[24] >> 16));
+  slots[threadIdx.x * 64 + 50] = static_cast<unsigned short>((b[25] & 0xffffu));
+  slots[threadIdx.x * 64 + 51] = static_cast<unsigned short>((b[25] >> 16));
+  slots[threadIdx.x * 64 + 52] = static_cast<unsigned short>((b[26] & 0xffffu));
+  slots[threadIdx.x * 64 + 53] = static_cast<unsigned short>((b[26] >> 16));
+  slots[threadIdx.x * 64 + 54] = static_cast<unsigned short>((b[27] & 0xffffu));
+  slots[threadIdx.x * 64 + 55] = static_cast<unsigned short>((b[27] >> 16));
+  slots[threadIdx.x * 64 + 56] = static_cast<unsigned short>((b[28] & 0xffffu));
+  slots[threadIdx.x * 64 + 57] = static_cast<unsigned short>((b[28] >> 16));
+  slots[threadIdx.x * 64 + 58] = static_cast<unsigned short>((b[29] & 0xffffu));
+  slots[threadIdx.x * 64 + 59] = static_cast<unsigned short>((b[29] >> 16));
+  slots[threadIdx.x * 64 + 60] = static_cast<unsigned short>((b[30] & 0xffffu));
+  slots[threadIdx.x * 64 + 61] = static_cast<unsigned short>((b[30] >> 16));
+  slots[threadIdx.x * 64 + 62] = static_cast<unsigned short>((b[31] & 0xffffu));
+  slots[threadIdx.x * 64 + 63] = static_cast<unsigned short>((b[31] >> 16));
 }

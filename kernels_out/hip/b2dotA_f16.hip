@@ -26,11 +26,14 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned short; a[] holds A's registers, b[] fills B's.
-__device__ __forceinline__ void convert_bits(const unsigned short (&a)[32], unsigned short (&b)[64], void* smem) {
+// The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
+// a[] holds A's registers, b[] receives B's.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 2 | bank 4 | seg 7]
   // offset bit -> element (flat row-major index): 1u, 0x800u, 2u, 4u, 0x20u, 0x40u, 0xau, 0x14u, 0xa0u, 0x100u, 0x200u, 0x400u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
@@ -39,109 +42,305 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[32], unsi
   const unsigned ld = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 3) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 2) = make_uint2((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16), (static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0u) * 2) = make_uint2((static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16), (static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 2) = make_uint2((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16), (static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0u) * 2) = make_uint2((static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16), (static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 0x800u) + 0u) * 2) = make_uint2((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16), (static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 0x804u) + 0u) * 2) = make_uint2((static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16), (static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 0x808u) + 0u) * 2) = make_uint2((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16), (static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 0x80cu) + 0u) * 2) = make_uint2((static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16), (static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16));
+*reinterpret_cast<uint2*>(s + (st + 0u) * 2) = make_uint2(a[0], a[8]);
+*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0u) * 2) = make_uint2(a[1], a[9]);
+*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 2) = make_uint2(a[2], a[10]);
+*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0u) * 2) = make_uint2(a[3], a[11]);
+*reinterpret_cast<uint2*>(s + ((st ^ 0x800u) + 0u) * 2) = make_uint2(a[4], a[12]);
+*reinterpret_cast<uint2*>(s + ((st ^ 0x804u) + 0u) * 2) = make_uint2(a[5], a[13]);
+*reinterpret_cast<uint2*>(s + ((st ^ 0x808u) + 0u) * 2) = make_uint2(a[6], a[14]);
+*reinterpret_cast<uint2*>(s + ((st ^ 0x80cu) + 0u) * 2) = make_uint2(a[7], a[15]);
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[1] = static_cast<unsigned short>(v.x >> 16); b[32] = static_cast<unsigned short>(v.y); b[33] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x400u) + 0u) * 2); b[2] = static_cast<unsigned short>(v.x); b[3] = static_cast<unsigned short>(v.x >> 16); b[34] = static_cast<unsigned short>(v.y); b[35] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x44u) + 0u) * 2); b[4] = static_cast<unsigned short>(v.x); b[5] = static_cast<unsigned short>(v.x >> 16); b[36] = static_cast<unsigned short>(v.y); b[37] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x444u) + 0u) * 2); b[6] = static_cast<unsigned short>(v.x); b[7] = static_cast<unsigned short>(v.x >> 16); b[38] = static_cast<unsigned short>(v.y); b[39] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x88u) + 0u) * 2); b[8] = static_cast<unsigned short>(v.x); b[9] = static_cast<unsigned short>(v.x >> 16); b[40] = static_cast<unsigned short>(v.y); b[41] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x488u) + 0u) * 2); b[10] = static_cast<unsigned short>(v.x); b[11] = static_cast<unsigned short>(v.x >> 16); b[42] = static_cast<unsigned short>(v.y); b[43] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xccu) + 0u) * 2); b[12] = static_cast<unsigned short>(v.x); b[13] = static_cast<unsigned short>(v.x >> 16); b[44] = static_cast<unsigned short>(v.y); b[45] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x4ccu) + 0u) * 2); b[14] = static_cast<unsigned short>(v.x); b[15] = static_cast<unsigned short>(v.x >> 16); b[46] = static_cast<unsigned short>(v.y); b[47] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x10u) + 0u) * 2); b[16] = static_cast<unsigned short>(v.x); b[17] = static_cast<unsigned short>(v.x >> 16); b[48] = static_cast<unsigned short>(v.y); b[49] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x410u) + 0u) * 2); b[18] = static_cast<unsigned short>(v.x); b[19] = static_cast<unsigned short>(v.x >> 16); b[50] = static_cast<unsigned short>(v.y); b[51] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x54u) + 0u) * 2); b[20] = static_cast<unsigned short>(v.x); b[21] = static_cast<unsigned short>(v.x >> 16); b[52] = static_cast<unsigned short>(v.y); b[53] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x454u) + 0u) * 2); b[22] = static_cast<unsigned short>(v.x); b[23] = static_cast<unsigned short>(v.x >> 16); b[54] = static_cast<unsigned short>(v.y); b[55] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x98u) + 0u) * 2); b[24] = static_cast<unsigned short>(v.x); b[25] = static_cast<unsigned short>(v.x >> 16); b[56] = static_cast<unsigned short>(v.y); b[57] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x498u) + 0u) * 2); b[26] = static_cast<unsigned short>(v.x); b[27] = static_cast<unsigned short>(v.x >> 16); b[58] = static_cast<unsigned short>(v.y); b[59] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xdcu) + 0u) * 2); b[28] = static_cast<unsigned short>(v.x); b[29] = static_cast<unsigned short>(v.x >> 16); b[60] = static_cast<unsigned short>(v.y); b[61] = static_cast<unsigned short>(v.y >> 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x4dcu) + 0u) * 2); b[30] = static_cast<unsigned short>(v.x); b[31] = static_cast<unsigned short>(v.x >> 16); b[62] = static_cast<unsigned short>(v.y); b[63] = static_cast<unsigned short>(v.y >> 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 2); b[0] = v.x; b[16] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x400u) + 0u) * 2); b[1] = v.x; b[17] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x44u) + 0u) * 2); b[2] = v.x; b[18] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x444u) + 0u) * 2); b[3] = v.x; b[19] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x88u) + 0u) * 2); b[4] = v.x; b[20] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x488u) + 0u) * 2); b[5] = v.x; b[21] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xccu) + 0u) * 2); b[6] = v.x; b[22] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x4ccu) + 0u) * 2); b[7] = v.x; b[23] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x10u) + 0u) * 2); b[8] = v.x; b[24] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x410u) + 0u) * 2); b[9] = v.x; b[25] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x54u) + 0u) * 2); b[10] = v.x; b[26] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x454u) + 0u) * 2); b[11] = v.x; b[27] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x98u) + 0u) * 2); b[12] = v.x; b[28] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x498u) + 0u) * 2); b[13] = v.x; b[29] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xdcu) + 0u) * 2); b[14] = v.x; b[30] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x4dcu) + 0u) * 2); b[15] = v.x; b[31] = v.y; }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 16; ++k) a[k] = 0u;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xc00u) + 0u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
+  if (((lane & 0u) | (warp & 1u)) != 0u) return;
+  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = b[0];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 2) = b[1];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 2) = b[2];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0u) * 2) = b[3];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 2) = b[4];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 2) = b[5];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 2) = b[6];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0u) * 2) = b[7];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 2) = b[8];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 2) = b[9];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0u) * 2) = b[10];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0u) * 2) = b[11];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 2) = b[12];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 2) = b[13];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0u) * 2) = b[14];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0u) * 2) = b[15];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x800u) + 0u) * 2) = b[16];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa00u) + 0u) * 2) = b[17];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x808u) + 0u) * 2) = b[18];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa08u) + 0u) * 2) = b[19];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x810u) + 0u) * 2) = b[20];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa10u) + 0u) * 2) = b[21];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x818u) + 0u) * 2) = b[22];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa18u) + 0u) * 2) = b[23];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x820u) + 0u) * 2) = b[24];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa20u) + 0u) * 2) = b[25];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x828u) + 0u) * 2) = b[26];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa28u) + 0u) * 2) = b[27];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x830u) + 0u) * 2) = b[28];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa30u) + 0u) * 2) = b[29];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x838u) + 0u) * 2) = b[30];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa38u) + 0u) * 2) = b[31];
 }
 
 // The conversion on typed registers (any 2-byte element type).
 template <class T>
 __device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
-  unsigned short a[32];
-  unsigned short b[64];
-#pragma unroll
-  for (int i = 0; i < 32; ++i) a[i] = bit_cast<unsigned short>(in[i]);
+  unsigned a[16] = {};
+  unsigned b[32];
+  a[0] = (a[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[0])));
+  a[0] = (a[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[1]))) << 16);
+  a[1] = (a[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[2])));
+  a[1] = (a[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[3]))) << 16);
+  a[2] = (a[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[4])));
+  a[2] = (a[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[5]))) << 16);
+  a[3] = (a[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[6])));
+  a[3] = (a[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[7]))) << 16);
+  a[4] = (a[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[8])));
+  a[4] = (a[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[9]))) << 16);
+  a[5] = (a[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[10])));
+  a[5] = (a[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[11]))) << 16);
+  a[6] = (a[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[12])));
+  a[6] = (a[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[13]))) << 16);
+  a[7] = (a[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[14])));
+  a[7] = (a[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[15]))) << 16);
+  a[8] = (a[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[16])));
+  a[8] = (a[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[17]))) << 16);
+  a[9] = (a[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[18])));
+  a[9] = (a[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[19]))) << 16);
+  a[10] = (a[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[20])));
+  a[10] = (a[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[21]))) << 16);
+  a[11] = (a[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[22])));
+  a[11] = (a[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[23]))) << 16);
+  a[12] = (a[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[24])));
+  a[12] = (a[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[25]))) << 16);
+  a[13] = (a[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[26])));
+  a[13] = (a[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[27]))) << 16);
+  a[14] = (a[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[28])));
+  a[14] = (a[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[29]))) << 16);
+  a[15] = (a[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[30])));
+  a[15] = (a[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[31]))) << 16);
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 64; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
+  out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
+  out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));
+  out[3] = bit_cast<T>(static_cast<unsigned short>((b[1] >> 16)));
+  out[4] = bit_cast<T>(static_cast<unsigned short>((b[2] & 0xffffu)));
+  out[5] = bit_cast<T>(static_cast<unsigned short>((b[2] >> 16)));
+  out[6] = bit_cast<T>(static_cast<unsigned short>((b[3] & 0xffffu)));
+  out[7] = bit_cast<T>(static_cast<unsigned short>((b[3] >> 16)));
+  out[8] = bit_cast<T>(static_cast<unsigned short>((b[4] & 0xffffu)));
+  out[9] = bit_cast<T>(static_cast<unsigned short>((b[4] >> 16)));
+  out[10] = bit_cast<T>(static_cast<unsigned short>((b[5] & 0xffffu)));
+  out[11] = bit_cast<T>(static_cast<unsigned short>((b[5] >> 16)));
+  out[12] = bit_cast<T>(static_cast<unsigned short>((b[6] & 0xffffu)));
+  out[13] = bit_cast<T>(static_cast<unsigned short>((b[6] >> 16)));
+  out[14] = bit_cast<T>(static_cast<unsigned short>((b[7] & 0xffffu)));
+  out[15] = bit_cast<T>(static_cast<unsigned short>((b[7] >> 16)));
+  out[16] = bit_cast<T>(static_cast<unsigned short>((b[8] & 0xffffu)));
+  out[17] = bit_cast<T>(static_cast<unsigned short>((b[8] >> 16)));
+  out[18] = bit_cast<T>(static_cast<unsigned short>((b[9] & 0xffffu)));
+  out[19] = bit_cast<T>(static_cast<unsigned short>((b[9] >> 16)));
+  out[20] = bit_cast<T>(static_cast<unsigned short>((b[10] & 0xffffu)));
+  out[21] = bit_cast<T>(static_cast<unsigned short>((b[10] >> 16)));
+  out[22] = bit_cast<T>(static_cast<unsigned short>((b[11] & 0xffffu)));
+  out[23] = bit_cast<T>(static_cast<unsigned short>((b[11] >> 16)));
+  out[24] = bit_cast<T>(static_cast<unsigned short>((b[12] & 0xffffu)));
+  out[25] = bit_cast<T>(static_cast<unsigned short>((b[12] >> 16)));
+  out[26] = bit_cast<T>(static_cast<unsigned short>((b[13] & 0xffffu)));
+  out[27] = bit_cast<T>(static_cast<unsigned short>((b[13] >> 16)));
+  out[28] = bit_cast<T>(static_cast<unsigned short>((b[14] & 0xffffu)));
+  out[29] = bit_cast<T>(static_cast<unsigned short>((b[14] >> 16)));
+  out[30] = bit_cast<T>(static_cast<unsigned short>((b[15] & 0xffffu)));
+  out[31] = bit_cast<T>(static_cast<unsigned short>((b[15] >> 16)));
+  out[32] = bit_cast<T>(static_cast<unsigned short>((b[16] & 0xffffu)));
+  out[33] = bit_cast<T>(static_cast<unsigned short>((b[16] >> 16)));
+  out[34] = bit_cast<T>(static_cast<unsigned short>((b[17] & 0xffffu)));
+  out[35] = bit_cast<T>(static_cast<unsigned short>((b[17] >> 16)));
+  out[36] = bit_cast<T>(static_cast<unsigned short>((b[18] & 0xffffu)));
+  out[37] = bit_cast<T>(static_cast<unsigned short>((b[18] >> 16)));
+  out[38] = bit_cast<T>(static_cast<unsigned short>((b[19] & 0xffffu)));
+  out[39] = bit_cast<T>(static_cast<unsigned short>((b[19] >> 16)));
+  out[40] = bit_cast<T>(static_cast<unsigned short>((b[20] & 0xffffu)));
+  out[41] = bit_cast<T>(static_cast<unsigned short>((b[20] >> 16)));
+  out[42] = bit_cast<T>(static_cast<unsigned short>((b[21] & 0xffffu)));
+  out[43] = bit_cast<T>(static_cast<unsigned short>((b[21] >> 16)));
+  out[44] = bit_cast<T>(static_cast<unsigned short>((b[22] & 0xffffu)));
+  out[45] = bit_cast<T>(static_cast<unsigned short>((b[22] >> 16)));
+  out[46] = bit_cast<T>(static_cast<unsigned short>((b[23] & 0xffffu)));
+  out[47] = bit_cast<T>(static_cast<unsigned short>((b[23] >> 16)));
+  out[48] = bit_cast<T>(static_cast<unsigned short>((b[24] & 0xffffu)));
+  out[49] = bit_cast<T>(static_cast<unsigned short>((b[24] >> 16)));
+  out[50] = bit_cast<T>(static_cast<unsigned short>((b[25] & 0xffffu)));
+  out[51] = bit_cast<T>(static_cast<unsigned short>((b[25] >> 16)));
+  out[52] = bit_cast<T>(static_cast<unsigned short>((b[26] & 0xffffu)));
+  out[53] = bit_cast<T>(static_cast<unsigned short>((b[26] >> 16)));
+  out[54] = bit_cast<T>(static_cast<unsigned short>((b[27] & 0xffffu)));
+  out[55] = bit_cast<T>(static_cast<unsigned short>((b[27] >> 16)));
+  out[56] = bit_cast<T>(static_cast<unsigned short>((b[28] & 0xffffu)));
+  out[57] = bit_cast<T>(static_cast<unsigned short>((b[28] >> 16)));
+  out[58] = bit_cast<T>(static_cast<unsigned short>((b[29] & 0xffffu)));
+  out[59] = bit_cast<T>(static_cast<unsigned short>((b[29] >> 16)));
+  out[60] = bit_cast<T>(static_cast<unsigned short>((b[30] & 0xffffu)));
+  out[61] = bit_cast<T>(static_cast<unsigned short>((b[30] >> 16)));
+  out[62] = bit_cast<T>(static_cast<unsigned short>((b[31] & 0xffffu)));
+  out[63] = bit_cast<T>(static_cast<unsigned short>((b[31] >> 16)));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[32]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short a[32] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = static_cast<unsigned short>(v.x); a[1] = static_cast<unsigned short>(v.x >> 16); a[2] = static_cast<unsigned short>(v.y); a[3] = static_cast<unsigned short>(v.y >> 16); a[4] = static_cast<unsigned short>(v.z); a[5] = static_cast<unsigned short>(v.z >> 16); a[6] = static_cast<unsigned short>(v.w); a[7] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 2); a[8] = static_cast<unsigned short>(v.x); a[9] = static_cast<unsigned short>(v.x >> 16); a[10] = static_cast<unsigned short>(v.y); a[11] = static_cast<unsigned short>(v.y >> 16); a[12] = static_cast<unsigned short>(v.z); a[13] = static_cast<unsigned short>(v.z >> 16); a[14] = static_cast<unsigned short>(v.w); a[15] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 2); a[16] = static_cast<unsigned short>(v.x); a[17] = static_cast<unsigned short>(v.x >> 16); a[18] = static_cast<unsigned short>(v.y); a[19] = static_cast<unsigned short>(v.y >> 16); a[20] = static_cast<unsigned short>(v.z); a[21] = static_cast<unsigned short>(v.z >> 16); a[22] = static_cast<unsigned short>(v.w); a[23] = static_cast<unsigned short>(v.w >> 16); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xc00u) + 0u) * 2); a[24] = static_cast<unsigned short>(v.x); a[25] = static_cast<unsigned short>(v.x >> 16); a[26] = static_cast<unsigned short>(v.y); a[27] = static_cast<unsigned short>(v.y >> 16); a[28] = static_cast<unsigned short>(v.z); a[29] = static_cast<unsigned short>(v.z >> 16); a[30] = static_cast<unsigned short>(v.w); a[31] = static_cast<unsigned short>(v.w >> 16); }
-#pragma unroll
-  for (int i = 0; i < 32; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[16];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned short>((a[0] & 0xffffu)));
+  in[1] = bit_cast<T>(static_cast<unsigned short>((a[0] >> 16)));
+  in[2] = bit_cast<T>(static_cast<unsigned short>((a[1] & 0xffffu)));
+  in[3] = bit_cast<T>(static_cast<unsigned short>((a[1] >> 16)));
+  in[4] = bit_cast<T>(static_cast<unsigned short>((a[2] & 0xffffu)));
+  in[5] = bit_cast<T>(static_cast<unsigned short>((a[2] >> 16)));
+  in[6] = bit_cast<T>(static_cast<unsigned short>((a[3] & 0xffffu)));
+  in[7] = bit_cast<T>(static_cast<unsigned short>((a[3] >> 16)));
+  in[8] = bit_cast<T>(static_cast<unsigned short>((a[4] & 0xffffu)));
+  in[9] = bit_cast<T>(static_cast<unsigned short>((a[4] >> 16)));
+  in[10] = bit_cast<T>(static_cast<unsigned short>((a[5] & 0xffffu)));
+  in[11] = bit_cast<T>(static_cast<unsigned short>((a[5] >> 16)));
+  in[12] = bit_cast<T>(static_cast<unsigned short>((a[6] & 0xffffu)));
+  in[13] = bit_cast<T>(static_cast<unsigned short>((a[6] >> 16)));
+  in[14] = bit_cast<T>(static_cast<unsigned short>((a[7] & 0xffffu)));
+  in[15] = bit_cast<T>(static_cast<unsigned short>((a[7] >> 16)));
+  in[16] = bit_cast<T>(static_cast<unsigned short>((a[8] & 0xffffu)));
+  in[17] = bit_cast<T>(static_cast<unsigned short>((a[8] >> 16)));
+  in[18] = bit_cast<T>(static_cast<unsigned short>((a[9] & 0xffffu)));
+  in[19] = bit_cast<T>(static_cast<unsigned short>((a[9] >> 16)));
+  in[20] = bit_cast<T>(static_cast<unsigned short>((a[10] & 0xffffu)));
+  in[21] = bit_cast<T>(static_cast<unsigned short>((a[10] >> 16)));
+  in[22] = bit_cast<T>(static_cast<unsigned short>((a[11] & 0xffffu)));
+  in[23] = bit_cast<T>(static_cast<unsigned short>((a[11] >> 16)));
+  in[24] = bit_cast<T>(static_cast<unsigned short>((a[12] & 0xffffu)));
+  in[25] = bit_cast<T>(static_cast<unsigned short>((a[12] >> 16)));
+  in[26] = bit_cast<T>(static_cast<unsigned short>((a[13] & 0xffffu)));
+  in[27] = bit_cast<T>(static_cast<unsigned short>((a[13] >> 16)));
+  in[28] = bit_cast<T>(static_cast<unsigned short>((a[14] & 0xffffu)));
+  in[29] = bit_cast<T>(static_cast<unsigned short>((a[14] >> 16)));
+  in[30] = bit_cast<T>(static_cast<unsigned short>((a[15] & 0xffffu)));
+  in[31] = bit_cast<T>(static_cast<unsigned short>((a[15] >> 16)));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short b[64];
-#pragma unroll
-  for (int j = 0; j < 64; ++j) b[j] = bit_cast<unsigned short>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
-  if (((lane & 0u) | (warp & 1u)) != 0u) return;
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = (static_cast<unsigned>(b[0])) | (static_cast<unsigned>(b[1]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 2) = (static_cast<unsigned>(b[2])) | (static_cast<unsigned>(b[3]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 2) = (static_cast<unsigned>(b[4])) | (static_cast<unsigned>(b[5]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0u) * 2) = (static_cast<unsigned>(b[6])) | (static_cast<unsigned>(b[7]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 2) = (static_cast<unsigned>(b[8])) | (static_cast<unsigned>(b[9]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 2) = (static_cast<unsigned>(b[10])) | (static_cast<unsigned>(b[11]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 2) = (static_cast<unsigned>(b[12])) | (static_cast<unsigned>(b[13]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0u) * 2) = (static_cast<unsigned>(b[14])) | (static_cast<unsigned>(b[15]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 2) = (static_cast<unsigned>(b[16])) | (static_cast<unsigned>(b[17]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 2) = (static_cast<unsigned>(b[18])) | (static_cast<unsigned>(b[19]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0u) * 2) = (static_cast<unsigned>(b[20])) | (static_cast<unsigned>(b[21]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0u) * 2) = (static_cast<unsigned>(b[22])) | (static_cast<unsigned>(b[23]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 2) = (static_cast<unsigned>(b[24])) | (static_cast<unsigned>(b[25]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 2) = (static_cast<unsigned>(b[26])) | (static_cast<unsigned>(b[27]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0u) * 2) = (static_cast<unsigned>(b[28])) | (static_cast<unsigned>(b[29]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0u) * 2) = (static_cast<unsigned>(b[30])) | (static_cast<unsigned>(b[31]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x800u) + 0u) * 2) = (static_cast<unsigned>(b[32])) | (static_cast<unsigned>(b[33]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa00u) + 0u) * 2) = (static_cast<unsigned>(b[34])) | (static_cast<unsigned>(b[35]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x808u) + 0u) * 2) = (static_cast<unsigned>(b[36])) | (static_cast<unsigned>(b[37]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa08u) + 0u) * 2) = (static_cast<unsigned>(b[38])) | (static_cast<unsigned>(b[39]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x810u) + 0u) * 2) = (static_cast<unsigned>(b[40])) | (static_cast<unsigned>(b[41]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa10u) + 0u) * 2) = (static_cast<unsigned>(b[42])) | (static_cast<unsigned>(b[43]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x818u) + 0u) * 2) = (static_cast<unsigned>(b[44])) | (static_cast<unsigned>(b[45]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa18u) + 0u) * 2) = (static_cast<unsigned>(b[46])) | (static_cast<unsigned>(b[47]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x820u) + 0u) * 2) = (static_cast<unsigned>(b[48])) | (static_cast<unsigned>(b[49]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa20u) + 0u) * 2) = (static_cast<unsigned>(b[50])) | (static_cast<unsigned>(b[51]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x828u) + 0u) * 2) = (static_cast<unsigned>(b[52])) | (static_cast<unsigned>(b[53]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa28u) + 0u) * 2) = (static_cast<unsigned>(b[54])) | (static_cast<unsigned>(b[55]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x830u) + 0u) * 2) = (static_cast<unsigned>(b[56])) | (static_cast<unsigned>(b[57]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa30u) + 0u) * 2) = (static_cast<unsigned>(b[58])) | (static_cast<unsigned>(b[59]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x838u) + 0u) * 2) = (static_cast<unsigned>(b[60])) | (static_cast<unsigned>(b[61]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa38u) + 0u) * 2) = (static_cast<unsigned>(b[62])) | (static_cast<unsigned>(b[63]) << 16);
+  unsigned b[32] = {};
+  b[0] = (b[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[0])));
+  b[0] = (b[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[1]))) << 16);
+  b[1] = (b[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[2])));
+  b[1] = (b[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[3]))) << 16);
+  b[2] = (b[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[4])));
+  b[2] = (b[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[5]))) << 16);
+  b[3] = (b[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[6])));
+  b[3] = (b[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[7]))) << 16);
+  b[4] = (b[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[8])));
+  b[4] = (b[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[9]))) << 16);
+  b[5] = (b[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[10])));
+  b[5] = (b[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[11]))) << 16);
+  b[6] = (b[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[12])));
+  b[6] = (b[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[13]))) << 16);
+  b[7] = (b[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[14])));
+  b[7] = (b[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[15]))) << 16);
+  b[8] = (b[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[16])));
+  b[8] = (b[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[17]))) << 16);
+  b[9] = (b[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[18])));
+  b[9] = (b[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[19]))) << 16);
+  b[10] = (b[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[20])));
+  b[10] = (b[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[21]))) << 16);
+  b[11] = (b[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[22])));
+  b[11] = (b[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[23]))) << 16);
+  b[12] = (b[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[24])));
+  b[12] = (b[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[25]))) << 16);
+  b[13] = (b[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[26])));
+  b[13] = (b[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[27]))) << 16);
+  b[14] = (b[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[28])));
+  b[14] = (b[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[29]))) << 16);
+  b[15] = (b[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[30])));
+  b[15] = (b[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[31]))) << 16);
+  b[16] = (b[16] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[32])));
+  b[16] = (b[16] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[33]))) << 16);
+  b[17] = (b[17] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[34])));
+  b[17] = (b[17] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[35]))) << 16);
+  b[18] = (b[18] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[36])));
+  b[18] = (b[18] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[37]))) << 16);
+  b[19] = (b[19] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[38])));
+  b[19] = (b[19] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[39]))) << 16);
+  b[20] = (b[20] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[40])));
+  b[20] = (b[20] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[41]))) << 16);
+  b[21] = (b[21] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[42])));
+  b[21] = (b[21] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[43]))) << 16);
+  b[22] = (b[22] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[44])));
+  b[22] = (b[22] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[45]))) << 16);
+  b[23] = (b[23] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[46])));
+  b[23] = (b[23] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[47]))) << 16);
+  b[24] = (b[24] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[48])));
+  b[24] = (b[24] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[49]))) << 16);
+  b[25] = (b[25] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[50])));
+  b[25] = (b[25] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[51]))) << 16);
+  b[26] = (b[26] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[52])));
+  b[26] = (b[26] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[53]))) << 16);
+  b[27] = (b[27] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[54])));
+  b[27] = (b[27] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[55]))) << 16);
+  b[28] = (b[28] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[56])));
+  b[28] = (b[28] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[57]))) << 16);
+  b[29] = (b[29] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[58])));
+  b[29] = (b[29] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[59]))) << 16);
+  b[30] = (b[30] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[60])));
+  b[30] = (b[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[61]))) << 16);
+  b[31] = (b[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[62])));
+  b[31] = (b[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[63]))) << 16);
+  store_b_bits(tile, b);
 }
 
 }  // namespace b2dotA_f16
@@ -150,82 +349,82 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[16384];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    unsigned short a[32];
-    unsigned short b[64];
-    llgen::b2dotA_f16::load_a(in + static_cast<long long>(t) * 8192, a);
-    llgen::b2dotA_f16::convert(a, b, smem);
-    llgen::b2dotA_f16::store_b(out + static_cast<long long>(t) * 8192, b);
+    unsigned a[16];
+    unsigned b[32];
+    llgen::b2dotA_f16::load_a_bits(in + static_cast<long long>(t) * 8192, a);
+    llgen::b2dotA_f16::convert_bits(a, b, smem);
+    llgen::b2dotA_f16::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[16384];
-  unsigned short a[32];
-  unsigned short b[64];
-  llgen::b2dotA_f16::load_a(in, a);
-  llgen::b2dotA_f16::convert(a, b, smem);
-  slots[threadIdx.x * 64 + 0] = b[0];
-  slots[threadIdx.x * 64 + 1] = b[1];
-  slots[threadIdx.x * 64 + 2] = b[2];
-  slots[threadIdx.x * 64 + 3] = b[3];
-  slots[threadIdx.x * 64 + 4] = b[4];
-  slots[threadIdx.x * 64 + 5] = b[5];
-  slots[threadIdx.x * 64 + 6] = b[6];
-  slots[threadIdx.x * 64 + 7] = b[7];
-  slots[threadIdx.x * 64 + 8] = b[8];
-  slots[threadIdx.x * 64 + 9] = b[9];
-  slots[threadIdx.x * 64 + 10] = b[10];
-  slots[threadIdx.x * 64 + 11] = b[11];
-  slots[threadIdx.x * 64 + 12] = b[12];
-  slots[threadIdx.x * 64 + 13] = b[13];
-  slots[threadIdx.x * 64 + 14] = b[14];
-  slots[threadIdx.x * 64 + 15] = b[15];
-  slots[threadIdx.x * 64 + 16] = b[16];
-  slots[threadIdx.x * 64 + 17] = b[17];
-  slots[threadIdx.x * 64 + 18] = b[18];
-  slots[threadIdx.x * 64 + 19] = b[19];
-  slots[threadIdx.x * 64 + 20] = b[20];
-  slots[threadIdx.x * 64 + 21] = b[21];
-  slots[threadIdx.x * 64 + 22] = b[22];
-  slots[threadIdx.x * 64 + 23] = b[23];
-  slots[threadIdx.x * 64 + 24] = b[24];
-  slots[threadIdx.x * 64 + 25] = b[25];
-  slots[threadIdx.x * 64 + 26] = b[26];
-  slots[threadIdx.x * 64 + 27] = b[27];
-  slots[threadIdx.x * 64 + 28] = b[28];
-  slots[threadIdx.x * 64 + 29] = b[29];
-  slots[threadIdx.x * 64 + 30] = b[30];
-  slots[threadIdx.x * 64 + 31] = b[31];
-  slots[threadIdx.x * 64 + 32] = b[32];
-  slots[threadIdx.x * 64 + 33] = b[33];
-  slots[threadIdx.x * 64 + 34] = b[34];
-  slots[threadIdx.x * 64 + 35] = b[35];
-  slots[threadIdx.x * 64 + 36] = b[36];
-  slots[threadIdx.x * 64 + 37] = b[37];
-  slots[threadIdx.x * 64 + 38] = b[38];
-  slots[threadIdx.x * 64 + 39] = b[39];
-  slots[threadIdx.x * 64 + 40] = b[40];
-  slots[threadIdx.x * 64 + 41] = b[41];
-  slots[threadIdx.x * 64 + 42] = b[42];
-  slots[threadIdx.x * 64 + 43] = b[43];
-  slots[threadIdx.x * 64 + 44] = b[44];
-  slots[threadIdx.x * 64 + 45] = b[45];
-  slots[threadIdx.x * 64 + 46] = b[46];
-  slots[threadIdx.x * 64 + 47] = b[47];
-  slots[threadIdx.x * 64 + 48] = b[48];
-  slots[threadIdx.x * 64 + 49] = b[49];
-  slots[threadIdx.x * 64 + 50] = b[50];
-  slots[threadIdx.x * 64 + 51] = b[51];
-  slots[threadIdx.x * 64 + 52] = b[52];
-  slots[threadIdx.x * 64 + 53] = b[53];
-  slots[threadIdx.x * 64 + 54] = b[54];
-  slots[threadIdx.x * 64 + 55] = b[55];
-  slots[threadIdx.x * 64 + 56] = b[56];
-  slots[threadIdx.x * 64 + 57] = b[57];
-  slots[threadIdx.x * 64 + 58] = b[58];
-  slots[threadIdx.x * 64 + 59] = b[59];
-  slots[threadIdx.x * 64 + 60] = b[60];
-  slots[threadIdx.x * 64 + 61] = b[61];
-  slots[threadIdx.x * 64 + 62] = b[62];
-  slots[threadIdx.x * 64 + 63] = b[63];
+  unsigned a[16];
+  unsigned b[32];
+  llgen::b2dotA_f16::load_a_bits(in, a);
+  llgen::b2dotA_f16::convert_bits(a, b, smem);
+  slots[threadIdx.x * 64 + 0] = static_cast<unsigned short>((b[0] & 0xffffu));
+  slots[threadIdx.x * 64 + 1] = static_cast<unsigned short>((b[0] >> 16));
+  slots[threadIdx.x * 64 + 2] = static_cast<unsigned short>((b[1] & 0xffffu));
+  slots[threadIdx.x * 64 + 3] = static_cast<unsigned short>((b[1] >> 16));
+  slots[threadIdx.x * 64 + 4] = static_cast<unsigned short>((b[2] & 0xffffu));
+  slots[threadIdx.x * 64 + 5] = static_cast<unsigned short>((b[2] >> 16));
+  slots[threadIdx.x * 64 + 6] = static_cast<unsigned short>((b[3] & 0xffffu));
+  slots[threadIdx.x * 64 + 7] = static_cast<unsigned short>((b[3] >> 16));
+  slots[threadIdx.x * 64 + 8] = static_cast<unsigned short>((b[4] & 0xffffu));
+  slots[threadIdx.x * 64 + 9] = static_cast<unsigned short>((b[4] >> 16));
+  slots[threadIdx.x * 64 + 10] = static_cast<unsigned short>((b[5] & 0xffffu));
+  slots[threadIdx.x * 64 + 11] = static_cast<unsigned short>((b[5] >> 16));
+  slots[threadIdx.x * 64 + 12] = static_cast<unsigned short>((b[6] & 0xffffu));
+  slots[threadIdx.x * 64 + 13] = static_cast<unsigned short>((b[6] >> 16));
+  slots[threadIdx.x * 64 + 14] = static_cast<unsigned short>((b[7] & 0xffffu));
+  slots[threadIdx.x * 64 + 15] = static_cast<unsigned short>((b[7] >> 16));
+  slots[threadIdx.x * 64 + 16] = static_cast<unsigned short>((b[8] & 0xffffu));
+  slots[threadIdx.x * 64 + 17] = static_cast<unsigned short>((b[8] >> 16));
+  slots[threadIdx.x * 64 + 18] = static_cast<unsigned short>((b[9] & 0xffffu));
+  slots[threadIdx.x * 64 + 19] = static_cast<unsigned short>((b[9] >> 16));
+  slots[threadIdx.x * 64 + 20] = static_cast<unsigned short>((b[10] & 0xffffu));
+  slots[threadIdx.x * 64 + 21] = static_cast<unsigned short>((b[10] >> 16));
+  slots[threadIdx.x * 64 + 22] = static_cast<unsigned short>((b[11] & 0xffffu));
+  slots[threadIdx.x * 64 + 23] = static_cast<unsigned short>((b[11] >> 16));
+  slots[threadIdx.x * 64 + 24] = static_cast<unsigned short>((b[12] & 0xffffu));
+  slots[threadIdx.x * 64 + 25] = static_cast<unsigned short>((b[12] >> 16));
+  slots[threadIdx.x * 64 + 26] = static_cast<unsigned short>((b[13] & 0xffffu));
+  slots[threadIdx.x * 64 + 27] = static_cast<unsigned short>((b[13] >> 16));
+  slots[threadIdx.x * 64 + 28] = static_cast<unsigned short>((b[14] & 0xffffu));
+  slots[threadIdx.x * 64 + 29] = static_cast<unsigned short>((b[14] >> 16));
+  slots[threadIdx.x * 64 + 30] = static_cast<unsigned short>((b[15] & 0xffffu));
+  slots[threadIdx.x * 64 + 31] = static_cast<unsigned short>((b[15] >> 16));
+  slots[threadIdx.x * 64 + 32] = static_cast<unsigned short>((b[16] & 0xffffu));
+  slots[threadIdx.x * 64 + 33] = static_cast<unsigned short>((b[16] >> 16));
+  slots[threadIdx.x * 64 + 34] = static_cast<unsigned short>((b[17] & 0xffffu));
+  slots[threadIdx.x * 64 + 35] = static_cast<unsigned short>((b[17] >> 16));
+  slots[threadIdx.x * 64 + 36] = static_cast<unsigned short>((b[18] & 0xffffu));
+  slots[threadIdx.x * 64 + 37] = static_cast<unsigned short>((b[18] >> 16));
+  slots[threadIdx.x * 64 + 38] = static_cast<unsigned short>((b[19] & 0xffffu));
+  slots[threadIdx.x * 64 + 39] = static_cast<unsigned short>((b[19] >> 16));
+  slots[threadIdx.x * 64 + 40] = static_cast<unsigned short>((b[20] & 0xffffu));
+  slots[threadIdx.x * 64 + 41] = static_cast<unsigned short>((b[20] >> 16));
+  slots[threadIdx.x * 64 + 42] = static_cast<unsigned short>((b[21] & 0xffffu));
+  slots[threadIdx.x * 64 + 43] = static_cast<unsigned short>((b[21] >> 16));
+  slots[threadIdx.x * 64 + 44] = static_cast<unsigned short>((b[22] & 0xffffu));
+  slots[threadIdx.x * 64 + 45] = static_cast<unsigned short>((b[22] >> 16));
+  slots[threadIdx.x * 64 + 46] = static_cast<unsigned short>((b[23] & 0xffffu));
+  slots[threadIdx.x * 64 + 47] = static_cast<unsigned short>((b[23] >> 16));
+  slots[threadIdx.x * 64 + 48] = static_cast<unsigned short>((b[24] & 0xffffu));
+  slots[threadIdx.x * 64 + 49] = static_cast<unsigned short>((b[24] >> 16));
+  slots[threadIdx.x * 64 + 50] = static_cast<unsigned short>((b[25] & 0xffffu));
+  slots[threadIdx.x * 64 + 51] = static_cast<unsigned short>((b[25] >> 16));
+  slots[threadIdx.x * 64 + 52] = static_cast<unsigned short>((b[26] & 0xffffu));
+  slots[threadIdx.x * 64 + 53] = static_cast<unsigned short>((b[26] >> 16));
+  slots[threadIdx.x * 64 + 54] = static_cast<unsigned short>((b[27] & 0xffffu));
+  slots[threadIdx.x * 64 + 55] = static_cast<unsigned short>((b[27] >> 16));
+  slots[threadIdx.x * 64 + 56] = static_cast<unsigned short>((b[28] & 0xffffu));
+  slots[threadIdx.x * 64 + 57] = static_cast<unsigned short>((b[28] >> 16));
+  slots[threadIdx.x * 64 + 58] = static_cast<unsigned short>((b[29] & 0xffffu));
+  slots[threadIdx.x * 64 + 59] = static_cast<unsigned short>((b[29] >> 16));
+  slots[threadIdx.x * 64 + 60] = static_cast<unsigned short>((b[30] & 0xffffu));
+  slots[threadIdx.x * 64 + 61] = static_cast<unsigned short>((b[30] >> 16));
+  slots[threadIdx.x * 64 + 62] = static_cast<unsigned short>((b[31] & 0xffffu));
+  slots[threadIdx.x * 64 + 63] = static_cast<unsigned short>((b[31] >> 16));
 }

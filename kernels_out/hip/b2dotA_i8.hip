@@ -26,11 +26,14 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned char; a[] holds A's registers, b[] fills B's.
-__device__ __forceinline__ void convert_bits(const unsigned char (&a)[32], unsigned char (&b)[64], void* smem) {
+// The conversion on raw bits. Registers are packed 4 per unsigned (8-bit elements);
+// a[] holds A's registers, b[] receives B's.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&b)[16], void* smem) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 16; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 4 | seg 6]
   // offset bit -> element (flat row-major index): 1u, 2u, 0x800u, 4u, 8u, 0x40u, 0x80u, 0x14u, 0x28u, 0x100u, 0x200u, 0x400u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
@@ -39,79 +42,275 @@ __device__ __forceinline__ void convert_bits(const unsigned char (&a)[32], unsig
   const unsigned ld = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 1) = make_uint2((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 8) | (static_cast<unsigned>(a[2]) << 16) | (static_cast<unsigned>(a[3]) << 24), (static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 8) | (static_cast<unsigned>(a[18]) << 16) | (static_cast<unsigned>(a[19]) << 24));
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 1) = make_uint2((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 8) | (static_cast<unsigned>(a[6]) << 16) | (static_cast<unsigned>(a[7]) << 24), (static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 8) | (static_cast<unsigned>(a[22]) << 16) | (static_cast<unsigned>(a[23]) << 24));
-*reinterpret_cast<uint2*>(s + ((st ^ 0x10u) + 0u) * 1) = make_uint2((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 8) | (static_cast<unsigned>(a[10]) << 16) | (static_cast<unsigned>(a[11]) << 24), (static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 8) | (static_cast<unsigned>(a[26]) << 16) | (static_cast<unsigned>(a[27]) << 24));
-*reinterpret_cast<uint2*>(s + ((st ^ 0x18u) + 0u) * 1) = make_uint2((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 8) | (static_cast<unsigned>(a[14]) << 16) | (static_cast<unsigned>(a[15]) << 24), (static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 8) | (static_cast<unsigned>(a[30]) << 16) | (static_cast<unsigned>(a[31]) << 24));
+*reinterpret_cast<uint2*>(s + (st + 0u) * 1) = make_uint2(a[0], a[4]);
+*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 1) = make_uint2(a[1], a[5]);
+*reinterpret_cast<uint2*>(s + ((st ^ 0x10u) + 0u) * 1) = make_uint2(a[2], a[6]);
+*reinterpret_cast<uint2*>(s + ((st ^ 0x18u) + 0u) * 1) = make_uint2(a[3], a[7]);
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 1); b[0] = static_cast<unsigned char>(v.x); b[1] = static_cast<unsigned char>(v.x >> 8); b[2] = static_cast<unsigned char>(v.x >> 16); b[3] = static_cast<unsigned char>(v.x >> 24); b[32] = static_cast<unsigned char>(v.y); b[33] = static_cast<unsigned char>(v.y >> 8); b[34] = static_cast<unsigned char>(v.y >> 16); b[35] = static_cast<unsigned char>(v.y >> 24); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x400u) + 0u) * 1); b[4] = static_cast<unsigned char>(v.x); b[5] = static_cast<unsigned char>(v.x >> 8); b[6] = static_cast<unsigned char>(v.x >> 16); b[7] = static_cast<unsigned char>(v.x >> 24); b[36] = static_cast<unsigned char>(v.y); b[37] = static_cast<unsigned char>(v.y >> 8); b[38] = static_cast<unsigned char>(v.y >> 16); b[39] = static_cast<unsigned char>(v.y >> 24); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x88u) + 0u) * 1); b[8] = static_cast<unsigned char>(v.x); b[9] = static_cast<unsigned char>(v.x >> 8); b[10] = static_cast<unsigned char>(v.x >> 16); b[11] = static_cast<unsigned char>(v.x >> 24); b[40] = static_cast<unsigned char>(v.y); b[41] = static_cast<unsigned char>(v.y >> 8); b[42] = static_cast<unsigned char>(v.y >> 16); b[43] = static_cast<unsigned char>(v.y >> 24); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x488u) + 0u) * 1); b[12] = static_cast<unsigned char>(v.x); b[13] = static_cast<unsigned char>(v.x >> 8); b[14] = static_cast<unsigned char>(v.x >> 16); b[15] = static_cast<unsigned char>(v.x >> 24); b[44] = static_cast<unsigned char>(v.y); b[45] = static_cast<unsigned char>(v.y >> 8); b[46] = static_cast<unsigned char>(v.y >> 16); b[47] = static_cast<unsigned char>(v.y >> 24); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x110u) + 0u) * 1); b[16] = static_cast<unsigned char>(v.x); b[17] = static_cast<unsigned char>(v.x >> 8); b[18] = static_cast<unsigned char>(v.x >> 16); b[19] = static_cast<unsigned char>(v.x >> 24); b[48] = static_cast<unsigned char>(v.y); b[49] = static_cast<unsigned char>(v.y >> 8); b[50] = static_cast<unsigned char>(v.y >> 16); b[51] = static_cast<unsigned char>(v.y >> 24); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x510u) + 0u) * 1); b[20] = static_cast<unsigned char>(v.x); b[21] = static_cast<unsigned char>(v.x >> 8); b[22] = static_cast<unsigned char>(v.x >> 16); b[23] = static_cast<unsigned char>(v.x >> 24); b[52] = static_cast<unsigned char>(v.y); b[53] = static_cast<unsigned char>(v.y >> 8); b[54] = static_cast<unsigned char>(v.y >> 16); b[55] = static_cast<unsigned char>(v.y >> 24); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x198u) + 0u) * 1); b[24] = static_cast<unsigned char>(v.x); b[25] = static_cast<unsigned char>(v.x >> 8); b[26] = static_cast<unsigned char>(v.x >> 16); b[27] = static_cast<unsigned char>(v.x >> 24); b[56] = static_cast<unsigned char>(v.y); b[57] = static_cast<unsigned char>(v.y >> 8); b[58] = static_cast<unsigned char>(v.y >> 16); b[59] = static_cast<unsigned char>(v.y >> 24); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x598u) + 0u) * 1); b[28] = static_cast<unsigned char>(v.x); b[29] = static_cast<unsigned char>(v.x >> 8); b[30] = static_cast<unsigned char>(v.x >> 16); b[31] = static_cast<unsigned char>(v.x >> 24); b[60] = static_cast<unsigned char>(v.y); b[61] = static_cast<unsigned char>(v.y >> 8); b[62] = static_cast<unsigned char>(v.y >> 16); b[63] = static_cast<unsigned char>(v.y >> 24); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 1); b[0] = v.x; b[8] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x400u) + 0u) * 1); b[1] = v.x; b[9] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x88u) + 0u) * 1); b[2] = v.x; b[10] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x488u) + 0u) * 1); b[3] = v.x; b[11] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x110u) + 0u) * 1); b[4] = v.x; b[12] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x510u) + 0u) * 1); b[5] = v.x; b[13] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x198u) + 0u) * 1); b[6] = v.x; b[14] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x598u) + 0u) * 1); b[7] = v.x; b[15] = v.y; }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[8]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 8; ++k) a[k] = 0u;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 1); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
+  if (((lane & 0u) | (warp & 1u)) != 0u) return;
+  *reinterpret_cast<unsigned*>(p + (g + 0u) * 1) = b[0];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 1) = b[1];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 1) = b[2];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 1) = b[3];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 1) = b[4];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 1) = b[5];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 1) = b[6];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 1) = b[7];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x800u) + 0u) * 1) = b[8];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa00u) + 0u) * 1) = b[9];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x810u) + 0u) * 1) = b[10];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa10u) + 0u) * 1) = b[11];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x820u) + 0u) * 1) = b[12];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa20u) + 0u) * 1) = b[13];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x830u) + 0u) * 1) = b[14];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa30u) + 0u) * 1) = b[15];
 }
 
 // The conversion on typed registers (any 1-byte element type).
 template <class T>
 __device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem) {
   static_assert(sizeof(T) == 1, "this conversion was generated for 1-byte elements");
-  unsigned char a[32];
-  unsigned char b[64];
-#pragma unroll
-  for (int i = 0; i < 32; ++i) a[i] = bit_cast<unsigned char>(in[i]);
+  unsigned a[8] = {};
+  unsigned b[16];
+  a[0] = (a[0] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[0])));
+  a[0] = (a[0] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[1]))) << 8);
+  a[0] = (a[0] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[2]))) << 16);
+  a[0] = (a[0] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[3]))) << 24);
+  a[1] = (a[1] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[4])));
+  a[1] = (a[1] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[5]))) << 8);
+  a[1] = (a[1] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[6]))) << 16);
+  a[1] = (a[1] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[7]))) << 24);
+  a[2] = (a[2] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[8])));
+  a[2] = (a[2] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[9]))) << 8);
+  a[2] = (a[2] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[10]))) << 16);
+  a[2] = (a[2] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[11]))) << 24);
+  a[3] = (a[3] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[12])));
+  a[3] = (a[3] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[13]))) << 8);
+  a[3] = (a[3] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[14]))) << 16);
+  a[3] = (a[3] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[15]))) << 24);
+  a[4] = (a[4] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[16])));
+  a[4] = (a[4] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[17]))) << 8);
+  a[4] = (a[4] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[18]))) << 16);
+  a[4] = (a[4] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[19]))) << 24);
+  a[5] = (a[5] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[20])));
+  a[5] = (a[5] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[21]))) << 8);
+  a[5] = (a[5] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[22]))) << 16);
+  a[5] = (a[5] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[23]))) << 24);
+  a[6] = (a[6] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[24])));
+  a[6] = (a[6] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[25]))) << 8);
+  a[6] = (a[6] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[26]))) << 16);
+  a[6] = (a[6] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[27]))) << 24);
+  a[7] = (a[7] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(in[28])));
+  a[7] = (a[7] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[29]))) << 8);
+  a[7] = (a[7] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[30]))) << 16);
+  a[7] = (a[7] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[31]))) << 24);
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 64; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned char>((b[0] & 0xffu)));
+  out[1] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 8) & 0xffu)));
+  out[2] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 16) & 0xffu)));
+  out[3] = bit_cast<T>(static_cast<unsigned char>((b[0] >> 24)));
+  out[4] = bit_cast<T>(static_cast<unsigned char>((b[1] & 0xffu)));
+  out[5] = bit_cast<T>(static_cast<unsigned char>(((b[1] >> 8) & 0xffu)));
+  out[6] = bit_cast<T>(static_cast<unsigned char>(((b[1] >> 16) & 0xffu)));
+  out[7] = bit_cast<T>(static_cast<unsigned char>((b[1] >> 24)));
+  out[8] = bit_cast<T>(static_cast<unsigned char>((b[2] & 0xffu)));
+  out[9] = bit_cast<T>(static_cast<unsigned char>(((b[2] >> 8) & 0xffu)));
+  out[10] = bit_cast<T>(static_cast<unsigned char>(((b[2] >> 16) & 0xffu)));
+  out[11] = bit_cast<T>(static_cast<unsigned char>((b[2] >> 24)));
+  out[12] = bit_cast<T>(static_cast<unsigned char>((b[3] & 0xffu)));
+  out[13] = bit_cast<T>(static_cast<unsigned char>(((b[3] >> 8) & 0xffu)));
+  out[14] = bit_cast<T>(static_cast<unsigned char>(((b[3] >> 16) & 0xffu)));
+  out[15] = bit_cast<T>(static_cast<unsigned char>((b[3] >> 24)));
+  out[16] = bit_cast<T>(static_cast<unsigned char>((b[4] & 0xffu)));
+  out[17] = bit_cast<T>(static_cast<unsigned char>(((b[4] >> 8) & 0xffu)));
+  out[18] = bit_cast<T>(static_cast<unsigned char>(((b[4] >> 16) & 0xffu)));
+  out[19] = bit_cast<T>(static_cast<unsigned char>((b[4] >> 24)));
+  out[20] = bit_cast<T>(static_cast<unsigned char>((b[5] & 0xffu)));
+  out[21] = bit_cast<T>(static_cast<unsigned char>(((b[5] >> 8) & 0xffu)));
+  out[22] = bit_cast<T>(static_cast<unsigned char>(((b[5] >> 16) & 0xffu)));
+  out[23] = bit_cast<T>(static_cast<unsigned char>((b[5] >> 24)));
+  out[24] = bit_cast<T>(static_cast<unsigned char>((b[6] & 0xffu)));
+  out[25] = bit_cast<T>(static_cast<unsigned char>(((b[6] >> 8) & 0xffu)));
+  out[26] = bit_cast<T>(static_cast<unsigned char>(((b[6] >> 16) & 0xffu)));
+  out[27] = bit_cast<T>(static_cast<unsigned char>((b[6] >> 24)));
+  out[28] = bit_cast<T>(static_cast<unsigned char>((b[7] & 0xffu)));
+  out[29] = bit_cast<T>(static_cast<unsigned char>(((b[7] >> 8) & 0xffu)));
+  out[30] = bit_cast<T>(static_cast<unsigned char>(((b[7] >> 16) & 0xffu)));
+  out[31] = bit_cast<T>(static_cast<unsigned char>((b[7] >> 24)));
+  out[32] = bit_cast<T>(static_cast<unsigned char>((b[8] & 0xffu)));
+  out[33] = bit_cast<T>(static_cast<unsigned char>(((b[8] >> 8) & 0xffu)));
+  out[34] = bit_cast<T>(static_cast<unsigned char>(((b[8] >> 16) & 0xffu)));
+  out[35] = bit_cast<T>(static_cast<unsigned char>((b[8] >> 24)));
+  out[36] = bit_cast<T>(static_cast<unsigned char>((b[9] & 0xffu)));
+  out[37] = bit_cast<T>(static_cast<unsigned char>(((b[9] >> 8) & 0xffu)));
+  out[38] = bit_cast<T>(static_cast<unsigned char>(((b[9] >> 16) & 0xffu)));
+  out[39] = bit_cast<T>(static_cast<unsigned char>((b[9] >> 24)));
+  out[40] = bit_cast<T>(static_cast<unsigned char>((b[10] & 0xffu)));
+  out[41] = bit_cast<T>(static_cast<unsigned char>(((b[10] >> 8) & 0xffu)));
+  out[42] = bit_cast<T>(static_cast<unsigned char>(((b[10] >> 16) & 0xffu)));
+  out[43] = bit_cast<T>(static_cast<unsigned char>((b[10] >> 24)));
+  out[44] = bit_cast<T>(static_cast<unsigned char>((b[11] & 0xffu)));
+  out[45] = bit_cast<T>(static_cast<unsigned char>(((b[11] >> 8) & 0xffu)));
+  out[46] = bit_cast<T>(static_cast<unsigned char>(((b[11] >> 16) & 0xffu)));
+  out[47] = bit_cast<T>(static_cast<unsigned char>((b[11] >> 24)));
+  out[48] = bit_cast<T>(static_cast<unsigned char>((b[12] & 0xffu)));
+  out[49] = bit_cast<T>(static_cast<unsigned char>(((b[12] >> 8) & 0xffu)));
+  out[50] = bit_cast<T>(static_cast<unsigned char>(((b[12] >> 16) & 0xffu)));
+  out[51] = bit_cast<T>(static_cast<unsigned char>((b[12] >> 24)));
+  out[52] = bit_cast<T>(static_cast<unsigned char>((b[13] & 0xffu)));
+  out[53] = bit_cast<T>(static_cast<unsigned char>(((b[13] >> 8) & 0xffu)));
+  out[54] = bit_cast<T>(static_cast<unsigned char>(((b[13] >> 16) & 0xffu)));
+  out[55] = bit_cast<T>(static_cast<unsigned char>((b[13] >> 24)));
+  out[56] = bit_cast<T>(static_cast<unsigned char>((b[14] & 0xffu)));
+  out[57] = bit_cast<T>(static_cast<unsigned char>(((b[14] >> 8) & 0xffu)));
+  out[58] = bit_cast<T>(static_cast<unsigned char>(((b[14] >> 16) & 0xffu)));
+  out[59] = bit_cast<T>(static_cast<unsigned char>((b[14] >> 24)));
+  out[60] = bit_cast<T>(static_cast<unsigned char>((b[15] & 0xffu)));
+  out[61] = bit_cast<T>(static_cast<unsigned char>(((b[15] >> 8) & 0xffu)));
+  out[62] = bit_cast<T>(static_cast<unsigned char>(((b[15] >> 16) & 0xffu)));
+  out[63] = bit_cast<T>(static_cast<unsigned char>((b[15] >> 24)));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[32]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned char a[32] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 1); a[0] = static_cast<unsigned char>(v.x); a[1] = static_cast<unsigned char>(v.x >> 8); a[2] = static_cast<unsigned char>(v.x >> 16); a[3] = static_cast<unsigned char>(v.x >> 24); a[4] = static_cast<unsigned char>(v.y); a[5] = static_cast<unsigned char>(v.y >> 8); a[6] = static_cast<unsigned char>(v.y >> 16); a[7] = static_cast<unsigned char>(v.y >> 24); a[8] = static_cast<unsigned char>(v.z); a[9] = static_cast<unsigned char>(v.z >> 8); a[10] = static_cast<unsigned char>(v.z >> 16); a[11] = static_cast<unsigned char>(v.z >> 24); a[12] = static_cast<unsigned char>(v.w); a[13] = static_cast<unsigned char>(v.w >> 8); a[14] = static_cast<unsigned char>(v.w >> 16); a[15] = static_cast<unsigned char>(v.w >> 24); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 1); a[16] = static_cast<unsigned char>(v.x); a[17] = static_cast<unsigned char>(v.x >> 8); a[18] = static_cast<unsigned char>(v.x >> 16); a[19] = static_cast<unsigned char>(v.x >> 24); a[20] = static_cast<unsigned char>(v.y); a[21] = static_cast<unsigned char>(v.y >> 8); a[22] = static_cast<unsigned char>(v.y >> 16); a[23] = static_cast<unsigned char>(v.y >> 24); a[24] = static_cast<unsigned char>(v.z); a[25] = static_cast<unsigned char>(v.z >> 8); a[26] = static_cast<unsigned char>(v.z >> 16); a[27] = static_cast<unsigned char>(v.z >> 24); a[28] = static_cast<unsigned char>(v.w); a[29] = static_cast<unsigned char>(v.w >> 8); a[30] = static_cast<unsigned char>(v.w >> 16); a[31] = static_cast<unsigned char>(v.w >> 24); }
-#pragma unroll
-  for (int i = 0; i < 32; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[8];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned char>((a[0] & 0xffu)));
+  in[1] = bit_cast<T>(static_cast<unsigned char>(((a[0] >> 8) & 0xffu)));
+  in[2] = bit_cast<T>(static_cast<unsigned char>(((a[0] >> 16) & 0xffu)));
+  in[3] = bit_cast<T>(static_cast<unsigned char>((a[0] >> 24)));
+  in[4] = bit_cast<T>(static_cast<unsigned char>((a[1] & 0xffu)));
+  in[5] = bit_cast<T>(static_cast<unsigned char>(((a[1] >> 8) & 0xffu)));
+  in[6] = bit_cast<T>(static_cast<unsigned char>(((a[1] >> 16) & 0xffu)));
+  in[7] = bit_cast<T>(static_cast<unsigned char>((a[1] >> 24)));
+  in[8] = bit_cast<T>(static_cast<unsigned char>((a[2] & 0xffu)));
+  in[9] = bit_cast<T>(static_cast<unsigned char>(((a[2] >> 8) & 0xffu)));
+  in[10] = bit_cast<T>(static_cast<unsigned char>(((a[2] >> 16) & 0xffu)));
+  in[11] = bit_cast<T>(static_cast<unsigned char>((a[2] >> 24)));
+  in[12] = bit_cast<T>(static_cast<unsigned char>((a[3] & 0xffu)));
+  in[13] = bit_cast<T>(static_cast<unsigned char>(((a[3] >> 8) & 0xffu)));
+  in[14] = bit_cast<T>(static_cast<unsigned char>(((a[3] >> 16) & 0xffu)));
+  in[15] = bit_cast<T>(static_cast<unsigned char>((a[3] >> 24)));
+  in[16] = bit_cast<T>(static_cast<unsigned char>((a[4] & 0xffu)));
+  in[17] = bit_cast<T>(static_cast<unsigned char>(((a[4] >> 8) & 0xffu)));
+  in[18] = bit_cast<T>(static_cast<unsigned char>(((a[4] >> 16) & 0xffu)));
+  in[19] = bit_cast<T>(static_cast<unsigned char>((a[4] >> 24)));
+  in[20] = bit_cast<T>(static_cast<unsigned char>((a[5] & 0xffu)));
+  in[21] = bit_cast<T>(static_cast<unsigned char>(((a[5] >> 8) & 0xffu)));
+  in[22] = bit_cast<T>(static_cast<unsigned char>(((a[5] >> 16) & 0xffu)));
+  in[23] = bit_cast<T>(static_cast<unsigned char>((a[5] >> 24)));
+  in[24] = bit_cast<T>(static_cast<unsigned char>((a[6] & 0xffu)));
+  in[25] = bit_cast<T>(static_cast<unsigned char>(((a[6] >> 8) & 0xffu)));
+  in[26] = bit_cast<T>(static_cast<unsigned char>(((a[6] >> 16) & 0xffu)));
+  in[27] = bit_cast<T>(static_cast<unsigned char>((a[6] >> 24)));
+  in[28] = bit_cast<T>(static_cast<unsigned char>((a[7] & 0xffu)));
+  in[29] = bit_cast<T>(static_cast<unsigned char>(((a[7] >> 8) & 0xffu)));
+  in[30] = bit_cast<T>(static_cast<unsigned char>(((a[7] >> 16) & 0xffu)));
+  in[31] = bit_cast<T>(static_cast<unsigned char>((a[7] >> 24)));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned char b[64];
-#pragma unroll
-  for (int j = 0; j < 64; ++j) b[j] = bit_cast<unsigned char>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
-  if (((lane & 0u) | (warp & 1u)) != 0u) return;
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 1) = (static_cast<unsigned>(b[0])) | (static_cast<unsigned>(b[1]) << 8) | (static_cast<unsigned>(b[2]) << 16) | (static_cast<unsigned>(b[3]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 1) = (static_cast<unsigned>(b[4])) | (static_cast<unsigned>(b[5]) << 8) | (static_cast<unsigned>(b[6]) << 16) | (static_cast<unsigned>(b[7]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 1) = (static_cast<unsigned>(b[8])) | (static_cast<unsigned>(b[9]) << 8) | (static_cast<unsigned>(b[10]) << 16) | (static_cast<unsigned>(b[11]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 1) = (static_cast<unsigned>(b[12])) | (static_cast<unsigned>(b[13]) << 8) | (static_cast<unsigned>(b[14]) << 16) | (static_cast<unsigned>(b[15]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 1) = (static_cast<unsigned>(b[16])) | (static_cast<unsigned>(b[17]) << 8) | (static_cast<unsigned>(b[18]) << 16) | (static_cast<unsigned>(b[19]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 1) = (static_cast<unsigned>(b[20])) | (static_cast<unsigned>(b[21]) << 8) | (static_cast<unsigned>(b[22]) << 16) | (static_cast<unsigned>(b[23]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 1) = (static_cast<unsigned>(b[24])) | (static_cast<unsigned>(b[25]) << 8) | (static_cast<unsigned>(b[26]) << 16) | (static_cast<unsigned>(b[27]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 1) = (static_cast<unsigned>(b[28])) | (static_cast<unsigned>(b[29]) << 8) | (static_cast<unsigned>(b[30]) << 16) | (static_cast<unsigned>(b[31]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x800u) + 0u) * 1) = (static_cast<unsigned>(b[32])) | (static_cast<unsigned>(b[33]) << 8) | (static_cast<unsigned>(b[34]) << 16) | (static_cast<unsigned>(b[35]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa00u) + 0u) * 1) = (static_cast<unsigned>(b[36])) | (static_cast<unsigned>(b[37]) << 8) | (static_cast<unsigned>(b[38]) << 16) | (static_cast<unsigned>(b[39]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x810u) + 0u) * 1) = (static_cast<unsigned>(b[40])) | (static_cast<unsigned>(b[41]) << 8) | (static_cast<unsigned>(b[42]) << 16) | (static_cast<unsigned>(b[43]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa10u) + 0u) * 1) = (static_cast<unsigned>(b[44])) | (static_cast<unsigned>(b[45]) << 8) | (static_cast<unsigned>(b[46]) << 16) | (static_cast<unsigned>(b[47]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x820u) + 0u) * 1) = (static_cast<unsigned>(b[48])) | (static_cast<unsigned>(b[49]) << 8) | (static_cast<unsigned>(b[50]) << 16) | (static_cast<unsigned>(b[51]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa20u) + 0u) * 1) = (static_cast<unsigned>(b[52])) | (static_cast<unsigned>(b[53]) << 8) | (static_cast<unsigned>(b[54]) << 16) | (static_cast<unsigned>(b[55]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x830u) + 0u) * 1) = (static_cast<unsigned>(b[56])) | (static_cast<unsigned>(b[57]) << 8) | (static_cast<unsigned>(b[58]) << 16) | (static_cast<unsigned>(b[59]) << 24);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xa30u) + 0u) * 1) = (static_cast<unsigned>(b[60])) | (static_cast<unsigned>(b[61]) << 8) | (static_cast<unsigned>(b[62]) << 16) | (static_cast<unsigned>(b[63]) << 24);
+  unsigned b[16] = {};
+  b[0] = (b[0] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[0])));
+  b[0] = (b[0] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[1]))) << 8);
+  b[0] = (b[0] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[2]))) << 16);
+  b[0] = (b[0] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[3]))) << 24);
+  b[1] = (b[1] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[4])));
+  b[1] = (b[1] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[5]))) << 8);
+  b[1] = (b[1] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[6]))) << 16);
+  b[1] = (b[1] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[7]))) << 24);
+  b[2] = (b[2] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[8])));
+  b[2] = (b[2] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[9]))) << 8);
+  b[2] = (b[2] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[10]))) << 16);
+  b[2] = (b[2] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[11]))) << 24);
+  b[3] = (b[3] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[12])));
+  b[3] = (b[3] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[13]))) << 8);
+  b[3] = (b[3] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[14]))) << 16);
+  b[3] = (b[3] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[15]))) << 24);
+  b[4] = (b[4] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[16])));
+  b[4] = (b[4] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[17]))) << 8);
+  b[4] = (b[4] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[18]))) << 16);
+  b[4] = (b[4] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[19]))) << 24);
+  b[5] = (b[5] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[20])));
+  b[5] = (b[5] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[21]))) << 8);
+  b[5] = (b[5] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[22]))) << 16);
+  b[5] = (b[5] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[23]))) << 24);
+  b[6] = (b[6] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[24])));
+  b[6] = (b[6] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[25]))) << 8);
+  b[6] = (b[6] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[26]))) << 16);
+  b[6] = (b[6] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[27]))) << 24);
+  b[7] = (b[7] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[28])));
+  b[7] = (b[7] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[29]))) << 8);
+  b[7] = (b[7] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[30]))) << 16);
+  b[7] = (b[7] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[31]))) << 24);
+  b[8] = (b[8] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[32])));
+  b[8] = (b[8] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[33]))) << 8);
+  b[8] = (b[8] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[34]))) << 16);
+  b[8] = (b[8] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[35]))) << 24);
+  b[9] = (b[9] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[36])));
+  b[9] = (b[9] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[37]))) << 8);
+  b[9] = (b[9] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[38]))) << 16);
+  b[9] = (b[9] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[39]))) << 24);
+  b[10] = (b[10] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[40])));
+  b[10] = (b[10] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[41]))) << 8);
+  b[10] = (b[10] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[42]))) << 16);
+  b[10] = (b[10] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[43]))) << 24);
+  b[11] = (b[11] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[44])));
+  b[11] = (b[11] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[45]))) << 8);
+  b[11] = (b[11] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[46]))) << 16);
+  b[11] = (b[11] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[47]))) << 24);
+  b[12] = (b[12] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[48])));
+  b[12] = (b[12] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[49]))) << 8);
+  b[12] = (b[12] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[50]))) << 16);
+  b[12] = (b[12] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[51]))) << 24);
+  b[13] = (b[13] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[52])));
+  b[13] = (b[13] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[53]))) << 8);
+  b[13] = (b[13] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[54]))) << 16);
+  b[13] = (b[13] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[55]))) << 24);
+  b[14] = (b[14] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[56])));
+  b[14] = (b[14] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[57]))) << 8);
+  b[14] = (b[14] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[58]))) << 16);
+  b[14] = (b[14] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[59]))) << 24);
+  b[15] = (b[15] & 0xffffff00u) | (static_cast<unsigned>(bit_cast<unsigned char>(out[60])));
+  b[15] = (b[15] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[61]))) << 8);
+  b[15] = (b[15] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[62]))) << 16);
+  b[15] = (b[15] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(out[63]))) << 24);
+  store_b_bits(tile, b);
 }
 
 }  // namespace b2dotA_i8
@@ -120,82 +319,82 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[8192];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    unsigned char a[32];
-    unsigned char b[64];
-    llgen::b2dotA_i8::load_a(in + static_cast<long long>(t) * 8192, a);
-    llgen::b2dotA_i8::convert(a, b, smem);
-    llgen::b2dotA_i8::store_b(out + static_cast<long long>(t) * 8192, b);
+    unsigned a[8];
+    unsigned b[16];
+    llgen::b2dotA_i8::load_a_bits(in + static_cast<long long>(t) * 8192, a);
+    llgen::b2dotA_i8::convert_bits(a, b, smem);
+    llgen::b2dotA_i8::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[8192];
-  unsigned char a[32];
-  unsigned char b[64];
-  llgen::b2dotA_i8::load_a(in, a);
-  llgen::b2dotA_i8::convert(a, b, smem);
-  slots[threadIdx.x * 64 + 0] = b[0];
-  slots[threadIdx.x * 64 + 1] = b[1];
-  slots[threadIdx.x * 64 + 2] = b[2];
-  slots[threadIdx.x * 64 + 3] = b[3];
-  slots[threadIdx.x * 64 + 4] = b[4];
-  slots[threadIdx.x * 64 + 5] = b[5];
-  slots[threadIdx.x * 64 + 6] = b[6];
-  slots[threadIdx.x * 64 + 7] = b[7];
-  slots[threadIdx.x * 64 + 8] = b[8];
-  slots[threadIdx.x * 64 + 9] = b[9];
-  slots[threadIdx.x * 64 + 10] = b[10];
-  slots[threadIdx.x * 64 + 11] = b[11];
-  slots[threadIdx.x * 64 + 12] = b[12];
-  slots[threadIdx.x * 64 + 13] = b[13];
-  slots[threadIdx.x * 64 + 14] = b[14];
-  slots[threadIdx.x * 64 + 15] = b[15];
-  slots[threadIdx.x * 64 + 16] = b[16];
-  slots[threadIdx.x * 64 + 17] = b[17];
-  slots[threadIdx.x * 64 + 18] = b[18];
-  slots[threadIdx.x * 64 + 19] = b[19];
-  slots[threadIdx.x * 64 + 20] = b[20];
-  slots[threadIdx.x * 64 + 21] = b[21];
-  slots[threadIdx.x * 64 + 22] = b[22];
-  slots[threadIdx.x * 64 + 23] = b[23];
-  slots[threadIdx.x * 64 + 24] = b[24];
-  slots[threadIdx.x * 64 + 25] = b[25];
-  slots[threadIdx.x * 64 + 26] = b[26];
-  slots[threadIdx.x * 64 + 27] = b[27];
-  slots[threadIdx.x * 64 + 28] = b[28];
-  slots[threadIdx.x * 64 + 29] = b[29];
-  slots[threadIdx.x * 64 + 30] = b[30];
-  slots[threadIdx.x * 64 + 31] = b[31];
-  slots[threadIdx.x * 64 + 32] = b[32];
-  slots[threadIdx.x * 64 + 33] = b[33];
-  slots[threadIdx.x * 64 + 34] = b[34];
-  slots[threadIdx.x * 64 + 35] = b[35];
-  slots[threadIdx.x * 64 + 36] = b[36];
-  slots[threadIdx.x * 64 + 37] = b[37];
-  slots[threadIdx.x * 64 + 38] = b[38];
-  slots[threadIdx.x * 64 + 39] = b[39];
-  slots[threadIdx.x * 64 + 40] = b[40];
-  slots[threadIdx.x * 64 + 41] = b[41];
-  slots[threadIdx.x * 64 + 42] = b[42];
-  slots[threadIdx.x * 64 + 43] = b[43];
-  slots[threadIdx.x * 64 + 44] = b[44];
-  slots[threadIdx.x * 64 + 45] = b[45];
-  slots[threadIdx.x * 64 + 46] = b[46];
-  slots[threadIdx.x * 64 + 47] = b[47];
-  slots[threadIdx.x * 64 + 48] = b[48];
-  slots[threadIdx.x * 64 + 49] = b[49];
-  slots[threadIdx.x * 64 + 50] = b[50];
-  slots[threadIdx.x * 64 + 51] = b[51];
-  slots[threadIdx.x * 64 + 52] = b[52];
-  slots[threadIdx.x * 64 + 53] = b[53];
-  slots[threadIdx.x * 64 + 54] = b[54];
-  slots[threadIdx.x * 64 + 55] = b[55];
-  slots[threadIdx.x * 64 + 56] = b[56];
-  slots[threadIdx.x * 64 + 57] = b[57];
-  slots[threadIdx.x * 64 + 58] = b[58];
-  slots[threadIdx.x * 64 + 59] = b[59];
-  slots[threadIdx.x * 64 + 60] = b[60];
-  slots[threadIdx.x * 64 + 61] = b[61];
-  slots[threadIdx.x * 64 + 62] = b[62];
-  slots[threadIdx.x * 64 + 63] = b[63];
+  unsigned a[8];
+  unsigned b[16];
+  llgen::b2dotA_i8::load_a_bits(in, a);
+  llgen::b2dotA_i8::convert_bits(a, b, smem);
+  slots[threadIdx.x * 64 + 0] = static_cast<unsigned char>((b[0] & 0xffu));
+  slots[threadIdx.x * 64 + 1] = static_cast<unsigned char>(((b[0] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 2] = static_cast<unsigned char>(((b[0] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 3] = static_cast<unsigned char>((b[0] >> 24));
+  slots[threadIdx.x * 64 + 4] = static_cast<unsigned char>((b[1] & 0xffu));
+  slots[threadIdx.x * 64 + 5] = static_cast<unsigned char>(((b[1] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 6] = static_cast<unsigned char>(((b[1] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 7] = static_cast<unsigned char>((b[1] >> 24));
+  slots[threadIdx.x * 64 + 8] = static_cast<unsigned char>((b[2] & 0xffu));
+  slots[threadIdx.x * 64 + 9] = static_cast<unsigned char>(((b[2] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 10] = static_cast<unsigned char>(((b[2] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 11] = static_cast<unsigned char>((b[2] >> 24));
+  slots[threadIdx.x * 64 + 12] = static_cast<unsigned char>((b[3] & 0xffu));
+  slots[threadIdx.x * 64 + 13] = static_cast<unsigned char>(((b[3] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 14] = static_cast<unsigned char>(((b[3] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 15] = static_cast<unsigned char>((b[3] >> 24));
+  slots[threadIdx.x * 64 + 16] = static_cast<unsigned char>((b[4] & 0xffu));
+  slots[threadIdx.x * 64 + 17] = static_cast<unsigned char>(((b[4] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 18] = static_cast<unsigned char>(((b[4] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 19] = static_cast<unsigned char>((b[4] >> 24));
+  slots[threadIdx.x * 64 + 20] = static_cast<unsigned char>((b[5] & 0xffu));
+  slots[threadIdx.x * 64 + 21] = static_cast<unsigned char>(((b[5] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 22] = static_cast<unsigned char>(((b[5] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 23] = static_cast<unsigned char>((b[5] >> 24));
+  slots[threadIdx.x * 64 + 24] = static_cast<unsigned char>((b[6] & 0xffu));
+  slots[threadIdx.x * 64 + 25] = static_cast<unsigned char>(((b[6] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 26] = static_cast<unsigned char>(((b[6] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 27] = static_cast<unsigned char>((b[6] >> 24));
+  slots[threadIdx.x * 64 + 28] = static_cast<unsigned char>((b[7] & 0xffu));
+  slots[threadIdx.x * 64 + 29] = static_cast<unsigned char>(((b[7] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 30] = static_cast<unsigned char>(((b[7] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 31] = static_cast<unsigned char>((b[7] >> 24));
+  slots[threadIdx.x * 64 + 32] = static_cast<unsigned char>((b[8] & 0xffu));
+  slots[threadIdx.x * 64 + 33] = static_cast<unsigned char>(((b[8] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 34] = static_cast<unsigned char>(((b[8] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 35] = static_cast<unsigned char>((b[8] >> 24));
+  slots[threadIdx.x * 64 + 36] = static_cast<unsigned char>((b[9] & 0xffu));
+  slots[threadIdx.x * 64 + 37] = static_cast<unsigned char>(((b[9] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 38] = static_cast<unsigned char>(((b[9] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 39] = static_cast<unsigned char>((b[9] >> 24));
+  slots[threadIdx.x * 64 + 40] = static_cast<unsigned char>((b[10] & 0xffu));
+  slots[threadIdx.x * 64 + 41] = static_cast<unsigned char>(((b[10] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 42] = static_cast<unsigned char>(((b[10] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 43] = static_cast<unsigned char>((b[10] >> 24));
+  slots[threadIdx.x * 64 + 44] = static_cast<unsigned char>((b[11] & 0xffu));
+  slots[threadIdx.x * 64 + 45] = static_cast<unsigned char>(((b[11] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 46] = static_cast<unsigned char>(((b[11] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 47] = static_cast<unsigned char>((b[11] >> 24));
+  slots[threadIdx.x * 64 + 48] = static_cast<unsigned char>((b[12] & 0xffu));
+  slots[threadIdx.x * 64 + 49] = static_cast<unsigned char>(((b[12] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 50] = static_cast<unsigned char>(((b[12] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 51] = static_cast<unsigned char>((b[12] >> 24));
+  slots[threadIdx.x * 64 + 52] = static_cast<unsigned char>((b[13] & 0xffu));
+  slots[threadIdx.x * 64 + 53] = static_cast<unsigned char>(((b[13] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 54] = static_cast<unsigned char>(((b[13] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 55] = static_cast<unsigned char>((b[13] >> 24));
+  slots[threadIdx.x * 64 + 56] = static_cast<unsigned char>((b[14] & 0xffu));
+  slots[threadIdx.x * 64 + 57] = static_cast<unsigned char>(((b[14] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 58] = static_cast<unsigned char>(((b[14] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 59] = static_cast<unsigned char>((b[14] >> 24));
+  slots[threadIdx.x * 64 + 60] = static_cast<unsigned char>((b[15] & 0xffu));
+  slots[threadIdx.x * 64 + 61] = static_cast<unsigned char>(((b[15] >> 8) & 0xffu));
+  slots[threadIdx.x * 64 + 62] = static_cast<unsigned char>(((b[15] >> 16) & 0xffu));
+  slots[threadIdx.x * 64 + 63] = static_cast<unsigned char>((b[15] >> 24));
 }

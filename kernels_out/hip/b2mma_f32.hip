@@ -26,7 +26,8 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned; a[] holds A's registers, b[] fills B's.
+// The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
+// a[] holds A's registers, b[] receives B's.
 __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (&b)[64], void* smem) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
@@ -39,45 +40,111 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned ld = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((lane & 8u) << 6) ^ ((lane & 0x10u) << 6) ^ ((lane & 0x20u) << 7) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(static_cast<unsigned>(a[0]), static_cast<unsigned>(a[1]), static_cast<unsigned>(a[8]), static_cast<unsigned>(a[9]));
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[2]), static_cast<unsigned>(a[3]), static_cast<unsigned>(a[10]), static_cast<unsigned>(a[11]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x400u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[4]), static_cast<unsigned>(a[5]), static_cast<unsigned>(a[12]), static_cast<unsigned>(a[13]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x404u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[6]), static_cast<unsigned>(a[7]), static_cast<unsigned>(a[14]), static_cast<unsigned>(a[15]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x800u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[16]), static_cast<unsigned>(a[17]), static_cast<unsigned>(a[24]), static_cast<unsigned>(a[25]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x804u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[18]), static_cast<unsigned>(a[19]), static_cast<unsigned>(a[26]), static_cast<unsigned>(a[27]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xc00u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[20]), static_cast<unsigned>(a[21]), static_cast<unsigned>(a[28]), static_cast<unsigned>(a[29]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xc04u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[22]), static_cast<unsigned>(a[23]), static_cast<unsigned>(a[30]), static_cast<unsigned>(a[31]));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[8], a[9]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(a[2], a[3], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x400u) + 0u) * 4) = make_uint4(a[4], a[5], a[12], a[13]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x404u) + 0u) * 4) = make_uint4(a[6], a[7], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x800u) + 0u) * 4) = make_uint4(a[16], a[17], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x804u) + 0u) * 4) = make_uint4(a[18], a[19], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xc00u) + 0u) * 4) = make_uint4(a[20], a[21], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xc04u) + 0u) * 4) = make_uint4(a[22], a[23], a[30], a[31]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = static_cast<unsigned>(v.x); b[1] = static_cast<unsigned>(v.y); b[2] = static_cast<unsigned>(v.z); b[3] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[4] = static_cast<unsigned>(v.x); b[5] = static_cast<unsigned>(v.y); b[6] = static_cast<unsigned>(v.z); b[7] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0u) * 4); b[8] = static_cast<unsigned>(v.x); b[9] = static_cast<unsigned>(v.y); b[10] = static_cast<unsigned>(v.z); b[11] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0u) * 4); b[12] = static_cast<unsigned>(v.x); b[13] = static_cast<unsigned>(v.y); b[14] = static_cast<unsigned>(v.z); b[15] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0u) * 4); b[16] = static_cast<unsigned>(v.x); b[17] = static_cast<unsigned>(v.y); b[18] = static_cast<unsigned>(v.z); b[19] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0u) * 4); b[20] = static_cast<unsigned>(v.x); b[21] = static_cast<unsigned>(v.y); b[22] = static_cast<unsigned>(v.z); b[23] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0u) * 4); b[24] = static_cast<unsigned>(v.x); b[25] = static_cast<unsigned>(v.y); b[26] = static_cast<unsigned>(v.z); b[27] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0u) * 4); b[28] = static_cast<unsigned>(v.x); b[29] = static_cast<unsigned>(v.y); b[30] = static_cast<unsigned>(v.z); b[31] = static_cast<unsigned>(v.w); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0u) * 4); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0u) * 4); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0u) * 4); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0u) * 4); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0u) * 4); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0u) * 4); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
   __syncthreads();
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(static_cast<unsigned>(a[32]), static_cast<unsigned>(a[33]), static_cast<unsigned>(a[40]), static_cast<unsigned>(a[41]));
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[34]), static_cast<unsigned>(a[35]), static_cast<unsigned>(a[42]), static_cast<unsigned>(a[43]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x400u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[36]), static_cast<unsigned>(a[37]), static_cast<unsigned>(a[44]), static_cast<unsigned>(a[45]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x404u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[38]), static_cast<unsigned>(a[39]), static_cast<unsigned>(a[46]), static_cast<unsigned>(a[47]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x800u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[48]), static_cast<unsigned>(a[49]), static_cast<unsigned>(a[56]), static_cast<unsigned>(a[57]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x804u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[50]), static_cast<unsigned>(a[51]), static_cast<unsigned>(a[58]), static_cast<unsigned>(a[59]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xc00u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[52]), static_cast<unsigned>(a[53]), static_cast<unsigned>(a[60]), static_cast<unsigned>(a[61]));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xc04u) + 0u) * 4) = make_uint4(static_cast<unsigned>(a[54]), static_cast<unsigned>(a[55]), static_cast<unsigned>(a[62]), static_cast<unsigned>(a[63]));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[32], a[33], a[40], a[41]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(a[34], a[35], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x400u) + 0u) * 4) = make_uint4(a[36], a[37], a[44], a[45]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x404u) + 0u) * 4) = make_uint4(a[38], a[39], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x800u) + 0u) * 4) = make_uint4(a[48], a[49], a[56], a[57]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x804u) + 0u) * 4) = make_uint4(a[50], a[51], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xc00u) + 0u) * 4) = make_uint4(a[52], a[53], a[60], a[61]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xc04u) + 0u) * 4) = make_uint4(a[54], a[55], a[62], a[63]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[32] = static_cast<unsigned>(v.x); b[33] = static_cast<unsigned>(v.y); b[34] = static_cast<unsigned>(v.z); b[35] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[36] = static_cast<unsigned>(v.x); b[37] = static_cast<unsigned>(v.y); b[38] = static_cast<unsigned>(v.z); b[39] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0u) * 4); b[40] = static_cast<unsigned>(v.x); b[41] = static_cast<unsigned>(v.y); b[42] = static_cast<unsigned>(v.z); b[43] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0u) * 4); b[44] = static_cast<unsigned>(v.x); b[45] = static_cast<unsigned>(v.y); b[46] = static_cast<unsigned>(v.z); b[47] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0u) * 4); b[48] = static_cast<unsigned>(v.x); b[49] = static_cast<unsigned>(v.y); b[50] = static_cast<unsigned>(v.z); b[51] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0u) * 4); b[52] = static_cast<unsigned>(v.x); b[53] = static_cast<unsigned>(v.y); b[54] = static_cast<unsigned>(v.z); b[55] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0u) * 4); b[56] = static_cast<unsigned>(v.x); b[57] = static_cast<unsigned>(v.y); b[58] = static_cast<unsigned>(v.z); b[59] = static_cast<unsigned>(v.w); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0u) * 4); b[60] = static_cast<unsigned>(v.x); b[61] = static_cast<unsigned>(v.y); b[62] = static_cast<unsigned>(v.z); b[63] = static_cast<unsigned>(v.w); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0u) * 4); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0u) * 4); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0u) * 4); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0u) * 4); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0u) * 4); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0u) * 4); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x200u) + 0u) * 4); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 4); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x600u) + 0u) * 4); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 4); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xa00u) + 0u) * 4); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xc00u) + 0u) * 4); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xe00u) + 0u) * 4); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1000u) + 0u) * 4); a[32] = v.x; a[33] = v.y; a[34] = v.z; a[35] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1200u) + 0u) * 4); a[36] = v.x; a[37] = v.y; a[38] = v.z; a[39] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1400u) + 0u) * 4); a[40] = v.x; a[41] = v.y; a[42] = v.z; a[43] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1600u) + 0u) * 4); a[44] = v.x; a[45] = v.y; a[46] = v.z; a[47] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1800u) + 0u) * 4); a[48] = v.x; a[49] = v.y; a[50] = v.z; a[51] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1a00u) + 0u) * 4); a[52] = v.x; a[53] = v.y; a[54] = v.z; a[55] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1c00u) + 0u) * 4); a[56] = v.x; a[57] = v.y; a[58] = v.z; a[59] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1e00u) + 0u) * 4); a[60] = v.x; a[61] = v.y; a[62] = v.z; a[63] = v.w; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
+  *reinterpret_cast<uint2*>(p + (g + 0u) * 4) = make_uint2(b[0], b[1]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x400u) + 0u) * 4) = make_uint2(b[2], b[3]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x10u) + 0u) * 4) = make_uint2(b[4], b[5]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x410u) + 0u) * 4) = make_uint2(b[6], b[7]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x20u) + 0u) * 4) = make_uint2(b[8], b[9]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x420u) + 0u) * 4) = make_uint2(b[10], b[11]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x30u) + 0u) * 4) = make_uint2(b[12], b[13]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x430u) + 0u) * 4) = make_uint2(b[14], b[15]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x40u) + 0u) * 4) = make_uint2(b[16], b[17]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x440u) + 0u) * 4) = make_uint2(b[18], b[19]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x50u) + 0u) * 4) = make_uint2(b[20], b[21]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x450u) + 0u) * 4) = make_uint2(b[22], b[23]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x60u) + 0u) * 4) = make_uint2(b[24], b[25]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x460u) + 0u) * 4) = make_uint2(b[26], b[27]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x70u) + 0u) * 4) = make_uint2(b[28], b[29]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x470u) + 0u) * 4) = make_uint2(b[30], b[31]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1000u) + 0u) * 4) = make_uint2(b[32], b[33]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1400u) + 0u) * 4) = make_uint2(b[34], b[35]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1010u) + 0u) * 4) = make_uint2(b[36], b[37]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1410u) + 0u) * 4) = make_uint2(b[38], b[39]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1020u) + 0u) * 4) = make_uint2(b[40], b[41]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1420u) + 0u) * 4) = make_uint2(b[42], b[43]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1030u) + 0u) * 4) = make_uint2(b[44], b[45]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1430u) + 0u) * 4) = make_uint2(b[46], b[47]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1040u) + 0u) * 4) = make_uint2(b[48], b[49]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1440u) + 0u) * 4) = make_uint2(b[50], b[51]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1050u) + 0u) * 4) = make_uint2(b[52], b[53]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1450u) + 0u) * 4) = make_uint2(b[54], b[55]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1060u) + 0u) * 4) = make_uint2(b[56], b[57]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1460u) + 0u) * 4) = make_uint2(b[58], b[59]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1070u) + 0u) * 4) = make_uint2(b[60], b[61]);
+  *reinterpret_cast<uint2*>(p + ((g ^ 0x1470u) + 0u) * 4) = make_uint2(b[62], b[63]);
 }
 
 // The conversion on typed registers (any 4-byte element type).
@@ -86,85 +153,277 @@ __device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64], void* s
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[64];
   unsigned b[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) a[i] = bit_cast<unsigned>(in[i]);
+  a[0] = static_cast<unsigned>(bit_cast<unsigned>(in[0]));
+  a[1] = static_cast<unsigned>(bit_cast<unsigned>(in[1]));
+  a[2] = static_cast<unsigned>(bit_cast<unsigned>(in[2]));
+  a[3] = static_cast<unsigned>(bit_cast<unsigned>(in[3]));
+  a[4] = static_cast<unsigned>(bit_cast<unsigned>(in[4]));
+  a[5] = static_cast<unsigned>(bit_cast<unsigned>(in[5]));
+  a[6] = static_cast<unsigned>(bit_cast<unsigned>(in[6]));
+  a[7] = static_cast<unsigned>(bit_cast<unsigned>(in[7]));
+  a[8] = static_cast<unsigned>(bit_cast<unsigned>(in[8]));
+  a[9] = static_cast<unsigned>(bit_cast<unsigned>(in[9]));
+  a[10] = static_cast<unsigned>(bit_cast<unsigned>(in[10]));
+  a[11] = static_cast<unsigned>(bit_cast<unsigned>(in[11]));
+  a[12] = static_cast<unsigned>(bit_cast<unsigned>(in[12]));
+  a[13] = static_cast<unsigned>(bit_cast<unsigned>(in[13]));
+  a[14] = static_cast<unsigned>(bit_cast<unsigned>(in[14]));
+  a[15] = static_cast<unsigned>(bit_cast<unsigned>(in[15]));
+  a[16] = static_cast<unsigned>(bit_cast<unsigned>(in[16]));
+  a[17] = static_cast<unsigned>(bit_cast<unsigned>(in[17]));
+  a[18] = static_cast<unsigned>(bit_cast<unsigned>(in[18]));
+  a[19] = static_cast<unsigned>(bit_cast<unsigned>(in[19]));
+  a[20] = static_cast<unsigned>(bit_cast<unsigned>(in[20]));
+  a[21] = static_cast<unsigned>(bit_cast<unsigned>(in[21]));
+  a[22] = static_cast<unsigned>(bit_cast<unsigned>(in[22]));
+  a[23] = static_cast<unsigned>(bit_cast<unsigned>(in[23]));
+  a[24] = static_cast<unsigned>(bit_cast<unsigned>(in[24]));
+  a[25] = static_cast<unsigned>(bit_cast<unsigned>(in[25]));
+  a[26] = static_cast<unsigned>(bit_cast<unsigned>(in[26]));
+  a[27] = static_cast<unsigned>(bit_cast<unsigned>(in[27]));
+  a[28] = static_cast<unsigned>(bit_cast<unsigned>(in[28]));
+  a[29] = static_cast<unsigned>(bit_cast<unsigned>(in[29]));
+  a[30] = static_cast<unsigned>(bit_cast<unsigned>(in[30]));
+  a[31] = static_cast<unsigned>(bit_cast<unsigned>(in[31]));
+  a[32] = static_cast<unsigned>(bit_cast<unsigned>(in[32]));
+  a[33] = static_cast<unsigned>(bit_cast<unsigned>(in[33]));
+  a[34] = static_cast<unsigned>(bit_cast<unsigned>(in[34]));
+  a[35] = static_cast<unsigned>(bit_cast<unsigned>(in[35]));
+  a[36] = static_cast<unsigned>(bit_cast<unsigned>(in[36]));
+  a[37] = static_cast<unsigned>(bit_cast<unsigned>(in[37]));
+  a[38] = static_cast<unsigned>(bit_cast<unsigned>(in[38]));
+  a[39] = static_cast<unsigned>(bit_cast<unsigned>(in[39]));
+  a[40] = static_cast<unsigned>(bit_cast<unsigned>(in[40]));
+  a[41] = static_cast<unsigned>(bit_cast<unsigned>(in[41]));
+  a[42] = static_cast<unsigned>(bit_cast<unsigned>(in[42]));
+  a[43] = static_cast<unsigned>(bit_cast<unsigned>(in[43]));
+  a[44] = static_cast<unsigned>(bit_cast<unsigned>(in[44]));
+  a[45] = static_cast<unsigned>(bit_cast<unsigned>(in[45]));
+  a[46] = static_cast<unsigned>(bit_cast<unsigned>(in[46]));
+  a[47] = static_cast<unsigned>(bit_cast<unsigned>(in[47]));
+  a[48] = static_cast<unsigned>(bit_cast<unsigned>(in[48]));
+  a[49] = static_cast<unsigned>(bit_cast<unsigned>(in[49]));
+  a[50] = static_cast<unsigned>(bit_cast<unsigned>(in[50]));
+  a[51] = static_cast<unsigned>(bit_cast<unsigned>(in[51]));
+  a[52] = static_cast<unsigned>(bit_cast<unsigned>(in[52]));
+  a[53] = static_cast<unsigned>(bit_cast<unsigned>(in[53]));
+  a[54] = static_cast<unsigned>(bit_cast<unsigned>(in[54]));
+  a[55] = static_cast<unsigned>(bit_cast<unsigned>(in[55]));
+  a[56] = static_cast<unsigned>(bit_cast<unsigned>(in[56]));
+  a[57] = static_cast<unsigned>(bit_cast<unsigned>(in[57]));
+  a[58] = static_cast<unsigned>(bit_cast<unsigned>(in[58]));
+  a[59] = static_cast<unsigned>(bit_cast<unsigned>(in[59]));
+  a[60] = static_cast<unsigned>(bit_cast<unsigned>(in[60]));
+  a[61] = static_cast<unsigned>(bit_cast<unsigned>(in[61]));
+  a[62] = static_cast<unsigned>(bit_cast<unsigned>(in[62]));
+  a[63] = static_cast<unsigned>(bit_cast<unsigned>(in[63]));
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 64; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
+  out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
+  out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));
+  out[3] = bit_cast<T>(static_cast<unsigned>(b[3]));
+  out[4] = bit_cast<T>(static_cast<unsigned>(b[4]));
+  out[5] = bit_cast<T>(static_cast<unsigned>(b[5]));
+  out[6] = bit_cast<T>(static_cast<unsigned>(b[6]));
+  out[7] = bit_cast<T>(static_cast<unsigned>(b[7]));
+  out[8] = bit_cast<T>(static_cast<unsigned>(b[8]));
+  out[9] = bit_cast<T>(static_cast<unsigned>(b[9]));
+  out[10] = bit_cast<T>(static_cast<unsigned>(b[10]));
+  out[11] = bit_cast<T>(static_cast<unsigned>(b[11]));
+  out[12] = bit_cast<T>(static_cast<unsigned>(b[12]));
+  out[13] = bit_cast<T>(static_cast<unsigned>(b[13]));
+  out[14] = bit_cast<T>(static_cast<unsigned>(b[14]));
+  out[15] = bit_cast<T>(static_cast<unsigned>(b[15]));
+  out[16] = bit_cast<T>(static_cast<unsigned>(b[16]));
+  out[17] = bit_cast<T>(static_cast<unsigned>(b[17]));
+  out[18] = bit_cast<T>(static_cast<unsigned>(b[18]));
+  out[19] = bit_cast<T>(static_cast<unsigned>(b[19]));
+  out[20] = bit_cast<T>(static_cast<unsigned>(b[20]));
+  out[21] = bit_cast<T>(static_cast<unsigned>(b[21]));
+  out[22] = bit_cast<T>(static_cast<unsigned>(b[22]));
+  out[23] = bit_cast<T>(static_cast<unsigned>(b[23]));
+  out[24] = bit_cast<T>(static_cast<unsigned>(b[24]));
+  out[25] = bit_cast<T>(static_cast<unsigned>(b[25]));
+  out[26] = bit_cast<T>(static_cast<unsigned>(b[26]));
+  out[27] = bit_cast<T>(static_cast<unsigned>(b[27]));
+  out[28] = bit_cast<T>(static_cast<unsigned>(b[28]));
+  out[29] = bit_cast<T>(static_cast<unsigned>(b[29]));
+  out[30] = bit_cast<T>(static_cast<unsigned>(b[30]));
+  out[31] = bit_cast<T>(static_cast<unsigned>(b[31]));
+  out[32] = bit_cast<T>(static_cast<unsigned>(b[32]));
+  out[33] = bit_cast<T>(static_cast<unsigned>(b[33]));
+  out[34] = bit_cast<T>(static_cast<unsigned>(b[34]));
+  out[35] = bit_cast<T>(static_cast<unsigned>(b[35]));
+  out[36] = bit_cast<T>(static_cast<unsigned>(b[36]));
+  out[37] = bit_cast<T>(static_cast<unsigned>(b[37]));
+  out[38] = bit_cast<T>(static_cast<unsigned>(b[38]));
+  out[39] = bit_cast<T>(static_cast<unsigned>(b[39]));
+  out[40] = bit_cast<T>(static_cast<unsigned>(b[40]));
+  out[41] = bit_cast<T>(static_cast<unsigned>(b[41]));
+  out[42] = bit_cast<T>(static_cast<unsigned>(b[42]));
+  out[43] = bit_cast<T>(static_cast<unsigned>(b[43]));
+  out[44] = bit_cast<T>(static_cast<unsigned>(b[44]));
+  out[45] = bit_cast<T>(static_cast<unsigned>(b[45]));
+  out[46] = bit_cast<T>(static_cast<unsigned>(b[46]));
+  out[47] = bit_cast<T>(static_cast<unsigned>(b[47]));
+  out[48] = bit_cast<T>(static_cast<unsigned>(b[48]));
+  out[49] = bit_cast<T>(static_cast<unsigned>(b[49]));
+  out[50] = bit_cast<T>(static_cast<unsigned>(b[50]));
+  out[51] = bit_cast<T>(static_cast<unsigned>(b[51]));
+  out[52] = bit_cast<T>(static_cast<unsigned>(b[52]));
+  out[53] = bit_cast<T>(static_cast<unsigned>(b[53]));
+  out[54] = bit_cast<T>(static_cast<unsigned>(b[54]));
+  out[55] = bit_cast<T>(static_cast<unsigned>(b[55]));
+  out[56] = bit_cast<T>(static_cast<unsigned>(b[56]));
+  out[57] = bit_cast<T>(static_cast<unsigned>(b[57]));
+  out[58] = bit_cast<T>(static_cast<unsigned>(b[58]));
+  out[59] = bit_cast<T>(static_cast<unsigned>(b[59]));
+  out[60] = bit_cast<T>(static_cast<unsigned>(b[60]));
+  out[61] = bit_cast<T>(static_cast<unsigned>(b[61]));
+  out[62] = bit_cast<T>(static_cast<unsigned>(b[62]));
+  out[63] = bit_cast<T>(static_cast<unsigned>(b[63]));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned a[64] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = static_cast<unsigned>(v.x); a[1] = static_cast<unsigned>(v.y); a[2] = static_cast<unsigned>(v.z); a[3] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x200u) + 0u) * 4); a[4] = static_cast<unsigned>(v.x); a[5] = static_cast<unsigned>(v.y); a[6] = static_cast<unsigned>(v.z); a[7] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 4); a[8] = static_cast<unsigned>(v.x); a[9] = static_cast<unsigned>(v.y); a[10] = static_cast<unsigned>(v.z); a[11] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x600u) + 0u) * 4); a[12] = static_cast<unsigned>(v.x); a[13] = static_cast<unsigned>(v.y); a[14] = static_cast<unsigned>(v.z); a[15] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x800u) + 0u) * 4); a[16] = static_cast<unsigned>(v.x); a[17] = static_cast<unsigned>(v.y); a[18] = static_cast<unsigned>(v.z); a[19] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xa00u) + 0u) * 4); a[20] = static_cast<unsigned>(v.x); a[21] = static_cast<unsigned>(v.y); a[22] = static_cast<unsigned>(v.z); a[23] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xc00u) + 0u) * 4); a[24] = static_cast<unsigned>(v.x); a[25] = static_cast<unsigned>(v.y); a[26] = static_cast<unsigned>(v.z); a[27] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0xe00u) + 0u) * 4); a[28] = static_cast<unsigned>(v.x); a[29] = static_cast<unsigned>(v.y); a[30] = static_cast<unsigned>(v.z); a[31] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1000u) + 0u) * 4); a[32] = static_cast<unsigned>(v.x); a[33] = static_cast<unsigned>(v.y); a[34] = static_cast<unsigned>(v.z); a[35] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1200u) + 0u) * 4); a[36] = static_cast<unsigned>(v.x); a[37] = static_cast<unsigned>(v.y); a[38] = static_cast<unsigned>(v.z); a[39] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1400u) + 0u) * 4); a[40] = static_cast<unsigned>(v.x); a[41] = static_cast<unsigned>(v.y); a[42] = static_cast<unsigned>(v.z); a[43] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1600u) + 0u) * 4); a[44] = static_cast<unsigned>(v.x); a[45] = static_cast<unsigned>(v.y); a[46] = static_cast<unsigned>(v.z); a[47] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1800u) + 0u) * 4); a[48] = static_cast<unsigned>(v.x); a[49] = static_cast<unsigned>(v.y); a[50] = static_cast<unsigned>(v.z); a[51] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1a00u) + 0u) * 4); a[52] = static_cast<unsigned>(v.x); a[53] = static_cast<unsigned>(v.y); a[54] = static_cast<unsigned>(v.z); a[55] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1c00u) + 0u) * 4); a[56] = static_cast<unsigned>(v.x); a[57] = static_cast<unsigned>(v.y); a[58] = static_cast<unsigned>(v.z); a[59] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x1e00u) + 0u) * 4); a[60] = static_cast<unsigned>(v.x); a[61] = static_cast<unsigned>(v.y); a[62] = static_cast<unsigned>(v.z); a[63] = static_cast<unsigned>(v.w); }
-#pragma unroll
-  for (int i = 0; i < 64; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[64];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned>(a[0]));
+  in[1] = bit_cast<T>(static_cast<unsigned>(a[1]));
+  in[2] = bit_cast<T>(static_cast<unsigned>(a[2]));
+  in[3] = bit_cast<T>(static_cast<unsigned>(a[3]));
+  in[4] = bit_cast<T>(static_cast<unsigned>(a[4]));
+  in[5] = bit_cast<T>(static_cast<unsigned>(a[5]));
+  in[6] = bit_cast<T>(static_cast<unsigned>(a[6]));
+  in[7] = bit_cast<T>(static_cast<unsigned>(a[7]));
+  in[8] = bit_cast<T>(static_cast<unsigned>(a[8]));
+  in[9] = bit_cast<T>(static_cast<unsigned>(a[9]));
+  in[10] = bit_cast<T>(static_cast<unsigned>(a[10]));
+  in[11] = bit_cast<T>(static_cast<unsigned>(a[11]));
+  in[12] = bit_cast<T>(static_cast<unsigned>(a[12]));
+  in[13] = bit_cast<T>(static_cast<unsigned>(a[13]));
+  in[14] = bit_cast<T>(static_cast<unsigned>(a[14]));
+  in[15] = bit_cast<T>(static_cast<unsigned>(a[15]));
+  in[16] = bit_cast<T>(static_cast<unsigned>(a[16]));
+  in[17] = bit_cast<T>(static_cast<unsigned>(a[17]));
+  in[18] = bit_cast<T>(static_cast<unsigned>(a[18]));
+  in[19] = bit_cast<T>(static_cast<unsigned>(a[19]));
+  in[20] = bit_cast<T>(static_cast<unsigned>(a[20]));
+  in[21] = bit_cast<T>(static_cast<unsigned>(a[21]));
+  in[22] = bit_cast<T>(static_cast<unsigned>(a[22]));
+  in[23] = bit_cast<T>(static_cast<unsigned>(a[23]));
+  in[24] = bit_cast<T>(static_cast<unsigned>(a[24]));
+  in[25] = bit_cast<T>(static_cast<unsigned>(a[25]));
+  in[26] = bit_cast<T>(static_cast<unsigned>(a[26]));
+  in[27] = bit_cast<T>(static_cast<unsigned>(a[27]));
+  in[28] = bit_cast<T>(static_cast<unsigned>(a[28]));
+  in[29] = bit_cast<T>(static_cast<unsigned>(a[29]));
+  in[30] = bit_cast<T>(static_cast<unsigned>(a[30]));
+  in[31] = bit_cast<T>(static_cast<unsigned>(a[31]));
+  in[32] = bit_cast<T>(static_cast<unsigned>(a[32]));
+  in[33] = bit_cast<T>(static_cast<unsigned>(a[33]));
+  in[34] = bit_cast<T>(static_cast<unsigned>(a[34]));
+  in[35] = bit_cast<T>(static_cast<unsigned>(a[35]));
+  in[36] = bit_cast<T>(static_cast<unsigned>(a[36]));
+  in[37] = bit_cast<T>(static_cast<unsigned>(a[37]));
+  in[38] = bit_cast<T>(static_cast<unsigned>(a[38]));
+  in[39] = bit_cast<T>(static_cast<unsigned>(a[39]));
+  in[40] = bit_cast<T>(static_cast<unsigned>(a[40]));
+  in[41] = bit_cast<T>(static_cast<unsigned>(a[41]));
+  in[42] = bit_cast<T>(static_cast<unsigned>(a[42]));
+  in[43] = bit_cast<T>(static_cast<unsigned>(a[43]));
+  in[44] = bit_cast<T>(static_cast<unsigned>(a[44]));
+  in[45] = bit_cast<T>(static_cast<unsigned>(a[45]));
+  in[46] = bit_cast<T>(static_cast<unsigned>(a[46]));
+  in[47] = bit_cast<T>(static_cast<unsigned>(a[47]));
+  in[48] = bit_cast<T>(static_cast<unsigned>(a[48]));
+  in[49] = bit_cast<T>(static_cast<unsigned>(a[49]));
+  in[50] = bit_cast<T>(static_cast<unsigned>(a[50]));
+  in[51] = bit_cast<T>(static_cast<unsigned>(a[51]));
+  in[52] = bit_cast<T>(static_cast<unsigned>(a[52]));
+  in[53] = bit_cast<T>(static_cast<unsigned>(a[53]));
+  in[54] = bit_cast<T>(static_cast<unsigned>(a[54]));
+  in[55] = bit_cast<T>(static_cast<unsigned>(a[55]));
+  in[56] = bit_cast<T>(static_cast<unsigned>(a[56]));
+  in[57] = bit_cast<T>(static_cast<unsigned>(a[57]));
+  in[58] = bit_cast<T>(static_cast<unsigned>(a[58]));
+  in[59] = bit_cast<T>(static_cast<unsigned>(a[59]));
+  in[60] = bit_cast<T>(static_cast<unsigned>(a[60]));
+  in[61] = bit_cast<T>(static_cast<unsigned>(a[61]));
+  in[62] = bit_cast<T>(static_cast<unsigned>(a[62]));
+  in[63] = bit_cast<T>(static_cast<unsigned>(a[63]));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
   unsigned b[64];
-#pragma unroll
-  for (int j = 0; j < 64; ++j) b[j] = bit_cast<unsigned>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
-  *reinterpret_cast<uint2*>(p + (g + 0u) * 4) = make_uint2(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x400u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[2]), static_cast<unsigned>(b[3]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x10u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[4]), static_cast<unsigned>(b[5]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x410u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[6]), static_cast<unsigned>(b[7]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x20u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[8]), static_cast<unsigned>(b[9]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x420u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[10]), static_cast<unsigned>(b[11]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x30u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[12]), static_cast<unsigned>(b[13]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x430u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[14]), static_cast<unsigned>(b[15]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x40u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[16]), static_cast<unsigned>(b[17]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x440u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[18]), static_cast<unsigned>(b[19]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x50u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[20]), static_cast<unsigned>(b[21]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x450u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[22]), static_cast<unsigned>(b[23]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x60u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[24]), static_cast<unsigned>(b[25]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x460u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[26]), static_cast<unsigned>(b[27]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x70u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[28]), static_cast<unsigned>(b[29]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x470u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[30]), static_cast<unsigned>(b[31]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1000u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[32]), static_cast<unsigned>(b[33]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1400u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[34]), static_cast<unsigned>(b[35]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1010u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[36]), static_cast<unsigned>(b[37]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1410u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[38]), static_cast<unsigned>(b[39]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1020u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[40]), static_cast<unsigned>(b[41]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1420u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[42]), static_cast<unsigned>(b[43]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1030u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[44]), static_cast<unsigned>(b[45]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1430u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[46]), static_cast<unsigned>(b[47]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1040u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[48]), static_cast<unsigned>(b[49]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1440u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[50]), static_cast<unsigned>(b[51]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1050u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[52]), static_cast<unsigned>(b[53]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1450u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[54]), static_cast<unsigned>(b[55]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1060u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[56]), static_cast<unsigned>(b[57]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1460u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[58]), static_cast<unsigned>(b[59]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1070u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[60]), static_cast<unsigned>(b[61]));
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x1470u) + 0u) * 4) = make_uint2(static_cast<unsigned>(b[62]), static_cast<unsigned>(b[63]));
+  b[0] = static_cast<unsigned>(bit_cast<unsigned>(out[0]));
+  b[1] = static_cast<unsigned>(bit_cast<unsigned>(out[1]));
+  b[2] = static_cast<unsigned>(bit_cast<unsigned>(out[2]));
+  b[3] = static_cast<unsigned>(bit_cast<unsigned>(out[3]));
+  b[4] = static_cast<unsigned>(bit_cast<unsigned>(out[4]));
+  b[5] = static_cast<unsigned>(bit_cast<unsigned>(out[5]));
+  b[6] = static_cast<unsigned>(bit_cast<unsigned>(out[6]));
+  b[7] = static_cast<unsigned>(bit_cast<unsigned>(out[7]));
+  b[8] = static_cast<unsigned>(bit_cast<unsigned>(out[8]));
+  b[9] = static_cast<unsigned>(bit_cast<unsigned>(out[9]));
+  b[10] = static_cast<unsigned>(bit_cast<unsigned>(out[10]));
+  b[11] = static_cast<unsigned>(bit_cast<unsigned>(out[11]));
+  b[12] = static_cast<unsigned>(bit_cast<unsigned>(out[12]));
+  b[13] = static_cast<unsigned>(bit_cast<unsigned>(out[13]));
+  b[14] = static_cast<unsigned>(bit_cast<unsigned>(out[14]));
+  b[15] = static_cast<unsigned>(bit_cast<unsigned>(out[15]));
+  b[16] = static_cast<unsigned>(bit_cast<unsigned>(out[16]));
+  b[17] = static_cast<unsigned>(bit_cast<unsigned>(out[17]));
+  b[18] = static_cast<unsigned>(bit_cast<unsigned>(out[18]));
+  b[19] = static_cast<unsigned>(bit_cast<unsigned>(out[19]));
+  b[20] = static_cast<unsigned>(bit_cast<unsigned>(out[20]));
+  b[21] = static_cast<unsigned>(bit_cast<unsigned>(out[21]));
+  b[22] = static_cast<unsigned>(bit_cast<unsigned>(out[22]));
+  b[23] = static_cast<unsigned>(bit_cast<unsigned>(out[23]));
+  b[24] = static_cast<unsigned>(bit_cast<unsigned>(out[24]));
+  b[25] = static_cast<unsigned>(bit_cast<unsigned>(out[25]));
+  b[26] = static_cast<unsigned>(bit_cast<unsigned>(out[26]));
+  b[27] = static_cast<unsigned>(bit_cast<unsigned>(out[27]));
+  b[28] = static_cast<unsigned>(bit_cast<unsigned>(out[28]));
+  b[29] = static_cast<unsigned>(bit_cast<unsigned>(out[29]));
+  b[30] = static_cast<unsigned>(bit_cast<unsigned>(out[30]));
+  b[31] = static_cast<unsigned>(bit_cast<unsigned>(out[31]));
+  b[32] = static_cast<unsigned>(bit_cast<unsigned>(out[32]));
+  b[33] = static_cast<unsigned>(bit_cast<unsigned>(out[33]));
+  b[34] = static_cast<unsigned>(bit_cast<unsigned>(out[34]));
+  b[35] = static_cast<unsigned>(bit_cast<unsigned>(out[35]));
+  b[36] = static_cast<unsigned>(bit_cast<unsigned>(out[36]));
+  b[37] = static_cast<unsigned>(bit_cast<unsigned>(out[37]));
+  b[38] = static_cast<unsigned>(bit_cast<unsigned>(out[38]));
+  b[39] = static_cast<unsigned>(bit_cast<unsigned>(out[39]));
+  b[40] = static_cast<unsigned>(bit_cast<unsigned>(out[40]));
+  b[41] = static_cast<unsigned>(bit_cast<unsigned>(out[41]));
+  b[42] = static_cast<unsigned>(bit_cast<unsigned>(out[42]));
+  b[43] = static_cast<unsigned>(bit_cast<unsigned>(out[43]));
+  b[44] = static_cast<unsigned>(bit_cast<unsigned>(out[44]));
+  b[45] = static_cast<unsigned>(bit_cast<unsigned>(out[45]));
+  b[46] = static_cast<unsigned>(bit_cast<unsigned>(out[46]));
+  b[47] = static_cast<unsigned>(bit_cast<unsigned>(out[47]));
+  b[48] = static_cast<unsigned>(bit_cast<unsigned>(out[48]));
+  b[49] = static_cast<unsigned>(bit_cast<unsigned>(out[49]));
+  b[50] = static_cast<unsigned>(bit_cast<unsigned>(out[50]));
+  b[51] = static_cast<unsigned>(bit_cast<unsigned>(out[51]));
+  b[52] = static_cast<unsigned>(bit_cast<unsigned>(out[52]));
+  b[53] = static_cast<unsigned>(bit_cast<unsigned>(out[53]));
+  b[54] = static_cast<unsigned>(bit_cast<unsigned>(out[54]));
+  b[55] = static_cast<unsigned>(bit_cast<unsigned>(out[55]));
+  b[56] = static_cast<unsigned>(bit_cast<unsigned>(out[56]));
+  b[57] = static_cast<unsigned>(bit_cast<unsigned>(out[57]));
+  b[58] = static_cast<unsigned>(bit_cast<unsigned>(out[58]));
+  b[59] = static_cast<unsigned>(bit_cast<unsigned>(out[59]));
+  b[60] = static_cast<unsigned>(bit_cast<unsigned>(out[60]));
+  b[61] = static_cast<unsigned>(bit_cast<unsigned>(out[61]));
+  b[62] = static_cast<unsigned>(bit_cast<unsigned>(out[62]));
+  b[63] = static_cast<unsigned>(bit_cast<unsigned>(out[63]));
+  store_b_bits(tile, b);
 }
 
 }  // namespace b2mma_f32
@@ -175,9 +434,9 @@ extern "C" __global__ void __launch_bounds__(256) b2mma_f32_kernel(const unsigne
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[64];
     unsigned b[64];
-    llgen::b2mma_f32::load_a(in + static_cast<long long>(t) * 16384, a);
-    llgen::b2mma_f32::convert(a, b, smem);
-    llgen::b2mma_f32::store_b(out + static_cast<long long>(t) * 16384, b);
+    llgen::b2mma_f32::load_a_bits(in + static_cast<long long>(t) * 16384, a);
+    llgen::b2mma_f32::convert_bits(a, b, smem);
+    llgen::b2mma_f32::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
 
@@ -185,70 +444,70 @@ extern "C" __global__ void __launch_bounds__(256) b2mma_f32_debug(const unsigned
   alignas(16) __shared__ unsigned char smem[32768];
   unsigned a[64];
   unsigned b[64];
-  llgen::b2mma_f32::load_a(in, a);
-  llgen::b2mma_f32::convert(a, b, smem);
-  slots[threadIdx.x * 64 + 0] = b[0];
-  slots[threadIdx.x * 64 + 1] = b[1];
-  slots[threadIdx.x * 64 + 2] = b[2];
-  slots[threadIdx.x * 64 + 3] = b[3];
-  slots[threadIdx.x * 64 + 4] = b[4];
-  slots[threadIdx.x * 64 + 5] = b[5];
-  slots[threadIdx.x * 64 + 6] = b[6];
-  slots[threadIdx.x * 64 + 7] = b[7];
-  slots[threadIdx.x * 64 + 8] = b[8];
-  slots[threadIdx.x * 64 + 9] = b[9];
-  slots[threadIdx.x * 64 + 10] = b[10];
-  slots[threadIdx.x * 64 + 11] = b[11];
-  slots[threadIdx.x * 64 + 12] = b[12];
-  slots[threadIdx.x * 64 + 13] = b[13];
-  slots[threadIdx.x * 64 + 14] = b[14];
-  slots[threadIdx.x * 64 + 15] = b[15];
-  slots[threadIdx.x * 64 + 16] = b[16];
-  slots[threadIdx.x * 64 + 17] = b[17];
-  slots[threadIdx.x * 64 + 18] = b[18];
-  slots[threadIdx.x * 64 + 19] = b[19];
-  slots[threadIdx.x * 64 + 20] = b[20];
-  slots[threadIdx.x * 64 + 21] = b[21];
-  slots[threadIdx.x * 64 + 22] = b[22];
-  slots[threadIdx.x * 64 + 23] = b[23];
-  slots[threadIdx.x * 64 + 24] = b[24];
-  slots[threadIdx.x * 64 + 25] = b[25];
-  slots[threadIdx.x * 64 + 26] = b[26];
-  slots[threadIdx.x * 64 + 27] = b[27];
-  slots[threadIdx.x * 64 + 28] = b[28];
-  slots[threadIdx.x * 64 + 29] = b[29];
-  slots[threadIdx.x * 64 + 30] = b[30];
-  slots[threadIdx.x * 64 + 31] = b[31];
-  slots[threadIdx.x * 64 + 32] = b[32];
-  slots[threadIdx.x * 64 + 33] = b[33];
-  slots[threadIdx.x * 64 + 34] = b[34];
-  slots[threadIdx.x * 64 + 35] = b[35];
-  slots[threadIdx.x * 64 + 36] = b[36];
-  slots[threadIdx.x * 64 + 37] = b[37];
-  slots[threadIdx.x * 64 + 38] = b[38];
-  slots[threadIdx.x * 64 + 39] = b[39];
-  slots[threadIdx.x * 64 + 40] = b[40];
-  slots[threadIdx.x * 64 + 41] = b[41];
-  slots[threadIdx.x * 64 + 42] = b[42];
-  slots[threadIdx.x * 64 + 43] = b[43];
-  slots[threadIdx.x * 64 + 44] = b[44];
-  slots[threadIdx.x * 64 + 45] = b[45];
-  slots[threadIdx.x * 64 + 46] = b[46];
-  slots[threadIdx.x * 64 + 47] = b[47];
-  slots[threadIdx.x * 64 + 48] = b[48];
-  slots[threadIdx.x * 64 + 49] = b[49];
-  slots[threadIdx.x * 64 + 50] = b[50];
-  slots[threadIdx.x * 64 + 51] = b[51];
-  slots[threadIdx.x * 64 + 52] = b[52];
-  slots[threadIdx.x * 64 + 53] = b[53];
-  slots[threadIdx.x * 64 + 54] = b[54];
-  slots[threadIdx.x * 64 + 55] = b[55];
-  slots[threadIdx.x * 64 + 56] = b[56];
-  slots[threadIdx.x * 64 + 57] = b[57];
-  slots[threadIdx.x * 64 + 58] = b[58];
-  slots[threadIdx.x * 64 + 59] = b[59];
-  slots[threadIdx.x * 64 + 60] = b[60];
-  slots[threadIdx.x * 64 + 61] = b[61];
-  slots[threadIdx.x * 64 + 62] = b[62];
-  slots[threadIdx.x * 64 + 63] = b[63];
+  llgen::b2mma_f32::load_a_bits(in, a);
+  llgen::b2mma_f32::convert_bits(a, b, smem);
+  slots[threadIdx.x * 64 + 0] = static_cast<unsigned>(b[0]);
+  slots[threadIdx.x * 64 + 1] = static_cast<unsigned>(b[1]);
+  slots[threadIdx.x * 64 + 2] = static_cast<unsigned>(b[2]);
+  slots[threadIdx.x * 64 + 3] = static_cast<unsigned>(b[3]);
+  slots[threadIdx.x * 64 + 4] = static_cast<unsigned>(b[4]);
+  slots[threadIdx.x * 64 + 5] = static_cast<unsigned>(b[5]);
+  slots[threadIdx.x * 64 + 6] = static_cast<unsigned>(b[6]);
+  slots[threadIdx.x * 64 + 7] = static_cast<unsigned>(b[7]);
+  slots[threadIdx.x * 64 + 8] = static_cast<unsigned>(b[8]);
+  slots[threadIdx.x * 64 + 9] = static_cast<unsigned>(b[9]);
+  slots[threadIdx.x * 64 + 10] = static_cast<unsigned>(b[10]);
+  slots[threadIdx.x * 64 + 11] = static_cast<unsigned>(b[11]);
+  slots[threadIdx.x * 64 + 12] = static_cast<unsigned>(b[12]);
+  slots[threadIdx.x * 64 + 13] = static_cast<unsigned>(b[13]);
+  slots[threadIdx.x * 64 + 14] = static_cast<unsigned>(b[14]);
+  slots[threadIdx.x * 64 + 15] = static_cast<unsigned>(b[15]);
+  slots[threadIdx.x * 64 + 16] = static_cast<unsigned>(b[16]);
+  slots[threadIdx.x * 64 + 17] = static_cast<unsigned>(b[17]);
+  slots[threadIdx.x * 64 + 18] = static_cast<unsigned>(b[18]);
+  slots[threadIdx.x * 64 + 19] = static_cast<unsigned>(b[19]);
+  slots[threadIdx.x * 64 + 20] = static_cast<unsigned>(b[20]);
+  slots[threadIdx.x * 64 + 21] = static_cast<unsigned>(b[21]);
+  slots[threadIdx.x * 64 + 22] = static_cast<unsigned>(b[22]);
+  slots[threadIdx.x * 64 + 23] = static_cast<unsigned>(b[23]);
+  slots[threadIdx.x * 64 + 24] = static_cast<unsigned>(b[24]);
+  slots[threadIdx.x * 64 + 25] = static_cast<unsigned>(b[25]);
+  slots[threadIdx.x * 64 + 26] = static_cast<unsigned>(b[26]);
+  slots[threadIdx.x * 64 + 27] = static_cast<unsigned>(b[27]);
+  slots[threadIdx.x * 64 + 28] = static_cast<unsigned>(b[28]);
+  slots[threadIdx.x * 64 + 29] = static_cast<unsigned>(b[29]);
+  slots[threadIdx.x * 64 + 30] = static_cast<unsigned>(b[30]);
+  slots[threadIdx.x * 64 + 31] = static_cast<unsigned>(b[31]);
+  slots[threadIdx.x * 64 + 32] = static_cast<unsigned>(b[32]);
+  slots[threadIdx.x * 64 + 33] = static_cast<unsigned>(b[33]);
+  slots[threadIdx.x * 64 + 34] = static_cast<unsigned>(b[34]);
+  slots[threadIdx.x * 64 + 35] = static_cast<unsigned>(b[35]);
+  slots[threadIdx.x * 64 + 36] = static_cast<unsigned>(b[36]);
+  slots[threadIdx.x * 64 + 37] = static_cast<unsigned>(b[37]);
+  slots[threadIdx.x * 64 + 38] = static_cast<unsigned>(b[38]);
+  slots[threadIdx.x * 64 + 39] = static_cast<unsigned>(b[39]);
+  slots[threadIdx.x * 64 + 40] = static_cast<unsigned>(b[40]);
+  slots[threadIdx.x * 64 + 41] = static_cast<unsigned>(b[41]);
+  slots[threadIdx.x * 64 + 42] = static_cast<unsigned>(b[42]);
+  slots[threadIdx.x * 64 + 43] = static_cast<unsigned>(b[43]);
+  slots[threadIdx.x * 64 + 44] = static_cast<unsigned>(b[44]);
+  slots[threadIdx.x * 64 + 45] = static_cast<unsigned>(b[45]);
+  slots[threadIdx.x * 64 + 46] = static_cast<unsigned>(b[46]);
+  slots[threadIdx.x * 64 + 47] = static_cast<unsigned>(b[47]);
+  slots[threadIdx.x * 64 + 48] = static_cast<unsigned>(b[48]);
+  slots[threadIdx.x * 64 + 49] = static_cast<unsigned>(b[49]);
+  slots[threadIdx.x * 64 + 50] = static_cast<unsigned>(b[50]);
+  slots[threadIdx.x * 64 + 51] = static_cast<unsigned>(b[51]);
+  slots[threadIdx.x * 64 + 52] = static_cast<unsigned>(b[52]);
+  slots[threadIdx.x * 64 + 53] = static_cast<unsigned>(b[53]);
+  slots[threadIdx.x * 64 + 54] = static_cast<unsigned>(b[54]);
+  slots[threadIdx.x * 64 + 55] = static_cast<unsigned>(b[55]);
+  slots[threadIdx.x * 64 + 56] = static_cast<unsigned>(b[56]);
+  slots[threadIdx.x * 64 + 57] = static_cast<unsigned>(b[57]);
+  slots[threadIdx.x * 64 + 58] = static_cast<unsigned>(b[58]);
+  slots[threadIdx.x * 64 + 59] = static_cast<unsigned>(b[59]);
+  slots[threadIdx.x * 64 + 60] = static_cast<unsigned>(b[60]);
+  slots[threadIdx.x * 64 + 61] = static_cast<unsigned>(b[61]);
+  slots[threadIdx.x * 64 + 62] = static_cast<unsigned>(b[62]);
+  slots[threadIdx.x * 64 + 63] = static_cast<unsigned>(b[63]);
 }

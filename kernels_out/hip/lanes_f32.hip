@@ -26,7 +26,8 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned; a[] holds A's registers, b[] fills B's.
+// The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
+// a[] holds A's registers, b[] receives B's.
 __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[16]) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
@@ -34,102 +35,128 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   // warp shuffle: 16 rounds; each thread sends one word and fills one per round
   const unsigned src_sel = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ (lane & 0x20u);  // source lane, linear part
   {  // round 0: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[0]);
+    unsigned w0 = a[0];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[0] = static_cast<unsigned>(w0);
+    b[0] = w0;
   }
 
   {  // round 1: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[1]);
+    unsigned w0 = a[1];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[1] = static_cast<unsigned>(w0);
+    b[1] = w0;
   }
 
   {  // round 2: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[2]);
+    unsigned w0 = a[2];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[2] = static_cast<unsigned>(w0);
+    b[2] = w0;
   }
 
   {  // round 3: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[3]);
+    unsigned w0 = a[3];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[3] = static_cast<unsigned>(w0);
+    b[3] = w0;
   }
 
   {  // round 4: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[4]);
+    unsigned w0 = a[4];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[4] = static_cast<unsigned>(w0);
+    b[4] = w0;
   }
 
   {  // round 5: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[5]);
+    unsigned w0 = a[5];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[5] = static_cast<unsigned>(w0);
+    b[5] = w0;
   }
 
   {  // round 6: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[6]);
+    unsigned w0 = a[6];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[6] = static_cast<unsigned>(w0);
+    b[6] = w0;
   }
 
   {  // round 7: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[7]);
+    unsigned w0 = a[7];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[7] = static_cast<unsigned>(w0);
+    b[7] = w0;
   }
 
   {  // round 8: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[8]);
+    unsigned w0 = a[8];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[8] = static_cast<unsigned>(w0);
+    b[8] = w0;
   }
 
   {  // round 9: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[9]);
+    unsigned w0 = a[9];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[9] = static_cast<unsigned>(w0);
+    b[9] = w0;
   }
 
   {  // round 10: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[10]);
+    unsigned w0 = a[10];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[10] = static_cast<unsigned>(w0);
+    b[10] = w0;
   }
 
   {  // round 11: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[11]);
+    unsigned w0 = a[11];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[11] = static_cast<unsigned>(w0);
+    b[11] = w0;
   }
 
   {  // round 12: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[12]);
+    unsigned w0 = a[12];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[12] = static_cast<unsigned>(w0);
+    b[12] = w0;
   }
 
   {  // round 13: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[13]);
+    unsigned w0 = a[13];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[13] = static_cast<unsigned>(w0);
+    b[13] = w0;
   }
 
   {  // round 14: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[14]);
+    unsigned w0 = a[14];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[14] = static_cast<unsigned>(w0);
+    b[14] = w0;
   }
 
   {  // round 15: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = static_cast<unsigned>(a[15]);
+    unsigned w0 = a[15];
     w0 = static_cast<unsigned>(__shfl(static_cast<int>(w0), static_cast<int>(src_sel ^ 0u)));
-    b[15] = static_cast<unsigned>(w0);
+    b[15] = w0;
   }
 
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((lane & 0x20u) << 6) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x200u) + 0u) * 4); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 4); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x600u) + 0u) * 4); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((lane & 0x20u) << 6) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x200u) + 0u) * 4) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x400u) + 0u) * 4) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x600u) + 0u) * 4) = make_uint4(b[12], b[13], b[14], b[15]);
 }
 
 // The conversion on typed registers (any 4-byte element type).
@@ -138,45 +165,85 @@ __device__ __forceinline__ void convert(const T (&in)[16], T (&out)[16]) {
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[16];
   unsigned b[16];
-#pragma unroll
-  for (int i = 0; i < 16; ++i) a[i] = bit_cast<unsigned>(in[i]);
+  a[0] = static_cast<unsigned>(bit_cast<unsigned>(in[0]));
+  a[1] = static_cast<unsigned>(bit_cast<unsigned>(in[1]));
+  a[2] = static_cast<unsigned>(bit_cast<unsigned>(in[2]));
+  a[3] = static_cast<unsigned>(bit_cast<unsigned>(in[3]));
+  a[4] = static_cast<unsigned>(bit_cast<unsigned>(in[4]));
+  a[5] = static_cast<unsigned>(bit_cast<unsigned>(in[5]));
+  a[6] = static_cast<unsigned>(bit_cast<unsigned>(in[6]));
+  a[7] = static_cast<unsigned>(bit_cast<unsigned>(in[7]));
+  a[8] = static_cast<unsigned>(bit_cast<unsigned>(in[8]));
+  a[9] = static_cast<unsigned>(bit_cast<unsigned>(in[9]));
+  a[10] = static_cast<unsigned>(bit_cast<unsigned>(in[10]));
+  a[11] = static_cast<unsigned>(bit_cast<unsigned>(in[11]));
+  a[12] = static_cast<unsigned>(bit_cast<unsigned>(in[12]));
+  a[13] = static_cast<unsigned>(bit_cast<unsigned>(in[13]));
+  a[14] = static_cast<unsigned>(bit_cast<unsigned>(in[14]));
+  a[15] = static_cast<unsigned>(bit_cast<unsigned>(in[15]));
   convert_bits(a, b);
-#pragma unroll
-  for (int j = 0; j < 16; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
+  out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
+  out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));
+  out[3] = bit_cast<T>(static_cast<unsigned>(b[3]));
+  out[4] = bit_cast<T>(static_cast<unsigned>(b[4]));
+  out[5] = bit_cast<T>(static_cast<unsigned>(b[5]));
+  out[6] = bit_cast<T>(static_cast<unsigned>(b[6]));
+  out[7] = bit_cast<T>(static_cast<unsigned>(b[7]));
+  out[8] = bit_cast<T>(static_cast<unsigned>(b[8]));
+  out[9] = bit_cast<T>(static_cast<unsigned>(b[9]));
+  out[10] = bit_cast<T>(static_cast<unsigned>(b[10]));
+  out[11] = bit_cast<T>(static_cast<unsigned>(b[11]));
+  out[12] = bit_cast<T>(static_cast<unsigned>(b[12]));
+  out[13] = bit_cast<T>(static_cast<unsigned>(b[13]));
+  out[14] = bit_cast<T>(static_cast<unsigned>(b[14]));
+  out[15] = bit_cast<T>(static_cast<unsigned>(b[15]));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[16]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned a[16] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((lane & 0x20u) << 6) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = static_cast<unsigned>(v.x); a[1] = static_cast<unsigned>(v.y); a[2] = static_cast<unsigned>(v.z); a[3] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x200u) + 0u) * 4); a[4] = static_cast<unsigned>(v.x); a[5] = static_cast<unsigned>(v.y); a[6] = static_cast<unsigned>(v.z); a[7] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x400u) + 0u) * 4); a[8] = static_cast<unsigned>(v.x); a[9] = static_cast<unsigned>(v.y); a[10] = static_cast<unsigned>(v.z); a[11] = static_cast<unsigned>(v.w); }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + ((g ^ 0x600u) + 0u) * 4); a[12] = static_cast<unsigned>(v.x); a[13] = static_cast<unsigned>(v.y); a[14] = static_cast<unsigned>(v.z); a[15] = static_cast<unsigned>(v.w); }
-#pragma unroll
-  for (int i = 0; i < 16; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[16];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned>(a[0]));
+  in[1] = bit_cast<T>(static_cast<unsigned>(a[1]));
+  in[2] = bit_cast<T>(static_cast<unsigned>(a[2]));
+  in[3] = bit_cast<T>(static_cast<unsigned>(a[3]));
+  in[4] = bit_cast<T>(static_cast<unsigned>(a[4]));
+  in[5] = bit_cast<T>(static_cast<unsigned>(a[5]));
+  in[6] = bit_cast<T>(static_cast<unsigned>(a[6]));
+  in[7] = bit_cast<T>(static_cast<unsigned>(a[7]));
+  in[8] = bit_cast<T>(static_cast<unsigned>(a[8]));
+  in[9] = bit_cast<T>(static_cast<unsigned>(a[9]));
+  in[10] = bit_cast<T>(static_cast<unsigned>(a[10]));
+  in[11] = bit_cast<T>(static_cast<unsigned>(a[11]));
+  in[12] = bit_cast<T>(static_cast<unsigned>(a[12]));
+  in[13] = bit_cast<T>(static_cast<unsigned>(a[13]));
+  in[14] = bit_cast<T>(static_cast<unsigned>(a[14]));
+  in[15] = bit_cast<T>(static_cast<unsigned>(a[15]));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[16]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
   unsigned b[16];
-#pragma unroll
-  for (int j = 0; j < 16; ++j) b[j] = bit_cast<unsigned>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((lane & 0x20u) << 6) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(static_cast<unsigned>(b[0]), static_cast<unsigned>(b[1]), static_cast<unsigned>(b[2]), static_cast<unsigned>(b[3]));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x200u) + 0u) * 4) = make_uint4(static_cast<unsigned>(b[4]), static_cast<unsigned>(b[5]), static_cast<unsigned>(b[6]), static_cast<unsigned>(b[7]));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x400u) + 0u) * 4) = make_uint4(static_cast<unsigned>(b[8]), static_cast<unsigned>(b[9]), static_cast<unsigned>(b[10]), static_cast<unsigned>(b[11]));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x600u) + 0u) * 4) = make_uint4(static_cast<unsigned>(b[12]), static_cast<unsigned>(b[13]), static_cast<unsigned>(b[14]), static_cast<unsigned>(b[15]));
+  b[0] = static_cast<unsigned>(bit_cast<unsigned>(out[0]));
+  b[1] = static_cast<unsigned>(bit_cast<unsigned>(out[1]));
+  b[2] = static_cast<unsigned>(bit_cast<unsigned>(out[2]));
+  b[3] = static_cast<unsigned>(bit_cast<unsigned>(out[3]));
+  b[4] = static_cast<unsigned>(bit_cast<unsigned>(out[4]));
+  b[5] = static_cast<unsigned>(bit_cast<unsigned>(out[5]));
+  b[6] = static_cast<unsigned>(bit_cast<unsigned>(out[6]));
+  b[7] = static_cast<unsigned>(bit_cast<unsigned>(out[7]));
+  b[8] = static_cast<unsigned>(bit_cast<unsigned>(out[8]));
+  b[9] = static_cast<unsigned>(bit_cast<unsigned>(out[9]));
+  b[10] = static_cast<unsigned>(bit_cast<unsigned>(out[10]));
+  b[11] = static_cast<unsigned>(bit_cast<unsigned>(out[11]));
+  b[12] = static_cast<unsigned>(bit_cast<unsigned>(out[12]));
+  b[13] = static_cast<unsigned>(bit_cast<unsigned>(out[13]));
+  b[14] = static_cast<unsigned>(bit_cast<unsigned>(out[14]));
+  b[15] = static_cast<unsigned>(bit_cast<unsigned>(out[15]));
+  store_b_bits(tile, b);
 }
 
 }  // namespace lanes_f32
@@ -186,31 +253,31 @@ extern "C" __global__ void __launch_bounds__(256) lanes_f32_kernel(const unsigne
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
     unsigned b[16];
-    llgen::lanes_f32::load_a(in + static_cast<long long>(t) * 4096, a);
-    llgen::lanes_f32::convert(a, b);
-    llgen::lanes_f32::store_b(out + static_cast<long long>(t) * 4096, b);
+    llgen::lanes_f32::load_a_bits(in + static_cast<long long>(t) * 4096, a);
+    llgen::lanes_f32::convert_bits(a, b);
+    llgen::lanes_f32::store_b_bits(out + static_cast<long long>(t) * 4096, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(256) lanes_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
   unsigned a[16];
   unsigned b[16];
-  llgen::lanes_f32::load_a(in, a);
-  llgen::lanes_f32::convert(a, b);
-  slots[threadIdx.x * 16 + 0] = b[0];
-  slots[threadIdx.x * 16 + 1] = b[1];
-  slots[threadIdx.x * 16 + 2] = b[2];
-  slots[threadIdx.x * 16 + 3] = b[3];
-  slots[threadIdx.x * 16 + 4] = b[4];
-  slots[threadIdx.x * 16 + 5] = b[5];
-  slots[threadIdx.x * 16 + 6] = b[6];
-  slots[threadIdx.x * 16 + 7] = b[7];
-  slots[threadIdx.x * 16 + 8] = b[8];
-  slots[threadIdx.x * 16 + 9] = b[9];
-  slots[threadIdx.x * 16 + 10] = b[10];
-  slots[threadIdx.x * 16 + 11] = b[11];
-  slots[threadIdx.x * 16 + 12] = b[12];
-  slots[threadIdx.x * 16 + 13] = b[13];
-  slots[threadIdx.x * 16 + 14] = b[14];
-  slots[threadIdx.x * 16 + 15] = b[15];
+  llgen::lanes_f32::load_a_bits(in, a);
+  llgen::lanes_f32::convert_bits(a, b);
+  slots[threadIdx.x * 16 + 0] = static_cast<unsigned>(b[0]);
+  slots[threadIdx.x * 16 + 1] = static_cast<unsigned>(b[1]);
+  slots[threadIdx.x * 16 + 2] = static_cast<unsigned>(b[2]);
+  slots[threadIdx.x * 16 + 3] = static_cast<unsigned>(b[3]);
+  slots[threadIdx.x * 16 + 4] = static_cast<unsigned>(b[4]);
+  slots[threadIdx.x * 16 + 5] = static_cast<unsigned>(b[5]);
+  slots[threadIdx.x * 16 + 6] = static_cast<unsigned>(b[6]);
+  slots[threadIdx.x * 16 + 7] = static_cast<unsigned>(b[7]);
+  slots[threadIdx.x * 16 + 8] = static_cast<unsigned>(b[8]);
+  slots[threadIdx.x * 16 + 9] = static_cast<unsigned>(b[9]);
+  slots[threadIdx.x * 16 + 10] = static_cast<unsigned>(b[10]);
+  slots[threadIdx.x * 16 + 11] = static_cast<unsigned>(b[11]);
+  slots[threadIdx.x * 16 + 12] = static_cast<unsigned>(b[12]);
+  slots[threadIdx.x * 16 + 13] = static_cast<unsigned>(b[13]);
+  slots[threadIdx.x * 16 + 14] = static_cast<unsigned>(b[14]);
+  slots[threadIdx.x * 16 + 15] = static_cast<unsigned>(b[15]);
 }

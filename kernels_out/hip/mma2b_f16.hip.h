@@ -25,11 +25,14 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned short; a[] holds A's registers, b[] fills B's.
-__device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsigned short (&b)[64], void* smem) {
+// The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
+// a[] holds A's registers, b[] receives B's.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (&b)[32], void* smem) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
   // offset bit -> element (flat row-major index): 1u, 0x400u, 0x1000u, 2u, 4u, 0x20u, 0xau, 0x14u, 0xa0u, 0x40u, 0x100u, 0x200u, 0x800u, 0x2000u
   // store st.shared (8 wavefront(s) each), load ld.shared (8 wavefront(s) each)
@@ -38,104 +41,364 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[64], unsi
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4((static_cast<unsigned>(a[0])) | (static_cast<unsigned>(a[1]) << 16), (static_cast<unsigned>(a[2])) | (static_cast<unsigned>(a[3]) << 16), (static_cast<unsigned>(a[32])) | (static_cast<unsigned>(a[33]) << 16), (static_cast<unsigned>(a[34])) | (static_cast<unsigned>(a[35]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[4])) | (static_cast<unsigned>(a[5]) << 16), (static_cast<unsigned>(a[6])) | (static_cast<unsigned>(a[7]) << 16), (static_cast<unsigned>(a[36])) | (static_cast<unsigned>(a[37]) << 16), (static_cast<unsigned>(a[38])) | (static_cast<unsigned>(a[39]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[8])) | (static_cast<unsigned>(a[9]) << 16), (static_cast<unsigned>(a[10])) | (static_cast<unsigned>(a[11]) << 16), (static_cast<unsigned>(a[40])) | (static_cast<unsigned>(a[41]) << 16), (static_cast<unsigned>(a[42])) | (static_cast<unsigned>(a[43]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[12])) | (static_cast<unsigned>(a[13]) << 16), (static_cast<unsigned>(a[14])) | (static_cast<unsigned>(a[15]) << 16), (static_cast<unsigned>(a[44])) | (static_cast<unsigned>(a[45]) << 16), (static_cast<unsigned>(a[46])) | (static_cast<unsigned>(a[47]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[16])) | (static_cast<unsigned>(a[17]) << 16), (static_cast<unsigned>(a[18])) | (static_cast<unsigned>(a[19]) << 16), (static_cast<unsigned>(a[48])) | (static_cast<unsigned>(a[49]) << 16), (static_cast<unsigned>(a[50])) | (static_cast<unsigned>(a[51]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[20])) | (static_cast<unsigned>(a[21]) << 16), (static_cast<unsigned>(a[22])) | (static_cast<unsigned>(a[23]) << 16), (static_cast<unsigned>(a[52])) | (static_cast<unsigned>(a[53]) << 16), (static_cast<unsigned>(a[54])) | (static_cast<unsigned>(a[55]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[24])) | (static_cast<unsigned>(a[25]) << 16), (static_cast<unsigned>(a[26])) | (static_cast<unsigned>(a[27]) << 16), (static_cast<unsigned>(a[56])) | (static_cast<unsigned>(a[57]) << 16), (static_cast<unsigned>(a[58])) | (static_cast<unsigned>(a[59]) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0u) * 2) = make_uint4((static_cast<unsigned>(a[28])) | (static_cast<unsigned>(a[29]) << 16), (static_cast<unsigned>(a[30])) | (static_cast<unsigned>(a[31]) << 16), (static_cast<unsigned>(a[60])) | (static_cast<unsigned>(a[61]) << 16), (static_cast<unsigned>(a[62])) | (static_cast<unsigned>(a[63]) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(a[0], a[1], a[16], a[17]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 2) = make_uint4(a[2], a[3], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0u) * 2) = make_uint4(a[4], a[5], a[20], a[21]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0u) * 2) = make_uint4(a[6], a[7], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4(a[8], a[9], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0u) * 2) = make_uint4(a[10], a[11], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0u) * 2) = make_uint4(a[12], a[13], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0u) * 2) = make_uint4(a[14], a[15], a[30], a[31]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = static_cast<unsigned short>(v.x); b[1] = static_cast<unsigned short>(v.x >> 16); b[8] = static_cast<unsigned short>(v.y); b[9] = static_cast<unsigned short>(v.y >> 16); b[32] = static_cast<unsigned short>(v.z); b[33] = static_cast<unsigned short>(v.z >> 16); b[40] = static_cast<unsigned short>(v.w); b[41] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0u) * 2); b[2] = static_cast<unsigned short>(v.x); b[3] = static_cast<unsigned short>(v.x >> 16); b[10] = static_cast<unsigned short>(v.y); b[11] = static_cast<unsigned short>(v.y >> 16); b[34] = static_cast<unsigned short>(v.z); b[35] = static_cast<unsigned short>(v.z >> 16); b[42] = static_cast<unsigned short>(v.w); b[43] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[4] = static_cast<unsigned short>(v.x); b[5] = static_cast<unsigned short>(v.x >> 16); b[12] = static_cast<unsigned short>(v.y); b[13] = static_cast<unsigned short>(v.y >> 16); b[36] = static_cast<unsigned short>(v.z); b[37] = static_cast<unsigned short>(v.z >> 16); b[44] = static_cast<unsigned short>(v.w); b[45] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0u) * 2); b[6] = static_cast<unsigned short>(v.x); b[7] = static_cast<unsigned short>(v.x >> 16); b[14] = static_cast<unsigned short>(v.y); b[15] = static_cast<unsigned short>(v.y >> 16); b[38] = static_cast<unsigned short>(v.z); b[39] = static_cast<unsigned short>(v.z >> 16); b[46] = static_cast<unsigned short>(v.w); b[47] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1000u) + 0u) * 2); b[16] = static_cast<unsigned short>(v.x); b[17] = static_cast<unsigned short>(v.x >> 16); b[24] = static_cast<unsigned short>(v.y); b[25] = static_cast<unsigned short>(v.y >> 16); b[48] = static_cast<unsigned short>(v.z); b[49] = static_cast<unsigned short>(v.z >> 16); b[56] = static_cast<unsigned short>(v.w); b[57] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1008u) + 0u) * 2); b[18] = static_cast<unsigned short>(v.x); b[19] = static_cast<unsigned short>(v.x >> 16); b[26] = static_cast<unsigned short>(v.y); b[27] = static_cast<unsigned short>(v.y >> 16); b[50] = static_cast<unsigned short>(v.z); b[51] = static_cast<unsigned short>(v.z >> 16); b[58] = static_cast<unsigned short>(v.w); b[59] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1010u) + 0u) * 2); b[20] = static_cast<unsigned short>(v.x); b[21] = static_cast<unsigned short>(v.x >> 16); b[28] = static_cast<unsigned short>(v.y); b[29] = static_cast<unsigned short>(v.y >> 16); b[52] = static_cast<unsigned short>(v.z); b[53] = static_cast<unsigned short>(v.z >> 16); b[60] = static_cast<unsigned short>(v.w); b[61] = static_cast<unsigned short>(v.w >> 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1018u) + 0u) * 2); b[22] = static_cast<unsigned short>(v.x); b[23] = static_cast<unsigned short>(v.x >> 16); b[30] = static_cast<unsigned short>(v.y); b[31] = static_cast<unsigned short>(v.y >> 16); b[54] = static_cast<unsigned short>(v.z); b[55] = static_cast<unsigned short>(v.z >> 16); b[62] = static_cast<unsigned short>(v.w); b[63] = static_cast<unsigned short>(v.w >> 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1000u) + 0u) * 2); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1008u) + 0u) * 2); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1010u) + 0u) * 2); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1018u) + 0u) * 2); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 32; ++k) a[k] = 0u;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0u) * 2); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0u) * 2); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0u) * 2); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 2); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0u) * 2); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0u) * 2); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0u) * 2); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0u) * 2); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0u) * 2); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0u) * 2); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0u) * 2); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0u) * 2); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0u) * 2); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0u) * 2); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0u) * 2); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1000u) + 0u) * 2); a[16] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1400u) + 0u) * 2); a[17] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1010u) + 0u) * 2); a[18] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1410u) + 0u) * 2); a[19] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1020u) + 0u) * 2); a[20] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1420u) + 0u) * 2); a[21] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1030u) + 0u) * 2); a[22] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1430u) + 0u) * 2); a[23] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1040u) + 0u) * 2); a[24] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1440u) + 0u) * 2); a[25] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1050u) + 0u) * 2); a[26] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1450u) + 0u) * 2); a[27] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1060u) + 0u) * 2); a[28] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1460u) + 0u) * 2); a[29] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1070u) + 0u) * 2); a[30] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1470u) + 0u) * 2); a[31] = v; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
+  *reinterpret_cast<uint4*>(p + (g + 0u) * 2) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x400u) + 0u) * 2) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x800u) + 0u) * 2) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0xc00u) + 0u) * 2) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x1000u) + 0u) * 2) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x1400u) + 0u) * 2) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x1800u) + 0u) * 2) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + ((g ^ 0x1c00u) + 0u) * 2) = make_uint4(b[28], b[29], b[30], b[31]);
 }
 
 // The conversion on typed registers (any 2-byte element type).
 template <class T>
 __device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64], void* smem) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
-  unsigned short a[64];
-  unsigned short b[64];
-#pragma unroll
-  for (int i = 0; i < 64; ++i) a[i] = bit_cast<unsigned short>(in[i]);
+  unsigned a[32] = {};
+  unsigned b[32];
+  a[0] = (a[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[0])));
+  a[0] = (a[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[1]))) << 16);
+  a[1] = (a[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[2])));
+  a[1] = (a[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[3]))) << 16);
+  a[2] = (a[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[4])));
+  a[2] = (a[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[5]))) << 16);
+  a[3] = (a[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[6])));
+  a[3] = (a[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[7]))) << 16);
+  a[4] = (a[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[8])));
+  a[4] = (a[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[9]))) << 16);
+  a[5] = (a[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[10])));
+  a[5] = (a[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[11]))) << 16);
+  a[6] = (a[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[12])));
+  a[6] = (a[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[13]))) << 16);
+  a[7] = (a[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[14])));
+  a[7] = (a[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[15]))) << 16);
+  a[8] = (a[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[16])));
+  a[8] = (a[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[17]))) << 16);
+  a[9] = (a[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[18])));
+  a[9] = (a[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[19]))) << 16);
+  a[10] = (a[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[20])));
+  a[10] = (a[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[21]))) << 16);
+  a[11] = (a[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[22])));
+  a[11] = (a[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[23]))) << 16);
+  a[12] = (a[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[24])));
+  a[12] = (a[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[25]))) << 16);
+  a[13] = (a[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[26])));
+  a[13] = (a[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[27]))) << 16);
+  a[14] = (a[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[28])));
+  a[14] = (a[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[29]))) << 16);
+  a[15] = (a[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[30])));
+  a[15] = (a[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[31]))) << 16);
+  a[16] = (a[16] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[32])));
+  a[16] = (a[16] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[33]))) << 16);
+  a[17] = (a[17] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[34])));
+  a[17] = (a[17] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[35]))) << 16);
+  a[18] = (a[18] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[36])));
+  a[18] = (a[18] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[37]))) << 16);
+  a[19] = (a[19] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[38])));
+  a[19] = (a[19] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[39]))) << 16);
+  a[20] = (a[20] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[40])));
+  a[20] = (a[20] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[41]))) << 16);
+  a[21] = (a[21] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[42])));
+  a[21] = (a[21] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[43]))) << 16);
+  a[22] = (a[22] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[44])));
+  a[22] = (a[22] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[45]))) << 16);
+  a[23] = (a[23] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[46])));
+  a[23] = (a[23] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[47]))) << 16);
+  a[24] = (a[24] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[48])));
+  a[24] = (a[24] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[49]))) << 16);
+  a[25] = (a[25] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[50])));
+  a[25] = (a[25] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[51]))) << 16);
+  a[26] = (a[26] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[52])));
+  a[26] = (a[26] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[53]))) << 16);
+  a[27] = (a[27] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[54])));
+  a[27] = (a[27] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[55]))) << 16);
+  a[28] = (a[28] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[56])));
+  a[28] = (a[28] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[57]))) << 16);
+  a[29] = (a[29] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[58])));
+  a[29] = (a[29] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[59]))) << 16);
+  a[30] = (a[30] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[60])));
+  a[30] = (a[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[61]))) << 16);
+  a[31] = (a[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[62])));
+  a[31] = (a[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[63]))) << 16);
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 64; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
+  out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
+  out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));
+  out[3] = bit_cast<T>(static_cast<unsigned short>((b[1] >> 16)));
+  out[4] = bit_cast<T>(static_cast<unsigned short>((b[2] & 0xffffu)));
+  out[5] = bit_cast<T>(static_cast<unsigned short>((b[2] >> 16)));
+  out[6] = bit_cast<T>(static_cast<unsigned short>((b[3] & 0xffffu)));
+  out[7] = bit_cast<T>(static_cast<unsigned short>((b[3] >> 16)));
+  out[8] = bit_cast<T>(static_cast<unsigned short>((b[4] & 0xffffu)));
+  out[9] = bit_cast<T>(static_cast<unsigned short>((b[4] >> 16)));
+  out[10] = bit_cast<T>(static_cast<unsigned short>((b[5] & 0xffffu)));
+  out[11] = bit_cast<T>(static_cast<unsigned short>((b[5] >> 16)));
+  out[12] = bit_cast<T>(static_cast<unsigned short>((b[6] & 0xffffu)));
+  out[13] = bit_cast<T>(static_cast<unsigned short>((b[6] >> 16)));
+  out[14] = bit_cast<T>(static_cast<unsigned short>((b[7] & 0xffffu)));
+  out[15] = bit_cast<T>(static_cast<unsigned short>((b[7] >> 16)));
+  out[16] = bit_cast<T>(static_cast<unsigned short>((b[8] & 0xffffu)));
+  out[17] = bit_cast<T>(static_cast<unsigned short>((b[8] >> 16)));
+  out[18] = bit_cast<T>(static_cast<unsigned short>((b[9] & 0xffffu)));
+  out[19] = bit_cast<T>(static_cast<unsigned short>((b[9] >> 16)));
+  out[20] = bit_cast<T>(static_cast<unsigned short>((b[10] & 0xffffu)));
+  out[21] = bit_cast<T>(static_cast<unsigned short>((b[10] >> 16)));
+  out[22] = bit_cast<T>(static_cast<unsigned short>((b[11] & 0xffffu)));
+  out[23] = bit_cast<T>(static_cast<unsigned short>((b[11] >> 16)));
+  out[24] = bit_cast<T>(static_cast<unsigned short>((b[12] & 0xffffu)));
+  out[25] = bit_cast<T>(static_cast<unsigned short>((b[12] >> 16)));
+  out[26] = bit_cast<T>(static_cast<unsigned short>((b[13] & 0xffffu)));
+  out[27] = bit_cast<T>(static_cast<unsigned short>((b[13] >> 16)));
+  out[28] = bit_cast<T>(static_cast<unsigned short>((b[14] & 0xffffu)));
+  out[29] = bit_cast<T>(static_cast<unsigned short>((b[14] >> 16)));
+  out[30] = bit_cast<T>(static_cast<unsigned short>((b[15] & 0xffffu)));
+  out[31] = bit_cast<T>(static_cast<unsigned short>((b[15] >> 16)));
+  out[32] = bit_cast<T>(static_cast<unsigned short>((b[16] & 0xffffu)));
+  out[33] = bit_cast<T>(static_cast<unsigned short>((b[16] >> 16)));
+  out[34] = bit_cast<T>(static_cast<unsigned short>((b[17] & 0xffffu)));
+  out[35] = bit_cast<T>(static_cast<unsigned short>((b[17] >> 16)));
+  out[36] = bit_cast<T>(static_cast<unsigned short>((b[18] & 0xffffu)));
+  out[37] = bit_cast<T>(static_cast<unsigned short>((b[18] >> 16)));
+  out[38] = bit_cast<T>(static_cast<unsigned short>((b[19] & 0xffffu)));
+  out[39] = bit_cast<T>(static_cast<unsigned short>((b[19] >> 16)));
+  out[40] = bit_cast<T>(static_cast<unsigned short>((b[20] & 0xffffu)));
+  out[41] = bit_cast<T>(static_cast<unsigned short>((b[20] >> 16)));
+  out[42] = bit_cast<T>(static_cast<unsigned short>((b[21] & 0xffffu)));
+  out[43] = bit_cast<T>(static_cast<unsigned short>((b[21] >> 16)));
+  out[44] = bit_cast<T>(static_cast<unsigned short>((b[22] & 0xffffu)));
+  out[45] = bit_cast<T>(static_cast<unsigned short>((b[22] >> 16)));
+  out[46] = bit_cast<T>(static_cast<unsigned short>((b[23] & 0xffffu)));
+  out[47] = bit_cast<T>(static_cast<unsigned short>((b[23] >> 16)));
+  out[48] = bit_cast<T>(static_cast<unsigned short>((b[24] & 0xffffu)));
+  out[49] = bit_cast<T>(static_cast<unsigned short>((b[24] >> 16)));
+  out[50] = bit_cast<T>(static_cast<unsigned short>((b[25] & 0xffffu)));
+  out[51] = bit_cast<T>(static_cast<unsigned short>((b[25] >> 16)));
+  out[52] = bit_cast<T>(static_cast<unsigned short>((b[26] & 0xffffu)));
+  out[53] = bit_cast<T>(static_cast<unsigned short>((b[26] >> 16)));
+  out[54] = bit_cast<T>(static_cast<unsigned short>((b[27] & 0xffffu)));
+  out[55] = bit_cast<T>(static_cast<unsigned short>((b[27] >> 16)));
+  out[56] = bit_cast<T>(static_cast<unsigned short>((b[28] & 0xffffu)));
+  out[57] = bit_cast<T>(static_cast<unsigned short>((b[28] >> 16)));
+  out[58] = bit_cast<T>(static_cast<unsigned short>((b[29] & 0xffffu)));
+  out[59] = bit_cast<T>(static_cast<unsigned short>((b[29] >> 16)));
+  out[60] = bit_cast<T>(static_cast<unsigned short>((b[30] & 0xffffu)));
+  out[61] = bit_cast<T>(static_cast<unsigned short>((b[30] >> 16)));
+  out[62] = bit_cast<T>(static_cast<unsigned short>((b[31] & 0xffffu)));
+  out[63] = bit_cast<T>(static_cast<unsigned short>((b[31] >> 16)));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short a[64] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = static_cast<unsigned short>(v); a[1] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0u) * 2); a[2] = static_cast<unsigned short>(v); a[3] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0u) * 2); a[4] = static_cast<unsigned short>(v); a[5] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0u) * 2); a[6] = static_cast<unsigned short>(v); a[7] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 2); a[8] = static_cast<unsigned short>(v); a[9] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0u) * 2); a[10] = static_cast<unsigned short>(v); a[11] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0u) * 2); a[12] = static_cast<unsigned short>(v); a[13] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0u) * 2); a[14] = static_cast<unsigned short>(v); a[15] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0u) * 2); a[16] = static_cast<unsigned short>(v); a[17] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0u) * 2); a[18] = static_cast<unsigned short>(v); a[19] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0u) * 2); a[20] = static_cast<unsigned short>(v); a[21] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0u) * 2); a[22] = static_cast<unsigned short>(v); a[23] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0u) * 2); a[24] = static_cast<unsigned short>(v); a[25] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0u) * 2); a[26] = static_cast<unsigned short>(v); a[27] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0u) * 2); a[28] = static_cast<unsigned short>(v); a[29] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0u) * 2); a[30] = static_cast<unsigned short>(v); a[31] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1000u) + 0u) * 2); a[32] = static_cast<unsigned short>(v); a[33] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1400u) + 0u) * 2); a[34] = static_cast<unsigned short>(v); a[35] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1010u) + 0u) * 2); a[36] = static_cast<unsigned short>(v); a[37] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1410u) + 0u) * 2); a[38] = static_cast<unsigned short>(v); a[39] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1020u) + 0u) * 2); a[40] = static_cast<unsigned short>(v); a[41] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1420u) + 0u) * 2); a[42] = static_cast<unsigned short>(v); a[43] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1030u) + 0u) * 2); a[44] = static_cast<unsigned short>(v); a[45] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1430u) + 0u) * 2); a[46] = static_cast<unsigned short>(v); a[47] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1040u) + 0u) * 2); a[48] = static_cast<unsigned short>(v); a[49] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1440u) + 0u) * 2); a[50] = static_cast<unsigned short>(v); a[51] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1050u) + 0u) * 2); a[52] = static_cast<unsigned short>(v); a[53] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1450u) + 0u) * 2); a[54] = static_cast<unsigned short>(v); a[55] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1060u) + 0u) * 2); a[56] = static_cast<unsigned short>(v); a[57] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1460u) + 0u) * 2); a[58] = static_cast<unsigned short>(v); a[59] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1070u) + 0u) * 2); a[60] = static_cast<unsigned short>(v); a[61] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x1470u) + 0u) * 2); a[62] = static_cast<unsigned short>(v); a[63] = static_cast<unsigned short>(v >> 16); }
-#pragma unroll
-  for (int i = 0; i < 64; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[32];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned short>((a[0] & 0xffffu)));
+  in[1] = bit_cast<T>(static_cast<unsigned short>((a[0] >> 16)));
+  in[2] = bit_cast<T>(static_cast<unsigned short>((a[1] & 0xffffu)));
+  in[3] = bit_cast<T>(static_cast<unsigned short>((a[1] >> 16)));
+  in[4] = bit_cast<T>(static_cast<unsigned short>((a[2] & 0xffffu)));
+  in[5] = bit_cast<T>(static_cast<unsigned short>((a[2] >> 16)));
+  in[6] = bit_cast<T>(static_cast<unsigned short>((a[3] & 0xffffu)));
+  in[7] = bit_cast<T>(static_cast<unsigned short>((a[3] >> 16)));
+  in[8] = bit_cast<T>(static_cast<unsigned short>((a[4] & 0xffffu)));
+  in[9] = bit_cast<T>(static_cast<unsigned short>((a[4] >> 16)));
+  in[10] = bit_cast<T>(static_cast<unsigned short>((a[5] & 0xffffu)));
+  in[11] = bit_cast<T>(static_cast<unsigned short>((a[5] >> 16)));
+  in[12] = bit_cast<T>(static_cast<unsigned short>((a[6] & 0xffffu)));
+  in[13] = bit_cast<T>(static_cast<unsigned short>((a[6] >> 16)));
+  in[14] = bit_cast<T>(static_cast<unsigned short>((a[7] & 0xffffu)));
+  in[15] = bit_cast<T>(static_cast<unsigned short>((a[7] >> 16)));
+  in[16] = bit_cast<T>(static_cast<unsigned short>((a[8] & 0xffffu)));
+  in[17] = bit_cast<T>(static_cast<unsigned short>((a[8] >> 16)));
+  in[18] = bit_cast<T>(static_cast<unsigned short>((a[9] & 0xffffu)));
+  in[19] = bit_cast<T>(static_cast<unsigned short>((a[9] >> 16)));
+  in[20] = bit_cast<T>(static_cast<unsigned short>((a[10] & 0xffffu)));
+  in[21] = bit_cast<T>(static_cast<unsigned short>((a[10] >> 16)));
+  in[22] = bit_cast<T>(static_cast<unsigned short>((a[11] & 0xffffu)));
+  in[23] = bit_cast<T>(static_cast<unsigned short>((a[11] >> 16)));
+  in[24] = bit_cast<T>(static_cast<unsigned short>((a[12] & 0xffffu)));
+  in[25] = bit_cast<T>(static_cast<unsigned short>((a[12] >> 16)));
+  in[26] = bit_cast<T>(static_cast<unsigned short>((a[13] & 0xffffu)));
+  in[27] = bit_cast<T>(static_cast<unsigned short>((a[13] >> 16)));
+  in[28] = bit_cast<T>(static_cast<unsigned short>((a[14] & 0xffffu)));
+  in[29] = bit_cast<T>(static_cast<unsigned short>((a[14] >> 16)));
+  in[30] = bit_cast<T>(static_cast<unsigned short>((a[15] & 0xffffu)));
+  in[31] = bit_cast<T>(static_cast<unsigned short>((a[15] >> 16)));
+  in[32] = bit_cast<T>(static_cast<unsigned short>((a[16] & 0xffffu)));
+  in[33] = bit_cast<T>(static_cast<unsigned short>((a[16] >> 16)));
+  in[34] = bit_cast<T>(static_cast<unsigned short>((a[17] & 0xffffu)));
+  in[35] = bit_cast<T>(static_cast<unsigned short>((a[17] >> 16)));
+  in[36] = bit_cast<T>(static_cast<unsigned short>((a[18] & 0xffffu)));
+  in[37] = bit_cast<T>(static_cast<unsigned short>((a[18] >> 16)));
+  in[38] = bit_cast<T>(static_cast<unsigned short>((a[19] & 0xffffu)));
+  in[39] = bit_cast<T>(static_cast<unsigned short>((a[19] >> 16)));
+  in[40] = bit_cast<T>(static_cast<unsigned short>((a[20] & 0xffffu)));
+  in[41] = bit_cast<T>(static_cast<unsigned short>((a[20] >> 16)));
+  in[42] = bit_cast<T>(static_cast<unsigned short>((a[21] & 0xffffu)));
+  in[43] = bit_cast<T>(static_cast<unsigned short>((a[21] >> 16)));
+  in[44] = bit_cast<T>(static_cast<unsigned short>((a[22] & 0xffffu)));
+  in[45] = bit_cast<T>(static_cast<unsigned short>((a[22] >> 16)));
+  in[46] = bit_cast<T>(static_cast<unsigned short>((a[23] & 0xffffu)));
+  in[47] = bit_cast<T>(static_cast<unsigned short>((a[23] >> 16)));
+  in[48] = bit_cast<T>(static_cast<unsigned short>((a[24] & 0xffffu)));
+  in[49] = bit_cast<T>(static_cast<unsigned short>((a[24] >> 16)));
+  in[50] = bit_cast<T>(static_cast<unsigned short>((a[25] & 0xffffu)));
+  in[51] = bit_cast<T>(static_cast<unsigned short>((a[25] >> 16)));
+  in[52] = bit_cast<T>(static_cast<unsigned short>((a[26] & 0xffffu)));
+  in[53] = bit_cast<T>(static_cast<unsigned short>((a[26] >> 16)));
+  in[54] = bit_cast<T>(static_cast<unsigned short>((a[27] & 0xffffu)));
+  in[55] = bit_cast<T>(static_cast<unsigned short>((a[27] >> 16)));
+  in[56] = bit_cast<T>(static_cast<unsigned short>((a[28] & 0xffffu)));
+  in[57] = bit_cast<T>(static_cast<unsigned short>((a[28] >> 16)));
+  in[58] = bit_cast<T>(static_cast<unsigned short>((a[29] & 0xffffu)));
+  in[59] = bit_cast<T>(static_cast<unsigned short>((a[29] >> 16)));
+  in[60] = bit_cast<T>(static_cast<unsigned short>((a[30] & 0xffffu)));
+  in[61] = bit_cast<T>(static_cast<unsigned short>((a[30] >> 16)));
+  in[62] = bit_cast<T>(static_cast<unsigned short>((a[31] & 0xffffu)));
+  in[63] = bit_cast<T>(static_cast<unsigned short>((a[31] >> 16)));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short b[64];
-#pragma unroll
-  for (int j = 0; j < 64; ++j) b[j] = bit_cast<unsigned short>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 2) = make_uint4((static_cast<unsigned>(b[0])) | (static_cast<unsigned>(b[1]) << 16), (static_cast<unsigned>(b[2])) | (static_cast<unsigned>(b[3]) << 16), (static_cast<unsigned>(b[4])) | (static_cast<unsigned>(b[5]) << 16), (static_cast<unsigned>(b[6])) | (static_cast<unsigned>(b[7]) << 16));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x400u) + 0u) * 2) = make_uint4((static_cast<unsigned>(b[8])) | (static_cast<unsigned>(b[9]) << 16), (static_cast<unsigned>(b[10])) | (static_cast<unsigned>(b[11]) << 16), (static_cast<unsigned>(b[12])) | (static_cast<unsigned>(b[13]) << 16), (static_cast<unsigned>(b[14])) | (static_cast<unsigned>(b[15]) << 16));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x800u) + 0u) * 2) = make_uint4((static_cast<unsigned>(b[16])) | (static_cast<unsigned>(b[17]) << 16), (static_cast<unsigned>(b[18])) | (static_cast<unsigned>(b[19]) << 16), (static_cast<unsigned>(b[20])) | (static_cast<unsigned>(b[21]) << 16), (static_cast<unsigned>(b[22])) | (static_cast<unsigned>(b[23]) << 16));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0xc00u) + 0u) * 2) = make_uint4((static_cast<unsigned>(b[24])) | (static_cast<unsigned>(b[25]) << 16), (static_cast<unsigned>(b[26])) | (static_cast<unsigned>(b[27]) << 16), (static_cast<unsigned>(b[28])) | (static_cast<unsigned>(b[29]) << 16), (static_cast<unsigned>(b[30])) | (static_cast<unsigned>(b[31]) << 16));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x1000u) + 0u) * 2) = make_uint4((static_cast<unsigned>(b[32])) | (static_cast<unsigned>(b[33]) << 16), (static_cast<unsigned>(b[34])) | (static_cast<unsigned>(b[35]) << 16), (static_cast<unsigned>(b[36])) | (static_cast<unsigned>(b[37]) << 16), (static_cast<unsigned>(b[38])) | (static_cast<unsigned>(b[39]) << 16));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x1400u) + 0u) * 2) = make_uint4((static_cast<unsigned>(b[40])) | (static_cast<unsigned>(b[41]) << 16), (static_cast<unsigned>(b[42])) | (static_cast<unsigned>(b[43]) << 16), (static_cast<unsigned>(b[44])) | (static_cast<unsigned>(b[45]) << 16), (static_cast<unsigned>(b[46])) | (static_cast<unsigned>(b[47]) << 16));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x1800u) + 0u) * 2) = make_uint4((static_cast<unsigned>(b[48])) | (static_cast<unsigned>(b[49]) << 16), (static_cast<unsigned>(b[50])) | (static_cast<unsigned>(b[51]) << 16), (static_cast<unsigned>(b[52])) | (static_cast<unsigned>(b[53]) << 16), (static_cast<unsigned>(b[54])) | (static_cast<unsigned>(b[55]) << 16));
-  *reinterpret_cast<uint4*>(p + ((g ^ 0x1c00u) + 0u) * 2) = make_uint4((static_cast<unsigned>(b[56])) | (static_cast<unsigned>(b[57]) << 16), (static_cast<unsigned>(b[58])) | (static_cast<unsigned>(b[59]) << 16), (static_cast<unsigned>(b[60])) | (static_cast<unsigned>(b[61]) << 16), (static_cast<unsigned>(b[62])) | (static_cast<unsigned>(b[63]) << 16));
+  unsigned b[32] = {};
+  b[0] = (b[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[0])));
+  b[0] = (b[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[1]))) << 16);
+  b[1] = (b[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[2])));
+  b[1] = (b[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[3]))) << 16);
+  b[2] = (b[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[4])));
+  b[2] = (b[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[5]))) << 16);
+  b[3] = (b[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[6])));
+  b[3] = (b[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[7]))) << 16);
+  b[4] = (b[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[8])));
+  b[4] = (b[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[9]))) << 16);
+  b[5] = (b[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[10])));
+  b[5] = (b[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[11]))) << 16);
+  b[6] = (b[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[12])));
+  b[6] = (b[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[13]))) << 16);
+  b[7] = (b[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[14])));
+  b[7] = (b[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[15]))) << 16);
+  b[8] = (b[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[16])));
+  b[8] = (b[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[17]))) << 16);
+  b[9] = (b[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[18])));
+  b[9] = (b[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[19]))) << 16);
+  b[10] = (b[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[20])));
+  b[10] = (b[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[21]))) << 16);
+  b[11] = (b[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[22])));
+  b[11] = (b[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[23]))) << 16);
+  b[12] = (b[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[24])));
+  b[12] = (b[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[25]))) << 16);
+  b[13] = (b[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[26])));
+  b[13] = (b[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[27]))) << 16);
+  b[14] = (b[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[28])));
+  b[14] = (b[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[29]))) << 16);
+  b[15] = (b[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[30])));
+  b[15] = (b[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[31]))) << 16);
+  b[16] = (b[16] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[32])));
+  b[16] = (b[16] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[33]))) << 16);
+  b[17] = (b[17] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[34])));
+  b[17] = (b[17] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[35]))) << 16);
+  b[18] = (b[18] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[36])));
+  b[18] = (b[18] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[37]))) << 16);
+  b[19] = (b[19] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[38])));
+  b[19] = (b[19] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[39]))) << 16);
+  b[20] = (b[20] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[40])));
+  b[20] = (b[20] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[41]))) << 16);
+  b[21] = (b[21] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[42])));
+  b[21] = (b[21] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[43]))) << 16);
+  b[22] = (b[22] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[44])));
+  b[22] = (b[22] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[45]))) << 16);
+  b[23] = (b[23] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[46])));
+  b[23] = (b[23] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[47]))) << 16);
+  b[24] = (b[24] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[48])));
+  b[24] = (b[24] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[49]))) << 16);
+  b[25] = (b[25] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[50])));
+  b[25] = (b[25] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[51]))) << 16);
+  b[26] = (b[26] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[52])));
+  b[26] = (b[26] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[53]))) << 16);
+  b[27] = (b[27] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[54])));
+  b[27] = (b[27] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[55]))) << 16);
+  b[28] = (b[28] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[56])));
+  b[28] = (b[28] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[57]))) << 16);
+  b[29] = (b[29] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[58])));
+  b[29] = (b[29] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[59]))) << 16);
+  b[30] = (b[30] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[60])));
+  b[30] = (b[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[61]))) << 16);
+  b[31] = (b[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[62])));
+  b[31] = (b[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[63]))) << 16);
+  store_b_bits(tile, b);
 }
 
 }  // namespace mma2b_f16

@@ -26,12 +26,15 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned short; a[] holds A's registers, b[] fills B's.
-__device__ __forceinline__ void convert_bits(const unsigned short (&a)[32], unsigned short (&b)[32]) {
+// The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
+// a[] holds A's registers, b[] receives B's.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[16]) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
-  // register permutation: out[j] = in[perm[j]]
+#pragma unroll
+  for (int k = 0; k < 16; ++k) b[k] = 0u;  // elements are filled one by one into packed words
+  // register permutation: every thread already holds what it needs
   b[0] = a[0];
   b[1] = a[1];
   b[2] = a[2];
@@ -48,94 +51,210 @@ __device__ __forceinline__ void convert_bits(const unsigned short (&a)[32], unsi
   b[13] = a[13];
   b[14] = a[14];
   b[15] = a[15];
-  b[16] = a[16];
-  b[17] = a[17];
-  b[18] = a[18];
-  b[19] = a[19];
-  b[20] = a[20];
-  b[21] = a[21];
-  b[22] = a[22];
-  b[23] = a[23];
-  b[24] = a[24];
-  b[25] = a[25];
-  b[26] = a[26];
-  b[27] = a[27];
-  b[28] = a[28];
-  b[29] = a[29];
-  b[30] = a[30];
-  b[31] = a[31];
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+#pragma unroll
+  for (int k = 0; k < 16; ++k) a[k] = 0u;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x200u) + 0u) * 2); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 8u) + 0u) * 2); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x208u) + 0u) * 2); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0u) * 2); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x210u) + 0u) * 2); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x18u) + 0u) * 2); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x218u) + 0u) * 2); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 2); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x220u) + 0u) * 2); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x28u) + 0u) * 2); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x228u) + 0u) * 2); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0u) * 2); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x230u) + 0u) * 2); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x38u) + 0u) * 2); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x238u) + 0u) * 2); a[15] = v; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
+  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = b[0];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 2) = b[1];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 2) = b[2];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0u) * 2) = b[3];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 2) = b[4];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 2) = b[5];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 2) = b[6];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0u) * 2) = b[7];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 2) = b[8];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 2) = b[9];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0u) * 2) = b[10];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0u) * 2) = b[11];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 2) = b[12];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 2) = b[13];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0u) * 2) = b[14];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0u) * 2) = b[15];
 }
 
 // The conversion on typed registers (any 2-byte element type).
 template <class T>
 __device__ __forceinline__ void convert(const T (&in)[32], T (&out)[32]) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
-  unsigned short a[32];
-  unsigned short b[32];
-#pragma unroll
-  for (int i = 0; i < 32; ++i) a[i] = bit_cast<unsigned short>(in[i]);
+  unsigned a[16] = {};
+  unsigned b[16];
+  a[0] = (a[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[0])));
+  a[0] = (a[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[1]))) << 16);
+  a[1] = (a[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[2])));
+  a[1] = (a[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[3]))) << 16);
+  a[2] = (a[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[4])));
+  a[2] = (a[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[5]))) << 16);
+  a[3] = (a[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[6])));
+  a[3] = (a[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[7]))) << 16);
+  a[4] = (a[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[8])));
+  a[4] = (a[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[9]))) << 16);
+  a[5] = (a[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[10])));
+  a[5] = (a[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[11]))) << 16);
+  a[6] = (a[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[12])));
+  a[6] = (a[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[13]))) << 16);
+  a[7] = (a[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[14])));
+  a[7] = (a[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[15]))) << 16);
+  a[8] = (a[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[16])));
+  a[8] = (a[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[17]))) << 16);
+  a[9] = (a[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[18])));
+  a[9] = (a[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[19]))) << 16);
+  a[10] = (a[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[20])));
+  a[10] = (a[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[21]))) << 16);
+  a[11] = (a[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[22])));
+  a[11] = (a[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[23]))) << 16);
+  a[12] = (a[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[24])));
+  a[12] = (a[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[25]))) << 16);
+  a[13] = (a[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[26])));
+  a[13] = (a[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[27]))) << 16);
+  a[14] = (a[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[28])));
+  a[14] = (a[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[29]))) << 16);
+  a[15] = (a[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[30])));
+  a[15] = (a[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[31]))) << 16);
   convert_bits(a, b);
-#pragma unroll
-  for (int j = 0; j < 32; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
+  out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
+  out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));
+  out[3] = bit_cast<T>(static_cast<unsigned short>((b[1] >> 16)));
+  out[4] = bit_cast<T>(static_cast<unsigned short>((b[2] & 0xffffu)));
+  out[5] = bit_cast<T>(static_cast<unsigned short>((b[2] >> 16)));
+  out[6] = bit_cast<T>(static_cast<unsigned short>((b[3] & 0xffffu)));
+  out[7] = bit_cast<T>(static_cast<unsigned short>((b[3] >> 16)));
+  out[8] = bit_cast<T>(static_cast<unsigned short>((b[4] & 0xffffu)));
+  out[9] = bit_cast<T>(static_cast<unsigned short>((b[4] >> 16)));
+  out[10] = bit_cast<T>(static_cast<unsigned short>((b[5] & 0xffffu)));
+  out[11] = bit_cast<T>(static_cast<unsigned short>((b[5] >> 16)));
+  out[12] = bit_cast<T>(static_cast<unsigned short>((b[6] & 0xffffu)));
+  out[13] = bit_cast<T>(static_cast<unsigned short>((b[6] >> 16)));
+  out[14] = bit_cast<T>(static_cast<unsigned short>((b[7] & 0xffffu)));
+  out[15] = bit_cast<T>(static_cast<unsigned short>((b[7] >> 16)));
+  out[16] = bit_cast<T>(static_cast<unsigned short>((b[8] & 0xffffu)));
+  out[17] = bit_cast<T>(static_cast<unsigned short>((b[8] >> 16)));
+  out[18] = bit_cast<T>(static_cast<unsigned short>((b[9] & 0xffffu)));
+  out[19] = bit_cast<T>(static_cast<unsigned short>((b[9] >> 16)));
+  out[20] = bit_cast<T>(static_cast<unsigned short>((b[10] & 0xffffu)));
+  out[21] = bit_cast<T>(static_cast<unsigned short>((b[10] >> 16)));
+  out[22] = bit_cast<T>(static_cast<unsigned short>((b[11] & 0xffffu)));
+  out[23] = bit_cast<T>(static_cast<unsigned short>((b[11] >> 16)));
+  out[24] = bit_cast<T>(static_cast<unsigned short>((b[12] & 0xffffu)));
+  out[25] = bit_cast<T>(static_cast<unsigned short>((b[12] >> 16)));
+  out[26] = bit_cast<T>(static_cast<unsigned short>((b[13] & 0xffffu)));
+  out[27] = bit_cast<T>(static_cast<unsigned short>((b[13] >> 16)));
+  out[28] = bit_cast<T>(static_cast<unsigned short>((b[14] & 0xffffu)));
+  out[29] = bit_cast<T>(static_cast<unsigned short>((b[14] >> 16)));
+  out[30] = bit_cast<T>(static_cast<unsigned short>((b[15] & 0xffffu)));
+  out[31] = bit_cast<T>(static_cast<unsigned short>((b[15] >> 16)));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[32]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short a[32] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = static_cast<unsigned short>(v); a[1] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x200u) + 0u) * 2); a[2] = static_cast<unsigned short>(v); a[3] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 8u) + 0u) * 2); a[4] = static_cast<unsigned short>(v); a[5] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x208u) + 0u) * 2); a[6] = static_cast<unsigned short>(v); a[7] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0u) * 2); a[8] = static_cast<unsigned short>(v); a[9] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x210u) + 0u) * 2); a[10] = static_cast<unsigned short>(v); a[11] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x18u) + 0u) * 2); a[12] = static_cast<unsigned short>(v); a[13] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x218u) + 0u) * 2); a[14] = static_cast<unsigned short>(v); a[15] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 2); a[16] = static_cast<unsigned short>(v); a[17] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x220u) + 0u) * 2); a[18] = static_cast<unsigned short>(v); a[19] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x28u) + 0u) * 2); a[20] = static_cast<unsigned short>(v); a[21] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x228u) + 0u) * 2); a[22] = static_cast<unsigned short>(v); a[23] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0u) * 2); a[24] = static_cast<unsigned short>(v); a[25] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x230u) + 0u) * 2); a[26] = static_cast<unsigned short>(v); a[27] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x38u) + 0u) * 2); a[28] = static_cast<unsigned short>(v); a[29] = static_cast<unsigned short>(v >> 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x238u) + 0u) * 2); a[30] = static_cast<unsigned short>(v); a[31] = static_cast<unsigned short>(v >> 16); }
-#pragma unroll
-  for (int i = 0; i < 32; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[16];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned short>((a[0] & 0xffffu)));
+  in[1] = bit_cast<T>(static_cast<unsigned short>((a[0] >> 16)));
+  in[2] = bit_cast<T>(static_cast<unsigned short>((a[1] & 0xffffu)));
+  in[3] = bit_cast<T>(static_cast<unsigned short>((a[1] >> 16)));
+  in[4] = bit_cast<T>(static_cast<unsigned short>((a[2] & 0xffffu)));
+  in[5] = bit_cast<T>(static_cast<unsigned short>((a[2] >> 16)));
+  in[6] = bit_cast<T>(static_cast<unsigned short>((a[3] & 0xffffu)));
+  in[7] = bit_cast<T>(static_cast<unsigned short>((a[3] >> 16)));
+  in[8] = bit_cast<T>(static_cast<unsigned short>((a[4] & 0xffffu)));
+  in[9] = bit_cast<T>(static_cast<unsigned short>((a[4] >> 16)));
+  in[10] = bit_cast<T>(static_cast<unsigned short>((a[5] & 0xffffu)));
+  in[11] = bit_cast<T>(static_cast<unsigned short>((a[5] >> 16)));
+  in[12] = bit_cast<T>(static_cast<unsigned short>((a[6] & 0xffffu)));
+  in[13] = bit_cast<T>(static_cast<unsigned short>((a[6] >> 16)));
+  in[14] = bit_cast<T>(static_cast<unsigned short>((a[7] & 0xffffu)));
+  in[15] = bit_cast<T>(static_cast<unsigned short>((a[7] >> 16)));
+  in[16] = bit_cast<T>(static_cast<unsigned short>((a[8] & 0xffffu)));
+  in[17] = bit_cast<T>(static_cast<unsigned short>((a[8] >> 16)));
+  in[18] = bit_cast<T>(static_cast<unsigned short>((a[9] & 0xffffu)));
+  in[19] = bit_cast<T>(static_cast<unsigned short>((a[9] >> 16)));
+  in[20] = bit_cast<T>(static_cast<unsigned short>((a[10] & 0xffffu)));
+  in[21] = bit_cast<T>(static_cast<unsigned short>((a[10] >> 16)));
+  in[22] = bit_cast<T>(static_cast<unsigned short>((a[11] & 0xffffu)));
+  in[23] = bit_cast<T>(static_cast<unsigned short>((a[11] >> 16)));
+  in[24] = bit_cast<T>(static_cast<unsigned short>((a[12] & 0xffffu)));
+  in[25] = bit_cast<T>(static_cast<unsigned short>((a[12] >> 16)));
+  in[26] = bit_cast<T>(static_cast<unsigned short>((a[13] & 0xffffu)));
+  in[27] = bit_cast<T>(static_cast<unsigned short>((a[13] >> 16)));
+  in[28] = bit_cast<T>(static_cast<unsigned short>((a[14] & 0xffffu)));
+  in[29] = bit_cast<T>(static_cast<unsigned short>((a[14] >> 16)));
+  in[30] = bit_cast<T>(static_cast<unsigned short>((a[15] & 0xffffu)));
+  in[31] = bit_cast<T>(static_cast<unsigned short>((a[15] >> 16)));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[32]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned short b[32];
-#pragma unroll
-  for (int j = 0; j < 32; ++j) b[j] = bit_cast<unsigned short>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = (static_cast<unsigned>(b[0])) | (static_cast<unsigned>(b[1]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 2) = (static_cast<unsigned>(b[2])) | (static_cast<unsigned>(b[3]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 2) = (static_cast<unsigned>(b[4])) | (static_cast<unsigned>(b[5]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0u) * 2) = (static_cast<unsigned>(b[6])) | (static_cast<unsigned>(b[7]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 2) = (static_cast<unsigned>(b[8])) | (static_cast<unsigned>(b[9]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 2) = (static_cast<unsigned>(b[10])) | (static_cast<unsigned>(b[11]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 2) = (static_cast<unsigned>(b[12])) | (static_cast<unsigned>(b[13]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0u) * 2) = (static_cast<unsigned>(b[14])) | (static_cast<unsigned>(b[15]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 2) = (static_cast<unsigned>(b[16])) | (static_cast<unsigned>(b[17]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 2) = (static_cast<unsigned>(b[18])) | (static_cast<unsigned>(b[19]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0u) * 2) = (static_cast<unsigned>(b[20])) | (static_cast<unsigned>(b[21]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0u) * 2) = (static_cast<unsigned>(b[22])) | (static_cast<unsigned>(b[23]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 2) = (static_cast<unsigned>(b[24])) | (static_cast<unsigned>(b[25]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 2) = (static_cast<unsigned>(b[26])) | (static_cast<unsigned>(b[27]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0u) * 2) = (static_cast<unsigned>(b[28])) | (static_cast<unsigned>(b[29]) << 16);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0u) * 2) = (static_cast<unsigned>(b[30])) | (static_cast<unsigned>(b[31]) << 16);
+  unsigned b[16] = {};
+  b[0] = (b[0] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[0])));
+  b[0] = (b[0] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[1]))) << 16);
+  b[1] = (b[1] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[2])));
+  b[1] = (b[1] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[3]))) << 16);
+  b[2] = (b[2] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[4])));
+  b[2] = (b[2] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[5]))) << 16);
+  b[3] = (b[3] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[6])));
+  b[3] = (b[3] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[7]))) << 16);
+  b[4] = (b[4] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[8])));
+  b[4] = (b[4] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[9]))) << 16);
+  b[5] = (b[5] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[10])));
+  b[5] = (b[5] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[11]))) << 16);
+  b[6] = (b[6] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[12])));
+  b[6] = (b[6] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[13]))) << 16);
+  b[7] = (b[7] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[14])));
+  b[7] = (b[7] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[15]))) << 16);
+  b[8] = (b[8] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[16])));
+  b[8] = (b[8] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[17]))) << 16);
+  b[9] = (b[9] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[18])));
+  b[9] = (b[9] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[19]))) << 16);
+  b[10] = (b[10] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[20])));
+  b[10] = (b[10] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[21]))) << 16);
+  b[11] = (b[11] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[22])));
+  b[11] = (b[11] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[23]))) << 16);
+  b[12] = (b[12] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[24])));
+  b[12] = (b[12] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[25]))) << 16);
+  b[13] = (b[13] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[26])));
+  b[13] = (b[13] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[27]))) << 16);
+  b[14] = (b[14] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[28])));
+  b[14] = (b[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[29]))) << 16);
+  b[15] = (b[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(out[30])));
+  b[15] = (b[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(out[31]))) << 16);
+  store_b_bits(tile, b);
 }
 
 }  // namespace mma2dotA_f16
@@ -143,49 +262,49 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[32]) {
 
 extern "C" __global__ void __launch_bounds__(256) mma2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    unsigned short a[32];
-    unsigned short b[32];
-    llgen::mma2dotA_f16::load_a(in + static_cast<long long>(t) * 8192, a);
-    llgen::mma2dotA_f16::convert(a, b);
-    llgen::mma2dotA_f16::store_b(out + static_cast<long long>(t) * 8192, b);
+    unsigned a[16];
+    unsigned b[16];
+    llgen::mma2dotA_f16::load_a_bits(in + static_cast<long long>(t) * 8192, a);
+    llgen::mma2dotA_f16::convert_bits(a, b);
+    llgen::mma2dotA_f16::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(256) mma2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
-  unsigned short a[32];
-  unsigned short b[32];
-  llgen::mma2dotA_f16::load_a(in, a);
-  llgen::mma2dotA_f16::convert(a, b);
-  slots[threadIdx.x * 32 + 0] = b[0];
-  slots[threadIdx.x * 32 + 1] = b[1];
-  slots[threadIdx.x * 32 + 2] = b[2];
-  slots[threadIdx.x * 32 + 3] = b[3];
-  slots[threadIdx.x * 32 + 4] = b[4];
-  slots[threadIdx.x * 32 + 5] = b[5];
-  slots[threadIdx.x * 32 + 6] = b[6];
-  slots[threadIdx.x * 32 + 7] = b[7];
-  slots[threadIdx.x * 32 + 8] = b[8];
-  slots[threadIdx.x * 32 + 9] = b[9];
-  slots[threadIdx.x * 32 + 10] = b[10];
-  slots[threadIdx.x * 32 + 11] = b[11];
-  slots[threadIdx.x * 32 + 12] = b[12];
-  slots[threadIdx.x * 32 + 13] = b[13];
-  slots[threadIdx.x * 32 + 14] = b[14];
-  slots[threadIdx.x * 32 + 15] = b[15];
-  slots[threadIdx.x * 32 + 16] = b[16];
-  slots[threadIdx.x * 32 + 17] = b[17];
-  slots[threadIdx.x * 32 + 18] = b[18];
-  slots[threadIdx.x * 32 + 19] = b[19];
-  slots[threadIdx.x * 32 + 20] = b[20];
-  slots[threadIdx.x * 32 + 21] = b[21];
-  slots[threadIdx.x * 32 + 22] = b[22];
-  slots[threadIdx.x * 32 + 23] = b[23];
-  slots[threadIdx.x * 32 + 24] = b[24];
-  slots[threadIdx.x * 32 + 25] = b[25];
-  slots[threadIdx.x * 32 + 26] = b[26];
-  slots[threadIdx.x * 32 + 27] = b[27];
-  slots[threadIdx.x * 32 + 28] = b[28];
-  slots[threadIdx.x * 32 + 29] = b[29];
-  slots[threadIdx.x * 32 + 30] = b[30];
-  slots[threadIdx.x * 32 + 31] = b[31];
+  unsigned a[16];
+  unsigned b[16];
+  llgen::mma2dotA_f16::load_a_bits(in, a);
+  llgen::mma2dotA_f16::convert_bits(a, b);
+  slots[threadIdx.x * 32 + 0] = static_cast<unsigned short>((b[0] & 0xffffu));
+  slots[threadIdx.x * 32 + 1] = static_cast<unsigned short>((b[0] >> 16));
+  slots[threadIdx.x * 32 + 2] = static_cast<unsigned short>((b[1] & 0xffffu));
+  slots[threadIdx.x * 32 + 3] = static_cast<unsigned short>((b[1] >> 16));
+  slots[threadIdx.x * 32 + 4] = static_cast<unsigned short>((b[2] & 0xffffu));
+  slots[threadIdx.x * 32 + 5] = static_cast<unsigned short>((b[2] >> 16));
+  slots[threadIdx.x * 32 + 6] = static_cast<unsigned short>((b[3] & 0xffffu));
+  slots[threadIdx.x * 32 + 7] = static_cast<unsigned short>((b[3] >> 16));
+  slots[threadIdx.x * 32 + 8] = static_cast<unsigned short>((b[4] & 0xffffu));
+  slots[threadIdx.x * 32 + 9] = static_cast<unsigned short>((b[4] >> 16));
+  slots[threadIdx.x * 32 + 10] = static_cast<unsigned short>((b[5] & 0xffffu));
+  slots[threadIdx.x * 32 + 11] = static_cast<unsigned short>((b[5] >> 16));
+  slots[threadIdx.x * 32 + 12] = static_cast<unsigned short>((b[6] & 0xffffu));
+  slots[threadIdx.x * 32 + 13] = static_cast<unsigned short>((b[6] >> 16));
+  slots[threadIdx.x * 32 + 14] = static_cast<unsigned short>((b[7] & 0xffffu));
+  slots[threadIdx.x * 32 + 15] = static_cast<unsigned short>((b[7] >> 16));
+  slots[threadIdx.x * 32 + 16] = static_cast<unsigned short>((b[8] & 0xffffu));
+  slots[threadIdx.x * 32 + 17] = static_cast<unsigned short>((b[8] >> 16));
+  slots[threadIdx.x * 32 + 18] = static_cast<unsigned short>((b[9] & 0xffffu));
+  slots[threadIdx.x * 32 + 19] = static_cast<unsigned short>((b[9] >> 16));
+  slots[threadIdx.x * 32 + 20] = static_cast<unsigned short>((b[10] & 0xffffu));
+  slots[threadIdx.x * 32 + 21] = static_cast<unsigned short>((b[10] >> 16));
+  slots[threadIdx.x * 32 + 22] = static_cast<unsigned short>((b[11] & 0xffffu));
+  slots[threadIdx.x * 32 + 23] = static_cast<unsigned short>((b[11] >> 16));
+  slots[threadIdx.x * 32 + 24] = static_cast<unsigned short>((b[12] & 0xffffu));
+  slots[threadIdx.x * 32 + 25] = static_cast<unsigned short>((b[12] >> 16));
+  slots[threadIdx.x * 32 + 26] = static_cast<unsigned short>((b[13] & 0xffffu));
+  slots[threadIdx.x * 32 + 27] = static_cast<unsigned short>((b[13] >> 16));
+  slots[threadIdx.x * 32 + 28] = static_cast<unsigned short>((b[14] & 0xffffu));
+  slots[threadIdx.x * 32 + 29] = static_cast<unsigned short>((b[14] >> 16));
+  slots[threadIdx.x * 32 + 30] = static_cast<unsigned short>((b[15] & 0xffffu));
+  slots[threadIdx.x * 32 + 31] = static_cast<unsigned short>((b[15] >> 16));
 }

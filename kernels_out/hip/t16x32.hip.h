@@ -25,7 +25,8 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-// Raw-bit conversion: data moves as unsigned; a[] holds A's registers, b[] fills B's.
+// The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
+// a[] holds A's registers, b[] receives B's.
 __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&b)[8], void* smem) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
@@ -38,25 +39,59 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
   const unsigned ld = ((lane >> 0) & 1u ? 0x22u : 0u) ^ ((lane >> 1) & 1u ? 0x44u : 0u) ^ ((lane >> 2) & 1u ? 0x88u : 0u) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<unsigned*>(s + (st + 0u) * 4) = static_cast<unsigned>(a[0]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x22u) + 0u) * 4) = static_cast<unsigned>(a[1]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x44u) + 0u) * 4) = static_cast<unsigned>(a[2]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x66u) + 0u) * 4) = static_cast<unsigned>(a[3]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0x88u) + 0u) * 4) = static_cast<unsigned>(a[4]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xaau) + 0u) * 4) = static_cast<unsigned>(a[5]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xccu) + 0u) * 4) = static_cast<unsigned>(a[6]);
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xeeu) + 0u) * 4) = static_cast<unsigned>(a[7]);
+*reinterpret_cast<unsigned*>(s + (st + 0u) * 4) = a[0];
+*reinterpret_cast<unsigned*>(s + ((st ^ 0x22u) + 0u) * 4) = a[1];
+*reinterpret_cast<unsigned*>(s + ((st ^ 0x44u) + 0u) * 4) = a[2];
+*reinterpret_cast<unsigned*>(s + ((st ^ 0x66u) + 0u) * 4) = a[3];
+*reinterpret_cast<unsigned*>(s + ((st ^ 0x88u) + 0u) * 4) = a[4];
+*reinterpret_cast<unsigned*>(s + ((st ^ 0xaau) + 0u) * 4) = a[5];
+*reinterpret_cast<unsigned*>(s + ((st ^ 0xccu) + 0u) * 4) = a[6];
+*reinterpret_cast<unsigned*>(s + ((st ^ 0xeeu) + 0u) * 4) = a[7];
   }
   __syncthreads();
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 4); b[0] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 2u) + 0u) * 4); b[1] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 4); b[2] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 6u) + 0u) * 4); b[3] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 4); b[4] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xau) + 0u) * 4); b[5] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 4); b[6] = static_cast<unsigned>(v); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xeu) + 0u) * 4); b[7] = static_cast<unsigned>(v); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 4); b[0] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 2u) + 0u) * 4); b[1] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 4); b[2] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 6u) + 0u) * 4); b[3] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 4); b[4] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xau) + 0u) * 4); b[5] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 4); b[6] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xeu) + 0u) * 4); b[7] = v; }
 
+}
+
+// Load this thread's registers of layout A from a row-major tile, packed.
+__device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[8]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  const unsigned char* p = static_cast<const unsigned char*>(tile);
+  const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u) ^ ((lane & 0x20u) << 3);
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 4); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 4); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0u) * 4); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0u) * 4); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x80u) + 0u) * 4); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0xa0u) + 0u) * 4); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0xc0u) + 0u) * 4); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0xe0u) + 0u) * 4); a[7] = v; }
+}
+
+// Store this thread's registers of layout B into a row-major tile (one replica writes).
+__device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[8]) {
+  const unsigned lane = threadIdx.x & 63u;
+  const unsigned warp = threadIdx.x >> 6;
+  (void)lane; (void)warp;
+  unsigned char* p = static_cast<unsigned char*>(tile);
+  const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u);
+  *reinterpret_cast<unsigned*>(p + (g + 0u) * 4) = b[0];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 2u) + 0u) * 4) = b[1];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 4u) + 0u) * 4) = b[2];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 6u) + 0u) * 4) = b[3];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 4) = b[4];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xau) + 0u) * 4) = b[5];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xcu) + 0u) * 4) = b[6];
+  *reinterpret_cast<unsigned*>(p + ((g ^ 0xeu) + 0u) * 4) = b[7];
 }
 
 // The conversion on typed registers (any 4-byte element type).
@@ -65,53 +100,53 @@ __device__ __forceinline__ void convert(const T (&in)[8], T (&out)[8], void* sme
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[8];
   unsigned b[8];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) a[i] = bit_cast<unsigned>(in[i]);
+  a[0] = static_cast<unsigned>(bit_cast<unsigned>(in[0]));
+  a[1] = static_cast<unsigned>(bit_cast<unsigned>(in[1]));
+  a[2] = static_cast<unsigned>(bit_cast<unsigned>(in[2]));
+  a[3] = static_cast<unsigned>(bit_cast<unsigned>(in[3]));
+  a[4] = static_cast<unsigned>(bit_cast<unsigned>(in[4]));
+  a[5] = static_cast<unsigned>(bit_cast<unsigned>(in[5]));
+  a[6] = static_cast<unsigned>(bit_cast<unsigned>(in[6]));
+  a[7] = static_cast<unsigned>(bit_cast<unsigned>(in[7]));
   convert_bits(a, b, smem);
-#pragma unroll
-  for (int j = 0; j < 8; ++j) out[j] = bit_cast<T>(b[j]);
+  out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
+  out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
+  out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));
+  out[3] = bit_cast<T>(static_cast<unsigned>(b[3]));
+  out[4] = bit_cast<T>(static_cast<unsigned>(b[4]));
+  out[5] = bit_cast<T>(static_cast<unsigned>(b[5]));
+  out[6] = bit_cast<T>(static_cast<unsigned>(b[6]));
+  out[7] = bit_cast<T>(static_cast<unsigned>(b[7]));
 }
 
 // Load this thread's registers of layout A from a row-major tile.
 template <class T>
 __device__ __forceinline__ void load_a(const T* tile, T (&in)[8]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
-  unsigned a[8] = {};
-  const unsigned char* p = reinterpret_cast<const unsigned char*>(tile);
-  const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u) ^ ((lane & 0x20u) << 3);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 4); a[0] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 4); a[1] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0u) * 4); a[2] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0u) * 4); a[3] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x80u) + 0u) * 4); a[4] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0xa0u) + 0u) * 4); a[5] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0xc0u) + 0u) * 4); a[6] = static_cast<unsigned>(v); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0xe0u) + 0u) * 4); a[7] = static_cast<unsigned>(v); }
-#pragma unroll
-  for (int i = 0; i < 8; ++i) in[i] = bit_cast<T>(a[i]);
+  unsigned a[8];
+  load_a_bits(tile, a);
+  in[0] = bit_cast<T>(static_cast<unsigned>(a[0]));
+  in[1] = bit_cast<T>(static_cast<unsigned>(a[1]));
+  in[2] = bit_cast<T>(static_cast<unsigned>(a[2]));
+  in[3] = bit_cast<T>(static_cast<unsigned>(a[3]));
+  in[4] = bit_cast<T>(static_cast<unsigned>(a[4]));
+  in[5] = bit_cast<T>(static_cast<unsigned>(a[5]));
+  in[6] = bit_cast<T>(static_cast<unsigned>(a[6]));
+  in[7] = bit_cast<T>(static_cast<unsigned>(a[7]));
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
 template <class T>
 __device__ __forceinline__ void store_b(T* tile, const T (&out)[8]) {
-  const unsigned lane = threadIdx.x & 63u;
-  const unsigned warp = threadIdx.x >> 6;
-  (void)lane; (void)warp;
   unsigned b[8];
-#pragma unroll
-  for (int j = 0; j < 8; ++j) b[j] = bit_cast<unsigned>(out[j]);
-  unsigned char* p = reinterpret_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u);
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 4) = static_cast<unsigned>(b[0]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 2u) + 0u) * 4) = static_cast<unsigned>(b[1]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 4u) + 0u) * 4) = static_cast<unsigned>(b[2]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 6u) + 0u) * 4) = static_cast<unsigned>(b[3]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 4) = static_cast<unsigned>(b[4]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xau) + 0u) * 4) = static_cast<unsigned>(b[5]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xcu) + 0u) * 4) = static_cast<unsigned>(b[6]);
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xeu) + 0u) * 4) = static_cast<unsigned>(b[7]);
+  b[0] = static_cast<unsigned>(bit_cast<unsigned>(out[0]));
+  b[1] = static_cast<unsigned>(bit_cast<unsigned>(out[1]));
+  b[2] = static_cast<unsigned>(bit_cast<unsigned>(out[2]));
+  b[3] = static_cast<unsigned>(bit_cast<unsigned>(out[3]));
+  b[4] = static_cast<unsigned>(bit_cast<unsigned>(out[4]));
+  b[5] = static_cast<unsigned>(bit_cast<unsigned>(out[5]));
+  b[6] = static_cast<unsigned>(bit_cast<unsigned>(out[6]));
+  b[7] = static_cast<unsigned>(bit_cast<unsigned>(out[7]));
+  store_b_bits(tile, b);
 }
 
 }  // namespace t16x32
