@@ -74,11 +74,11 @@ def markdown(title: str, device: dict | None, date: str, results, sections=(), *
     dev = device or {}
     c = counts(results)
     lines = [f"# {title}", "",
-             f"Device: {dev.get('name', 'unknown')} ({dev.get('arch', '?')}, {dev.get('sms', '?')} SMs), driver "
-             f"{dev.get('driver', '?')}, {dev.get('runtime', '?')}. Date: {date}.", "",
-             f"**{c['kernels']} kernels, {c['slot_mismatches']} slot mismatches over {c['slots_compared']} slots "
-             f"({c['replica_slots_compared']} of them replicas), {c['element_mismatches']} output mismatches over "
-             f"{c['elements_compared']} elements, {c['errors']} errors.**", ""]
+             (f"Device: {dev.get('name', 'unknown')} ({dev.get('arch', '?')}, {dev.get('sms', '?')} SMs), driver "
+              f"{dev.get('driver', '?')}, {dev.get('runtime', '?')}. Date: {date}."), "",
+             (f"**{c['kernels']} kernels, {c['slot_mismatches']} slot mismatches over {c['slots_compared']} slots "
+              f"({c['replica_slots_compared']} of them replicas), {c['element_mismatches']} output mismatches over "
+              f"{c['elements_compared']} elements, {c['errors']} errors.**"), ""]
     fails = first_failures(results)
     if fails:
         lines += ["First failures:", ""] + [f"- {f}" for f in fails] + [""]

@@ -1,0 +1,75 @@
+"""What `llgen check` and `make gpu-check` run: each suite case by every valid path, and random pairs.
+
+A suite case runs by the planner's default and by each forced variant that can work: shuffle; shared with
+the optimal swizzle (ldmatrix/stmatrix allowed); shared unswizzled; shared with the classic XOR swizzle; and
+shared with plain vector accesses only (``matrix=False``). A variant whose plan equals an earlier one's is
+listed with ``same_as`` and not run again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import LlgenError
+
+VARIANTS: tuple[tuple[str, dict], ...] = (
+    ("default", {}),
+    ("shuffle", {"path": "shuffle"}),
+    ("shared", {"path": "shared"}),
+    ("unswizzled", {"path": "shared", "swizzle": "unswizzled"}),
+    ("classic", {"path": "shared", "swizzle": "classic"}),
+    ("vector", {"path": "shared", "matrix": False}),
+)
+
+
+@dataclass(frozen=True)
+class Job:
+    label: str  # case/variant, or the random pair's label
+    group: str  # "suite" or "random"
+    case: str
+    variant: str
+    plan: object
+    same_as: str | None = None  # label of an earlier job with the same plan
+
+    @property
+    def name(self) -> str:
+        from .check import kernel_name
+        return kernel_name(self.label)
+
+
+def _key(plan):
+    return (plan.path, plan.detail, plan.out_copies)
+
+
+def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all") -> tuple[list[Job], list[str]]:
+    """(jobs, skipped): every case of ``suite`` by each variant; ``skipped`` names variants that cannot work."""
+    from ..plan import plan_conversion
+    from ..suite import core
+    if suite != "core":
+        raise LlgenError(f"unknown suite '{suite}'; known: core.")
+    jobs, skipped = [], []
+    for case in core():
+        seen: dict = {}
+        for vname, kw in VARIANTS if variants == "all" else VARIANTS[:1]:
+            label = f"{case.id}/{vname}"
+            try:
+                plan = plan_conversion(case.src, case.dst, case.dtype, target, **kw)
+            except LlgenError as e:
+                skipped.append(f"{label}: {e}")
+                continue
+            if kw.get("path") and plan.path != kw["path"]:
+                skipped.append(f"{label}: the planner gave {plan.path}")
+                continue
+            key = _key(plan)
+            jobs.append(Job(label, "suite", case.id, vname, plan, seen.get(key)))
+            seen.setdefault(key, label)
+    return jobs, skipped
+
+
+def random_jobs(n: int, seed: int, target: str = "sm_90") -> list[Job]:
+    from ..randlayout import random_cases
+    return [Job(label, "random", label, "random", plan) for label, plan in random_cases(n, seed, target)]
+
+
+def single_job(plan, label: str = "case") -> Job:
+    return Job(label, "single", label, plan.path, plan)

@@ -1,0 +1,200 @@
+"""`check(plan)`: compile the emitted kernel, run it on the GPU, and compare every slot and every replica
+of B (debug kernel) and the whole output tensor (tile kernel) with the NumPy reference, bit for bit.
+
+`check_many` does the same for a list of (label, plan) pairs, compiling them in batches (one NVRTC call for
+many kernels costs little more than one), isolating a batch that fails to compile kernel by kernel.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .compile import RuntimeUnavailable
+from .launch import grid_dim, run_debug, run_tiles
+from .reference import (
+    BadSlot,
+    bits,
+    expected_output,
+    expected_slots,
+    first_bad_slot,
+    mismatches,
+    random_input,
+    raw_dtype,
+    slot_ids,
+    tile_elems,
+)
+
+MAX_ELEMS = 1 << 22  # elements per tile-kernel run (all tiles together)
+
+
+@dataclass
+class CheckResult:
+    label: str
+    name: str
+    path: str
+    dtype: str
+    target: str
+    warps: int
+    shape: tuple[int, ...]
+    slots: int = 0  # slots compared per run (warps * lanes * registers of B)
+    replicas: int = 0  # of those, slots that repeat an element another slot holds
+    slot_bad: int = 0
+    tiles: int = 0  # tiles per tile-kernel run
+    grid: int = 0
+    elems: int = 0  # output elements compared per run
+    tile_bad: int = 0
+    runs: int = 0
+    seed: int = 0
+    first_bad: BadSlot | None = None
+    first_bad_tile: dict | None = None
+    error: str | None = None
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.slot_bad == 0 and self.tile_bad == 0 and self.runs > 0
+
+    @property
+    def mismatches(self) -> int:
+        return self.slot_bad + self.tile_bad
+
+    def to_json(self) -> dict:
+        d = {k: getattr(self, k) for k in ("label", "name", "path", "dtype", "target", "warps", "slots", "replicas",
+                                            "slot_bad", "tiles", "grid", "elems", "tile_bad", "runs", "seed", "error")}
+        d["shape"] = list(self.shape)
+        d["ok"] = self.ok
+        d["seconds"] = round(self.seconds, 4)
+        d["first_bad"] = self.first_bad.to_json() if self.first_bad else None
+        d["first_bad_tile"] = self.first_bad_tile
+        d.update(self.extra)
+        return d
+
+
+def kernel_name(label: str) -> str:
+    """A C identifier for a label (suite case / variant, random pair)."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", label)
+    return name if re.match(r"[A-Za-z_]", name) else f"k_{name}"
+
+
+@functools.lru_cache(maxsize=4)
+def _sms(target) -> int:
+    from .compile import device
+    return device(target).sms
+
+
+def new_result(label: str, plan, name: str | None = None) -> CheckResult:
+    return CheckResult(label=label, name=name or kernel_name(label), path=plan.path, dtype=plan.dtype.name,
+                       target=plan.target.name, warps=plan.warps, shape=tuple(plan.src.shape))
+
+
+def run_checks(module, plan, res: CheckResult, *, tiles: int = 1000, runs: int = 1, seed: int | None = None,
+               sms: int | None = None) -> CheckResult:
+    """Run ``res.name``'s debug and tile kernels ``runs`` times on fresh input and fill ``res``."""
+    t0 = time.perf_counter()
+    res.seed = seed if seed is not None else secrets.randbits(62)
+    rng = np.random.default_rng(res.seed)
+    raw = raw_dtype(plan.dtype)
+    tile = tile_elems(plan)
+    ids = slot_ids(plan)
+    res.slots = int(ids.size)
+    res.replicas = int(ids.size - np.unique(ids).size)
+    num_tiles = max(1, min(tiles, MAX_ELEMS // tile)) if tiles else 0
+    grid = grid_dim(-(-num_tiles // 3), sms if sms is not None else _sms(plan.target)) if num_tiles else 0
+    res.tiles, res.grid, res.elems = num_tiles, grid, num_tiles * tile
+    try:
+        for _ in range(runs):
+            x = random_input(raw, tile, rng)
+            exp = expected_slots(plan, x)
+            got = run_debug(module, plan, res.name, x)
+            bad = mismatches(exp, got)
+            res.slot_bad += int(bad.size)
+            if bad.size and res.first_bad is None:
+                res.first_bad = first_bad_slot(plan, exp, got)
+            if num_tiles:
+                xs = random_input(raw, tile * num_tiles, rng)
+                exp_t = expected_output(plan, xs, num_tiles)
+                got_t = run_tiles(module, plan, res.name, xs, num_tiles, grid)
+                bad = mismatches(exp_t, got_t)
+                res.tile_bad += int(bad.size)
+                if bad.size and res.first_bad_tile is None:
+                    t, e = divmod(int(bad[0]), tile)
+                    res.first_bad_tile = {"tile": t, "element": e, "expected": int(bits(exp_t)[bad[0]]),
+                                          "got": int(bits(got_t)[bad[0]])}
+            res.runs += 1
+    except RuntimeUnavailable:
+        raise
+    except Exception as e:  # noqa: BLE001  (a launch error is a result, not a crash of the whole check)
+        res.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+    res.seconds += time.perf_counter() - t0
+    return res
+
+
+def check(plan, *, name: str | None = None, tiles: int = 1000, runs: int = 1, seed: int | None = None, module=None,
+          sms: int | None = None, label: str | None = None) -> CheckResult:
+    """Compile (unless ``module`` is given), run and compare one plan. Raises RuntimeUnavailable without a GPU."""
+    from ..emit import default_name, emit
+    from .compile import CompileFailed
+    from .compile import compile as compile_source
+    if name is None:
+        name = kernel_name(label) if label else default_name(plan)
+    res = new_result(label or name, plan, name)
+    if module is None:
+        t0 = time.perf_counter()
+        try:
+            module = compile_source(emit(plan, "kernel", name), plan.target)
+        except CompileFailed as e:
+            res.error = f"compile failed: {str(e).strip()[:2000]}"
+            return res
+        res.seconds = time.perf_counter() - t0
+    return run_checks(module, plan, res, tiles=tiles, runs=runs, seed=seed, sms=sms)
+
+
+def _batches(items: list, size: int):
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
+
+
+def check_many(items: list[tuple[str, object]], *, tiles: int = 1000, runs: int = 1, seed: int | None = None,
+               batch: int = 16, compiler: Callable | None = None, sms: int | None = None,
+               on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+    """Check (label, plan) pairs; kernels compile ``batch`` to a source. With ``seed``, item i uses seed + i."""
+    from ..emit import emit
+    from .compile import CompileFailed
+    from .compile import compile as compile_default
+    compiler = compiler or compile_default
+    results: list[CheckResult] = []
+    index = 0
+    for group in _batches(list(items), batch):
+        named = [(label, plan, kernel_name(label)) for label, plan in group]
+        module, t0 = None, time.perf_counter()
+        same_target = len({p.target.name for _, p, _ in named}) == 1
+        if same_target:
+            try:
+                module = compiler("\n".join(emit(p, "kernel", n) for _, p, n in named), named[0][1].target)
+            except CompileFailed:
+                module = None
+        share = (time.perf_counter() - t0) / len(named)
+        for label, plan, name in named:
+            res = new_result(label, plan, name)
+            mod = module
+            if mod is None:
+                try:
+                    mod = compiler(emit(plan, "kernel", name), plan.target)
+                except CompileFailed as e:
+                    res.error = f"compile failed: {str(e).strip()[:2000]}"
+            if mod is not None:
+                res.seconds = share
+                run_checks(mod, plan, res, tiles=tiles, runs=runs, seed=None if seed is None else seed + index, sms=sms)
+            index += 1
+            results.append(res)
+            if on_result:
+                on_result(res)
+    return results
