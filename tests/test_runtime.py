@@ -1,0 +1,505 @@
+"""llgen.runtime: references, poisoning, bitwise comparison, the clear errors without a GPU runtime, the
+check logic end to end on a CPU stand-in (the simulator plays the GPU), reports, random layouts, and the
+gpu-check script's parsers. Tests marked `gpu` run the real checks and skip where CuPy has no GPU."""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from llgen.cli import main
+from llgen.emit import emit
+from llgen.plan import plan_conversion
+from llgen.randlayout import random_cases, random_layout, random_plans
+from llgen.runtime import RuntimeUnavailable, check, check_many
+from llgen.runtime.cases import VARIANTS, random_jobs, suite_jobs
+from llgen.runtime.compile import compile as compile_source
+from llgen.runtime.compile import device
+from llgen.runtime.reference import (
+    bits,
+    expected_output,
+    expected_slots,
+    first_bad_slot,
+    mismatches,
+    poison_value,
+    poisoned,
+    random_input,
+    raw_dtype,
+    slot_ids,
+)
+from llgen.runtime.report import counts, markdown, write_report
+from llgen.simulate import simulate
+from llgen.suite import core
+
+ROOT = Path(__file__).resolve().parents[1]
+RAWS = [np.uint8, np.uint16, np.uint32, np.uint64]
+
+
+def _suite_plans():
+    jobs, _ = suite_jobs("core", "sm_90")
+    return [j for j in jobs if j.same_as is None]
+
+
+# ------------------------------------------------------------------------------------ a CPU "GPU"
+class SimModule:
+    """Stands in for a compiled module: the debug and tile kernels run through llgen.simulate, so check()'s whole
+    path (poisoning, launches, downloads, comparisons, first bad slot) is exercised without a GPU."""
+
+    lang = "sim"
+
+    def __init__(self, plans: dict, corrupt=None):
+        self.plans, self.corrupt, self.launches = plans, corrupt, []
+        self._ids = {}
+
+    def _slot_elems(self, name):
+        if name not in self._ids:
+            plan = self.plans[name]
+            self._ids[name] = simulate(plan).out.reshape(-1)  # element id per slot, -1 if never written
+        return self._ids[name]
+
+    def to_device(self, host):
+        return np.array(host, copy=True)
+
+    def filled(self, n, dtype, value):
+        return np.full(n, value, dtype=dtype)
+
+    def to_host(self, dev):
+        return np.array(dev, copy=True)
+
+    def synchronize(self):
+        pass
+
+    def launch(self, kernel, grid, block, args):
+        name, kind = kernel.rsplit("_", 1)
+        plan = self.plans[name]
+        self.launches.append((kernel, grid, block))
+        assert block == plan.warps * plan.lanes
+        ids = self._slot_elems(name)
+        written = ids >= 0
+        if kind == "debug":
+            x, slots = args
+            slots[written] = x[ids[written]]
+            if self.corrupt:
+                self.corrupt(slots)
+        else:
+            xs, out, num_tiles = args
+            tile = 1 << plan.src.total_out_bits
+            xs2, out2 = xs.reshape(num_tiles, tile), out.reshape(num_tiles, tile)
+            dst = slot_ids(plan)
+            out2[:, dst[written]] = xs2[:, ids[written]]
+
+
+def sim_compiler(plans_by_name: dict, fail: set = frozenset()):
+    """A compile() stand-in: finds the kernels in the source and serves them from the simulator."""
+    from llgen.runtime.compile import CompileFailed
+
+    def compile_(source, target):
+        names = re.findall(r"void __launch_bounds__\(\d+\) (\w+)_debug\(", source)
+        if any(n in fail for n in names):
+            raise CompileFailed(f"error: cannot compile {sorted(set(names) & fail)}")
+        return SimModule({n: plans_by_name[n] for n in names})
+    return compile_
+
+
+# ------------------------------------------------------------------------------------ references
+@pytest.mark.parametrize("raw", RAWS)
+def test_random_input_is_never_zero_nor_poison_and_fresh(raw):
+    rng = np.random.default_rng(0)
+    a, b = random_input(raw, 1 << 16, rng), random_input(raw, 1 << 16, rng)
+    assert a.dtype == raw and (a != 0).all() and (a != poison_value(raw)).all()
+    assert (a != b).any()
+    p = poisoned(raw, 7)
+    assert p.dtype == raw and (p == np.iinfo(raw).max).all()
+
+
+def test_raw_dtypes_follow_widths():
+    for name, raw in (("f8e4m3", np.uint8), ("f8e5m2", np.uint8), ("i8", np.uint8), ("bf16", np.uint16), ("f16", np.uint16),
+                      ("f32", np.uint32), ("f64", np.uint64), ("i64", np.uint64)):
+        assert raw_dtype(name) == np.dtype(raw)
+
+
+def test_bitwise_compare_sees_nan_payloads_and_signed_zeros():
+    # 8-bit floats travel as their uint8 codes: e4m3 NaN 0x7f equals itself; -0 (0x80) is not +0 (0x00)
+    e = np.array([0x7F, 0x80, 0xFF, 0x01], dtype=np.uint8)
+    g = np.array([0x7F, 0x00, 0xFF, 0x01], dtype=np.uint8)
+    assert mismatches(e, g).tolist() == [1]
+    # the same with real floats: a float comparison would call NaN != NaN and -0 == +0; the bits say otherwise
+    h = np.array([np.nan, -0.0, 1.0], dtype=np.float16)
+    k = np.array([np.nan, 0.0, 1.0], dtype=np.float16)
+    assert mismatches(h, k).tolist() == [1]
+    assert bits(h).dtype == np.uint16
+    nan1 = np.array([0x7E01], dtype=np.uint16).view(np.float16)
+    nan2 = np.array([0x7E02], dtype=np.uint16).view(np.float16)
+    assert mismatches(nan1, nan2).tolist() == [0]  # different NaN payloads differ
+    with pytest.raises(ValueError):
+        mismatches(np.zeros(2, np.uint8), np.zeros(2, np.uint16))
+
+
+@pytest.mark.parametrize("job", _suite_plans(), ids=lambda j: j.label)
+def test_expected_slots_agree_with_the_simulator(job):
+    plan = job.plan
+    x = random_input(raw_dtype(plan.dtype), 1 << plan.src.total_out_bits, np.random.default_rng(1))
+    sim = simulate(plan, x.astype(np.int64))
+    assert (expected_slots(plan, x) == sim.expected.reshape(-1)).all()
+    out = expected_output(plan, np.tile(x, 3), 3)
+    assert (out == np.tile(x, 3)).all()  # B is surjective: every element written with its own value
+
+
+def test_first_bad_slot_names_warp_lane_register_and_element():
+    case = next(c for c in core() if c.id == "b2mma_f32")
+    plan = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
+    x = random_input(np.uint32, 1 << plan.src.total_out_bits, np.random.default_rng(2))
+    exp = expected_slots(plan, x)
+    got = exp.copy()
+    i = (2 * plan.lanes + 5) * plan.n_out + 3  # warp 2, lane 5, register 3
+    got[i] = poison_value(np.uint32)
+    bad = first_bad_slot(plan, exp, got)
+    assert (bad.warp, bad.lane, bad.register) == (2, 5, 3)
+    assert bad.expected == int(exp[i]) and bad.got == 0xFFFFFFFF
+    assert bad.element == int(slot_ids(plan)[i])
+    r, c = bad.coords
+    assert r * plan.src.shape[1] + c == bad.element
+    assert "never written" in str(bad) and "warp 2, lane 5, register 3" in str(bad)
+
+
+# ------------------------------------------------------------------------------------ errors without a runtime
+def test_no_cupy_is_one_clear_sentence(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy -> ImportError, installed or not
+    with pytest.raises(RuntimeUnavailable, match=r"^CuPy is not installed .*install llgen\[cuda\]"):
+        compile_source("extern \"C\" __global__ void k() {}", "sm_90")
+    with pytest.raises(RuntimeUnavailable, match="CuPy is not installed"):
+        device("sm_90")
+
+
+def test_cupy_without_gpu_is_one_clear_sentence(monkeypatch):
+    fake = types.ModuleType("cupy")
+    fake.is_available = lambda: False
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    with pytest.raises(RuntimeUnavailable, match=r"no CUDA GPU is available \(cupy.is_available\(\) is false\)"):
+        compile_source("", "sm_90")
+
+
+def test_no_hip_python_is_no_rocm_runtime(monkeypatch):
+    monkeypatch.setitem(sys.modules, "hip", None)
+    with pytest.raises(RuntimeUnavailable, match="^no ROCm runtime found: hip-python could not be loaded"):
+        compile_source("", "gfx942")
+    with pytest.raises(RuntimeUnavailable, match="^no ROCm runtime found"):
+        device("gfx90a")
+
+
+class _BrokenHipFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """hip-python installed but its ROCm libraries missing: importing it raises what dlopen raises."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "hip" or name.startswith("hip."):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        raise self.exc
+
+
+@pytest.mark.parametrize("exc", [OSError("libamdhip64.so: cannot open shared object file: No such file or directory"),
+                                 ImportError("libhiprtc.so.6: cannot open shared object file"),
+                                 RuntimeError("HIP runtime could not be loaded")])
+def test_hip_python_without_rocm_libraries_is_no_rocm_runtime(monkeypatch, exc):
+    for m in [m for m in sys.modules if m == "hip" or m.startswith("hip.")]:
+        monkeypatch.delitem(sys.modules, m)
+    finder = _BrokenHipFinder(exc)
+    monkeypatch.setattr(sys, "meta_path", [finder] + sys.meta_path)
+    with pytest.raises(RuntimeUnavailable, match="^no ROCm runtime found: hip-python could not be loaded") as ei:
+        compile_source("", "gfx942")
+    assert "\n" not in str(ei.value)
+
+
+def test_hip_runtime_failing_at_first_call_is_no_rocm_runtime(monkeypatch):
+    pkg = types.ModuleType("hip")
+    hip = types.ModuleType("hip.hip")
+
+    def count():
+        raise OSError("libamdhip64.so: cannot open shared object file")
+    hip.hipGetDeviceCount = count
+    pkg.hip, pkg.hiprtc = hip, types.ModuleType("hip.hiprtc")
+    monkeypatch.setitem(sys.modules, "hip", pkg)
+    with pytest.raises(RuntimeUnavailable, match="^no ROCm runtime found: the HIP runtime library could not be loaded"):
+        compile_source("", "gfx942")
+
+
+def test_llgen_check_without_runtime_exits_2_with_one_line(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    monkeypatch.setitem(sys.modules, "hip", None)
+    runner = CliRunner()
+    r = runner.invoke(main, ["check", "--suite", "core"])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().startswith("error: CuPy is not installed") and len(r.output.strip().splitlines()) == 1
+    r = runner.invoke(main, ["check", "--random", "3", "--target", "gfx942"])
+    assert r.exit_code == 2 and "error: no ROCm runtime found" in r.output
+
+
+def test_cli_start_up_imports_neither_numpy_nor_the_runtime():
+    code = "import sys, llgen.cli; print('numpy' in sys.modules, 'llgen.runtime' in sys.modules, 'cupy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "False", "False"]
+
+
+# ------------------------------------------------------------------------------------ check() on the simulator
+@pytest.mark.parametrize("job", _suite_plans(), ids=lambda j: j.label)
+def test_check_passes_every_suite_kernel_on_the_simulator(job):
+    mod = SimModule({job.name: job.plan})
+    res = check(job.plan, name=job.name, label=job.label, module=mod, tiles=5, runs=2, sms=1)
+    assert res.ok, res.to_json()
+    assert res.runs == 2 and res.slots == job.plan.warps * job.plan.lanes * job.plan.n_out
+    assert res.tiles == 5 and res.grid == 2 and res.elems == 5 << job.plan.src.total_out_bits
+    assert [k for k, *_ in mod.launches] == [f"{job.name}_debug", f"{job.name}_kernel"] * 2
+
+
+def test_check_counts_replicas():
+    # a random pair with broadcast (zero) columns in B holds some elements in several slots: each replica is compared
+    plans = [p for p in random_plans(40, 3, "sm_90") if slot_ids(p).size > np.unique(slot_ids(p)).size]
+    assert plans, "some random B layouts broadcast"
+    p = plans[0]
+    res = check(p, name="k", module=SimModule({"k": p}), tiles=2, sms=1)
+    assert res.ok and res.replicas > 0
+
+
+def test_check_reports_the_first_bad_slot():
+    case = next(c for c in core() if c.id == "t16x32")
+    plan = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
+
+    def swap(slots):  # warp 0, lane 3: registers 0 and 1 swapped
+        i = 3 * plan.n_out
+        slots[i], slots[i + 1] = slots[i + 1].copy(), slots[i].copy()
+    res = check(plan, name="t", module=SimModule({"t": plan}, corrupt=swap), tiles=4, sms=1, seed=11)
+    assert not res.ok and res.slot_bad == 2 and res.tile_bad == 0
+    b = res.first_bad
+    assert (b.warp, b.lane, b.register) == (0, 3, 0)
+    # the same seed, the same input: the report reproduces
+    again = check(plan, name="t", module=SimModule({"t": plan}, corrupt=swap), tiles=4, sms=1, seed=11)
+    assert again.first_bad == b
+
+
+def test_check_many_batches_and_isolates_compile_failures():
+    items = [(f"r{i}", p) for i, p in enumerate(random_plans(7, 4, "sm_90"))]
+    by_name = {label: p for label, p in items}
+    seen = []
+    res = check_many(items, tiles=3, batch=3, sms=2, compiler=sim_compiler(by_name, fail={"r4"}), on_result=seen.append)
+    assert [r.label for r in res] == [label for label, _ in items] == [r.label for r in seen]
+    assert [r.ok for r in res] == [True, True, True, True, False, True, True]
+    assert res[4].error.startswith("compile failed") and "r4" in res[4].error
+    c = counts(res)
+    assert c["kernels"] == 7 and c["failed"] == 1 and c["errors"] == 1 and c["slot_mismatches"] == 0
+
+
+def test_launch_error_is_a_result_not_a_crash():
+    plan = random_plans(1, 5, "sm_90")[0]
+
+    class Crashing(SimModule):
+        def launch(self, kernel, grid, block, args):
+            raise RuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+    res = check(plan, name="k", module=Crashing({"k": plan}), tiles=2, sms=1)
+    assert not res.ok and "illegal memory access" in res.error
+
+
+def test_batched_source_compiles_with_nvrtc():
+    """check_many concatenates emitted kernels into one source: that must compile as one translation unit."""
+    from llgen.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+    items = [(j.name, j.plan) for j in _suite_plans()[:6]] + [(f"r{i}", p) for i, p in enumerate(random_plans(6, 9, "sm_90"))]
+    src = "\n".join(emit(p, "kernel", n) for n, p in items)
+    try:
+        cubin = compile_cuda(src, "sm_90")
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    kernels = disassemble(cubin)
+    for n, _ in items:
+        assert kernels[f"{n}_debug"] is not None and kernels[f"{n}_kernel"] is not None
+
+
+# ------------------------------------------------------------------------------------ cases, random layouts
+def test_suite_jobs_cover_every_variant_and_drop_repeats():
+    jobs, skipped = suite_jobs("core", "sm_90")
+    cases = {c.id for c in core()}
+    assert {j.case for j in jobs} == cases
+    for j in jobs:
+        assert j.variant in dict(VARIANTS)
+        if j.variant != "default":
+            assert j.plan.path == dict(VARIANTS)[j.variant]["path"]
+    labels = [j.label for j in jobs]
+    assert len(labels) == len(set(labels))
+    for j in jobs:
+        if j.same_as:
+            first = next(k for k in jobs if k.label == j.same_as)
+            assert first.plan.detail == j.plan.detail
+    assert all("shuffle" in s for s in skipped)
+    assert len({j.name for j in jobs}) == len(jobs)
+    assert all(re.fullmatch(r"[A-Za-z_]\w*", j.name) for j in jobs)
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_random_cases_are_deterministic_valid_and_named(target):
+    a, b = random_cases(30, 12, target), random_cases(30, 12, target)
+    assert [lab for lab, _ in a] == [lab for lab, _ in b]
+    assert [p.detail for _, p in a] == [p.detail for _, p in b]
+    assert len({lab for lab, _ in a}) == 30
+    for _, p in a:
+        assert p.lanes == (32 if target == "sm_90" else 64)
+        assert p.src.is_surjective() and p.dst.is_surjective()
+    assert {p.path for _, p in random_cases(60, 1, target)} >= {"shared", "shuffle"}
+    assert len(random_jobs(5, 2, target)) == 5
+
+
+def test_random_layout_is_a_permutation_with_broadcasts():
+    import random
+    rng = random.Random(0)
+    lay = random_layout(rng, 8, 5, 2, (16, 16))
+    assert lay.in_size("lane") == 32 and lay.in_size("warp") == 4
+    assert lay.is_surjective()
+
+
+# ------------------------------------------------------------------------------------ reports
+def _results():
+    items = [(f"k{i}", p) for i, p in enumerate(random_plans(3, 6, "sm_90"))]
+    res = check_many(items, tiles=2, sms=1, compiler=sim_compiler(dict(items)))
+    return res
+
+
+def test_report_writer(tmp_path):
+    res = _results()
+    res[1].slot_bad, res[1].first_bad = 1, None
+    dev = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "sms": 132, "driver": "580.00", "runtime": "CUDA 13.0"}
+    md, js = write_report(tmp_path / "rep", title="t", device=dev, results=res, date="2026-11-22 00:00:00 UTC",
+                          sections=[("Extra", "hello")], extra={"seed": 3})
+    assert md.name == "rep.md" and js.name == "rep.json"
+    data = json.loads(js.read_text())
+    assert data["device"]["name"].startswith("NVIDIA H100") and data["device"]["driver"] == "580.00"
+    assert data["date"] == "2026-11-22 00:00:00 UTC" and data["seed"] == 3
+    assert data["counts"]["kernels"] == 3 and data["counts"]["slot_mismatches"] == 1 and data["counts"]["failed"] == 1
+    assert len(data["results"]) == 3 and data["results"][0]["ok"] is True
+    text = md.read_text()
+    assert "NVIDIA H100" in text and "driver 580.00" in text and "## Extra" in text and "MISMATCH" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep.json", "rep.md"]  # no temporary files left
+    assert "3 kernels, 1 slot mismatches" in markdown("t", dev, "now", res)
+
+
+# ------------------------------------------------------------------------------------ bench/gpu_check.py
+@pytest.fixture(scope="module")
+def gpu_check():
+    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "bench" / "gpu_check.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_gpu_check_parses_sanitizer_summaries(gpu_check):
+    mem = "========= COMPUTE-SANITIZER\nworker: a ok\n========= ERROR SUMMARY: 0 errors\n"
+    assert gpu_check.parse_sanitizer(mem)["errors"] == 0
+    race = "========= RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings)\n"
+    r = gpu_check.parse_sanitizer(race)
+    assert r["hazard_errors"] == 1 and r["hazard_warnings"] == 2
+    assert gpu_check.parse_sanitizer("nothing")["errors"] is None
+    assert gpu_check.parse_sanitizer("========= ERROR SUMMARY: 1,204 errors")["errors"] == 1204
+
+
+def test_gpu_check_parses_ncu_csv(gpu_check):
+    text = "\n".join([
+        "==PROF== Connected to process 123",
+        "worker: t16x32_default_debug",
+        ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC",'
+        f'"{gpu_check.WF_LD}","{gpu_check.WF_ST}","{gpu_check.INST_LD}","{gpu_check.INST_ST}"'),
+        '"","","","","","","","","","","","","","",""',
+        '"0","123","python3","host","t16x32_default_debug","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","16","16","16","16"',
+        '"1","123","python3","host","b2mma_f32_default_debug","1","7","(128, 1, 1)","(1, 1, 1)","0","9.0","1,024","512","256","128"',
+    ])
+    m = gpu_check.parse_ncu_csv(text)
+    assert set(m) == {"t16x32_default_debug", "b2mma_f32_default_debug"}
+    assert m["b2mma_f32_default_debug"][gpu_check.WF_LD] == 1024.0
+    assert m["t16x32_default_debug"][gpu_check.INST_ST] == 16.0
+
+
+def test_gpu_check_compares_predictions(gpu_check):
+    job = next(j for j in _suite_plans() if j.label == "t16x32/default")
+    pred = gpu_check.prediction(job.plan)
+    assert pred["pred_st_wf"] == job.plan.detail.predicted_store_wavefronts
+    meas = {gpu_check.WF_ST: pred["pred_st_wf"], gpu_check.WF_LD: pred["pred_ld_wf"], gpu_check.INST_ST: 1, gpu_check.INST_LD: 1}
+    assert gpu_check.compare_wavefronts(pred, meas)["verdict"] == "match"
+    meas[gpu_check.WF_LD] += 1
+    assert gpu_check.compare_wavefronts(pred, meas)["verdict"] == "MISMATCH"
+    assert gpu_check.compare_wavefronts(pred, {})["verdict"] == "not measured"
+    assert gpu_check.choose_metrics(None) == gpu_check.CORE_METRICS
+    known = {m.rsplit(".", 1)[0] for m in gpu_check.CORE_METRICS} | {"smsp__inst_executed_op_ldsm"}
+    assert gpu_check.choose_metrics(known) == gpu_check.CORE_METRICS + ["smsp__inst_executed_op_ldsm.sum"]
+
+
+def test_gpu_check_report_from_a_partial_run(gpu_check, tmp_path, monkeypatch):
+    monkeypatch.delenv("OUT", raising=False)
+    args = types.SimpleNamespace(random=3, seed=6, tiles=2, runs=1, budget=60, ncu_random=0, prefix=str(tmp_path / "gc"))
+    st = gpu_check.State(args)
+    st.device = {"name": "fake", "arch": "sm_90", "sms": 1, "driver": "0", "runtime": "none"}
+    st.random_results = _results()
+    job = next(j for j in _suite_plans() if j.plan.path == "shared")
+    row = gpu_check.compare_wavefronts(gpu_check.prediction(job.plan), {})
+    row.update({"kernel": job.label, "group": "suite", "dtype": "f32"})
+    st.record["ncu_rows"] = [row]
+    st.part("correctness", "PASS", "3 pairs")
+    data = json.loads((tmp_path / "gc.json").read_text())
+    assert data["parts"]["correctness"]["status"] == "PASS" and data["counts"]["kernels"] == 3
+    text = (tmp_path / "gc.md").read_text()
+    assert "correctness  PASS" in text and "not measured" in text
+
+
+def test_gpu_check_runs_its_tools_under_a_timeout(gpu_check):
+    r = gpu_check.run_proc([sys.executable, "-c", "import time; print('x', flush=True); time.sleep(30)"], 1.5)
+    assert r["timed_out"] and r["seconds"] < 10 and "x" in r["out"]
+
+
+# ------------------------------------------------------------------------------------ on a GPU
+def _gpu():
+    try:
+        import cupy
+    except ImportError:
+        pytest.skip("CuPy is not installed")
+    try:
+        if not cupy.is_available():
+            pytest.skip("cupy.is_available() is false")
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"CuPy cannot reach a GPU: {e}")
+
+
+@pytest.mark.gpu
+def test_gpu_every_suite_kernel_by_every_path():
+    _gpu()
+    jobs = _suite_plans()
+    res = check_many([(j.label, j.plan) for j in jobs], tiles=64, runs=2)
+    bad = [(r.label, r.error, str(r.first_bad)) for r in res if not r.ok]
+    assert not bad, bad
+
+
+@pytest.mark.gpu
+def test_gpu_random_pairs():
+    _gpu()
+    res = check_many([(j.label, j.plan) for j in random_jobs(60, 21, "sm_90")], tiles=16, runs=1)
+    bad = [(r.label, r.error, str(r.first_bad)) for r in res if not r.ok]
+    assert not bad, bad
+
+
+@pytest.mark.gpu
+def test_gpu_llgen_check_command(tmp_path):
+    _gpu()
+    r = CliRunner().invoke(main, ["check", "--random", "5", "--seed", "3", "--tiles", "8", "--report", str(tmp_path / "c")])
+    assert r.exit_code == 0, r.output
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert data["counts"]["kernels"] == 5 and data["counts"]["failed"] == 0 and data["device"]["name"]
