@@ -56,7 +56,7 @@ def emit_bench(fwd, bwd, name: str) -> str:
     ctx = {
         "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
         "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
-        "inc_b": [f"b[{k}] = {b.add_each(k, '1u')};" for k in range(b.words)],
+        "inc_b": [f"b[{k}] ^= {b.ones()};" for k in range(b.words)],
         "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
         "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
         "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]), "fwd_smem": cf["smem_bytes"], "bwd_smem": cb["smem_bytes"],
@@ -101,6 +101,15 @@ class RegArray:
     name: str
     bits: int
     count: int  # elements
+    lang: str = "cuda"  # CUDA joins 16-bit halves with __byte_perm (one PRMT)
+
+    def join16(self, lo: tuple[str, int], hi: tuple[str, int]) -> str | None:
+        """A 32-bit word made of two 16-bit halves given as (word expression, half index)."""
+        if self.bits != 16 or self.lang != "cuda":
+            return None
+        (x, hx), (y, hy) = lo, hi
+        sel = (2 * hx) | (2 * hx + 1) << 4 | (4 + 2 * hy) << 8 | (5 + 2 * hy) << 12
+        return f"__byte_perm({x}, {y}, {hexu(sel)})"
 
     @property
     def per(self) -> int:
@@ -151,26 +160,48 @@ class RegArray:
             if k is not None:
                 out.append(f"{self.name}[{k}]")
                 continue
+            if len(chunk) == 2:
+                joined = self.join16(*((f"{self.name}[{r // 2}]", r % 2) for r in chunk))
+                if joined:
+                    out.append(joined)
+                    continue
             parts = [self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(chunk)]
             out.append(parts[0] if len(parts) == 1 else "(" + ") | (".join(parts) + ")")
         return out
 
     def fill(self, regs: list[int], words: list[str]) -> list[str]:
-        """Statements that store the 32-bit words ``words`` into elements ``regs``."""
+        """Statements that store the 32-bit words ``words`` into elements ``regs``. A packed word
+        whose elements all arrive here is written whole (one PRMT-like expression, no
+        read-modify-write); the rest are set element by element."""
         if self.bits == 64:
             return [f"{self.name}[{r}] = static_cast<unsigned long long>({words[2 * i]}) | "
                     f"(static_cast<unsigned long long>({words[2 * i + 1]}) << 32);" for i, r in enumerate(regs)]
-        out = []
-        mask = hexu((1 << self.bits) - 1) if self.bits < 32 else None
-        for i in range(0, len(regs), self.per):
-            chunk, w = regs[i:i + self.per], words[i // self.per]
-            k = self._aligned_word(chunk)
-            if k is not None:
-                out.append(f"{self.name}[{k}] = {w};")
+        if self.per == 1:
+            return [f"{self.name}[{r}] = {w};" for r, w in zip(regs, words)]
+        mask = hexu((1 << self.bits) - 1)
+
+        def part(j: int) -> str:  # element j of the incoming data, as bits in the low position
+            w, s = words[j // self.per], self.bits * (j % self.per)
+            return f"({w} >> {s})" if s + self.bits == 32 else (f"(({w} >> {s}) & {mask})" if s else f"({w} & {mask})")
+
+        where = {r: j for j, r in enumerate(regs)}
+        out, done = [], set()
+        for j, r in enumerate(regs):
+            k = r // self.per
+            if k in done:
                 continue
-            for j, r in enumerate(chunk):
-                part = w if mask is None else (f"(({w} >> {self.bits * j}) & {mask})" if j else f"({w} & {mask})")
-                out.append(self.set(r, part))
+            members = [k * self.per + i for i in range(self.per)]
+            if all(m in where for m in members):
+                done.add(k)
+                src = [where[m] for m in members]
+                if src == list(range(src[0], src[0] + self.per)) and src[0] % self.per == 0:
+                    out.append(f"{self.name}[{k}] = {words[src[0] // self.per]};")
+                else:
+                    joined = self.join16(*((words[s // 2], s % 2) for s in src)) if self.per == 2 else None
+                    terms = [part(s) + (f" << {self.bits * i}" if i else "") for i, s in enumerate(src)]
+                    out.append(f"{self.name}[{k}] = " + (joined or " | ".join(f"({t})" for t in terms)) + ";")
+            else:
+                out.append(self.set(r, part(j)))
         return out
 
     def small(self, regs: list[int]) -> tuple[str, list[str]]:
@@ -179,6 +210,10 @@ class RegArray:
         value = " | ".join(self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(regs))
         unpack = [self.set(r, f"((v >> {self.bits * j}) & {mask})" if j else f"(v & {mask})") for j, r in enumerate(regs)]
         return value, unpack
+
+    def ones(self) -> str:
+        """A word with the lowest bit of every element set."""
+        return "1ull" if self.bits == 64 else hexu(sum(1 << (self.bits * i) for i in range(self.per)))
 
     def add_each(self, k: int, value: str) -> str:
         """Word k with ``value`` added to each element (SWAR; carries stay inside elements)."""
@@ -279,7 +314,7 @@ def _body_ctx(plan) -> dict:
     """The printable conversion body of one plan."""
     lb = plan.target.lane_bits
     d = plan.detail
-    a, b = RegArray("a", plan.dtype.bits, plan.n_in), RegArray("b", plan.dtype.bits, plan.n_out)
+    a, b = (RegArray(n, plan.dtype.bits, k, plan.target.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
     copies = [b.set(j, b.elem(k)) for j, k in plan.out_copies]
     if plan.path in ("noop", "registers"):
         stmts = b.fill(list(range(plan.n_out)), a.words_of(list(d.perm)))
@@ -310,7 +345,7 @@ def context(plan, name: str) -> dict:
         "tile": 1 << plan.src.total_out_bits,
         "src_json": plan.src.to_dict(), "dst_json": plan.dst.to_dict(),
     }
-    a, b = RegArray("a", dt.bits, plan.n_in), RegArray("b", dt.bits, plan.n_out)
+    a, b = (RegArray(n, dt.bits, k, tgt.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
     ctx.update(word=a.ctype, na=a.words, nb=b.words, per=a.per,
                load_src=_global_ctx(plan, plan.src, a), store_dst=_global_ctx(plan, plan.dst, b),
                a_elems=[a.elem(i) for i in range(plan.n_in)], b_elems=[b.elem(j) for j in range(plan.n_out)],

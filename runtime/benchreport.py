@@ -57,7 +57,11 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         ("- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
          "medians of triton.testing.do_bench, ours and Triton's alike. STREAM: 1 GiB, A -> B -> A per tile, "
          "time over the same kernel's copy (no conversion)."),
-        f"- geometric-mean LOOP speedup over Triton: {_f(gmean, 3)}", "",
+        f"- geometric-mean LOOP speedup over Triton: {_f(gmean, 3)}",
+        (f"- STREAM roofline: device-to-device copy {_f(info.get('d2d_copy_GBps'), 0)} GB/s; our copy kernel reaches "
+         + ", ".join(f"{c['id']} {_f(100 * c['variants']['llgen']['copy_GBps'] / info['d2d_copy_GBps'], 0)}%"
+                     for c in report["cases"] if c["variants"].get("llgen", {}).get("copy_GBps") and info.get("d2d_copy_GBps"))),
+        "",
         ("| case | path | llgen ns | Triton ns | Triton/llgen | naive ns | classic ns | % of ideal | STREAM llgen | "
          "STREAM Triton | regs | Triton regs | local B | correct |"),
         "|" + "---|" * 14,

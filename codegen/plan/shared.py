@@ -67,13 +67,13 @@ class SharedPlan:
 
 
 def split_const(const: int, thread_cols) -> tuple[int, int]:
-    """(xor part, add part) of a constant offset: bits at or below the highest bit any thread
-    column can set are XORed; the rest can be added (an immediate in the address)."""
+    """(xor part, add part) of a constant offset. A bit no thread column can set is zero in every
+    thread's base, so XOR there equals addition: those bits become an immediate the compiler folds
+    into the address, and only the rest costs a XOR."""
     rt_mask = 0
     for c in thread_cols:
         rt_mask |= c
-    rt_bits = (1 << rt_mask.bit_length()) - 1 if rt_mask else 0
-    return const & rt_bits, const & ~rt_bits
+    return const & rt_mask, const & ~rt_mask
 
 
 def _compress(x: int, drop: list[int]) -> int:

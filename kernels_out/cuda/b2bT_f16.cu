@@ -48,37 +48,37 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
                    :: "r"(p), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x48u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 8u) + 0x40u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x90u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x10u) + 0x80u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0xd8u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x18u) + 0xc0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x120u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x100u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[16]), "r"(a[17]), "r"(a[18]), "r"(a[19]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x168u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x28u) + 0x140u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[20]), "r"(a[21]), "r"(a[22]), "r"(a[23]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1b0u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x30u) + 0x180u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[24]), "r"(a[25]), "r"(a[26]), "r"(a[27]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1f8u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x38u) + 0x1c0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[28]), "r"(a[29]), "r"(a[30]), "r"(a[31]) : "memory");
     }
@@ -88,58 +88,58 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
                    :: "r"(p), "r"(a[32]), "r"(a[33]), "r"(a[34]), "r"(a[35]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x48u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 8u) + 0x2040u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[36]), "r"(a[37]), "r"(a[38]), "r"(a[39]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x90u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x10u) + 0x2080u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[40]), "r"(a[41]), "r"(a[42]), "r"(a[43]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0xd8u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x18u) + 0x20c0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[44]), "r"(a[45]), "r"(a[46]), "r"(a[47]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x120u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x2100u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[48]), "r"(a[49]), "r"(a[50]), "r"(a[51]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x168u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x28u) + 0x2140u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[52]), "r"(a[53]), "r"(a[54]), "r"(a[55]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1b0u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x30u) + 0x2180u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[56]), "r"(a[57]), "r"(a[58]), "r"(a[59]) : "memory");
     }
 {  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x1f8u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x38u) + 0x21c0u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[60]), "r"(a[61]), "r"(a[62]), "r"(a[63]) : "memory");
     }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[16] = (b[16] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[32] = (b[32] & 0xffff0000u) | ((v.y & 0xffffu)); b[48] = (b[48] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[0] = (b[0] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[16] = (b[16] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[32] = (b[32] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[48] = (b[48] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x800u) + 0u) * 2); b[1] = (b[1] & 0xffff0000u) | ((v.x & 0xffffu)); b[17] = (b[17] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[33] = (b[33] & 0xffff0000u) | ((v.y & 0xffffu)); b[49] = (b[49] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[1] = (b[1] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[17] = (b[17] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[33] = (b[33] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[49] = (b[49] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1000u) + 0u) * 2); b[2] = (b[2] & 0xffff0000u) | ((v.x & 0xffffu)); b[18] = (b[18] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[34] = (b[34] & 0xffff0000u) | ((v.y & 0xffffu)); b[50] = (b[50] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[2] = (b[2] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[18] = (b[18] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[34] = (b[34] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[50] = (b[50] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1800u) + 0u) * 2); b[3] = (b[3] & 0xffff0000u) | ((v.x & 0xffffu)); b[19] = (b[19] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[35] = (b[35] & 0xffff0000u) | ((v.y & 0xffffu)); b[51] = (b[51] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[3] = (b[3] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[19] = (b[19] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[35] = (b[35] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[51] = (b[51] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[4] = (b[4] & 0xffff0000u) | ((v.x & 0xffffu)); b[20] = (b[20] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[36] = (b[36] & 0xffff0000u) | ((v.y & 0xffffu)); b[52] = (b[52] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[4] = (b[4] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[20] = (b[20] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[36] = (b[36] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[52] = (b[52] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x810u) + 0u) * 2); b[5] = (b[5] & 0xffff0000u) | ((v.x & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[37] = (b[37] & 0xffff0000u) | ((v.y & 0xffffu)); b[53] = (b[53] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[5] = (b[5] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[37] = (b[37] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[53] = (b[53] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1010u) + 0u) * 2); b[6] = (b[6] & 0xffff0000u) | ((v.x & 0xffffu)); b[22] = (b[22] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[38] = (b[38] & 0xffff0000u) | ((v.y & 0xffffu)); b[54] = (b[54] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[6] = (b[6] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[22] = (b[22] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[38] = (b[38] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[54] = (b[54] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1810u) + 0u) * 2); b[7] = (b[7] & 0xffff0000u) | ((v.x & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[39] = (b[39] & 0xffff0000u) | ((v.y & 0xffffu)); b[55] = (b[55] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[7] = (b[7] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[39] = (b[39] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[55] = (b[55] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v.x & 0xffffu)); b[24] = (b[24] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[40] = (b[40] & 0xffff0000u) | ((v.y & 0xffffu)); b[56] = (b[56] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[8] = (b[8] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[24] = (b[24] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[40] = (b[40] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[56] = (b[56] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x820u) + 0u) * 2); b[9] = (b[9] & 0xffff0000u) | ((v.x & 0xffffu)); b[25] = (b[25] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[41] = (b[41] & 0xffff0000u) | ((v.y & 0xffffu)); b[57] = (b[57] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[9] = (b[9] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[25] = (b[25] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[41] = (b[41] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[57] = (b[57] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1020u) + 0u) * 2); b[10] = (b[10] & 0xffff0000u) | ((v.x & 0xffffu)); b[26] = (b[26] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[42] = (b[42] & 0xffff0000u) | ((v.y & 0xffffu)); b[58] = (b[58] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[10] = (b[10] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[26] = (b[26] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[42] = (b[42] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[58] = (b[58] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1820u) + 0u) * 2); b[11] = (b[11] & 0xffff0000u) | ((v.x & 0xffffu)); b[27] = (b[27] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[43] = (b[43] & 0xffff0000u) | ((v.y & 0xffffu)); b[59] = (b[59] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[11] = (b[11] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[27] = (b[27] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[43] = (b[43] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[59] = (b[59] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0u) * 2); b[12] = (b[12] & 0xffff0000u) | ((v.x & 0xffffu)); b[28] = (b[28] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[44] = (b[44] & 0xffff0000u) | ((v.y & 0xffffu)); b[60] = (b[60] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[12] = (b[12] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[28] = (b[28] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[44] = (b[44] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[60] = (b[60] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x830u) + 0u) * 2); b[13] = (b[13] & 0xffff0000u) | ((v.x & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[45] = (b[45] & 0xffff0000u) | ((v.y & 0xffffu)); b[61] = (b[61] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[13] = (b[13] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[45] = (b[45] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[61] = (b[61] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1030u) + 0u) * 2); b[14] = (b[14] & 0xffff0000u) | ((v.x & 0xffffu)); b[30] = (b[30] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[46] = (b[46] & 0xffff0000u) | ((v.y & 0xffffu)); b[62] = (b[62] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[14] = (b[14] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[30] = (b[30] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[46] = (b[46] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[62] = (b[62] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x1830u) + 0u) * 2); b[15] = (b[15] & 0xffff0000u) | ((v.x & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[47] = (b[47] & 0xffff0000u) | ((v.y & 0xffffu)); b[63] = (b[63] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[15] = (b[15] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[47] = (b[47] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[63] = (b[63] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = __byte_perm(v.x, v.z, 0x5410u); b[16] = __byte_perm(v.x, v.z, 0x7632u); b[32] = __byte_perm(v.y, v.w, 0x5410u); b[48] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[1] = __byte_perm(v.x, v.z, 0x5410u); b[17] = __byte_perm(v.x, v.z, 0x7632u); b[33] = __byte_perm(v.y, v.w, 0x5410u); b[49] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[2] = __byte_perm(v.x, v.z, 0x5410u); b[18] = __byte_perm(v.x, v.z, 0x7632u); b[34] = __byte_perm(v.y, v.w, 0x5410u); b[50] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[3] = __byte_perm(v.x, v.z, 0x5410u); b[19] = __byte_perm(v.x, v.z, 0x7632u); b[35] = __byte_perm(v.y, v.w, 0x5410u); b[51] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[4] = __byte_perm(v.x, v.z, 0x5410u); b[20] = __byte_perm(v.x, v.z, 0x7632u); b[36] = __byte_perm(v.y, v.w, 0x5410u); b[52] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x800u) * 2); b[5] = __byte_perm(v.x, v.z, 0x5410u); b[21] = __byte_perm(v.x, v.z, 0x7632u); b[37] = __byte_perm(v.y, v.w, 0x5410u); b[53] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[6] = __byte_perm(v.x, v.z, 0x5410u); b[22] = __byte_perm(v.x, v.z, 0x7632u); b[38] = __byte_perm(v.y, v.w, 0x5410u); b[54] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1800u) * 2); b[7] = __byte_perm(v.x, v.z, 0x5410u); b[23] = __byte_perm(v.x, v.z, 0x7632u); b[39] = __byte_perm(v.y, v.w, 0x5410u); b[55] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[8] = __byte_perm(v.x, v.z, 0x5410u); b[24] = __byte_perm(v.x, v.z, 0x7632u); b[40] = __byte_perm(v.y, v.w, 0x5410u); b[56] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x800u) * 2); b[9] = __byte_perm(v.x, v.z, 0x5410u); b[25] = __byte_perm(v.x, v.z, 0x7632u); b[41] = __byte_perm(v.y, v.w, 0x5410u); b[57] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[10] = __byte_perm(v.x, v.z, 0x5410u); b[26] = __byte_perm(v.x, v.z, 0x7632u); b[42] = __byte_perm(v.y, v.w, 0x5410u); b[58] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1800u) * 2); b[11] = __byte_perm(v.x, v.z, 0x5410u); b[27] = __byte_perm(v.x, v.z, 0x7632u); b[43] = __byte_perm(v.y, v.w, 0x5410u); b[59] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0u) * 2); b[12] = __byte_perm(v.x, v.z, 0x5410u); b[28] = __byte_perm(v.x, v.z, 0x7632u); b[44] = __byte_perm(v.y, v.w, 0x5410u); b[60] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0x800u) * 2); b[13] = __byte_perm(v.x, v.z, 0x5410u); b[29] = __byte_perm(v.x, v.z, 0x7632u); b[45] = __byte_perm(v.y, v.w, 0x5410u); b[61] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0x1000u) * 2); b[14] = __byte_perm(v.x, v.z, 0x5410u); b[30] = __byte_perm(v.x, v.z, 0x7632u); b[46] = __byte_perm(v.y, v.w, 0x5410u); b[62] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0x1800u) * 2); b[15] = __byte_perm(v.x, v.z, 0x5410u); b[31] = __byte_perm(v.x, v.z, 0x7632u); b[47] = __byte_perm(v.y, v.w, 0x5410u); b[63] = __byte_perm(v.y, v.w, 0x7632u); }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
@@ -150,22 +150,22 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 9) ^ ((lane & 0x10u) << 9) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(((a[0] & 0xffffu)) | ((a[16] & 0xffffu) << 16), ((a[32] & 0xffffu)) | ((a[48] & 0xffffu) << 16), ((a[0] >> 16)) | ((a[16] >> 16) << 16), ((a[32] >> 16)) | ((a[48] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4(((a[1] & 0xffffu)) | ((a[17] & 0xffffu) << 16), ((a[33] & 0xffffu)) | ((a[49] & 0xffffu) << 16), ((a[1] >> 16)) | ((a[17] >> 16) << 16), ((a[33] >> 16)) | ((a[49] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x400u) + 0u) * 2) = make_uint4(((a[2] & 0xffffu)) | ((a[18] & 0xffffu) << 16), ((a[34] & 0xffffu)) | ((a[50] & 0xffffu) << 16), ((a[2] >> 16)) | ((a[18] >> 16) << 16), ((a[34] >> 16)) | ((a[50] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x600u) + 0u) * 2) = make_uint4(((a[3] & 0xffffu)) | ((a[19] & 0xffffu) << 16), ((a[35] & 0xffffu)) | ((a[51] & 0xffffu) << 16), ((a[3] >> 16)) | ((a[19] >> 16) << 16), ((a[35] >> 16)) | ((a[51] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 2) = make_uint4(((a[4] & 0xffffu)) | ((a[20] & 0xffffu) << 16), ((a[36] & 0xffffu)) | ((a[52] & 0xffffu) << 16), ((a[4] >> 16)) | ((a[20] >> 16) << 16), ((a[36] >> 16)) | ((a[52] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0u) * 2) = make_uint4(((a[5] & 0xffffu)) | ((a[21] & 0xffffu) << 16), ((a[37] & 0xffffu)) | ((a[53] & 0xffffu) << 16), ((a[5] >> 16)) | ((a[21] >> 16) << 16), ((a[37] >> 16)) | ((a[53] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x490u) + 0u) * 2) = make_uint4(((a[6] & 0xffffu)) | ((a[22] & 0xffffu) << 16), ((a[38] & 0xffffu)) | ((a[54] & 0xffffu) << 16), ((a[6] >> 16)) | ((a[22] >> 16) << 16), ((a[38] >> 16)) | ((a[54] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x690u) + 0u) * 2) = make_uint4(((a[7] & 0xffffu)) | ((a[23] & 0xffffu) << 16), ((a[39] & 0xffffu)) | ((a[55] & 0xffffu) << 16), ((a[7] >> 16)) | ((a[23] >> 16) << 16), ((a[39] >> 16)) | ((a[55] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x120u) + 0u) * 2) = make_uint4(((a[8] & 0xffffu)) | ((a[24] & 0xffffu) << 16), ((a[40] & 0xffffu)) | ((a[56] & 0xffffu) << 16), ((a[8] >> 16)) | ((a[24] >> 16) << 16), ((a[40] >> 16)) | ((a[56] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x320u) + 0u) * 2) = make_uint4(((a[9] & 0xffffu)) | ((a[25] & 0xffffu) << 16), ((a[41] & 0xffffu)) | ((a[57] & 0xffffu) << 16), ((a[9] >> 16)) | ((a[25] >> 16) << 16), ((a[41] >> 16)) | ((a[57] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x520u) + 0u) * 2) = make_uint4(((a[10] & 0xffffu)) | ((a[26] & 0xffffu) << 16), ((a[42] & 0xffffu)) | ((a[58] & 0xffffu) << 16), ((a[10] >> 16)) | ((a[26] >> 16) << 16), ((a[42] >> 16)) | ((a[58] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x720u) + 0u) * 2) = make_uint4(((a[11] & 0xffffu)) | ((a[27] & 0xffffu) << 16), ((a[43] & 0xffffu)) | ((a[59] & 0xffffu) << 16), ((a[11] >> 16)) | ((a[27] >> 16) << 16), ((a[43] >> 16)) | ((a[59] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1b0u) + 0u) * 2) = make_uint4(((a[12] & 0xffffu)) | ((a[28] & 0xffffu) << 16), ((a[44] & 0xffffu)) | ((a[60] & 0xffffu) << 16), ((a[12] >> 16)) | ((a[28] >> 16) << 16), ((a[44] >> 16)) | ((a[60] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x3b0u) + 0u) * 2) = make_uint4(((a[13] & 0xffffu)) | ((a[29] & 0xffffu) << 16), ((a[45] & 0xffffu)) | ((a[61] & 0xffffu) << 16), ((a[13] >> 16)) | ((a[29] >> 16) << 16), ((a[45] >> 16)) | ((a[61] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x5b0u) + 0u) * 2) = make_uint4(((a[14] & 0xffffu)) | ((a[30] & 0xffffu) << 16), ((a[46] & 0xffffu)) | ((a[62] & 0xffffu) << 16), ((a[14] >> 16)) | ((a[30] >> 16) << 16), ((a[46] >> 16)) | ((a[62] >> 16) << 16));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x7b0u) + 0u) * 2) = make_uint4(((a[15] & 0xffffu)) | ((a[31] & 0xffffu) << 16), ((a[47] & 0xffffu)) | ((a[63] & 0xffffu) << 16), ((a[15] >> 16)) | ((a[31] >> 16) << 16), ((a[47] >> 16)) | ((a[63] >> 16) << 16));
+*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(__byte_perm(a[0], a[16], 0x5410u), __byte_perm(a[32], a[48], 0x5410u), __byte_perm(a[0], a[16], 0x7632u), __byte_perm(a[32], a[48], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st + 0x200u) * 2) = make_uint4(__byte_perm(a[1], a[17], 0x5410u), __byte_perm(a[33], a[49], 0x5410u), __byte_perm(a[1], a[17], 0x7632u), __byte_perm(a[33], a[49], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st + 0x400u) * 2) = make_uint4(__byte_perm(a[2], a[18], 0x5410u), __byte_perm(a[34], a[50], 0x5410u), __byte_perm(a[2], a[18], 0x7632u), __byte_perm(a[34], a[50], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st + 0x600u) * 2) = make_uint4(__byte_perm(a[3], a[19], 0x5410u), __byte_perm(a[35], a[51], 0x5410u), __byte_perm(a[3], a[19], 0x7632u), __byte_perm(a[35], a[51], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 2) = make_uint4(__byte_perm(a[4], a[20], 0x5410u), __byte_perm(a[36], a[52], 0x5410u), __byte_perm(a[4], a[20], 0x7632u), __byte_perm(a[36], a[52], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x280u) * 2) = make_uint4(__byte_perm(a[5], a[21], 0x5410u), __byte_perm(a[37], a[53], 0x5410u), __byte_perm(a[5], a[21], 0x7632u), __byte_perm(a[37], a[53], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x480u) * 2) = make_uint4(__byte_perm(a[6], a[22], 0x5410u), __byte_perm(a[38], a[54], 0x5410u), __byte_perm(a[6], a[22], 0x7632u), __byte_perm(a[38], a[54], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x680u) * 2) = make_uint4(__byte_perm(a[7], a[23], 0x5410u), __byte_perm(a[39], a[55], 0x5410u), __byte_perm(a[7], a[23], 0x7632u), __byte_perm(a[39], a[55], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x100u) * 2) = make_uint4(__byte_perm(a[8], a[24], 0x5410u), __byte_perm(a[40], a[56], 0x5410u), __byte_perm(a[8], a[24], 0x7632u), __byte_perm(a[40], a[56], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x300u) * 2) = make_uint4(__byte_perm(a[9], a[25], 0x5410u), __byte_perm(a[41], a[57], 0x5410u), __byte_perm(a[9], a[25], 0x7632u), __byte_perm(a[41], a[57], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x500u) * 2) = make_uint4(__byte_perm(a[10], a[26], 0x5410u), __byte_perm(a[42], a[58], 0x5410u), __byte_perm(a[10], a[26], 0x7632u), __byte_perm(a[42], a[58], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x700u) * 2) = make_uint4(__byte_perm(a[11], a[27], 0x5410u), __byte_perm(a[43], a[59], 0x5410u), __byte_perm(a[11], a[27], 0x7632u), __byte_perm(a[43], a[59], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x180u) * 2) = make_uint4(__byte_perm(a[12], a[28], 0x5410u), __byte_perm(a[44], a[60], 0x5410u), __byte_perm(a[12], a[28], 0x7632u), __byte_perm(a[44], a[60], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x380u) * 2) = make_uint4(__byte_perm(a[13], a[29], 0x5410u), __byte_perm(a[45], a[61], 0x5410u), __byte_perm(a[13], a[29], 0x7632u), __byte_perm(a[45], a[61], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x580u) * 2) = make_uint4(__byte_perm(a[14], a[30], 0x5410u), __byte_perm(a[46], a[62], 0x5410u), __byte_perm(a[14], a[30], 0x7632u), __byte_perm(a[46], a[62], 0x7632u));
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x780u) * 2) = make_uint4(__byte_perm(a[15], a[31], 0x5410u), __byte_perm(a[47], a[63], 0x5410u), __byte_perm(a[15], a[31], 0x7632u), __byte_perm(a[47], a[63], 0x7632u));
   }
   __syncthreads();
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
@@ -226,56 +226,56 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x800u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x808u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 8u) + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x810u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x818u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x18u) + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x820u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x828u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x28u) + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x830u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x838u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x38u) + 0x800u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3;
@@ -319,133 +319,133 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 10) ^ ((lane & 2u) << 10) ^ ((lane & 4u) << 10) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 1);
   *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0u) * 2) = static_cast<unsigned short>((b[0] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x100u) + 0u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x180u) + 0u) * 2) = static_cast<unsigned short>((b[1] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x200u) + 0u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x280u) + 0u) * 2) = static_cast<unsigned short>((b[2] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x300u) + 0u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x380u) + 0u) * 2) = static_cast<unsigned short>((b[3] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 8u) + 0u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x88u) + 0u) * 2) = static_cast<unsigned short>((b[4] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x108u) + 0u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x188u) + 0u) * 2) = static_cast<unsigned short>((b[5] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x208u) + 0u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x288u) + 0u) * 2) = static_cast<unsigned short>((b[6] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x308u) + 0u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x388u) + 0u) * 2) = static_cast<unsigned short>((b[7] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0u) * 2) = static_cast<unsigned short>((b[8] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x110u) + 0u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x190u) + 0u) * 2) = static_cast<unsigned short>((b[9] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x210u) + 0u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x290u) + 0u) * 2) = static_cast<unsigned short>((b[10] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x310u) + 0u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x390u) + 0u) * 2) = static_cast<unsigned short>((b[11] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x18u) + 0u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x98u) + 0u) * 2) = static_cast<unsigned short>((b[12] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x118u) + 0u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x198u) + 0u) * 2) = static_cast<unsigned short>((b[13] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x218u) + 0u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x298u) + 0u) * 2) = static_cast<unsigned short>((b[14] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x318u) + 0u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x398u) + 0u) * 2) = static_cast<unsigned short>((b[15] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x120u) + 0u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1a0u) + 0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x220u) + 0u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2a0u) + 0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x320u) + 0u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3a0u) + 0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x28u) + 0u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa8u) + 0u) * 2) = static_cast<unsigned short>((b[20] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x128u) + 0u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1a8u) + 0u) * 2) = static_cast<unsigned short>((b[21] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x228u) + 0u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2a8u) + 0u) * 2) = static_cast<unsigned short>((b[22] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x328u) + 0u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3a8u) + 0u) * 2) = static_cast<unsigned short>((b[23] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x130u) + 0u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1b0u) + 0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x230u) + 0u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2b0u) + 0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x330u) + 0u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3b0u) + 0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x38u) + 0u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb8u) + 0u) * 2) = static_cast<unsigned short>((b[28] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x138u) + 0u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1b8u) + 0u) * 2) = static_cast<unsigned short>((b[29] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x238u) + 0u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2b8u) + 0u) * 2) = static_cast<unsigned short>((b[30] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x338u) + 0u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3b8u) + 0u) * 2) = static_cast<unsigned short>((b[31] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0u) * 2) = static_cast<unsigned short>((b[32] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0u) * 2) = static_cast<unsigned short>((b[32] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x140u) + 0u) * 2) = static_cast<unsigned short>((b[33] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1c0u) + 0u) * 2) = static_cast<unsigned short>((b[33] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x240u) + 0u) * 2) = static_cast<unsigned short>((b[34] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2c0u) + 0u) * 2) = static_cast<unsigned short>((b[34] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x340u) + 0u) * 2) = static_cast<unsigned short>((b[35] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3c0u) + 0u) * 2) = static_cast<unsigned short>((b[35] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x48u) + 0u) * 2) = static_cast<unsigned short>((b[36] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc8u) + 0u) * 2) = static_cast<unsigned short>((b[36] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x148u) + 0u) * 2) = static_cast<unsigned short>((b[37] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1c8u) + 0u) * 2) = static_cast<unsigned short>((b[37] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x248u) + 0u) * 2) = static_cast<unsigned short>((b[38] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2c8u) + 0u) * 2) = static_cast<unsigned short>((b[38] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x348u) + 0u) * 2) = static_cast<unsigned short>((b[39] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3c8u) + 0u) * 2) = static_cast<unsigned short>((b[39] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0u) * 2) = static_cast<unsigned short>((b[40] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0u) * 2) = static_cast<unsigned short>((b[40] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x150u) + 0u) * 2) = static_cast<unsigned short>((b[41] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1d0u) + 0u) * 2) = static_cast<unsigned short>((b[41] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x250u) + 0u) * 2) = static_cast<unsigned short>((b[42] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2d0u) + 0u) * 2) = static_cast<unsigned short>((b[42] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x350u) + 0u) * 2) = static_cast<unsigned short>((b[43] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3d0u) + 0u) * 2) = static_cast<unsigned short>((b[43] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x58u) + 0u) * 2) = static_cast<unsigned short>((b[44] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd8u) + 0u) * 2) = static_cast<unsigned short>((b[44] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x158u) + 0u) * 2) = static_cast<unsigned short>((b[45] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1d8u) + 0u) * 2) = static_cast<unsigned short>((b[45] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x258u) + 0u) * 2) = static_cast<unsigned short>((b[46] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2d8u) + 0u) * 2) = static_cast<unsigned short>((b[46] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x358u) + 0u) * 2) = static_cast<unsigned short>((b[47] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3d8u) + 0u) * 2) = static_cast<unsigned short>((b[47] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0u) * 2) = static_cast<unsigned short>((b[48] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0u) * 2) = static_cast<unsigned short>((b[48] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x160u) + 0u) * 2) = static_cast<unsigned short>((b[49] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1e0u) + 0u) * 2) = static_cast<unsigned short>((b[49] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x260u) + 0u) * 2) = static_cast<unsigned short>((b[50] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2e0u) + 0u) * 2) = static_cast<unsigned short>((b[50] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x360u) + 0u) * 2) = static_cast<unsigned short>((b[51] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3e0u) + 0u) * 2) = static_cast<unsigned short>((b[51] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x68u) + 0u) * 2) = static_cast<unsigned short>((b[52] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe8u) + 0u) * 2) = static_cast<unsigned short>((b[52] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x168u) + 0u) * 2) = static_cast<unsigned short>((b[53] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1e8u) + 0u) * 2) = static_cast<unsigned short>((b[53] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x268u) + 0u) * 2) = static_cast<unsigned short>((b[54] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2e8u) + 0u) * 2) = static_cast<unsigned short>((b[54] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x368u) + 0u) * 2) = static_cast<unsigned short>((b[55] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3e8u) + 0u) * 2) = static_cast<unsigned short>((b[55] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0u) * 2) = static_cast<unsigned short>((b[56] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0u) * 2) = static_cast<unsigned short>((b[56] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x170u) + 0u) * 2) = static_cast<unsigned short>((b[57] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1f0u) + 0u) * 2) = static_cast<unsigned short>((b[57] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x270u) + 0u) * 2) = static_cast<unsigned short>((b[58] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2f0u) + 0u) * 2) = static_cast<unsigned short>((b[58] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x370u) + 0u) * 2) = static_cast<unsigned short>((b[59] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3f0u) + 0u) * 2) = static_cast<unsigned short>((b[59] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x78u) + 0u) * 2) = static_cast<unsigned short>((b[60] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf8u) + 0u) * 2) = static_cast<unsigned short>((b[60] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x178u) + 0u) * 2) = static_cast<unsigned short>((b[61] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x1f8u) + 0u) * 2) = static_cast<unsigned short>((b[61] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x278u) + 0u) * 2) = static_cast<unsigned short>((b[62] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x2f8u) + 0u) * 2) = static_cast<unsigned short>((b[62] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x378u) + 0u) * 2) = static_cast<unsigned short>((b[63] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x3f8u) + 0u) * 2) = static_cast<unsigned short>((b[63] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x80u) * 2) = static_cast<unsigned short>((b[0] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x100u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x180u) * 2) = static_cast<unsigned short>((b[1] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x200u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x280u) * 2) = static_cast<unsigned short>((b[2] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x300u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x380u) * 2) = static_cast<unsigned short>((b[3] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 8u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x88u) * 2) = static_cast<unsigned short>((b[4] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x108u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x188u) * 2) = static_cast<unsigned short>((b[5] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x208u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x288u) * 2) = static_cast<unsigned short>((b[6] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x308u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x388u) * 2) = static_cast<unsigned short>((b[7] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x90u) * 2) = static_cast<unsigned short>((b[8] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x110u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x190u) * 2) = static_cast<unsigned short>((b[9] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x210u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x290u) * 2) = static_cast<unsigned short>((b[10] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x310u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x390u) * 2) = static_cast<unsigned short>((b[11] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x18u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x98u) * 2) = static_cast<unsigned short>((b[12] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x118u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x198u) * 2) = static_cast<unsigned short>((b[13] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x218u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x298u) * 2) = static_cast<unsigned short>((b[14] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x318u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x398u) * 2) = static_cast<unsigned short>((b[15] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x20u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xa0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x120u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1a0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x220u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2a0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x320u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3a0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x28u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xa8u) * 2) = static_cast<unsigned short>((b[20] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x128u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1a8u) * 2) = static_cast<unsigned short>((b[21] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x228u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2a8u) * 2) = static_cast<unsigned short>((b[22] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x328u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3a8u) * 2) = static_cast<unsigned short>((b[23] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x30u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xb0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x130u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1b0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x230u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2b0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x330u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3b0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x38u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xb8u) * 2) = static_cast<unsigned short>((b[28] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x138u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1b8u) * 2) = static_cast<unsigned short>((b[29] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x238u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2b8u) * 2) = static_cast<unsigned short>((b[30] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x338u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3b8u) * 2) = static_cast<unsigned short>((b[31] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x40u) * 2) = static_cast<unsigned short>((b[32] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc0u) * 2) = static_cast<unsigned short>((b[32] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x140u) * 2) = static_cast<unsigned short>((b[33] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c0u) * 2) = static_cast<unsigned short>((b[33] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x240u) * 2) = static_cast<unsigned short>((b[34] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2c0u) * 2) = static_cast<unsigned short>((b[34] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x340u) * 2) = static_cast<unsigned short>((b[35] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3c0u) * 2) = static_cast<unsigned short>((b[35] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x48u) * 2) = static_cast<unsigned short>((b[36] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc8u) * 2) = static_cast<unsigned short>((b[36] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x148u) * 2) = static_cast<unsigned short>((b[37] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c8u) * 2) = static_cast<unsigned short>((b[37] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x248u) * 2) = static_cast<unsigned short>((b[38] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2c8u) * 2) = static_cast<unsigned short>((b[38] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x348u) * 2) = static_cast<unsigned short>((b[39] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3c8u) * 2) = static_cast<unsigned short>((b[39] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x50u) * 2) = static_cast<unsigned short>((b[40] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xd0u) * 2) = static_cast<unsigned short>((b[40] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x150u) * 2) = static_cast<unsigned short>((b[41] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1d0u) * 2) = static_cast<unsigned short>((b[41] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x250u) * 2) = static_cast<unsigned short>((b[42] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2d0u) * 2) = static_cast<unsigned short>((b[42] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x350u) * 2) = static_cast<unsigned short>((b[43] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3d0u) * 2) = static_cast<unsigned short>((b[43] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x58u) * 2) = static_cast<unsigned short>((b[44] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xd8u) * 2) = static_cast<unsigned short>((b[44] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x158u) * 2) = static_cast<unsigned short>((b[45] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1d8u) * 2) = static_cast<unsigned short>((b[45] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x258u) * 2) = static_cast<unsigned short>((b[46] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2d8u) * 2) = static_cast<unsigned short>((b[46] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x358u) * 2) = static_cast<unsigned short>((b[47] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3d8u) * 2) = static_cast<unsigned short>((b[47] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x60u) * 2) = static_cast<unsigned short>((b[48] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xe0u) * 2) = static_cast<unsigned short>((b[48] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x160u) * 2) = static_cast<unsigned short>((b[49] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1e0u) * 2) = static_cast<unsigned short>((b[49] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x260u) * 2) = static_cast<unsigned short>((b[50] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2e0u) * 2) = static_cast<unsigned short>((b[50] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x360u) * 2) = static_cast<unsigned short>((b[51] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3e0u) * 2) = static_cast<unsigned short>((b[51] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x68u) * 2) = static_cast<unsigned short>((b[52] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xe8u) * 2) = static_cast<unsigned short>((b[52] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x168u) * 2) = static_cast<unsigned short>((b[53] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1e8u) * 2) = static_cast<unsigned short>((b[53] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x268u) * 2) = static_cast<unsigned short>((b[54] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2e8u) * 2) = static_cast<unsigned short>((b[54] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x368u) * 2) = static_cast<unsigned short>((b[55] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3e8u) * 2) = static_cast<unsigned short>((b[55] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x70u) * 2) = static_cast<unsigned short>((b[56] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xf0u) * 2) = static_cast<unsigned short>((b[56] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x170u) * 2) = static_cast<unsigned short>((b[57] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1f0u) * 2) = static_cast<unsigned short>((b[57] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x270u) * 2) = static_cast<unsigned short>((b[58] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2f0u) * 2) = static_cast<unsigned short>((b[58] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x370u) * 2) = static_cast<unsigned short>((b[59] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3f0u) * 2) = static_cast<unsigned short>((b[59] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x78u) * 2) = static_cast<unsigned short>((b[60] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xf8u) * 2) = static_cast<unsigned short>((b[60] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x178u) * 2) = static_cast<unsigned short>((b[61] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1f8u) * 2) = static_cast<unsigned short>((b[61] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x278u) * 2) = static_cast<unsigned short>((b[62] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x2f8u) * 2) = static_cast<unsigned short>((b[62] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x378u) * 2) = static_cast<unsigned short>((b[63] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x3f8u) * 2) = static_cast<unsigned short>((b[63] >> 16));
 }
 
 // The conversion on typed registers (any 2-byte element type).

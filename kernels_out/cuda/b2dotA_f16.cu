@@ -85,21 +85,21 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0u) * 2); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x48u) + 0u) * 2); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x248u) + 0u) * 2); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x200u) * 2); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x40u) * 2); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x240u) * 2); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x800u) * 2); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x48u) + 0x800u) * 2); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x248u) + 0x800u) * 2); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xa00u) * 2); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x840u) * 2); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0xa40u) * 2); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[32] = v.x; b[34] = v.y; b[36] = v.z; b[38] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1000u) * 2); b[33] = v.x; b[35] = v.y; b[37] = v.z; b[39] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x48u) + 0x1000u) * 2); b[40] = v.x; b[42] = v.y; b[44] = v.z; b[46] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x248u) + 0x1000u) * 2); b[41] = v.x; b[43] = v.y; b[45] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1200u) * 2); b[33] = v.x; b[35] = v.y; b[37] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1040u) * 2); b[40] = v.x; b[42] = v.y; b[44] = v.z; b[46] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1240u) * 2); b[41] = v.x; b[43] = v.y; b[45] = v.z; b[47] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[48] = v.x; b[50] = v.y; b[52] = v.z; b[54] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1800u) * 2); b[49] = v.x; b[51] = v.y; b[53] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x48u) + 0x1800u) * 2); b[56] = v.x; b[58] = v.y; b[60] = v.z; b[62] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x248u) + 0x1800u) * 2); b[57] = v.x; b[59] = v.y; b[61] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1a00u) * 2); b[49] = v.x; b[51] = v.y; b[53] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1840u) * 2); b[56] = v.x; b[58] = v.y; b[60] = v.z; b[62] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1a40u) * 2); b[57] = v.x; b[59] = v.y; b[61] = v.z; b[63] = v.w; }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
@@ -264,69 +264,69 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
   *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = b[0];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 2) = b[1];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 2) = b[2];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0u) * 2) = b[3];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 2) = b[4];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 2) = b[5];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 2) = b[6];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0u) * 2) = b[7];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 2) = b[8];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 2) = b[9];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0u) * 2) = b[10];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0u) * 2) = b[11];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 2) = b[12];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 2) = b[13];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0u) * 2) = b[14];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0u) * 2) = b[15];
+  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 2) = b[1];
+  *reinterpret_cast<unsigned*>(p + (g + 8u) * 2) = b[2];
+  *reinterpret_cast<unsigned*>(p + (g + 0x208u) * 2) = b[3];
+  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 2) = b[4];
+  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 2) = b[5];
+  *reinterpret_cast<unsigned*>(p + (g + 0x18u) * 2) = b[6];
+  *reinterpret_cast<unsigned*>(p + (g + 0x218u) * 2) = b[7];
+  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 2) = b[8];
+  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 2) = b[9];
+  *reinterpret_cast<unsigned*>(p + (g + 0x28u) * 2) = b[10];
+  *reinterpret_cast<unsigned*>(p + (g + 0x228u) * 2) = b[11];
+  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 2) = b[12];
+  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 2) = b[13];
+  *reinterpret_cast<unsigned*>(p + (g + 0x38u) * 2) = b[14];
+  *reinterpret_cast<unsigned*>(p + (g + 0x238u) * 2) = b[15];
   *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 2) = b[16];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x800u) * 2) = b[17];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0x800u) * 2) = b[18];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0x800u) * 2) = b[19];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x800u) * 2) = b[20];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x800u) * 2) = b[21];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0x800u) * 2) = b[22];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0x800u) * 2) = b[23];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x800u) * 2) = b[24];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x800u) * 2) = b[25];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0x800u) * 2) = b[26];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0x800u) * 2) = b[27];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x800u) * 2) = b[28];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x800u) * 2) = b[29];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0x800u) * 2) = b[30];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0x800u) * 2) = b[31];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa00u) * 2) = b[17];
+  *reinterpret_cast<unsigned*>(p + (g + 0x808u) * 2) = b[18];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa08u) * 2) = b[19];
+  *reinterpret_cast<unsigned*>(p + (g + 0x810u) * 2) = b[20];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa10u) * 2) = b[21];
+  *reinterpret_cast<unsigned*>(p + (g + 0x818u) * 2) = b[22];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa18u) * 2) = b[23];
+  *reinterpret_cast<unsigned*>(p + (g + 0x820u) * 2) = b[24];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa20u) * 2) = b[25];
+  *reinterpret_cast<unsigned*>(p + (g + 0x828u) * 2) = b[26];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa28u) * 2) = b[27];
+  *reinterpret_cast<unsigned*>(p + (g + 0x830u) * 2) = b[28];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa30u) * 2) = b[29];
+  *reinterpret_cast<unsigned*>(p + (g + 0x838u) * 2) = b[30];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa38u) * 2) = b[31];
   *reinterpret_cast<unsigned*>(p + (g + 0x1000u) * 2) = b[32];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1000u) * 2) = b[33];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0x1000u) * 2) = b[34];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0x1000u) * 2) = b[35];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1000u) * 2) = b[36];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1000u) * 2) = b[37];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0x1000u) * 2) = b[38];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0x1000u) * 2) = b[39];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1000u) * 2) = b[40];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1000u) * 2) = b[41];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0x1000u) * 2) = b[42];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0x1000u) * 2) = b[43];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1000u) * 2) = b[44];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1000u) * 2) = b[45];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0x1000u) * 2) = b[46];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0x1000u) * 2) = b[47];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1200u) * 2) = b[33];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1008u) * 2) = b[34];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1208u) * 2) = b[35];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1010u) * 2) = b[36];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1210u) * 2) = b[37];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1018u) * 2) = b[38];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1218u) * 2) = b[39];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1020u) * 2) = b[40];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1220u) * 2) = b[41];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1028u) * 2) = b[42];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1228u) * 2) = b[43];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1030u) * 2) = b[44];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1230u) * 2) = b[45];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1038u) * 2) = b[46];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1238u) * 2) = b[47];
   *reinterpret_cast<unsigned*>(p + (g + 0x1800u) * 2) = b[48];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1800u) * 2) = b[49];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0x1800u) * 2) = b[50];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x208u) + 0x1800u) * 2) = b[51];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1800u) * 2) = b[52];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1800u) * 2) = b[53];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0x1800u) * 2) = b[54];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x218u) + 0x1800u) * 2) = b[55];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1800u) * 2) = b[56];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1800u) * 2) = b[57];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x28u) + 0x1800u) * 2) = b[58];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x228u) + 0x1800u) * 2) = b[59];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1800u) * 2) = b[60];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1800u) * 2) = b[61];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x38u) + 0x1800u) * 2) = b[62];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x238u) + 0x1800u) * 2) = b[63];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a00u) * 2) = b[49];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1808u) * 2) = b[50];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a08u) * 2) = b[51];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1810u) * 2) = b[52];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a10u) * 2) = b[53];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1818u) * 2) = b[54];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a18u) * 2) = b[55];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1820u) * 2) = b[56];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a20u) * 2) = b[57];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1828u) * 2) = b[58];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a28u) * 2) = b[59];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1830u) * 2) = b[60];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a30u) * 2) = b[61];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1838u) * 2) = b[62];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a38u) * 2) = b[63];
 }
 
 // The conversion on typed registers (any 2-byte element type).

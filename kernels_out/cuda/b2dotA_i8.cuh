@@ -64,13 +64,13 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 1); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0u) * 1); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x200u) * 1); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 1); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x800u) * 1); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xa00u) * 1); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 1); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1000u) * 1); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1200u) * 1); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 1); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x200u) + 0x1800u) * 1); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1a00u) * 1); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 4 | bank 3 | seg 6]
@@ -171,37 +171,37 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
   *reinterpret_cast<unsigned*>(p + (g + 0u) * 1) = b[0];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0u) * 1) = b[1];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 1) = b[2];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0u) * 1) = b[3];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0u) * 1) = b[4];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0u) * 1) = b[5];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0u) * 1) = b[6];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0u) * 1) = b[7];
+  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 1) = b[1];
+  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 1) = b[2];
+  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 1) = b[3];
+  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 1) = b[4];
+  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 1) = b[5];
+  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 1) = b[6];
+  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 1) = b[7];
   *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 1) = b[8];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x800u) * 1) = b[9];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x800u) * 1) = b[10];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x800u) * 1) = b[11];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x800u) * 1) = b[12];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x800u) * 1) = b[13];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x800u) * 1) = b[14];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x800u) * 1) = b[15];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa00u) * 1) = b[9];
+  *reinterpret_cast<unsigned*>(p + (g + 0x810u) * 1) = b[10];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa10u) * 1) = b[11];
+  *reinterpret_cast<unsigned*>(p + (g + 0x820u) * 1) = b[12];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa20u) * 1) = b[13];
+  *reinterpret_cast<unsigned*>(p + (g + 0x830u) * 1) = b[14];
+  *reinterpret_cast<unsigned*>(p + (g + 0xa30u) * 1) = b[15];
   *reinterpret_cast<unsigned*>(p + (g + 0x1000u) * 1) = b[16];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1000u) * 1) = b[17];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1000u) * 1) = b[18];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1000u) * 1) = b[19];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1000u) * 1) = b[20];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1000u) * 1) = b[21];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1000u) * 1) = b[22];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1000u) * 1) = b[23];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1200u) * 1) = b[17];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1010u) * 1) = b[18];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1210u) * 1) = b[19];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1020u) * 1) = b[20];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1220u) * 1) = b[21];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1030u) * 1) = b[22];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1230u) * 1) = b[23];
   *reinterpret_cast<unsigned*>(p + (g + 0x1800u) * 1) = b[24];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x200u) + 0x1800u) * 1) = b[25];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0x1800u) * 1) = b[26];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x210u) + 0x1800u) * 1) = b[27];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x20u) + 0x1800u) * 1) = b[28];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x220u) + 0x1800u) * 1) = b[29];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x30u) + 0x1800u) * 1) = b[30];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x230u) + 0x1800u) * 1) = b[31];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a00u) * 1) = b[25];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1810u) * 1) = b[26];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a10u) * 1) = b[27];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1820u) * 1) = b[28];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a20u) * 1) = b[29];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1830u) * 1) = b[30];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1a30u) * 1) = b[31];
 }
 
 // The conversion on typed registers (any 1-byte element type).

@@ -84,22 +84,22 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
     }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[16] = (b[16] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[32] = (b[32] & 0xffff0000u) | ((v.y & 0xffffu)); b[48] = (b[48] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[0] = (b[0] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[16] = (b[16] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[32] = (b[32] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[48] = (b[48] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 2); b[1] = (b[1] & 0xffff0000u) | ((v.x & 0xffffu)); b[17] = (b[17] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[33] = (b[33] & 0xffff0000u) | ((v.y & 0xffffu)); b[49] = (b[49] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[1] = (b[1] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[17] = (b[17] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[33] = (b[33] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[49] = (b[49] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[2] = (b[2] & 0xffff0000u) | ((v.x & 0xffffu)); b[18] = (b[18] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[34] = (b[34] & 0xffff0000u) | ((v.y & 0xffffu)); b[50] = (b[50] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[2] = (b[2] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[18] = (b[18] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[34] = (b[34] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[50] = (b[50] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 2); b[3] = (b[3] & 0xffff0000u) | ((v.x & 0xffffu)); b[19] = (b[19] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[35] = (b[35] & 0xffff0000u) | ((v.y & 0xffffu)); b[51] = (b[51] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[3] = (b[3] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[19] = (b[19] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[35] = (b[35] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[51] = (b[51] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[4] = (b[4] & 0xffff0000u) | ((v.x & 0xffffu)); b[20] = (b[20] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[36] = (b[36] & 0xffff0000u) | ((v.y & 0xffffu)); b[52] = (b[52] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[4] = (b[4] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[20] = (b[20] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[36] = (b[36] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[52] = (b[52] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 2); b[5] = (b[5] & 0xffff0000u) | ((v.x & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[37] = (b[37] & 0xffff0000u) | ((v.y & 0xffffu)); b[53] = (b[53] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[5] = (b[5] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[37] = (b[37] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[53] = (b[53] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[6] = (b[6] & 0xffff0000u) | ((v.x & 0xffffu)); b[22] = (b[22] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[38] = (b[38] & 0xffff0000u) | ((v.y & 0xffffu)); b[54] = (b[54] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[6] = (b[6] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[22] = (b[22] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[38] = (b[38] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[54] = (b[54] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 2); b[7] = (b[7] & 0xffff0000u) | ((v.x & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[39] = (b[39] & 0xffff0000u) | ((v.y & 0xffffu)); b[55] = (b[55] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[7] = (b[7] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[39] = (b[39] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[55] = (b[55] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v.x & 0xffffu)); b[24] = (b[24] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[40] = (b[40] & 0xffff0000u) | ((v.y & 0xffffu)); b[56] = (b[56] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[8] = (b[8] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[24] = (b[24] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[40] = (b[40] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[56] = (b[56] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x400u) * 2); b[9] = (b[9] & 0xffff0000u) | ((v.x & 0xffffu)); b[25] = (b[25] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[41] = (b[41] & 0xffff0000u) | ((v.y & 0xffffu)); b[57] = (b[57] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[9] = (b[9] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[25] = (b[25] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[41] = (b[41] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[57] = (b[57] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x800u) * 2); b[10] = (b[10] & 0xffff0000u) | ((v.x & 0xffffu)); b[26] = (b[26] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[42] = (b[42] & 0xffff0000u) | ((v.y & 0xffffu)); b[58] = (b[58] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[10] = (b[10] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[26] = (b[26] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[42] = (b[42] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[58] = (b[58] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0xc00u) * 2); b[11] = (b[11] & 0xffff0000u) | ((v.x & 0xffffu)); b[27] = (b[27] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[43] = (b[43] & 0xffff0000u) | ((v.y & 0xffffu)); b[59] = (b[59] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[11] = (b[11] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[27] = (b[27] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[43] = (b[43] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[59] = (b[59] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[12] = (b[12] & 0xffff0000u) | ((v.x & 0xffffu)); b[28] = (b[28] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[44] = (b[44] & 0xffff0000u) | ((v.y & 0xffffu)); b[60] = (b[60] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[12] = (b[12] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[28] = (b[28] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[44] = (b[44] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[60] = (b[60] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1400u) * 2); b[13] = (b[13] & 0xffff0000u) | ((v.x & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[45] = (b[45] & 0xffff0000u) | ((v.y & 0xffffu)); b[61] = (b[61] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[13] = (b[13] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[45] = (b[45] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[61] = (b[61] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1800u) * 2); b[14] = (b[14] & 0xffff0000u) | ((v.x & 0xffffu)); b[30] = (b[30] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[46] = (b[46] & 0xffff0000u) | ((v.y & 0xffffu)); b[62] = (b[62] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[14] = (b[14] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[30] = (b[30] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[46] = (b[46] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[62] = (b[62] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1c00u) * 2); b[15] = (b[15] & 0xffff0000u) | ((v.x & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | (((v.x >> 16) & 0xffffu)); b[47] = (b[47] & 0xffff0000u) | ((v.y & 0xffffu)); b[63] = (b[63] & 0xffff0000u) | (((v.y >> 16) & 0xffffu)); b[15] = (b[15] & 0xffffu) | (((v.z & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | ((((v.z >> 16) & 0xffffu)) << 16); b[47] = (b[47] & 0xffffu) | (((v.w & 0xffffu)) << 16); b[63] = (b[63] & 0xffffu) | ((((v.w >> 16) & 0xffffu)) << 16); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = __byte_perm(v.x, v.z, 0x5410u); b[16] = __byte_perm(v.x, v.z, 0x7632u); b[32] = __byte_perm(v.y, v.w, 0x5410u); b[48] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 2); b[1] = __byte_perm(v.x, v.z, 0x5410u); b[17] = __byte_perm(v.x, v.z, 0x7632u); b[33] = __byte_perm(v.y, v.w, 0x5410u); b[49] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[2] = __byte_perm(v.x, v.z, 0x5410u); b[18] = __byte_perm(v.x, v.z, 0x7632u); b[34] = __byte_perm(v.y, v.w, 0x5410u); b[50] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 2); b[3] = __byte_perm(v.x, v.z, 0x5410u); b[19] = __byte_perm(v.x, v.z, 0x7632u); b[35] = __byte_perm(v.y, v.w, 0x5410u); b[51] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[4] = __byte_perm(v.x, v.z, 0x5410u); b[20] = __byte_perm(v.x, v.z, 0x7632u); b[36] = __byte_perm(v.y, v.w, 0x5410u); b[52] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 2); b[5] = __byte_perm(v.x, v.z, 0x5410u); b[21] = __byte_perm(v.x, v.z, 0x7632u); b[37] = __byte_perm(v.y, v.w, 0x5410u); b[53] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[6] = __byte_perm(v.x, v.z, 0x5410u); b[22] = __byte_perm(v.x, v.z, 0x7632u); b[38] = __byte_perm(v.y, v.w, 0x5410u); b[54] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 2); b[7] = __byte_perm(v.x, v.z, 0x5410u); b[23] = __byte_perm(v.x, v.z, 0x7632u); b[39] = __byte_perm(v.y, v.w, 0x5410u); b[55] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[8] = __byte_perm(v.x, v.z, 0x5410u); b[24] = __byte_perm(v.x, v.z, 0x7632u); b[40] = __byte_perm(v.y, v.w, 0x5410u); b[56] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x400u) * 2); b[9] = __byte_perm(v.x, v.z, 0x5410u); b[25] = __byte_perm(v.x, v.z, 0x7632u); b[41] = __byte_perm(v.y, v.w, 0x5410u); b[57] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x800u) * 2); b[10] = __byte_perm(v.x, v.z, 0x5410u); b[26] = __byte_perm(v.x, v.z, 0x7632u); b[42] = __byte_perm(v.y, v.w, 0x5410u); b[58] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0xc00u) * 2); b[11] = __byte_perm(v.x, v.z, 0x5410u); b[27] = __byte_perm(v.x, v.z, 0x7632u); b[43] = __byte_perm(v.y, v.w, 0x5410u); b[59] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[12] = __byte_perm(v.x, v.z, 0x5410u); b[28] = __byte_perm(v.x, v.z, 0x7632u); b[44] = __byte_perm(v.y, v.w, 0x5410u); b[60] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1400u) * 2); b[13] = __byte_perm(v.x, v.z, 0x5410u); b[29] = __byte_perm(v.x, v.z, 0x7632u); b[45] = __byte_perm(v.y, v.w, 0x5410u); b[61] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1800u) * 2); b[14] = __byte_perm(v.x, v.z, 0x5410u); b[30] = __byte_perm(v.x, v.z, 0x7632u); b[46] = __byte_perm(v.y, v.w, 0x5410u); b[62] = __byte_perm(v.y, v.w, 0x7632u); }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1c00u) * 2); b[15] = __byte_perm(v.x, v.z, 0x5410u); b[31] = __byte_perm(v.x, v.z, 0x7632u); b[47] = __byte_perm(v.y, v.w, 0x5410u); b[63] = __byte_perm(v.y, v.w, 0x7632u); }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
@@ -178,56 +178,56 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x200u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x200u) + 0x1000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x210u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x210u) + 0x1000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x1200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x220u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x220u) + 0x1000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x230u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x230u) + 0x1000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x1200u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3;
@@ -264,133 +264,133 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   const unsigned g = ((lane & 1u) << 8) ^ ((lane & 2u) << 8) ^ ((lane >> 2) & 1u ? 1u : 0u) ^ ((lane >> 3) & 1u ? 2u : 0u) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((warp & 1u) << 3);
   if (((lane & 0u) | (warp & 2u)) != 0u) return;
   *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0u) * 2) = static_cast<unsigned short>((b[0] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x80u) * 2) = static_cast<unsigned short>((b[0] >> 16));
   *reinterpret_cast<unsigned short*>(p + (g + 0x400u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0x400u) * 2) = static_cast<unsigned short>((b[1] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x480u) * 2) = static_cast<unsigned short>((b[1] >> 16));
   *reinterpret_cast<unsigned short*>(p + (g + 0x800u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0x800u) * 2) = static_cast<unsigned short>((b[2] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x880u) * 2) = static_cast<unsigned short>((b[2] >> 16));
   *reinterpret_cast<unsigned short*>(p + (g + 0xc00u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0xc00u) * 2) = static_cast<unsigned short>((b[3] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc80u) * 2) = static_cast<unsigned short>((b[3] >> 16));
   *reinterpret_cast<unsigned short*>(p + (g + 0x1000u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0x1000u) * 2) = static_cast<unsigned short>((b[4] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1080u) * 2) = static_cast<unsigned short>((b[4] >> 16));
   *reinterpret_cast<unsigned short*>(p + (g + 0x1400u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0x1400u) * 2) = static_cast<unsigned short>((b[5] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1480u) * 2) = static_cast<unsigned short>((b[5] >> 16));
   *reinterpret_cast<unsigned short*>(p + (g + 0x1800u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0x1800u) * 2) = static_cast<unsigned short>((b[6] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1880u) * 2) = static_cast<unsigned short>((b[6] >> 16));
   *reinterpret_cast<unsigned short*>(p + (g + 0x1c00u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x80u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[7] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0u) * 2) = static_cast<unsigned short>((b[8] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0x400u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0x400u) * 2) = static_cast<unsigned short>((b[9] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0x800u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0x800u) * 2) = static_cast<unsigned short>((b[10] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0xc00u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0xc00u) * 2) = static_cast<unsigned short>((b[11] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0x1000u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0x1000u) * 2) = static_cast<unsigned short>((b[12] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0x1400u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0x1400u) * 2) = static_cast<unsigned short>((b[13] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0x1800u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0x1800u) * 2) = static_cast<unsigned short>((b[14] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x10u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x90u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[15] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0x400u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0x400u) * 2) = static_cast<unsigned short>((b[17] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0x800u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0x800u) * 2) = static_cast<unsigned short>((b[18] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0xc00u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0xc00u) * 2) = static_cast<unsigned short>((b[19] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0x1000u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0x1000u) * 2) = static_cast<unsigned short>((b[20] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0x1400u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0x1400u) * 2) = static_cast<unsigned short>((b[21] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0x1800u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0x1800u) * 2) = static_cast<unsigned short>((b[22] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x20u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xa0u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[23] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0x400u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0x400u) * 2) = static_cast<unsigned short>((b[25] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0x800u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0x800u) * 2) = static_cast<unsigned short>((b[26] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0xc00u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0xc00u) * 2) = static_cast<unsigned short>((b[27] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0x1000u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0x1000u) * 2) = static_cast<unsigned short>((b[28] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0x1400u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0x1400u) * 2) = static_cast<unsigned short>((b[29] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0x1800u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0x1800u) * 2) = static_cast<unsigned short>((b[30] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x30u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xb0u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[31] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0u) * 2) = static_cast<unsigned short>((b[32] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0u) * 2) = static_cast<unsigned short>((b[32] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0x400u) * 2) = static_cast<unsigned short>((b[33] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0x400u) * 2) = static_cast<unsigned short>((b[33] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0x800u) * 2) = static_cast<unsigned short>((b[34] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0x800u) * 2) = static_cast<unsigned short>((b[34] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0xc00u) * 2) = static_cast<unsigned short>((b[35] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0xc00u) * 2) = static_cast<unsigned short>((b[35] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0x1000u) * 2) = static_cast<unsigned short>((b[36] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0x1000u) * 2) = static_cast<unsigned short>((b[36] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0x1400u) * 2) = static_cast<unsigned short>((b[37] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0x1400u) * 2) = static_cast<unsigned short>((b[37] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0x1800u) * 2) = static_cast<unsigned short>((b[38] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0x1800u) * 2) = static_cast<unsigned short>((b[38] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x40u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[39] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xc0u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[39] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0u) * 2) = static_cast<unsigned short>((b[40] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0u) * 2) = static_cast<unsigned short>((b[40] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0x400u) * 2) = static_cast<unsigned short>((b[41] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0x400u) * 2) = static_cast<unsigned short>((b[41] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0x800u) * 2) = static_cast<unsigned short>((b[42] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0x800u) * 2) = static_cast<unsigned short>((b[42] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0xc00u) * 2) = static_cast<unsigned short>((b[43] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0xc00u) * 2) = static_cast<unsigned short>((b[43] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0x1000u) * 2) = static_cast<unsigned short>((b[44] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0x1000u) * 2) = static_cast<unsigned short>((b[44] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0x1400u) * 2) = static_cast<unsigned short>((b[45] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0x1400u) * 2) = static_cast<unsigned short>((b[45] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0x1800u) * 2) = static_cast<unsigned short>((b[46] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0x1800u) * 2) = static_cast<unsigned short>((b[46] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x50u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[47] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xd0u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[47] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0u) * 2) = static_cast<unsigned short>((b[48] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0u) * 2) = static_cast<unsigned short>((b[48] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0x400u) * 2) = static_cast<unsigned short>((b[49] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0x400u) * 2) = static_cast<unsigned short>((b[49] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0x800u) * 2) = static_cast<unsigned short>((b[50] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0x800u) * 2) = static_cast<unsigned short>((b[50] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0xc00u) * 2) = static_cast<unsigned short>((b[51] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0xc00u) * 2) = static_cast<unsigned short>((b[51] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0x1000u) * 2) = static_cast<unsigned short>((b[52] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0x1000u) * 2) = static_cast<unsigned short>((b[52] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0x1400u) * 2) = static_cast<unsigned short>((b[53] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0x1400u) * 2) = static_cast<unsigned short>((b[53] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0x1800u) * 2) = static_cast<unsigned short>((b[54] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0x1800u) * 2) = static_cast<unsigned short>((b[54] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x60u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[55] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xe0u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[55] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0u) * 2) = static_cast<unsigned short>((b[56] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0u) * 2) = static_cast<unsigned short>((b[56] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0x400u) * 2) = static_cast<unsigned short>((b[57] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0x400u) * 2) = static_cast<unsigned short>((b[57] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0x800u) * 2) = static_cast<unsigned short>((b[58] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0x800u) * 2) = static_cast<unsigned short>((b[58] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0xc00u) * 2) = static_cast<unsigned short>((b[59] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0xc00u) * 2) = static_cast<unsigned short>((b[59] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0x1000u) * 2) = static_cast<unsigned short>((b[60] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0x1000u) * 2) = static_cast<unsigned short>((b[60] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0x1400u) * 2) = static_cast<unsigned short>((b[61] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0x1400u) * 2) = static_cast<unsigned short>((b[61] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0x1800u) * 2) = static_cast<unsigned short>((b[62] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0x1800u) * 2) = static_cast<unsigned short>((b[62] >> 16));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0x70u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[63] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + ((g ^ 0xf0u) + 0x1c00u) * 2) = static_cast<unsigned short>((b[63] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c80u) * 2) = static_cast<unsigned short>((b[7] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x90u) * 2) = static_cast<unsigned short>((b[8] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x410u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x490u) * 2) = static_cast<unsigned short>((b[9] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x810u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x890u) * 2) = static_cast<unsigned short>((b[10] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc10u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc90u) * 2) = static_cast<unsigned short>((b[11] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1010u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1090u) * 2) = static_cast<unsigned short>((b[12] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1410u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1490u) * 2) = static_cast<unsigned short>((b[13] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1810u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1890u) * 2) = static_cast<unsigned short>((b[14] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c10u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c90u) * 2) = static_cast<unsigned short>((b[15] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x20u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xa0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x420u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x4a0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x820u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x8a0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc20u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xca0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1020u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10a0u) * 2) = static_cast<unsigned short>((b[20] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1420u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x14a0u) * 2) = static_cast<unsigned short>((b[21] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1820u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x18a0u) * 2) = static_cast<unsigned short>((b[22] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c20u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1ca0u) * 2) = static_cast<unsigned short>((b[23] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x30u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xb0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x430u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x4b0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x830u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x8b0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc30u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xcb0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1030u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10b0u) * 2) = static_cast<unsigned short>((b[28] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1430u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x14b0u) * 2) = static_cast<unsigned short>((b[29] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1830u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x18b0u) * 2) = static_cast<unsigned short>((b[30] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c30u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1cb0u) * 2) = static_cast<unsigned short>((b[31] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x40u) * 2) = static_cast<unsigned short>((b[32] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc0u) * 2) = static_cast<unsigned short>((b[32] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x440u) * 2) = static_cast<unsigned short>((b[33] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x4c0u) * 2) = static_cast<unsigned short>((b[33] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x840u) * 2) = static_cast<unsigned short>((b[34] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x8c0u) * 2) = static_cast<unsigned short>((b[34] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc40u) * 2) = static_cast<unsigned short>((b[35] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xcc0u) * 2) = static_cast<unsigned short>((b[35] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1040u) * 2) = static_cast<unsigned short>((b[36] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10c0u) * 2) = static_cast<unsigned short>((b[36] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1440u) * 2) = static_cast<unsigned short>((b[37] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x14c0u) * 2) = static_cast<unsigned short>((b[37] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1840u) * 2) = static_cast<unsigned short>((b[38] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x18c0u) * 2) = static_cast<unsigned short>((b[38] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c40u) * 2) = static_cast<unsigned short>((b[39] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1cc0u) * 2) = static_cast<unsigned short>((b[39] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x50u) * 2) = static_cast<unsigned short>((b[40] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xd0u) * 2) = static_cast<unsigned short>((b[40] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x450u) * 2) = static_cast<unsigned short>((b[41] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x4d0u) * 2) = static_cast<unsigned short>((b[41] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x850u) * 2) = static_cast<unsigned short>((b[42] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x8d0u) * 2) = static_cast<unsigned short>((b[42] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc50u) * 2) = static_cast<unsigned short>((b[43] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xcd0u) * 2) = static_cast<unsigned short>((b[43] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1050u) * 2) = static_cast<unsigned short>((b[44] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10d0u) * 2) = static_cast<unsigned short>((b[44] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1450u) * 2) = static_cast<unsigned short>((b[45] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x14d0u) * 2) = static_cast<unsigned short>((b[45] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1850u) * 2) = static_cast<unsigned short>((b[46] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x18d0u) * 2) = static_cast<unsigned short>((b[46] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c50u) * 2) = static_cast<unsigned short>((b[47] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1cd0u) * 2) = static_cast<unsigned short>((b[47] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x60u) * 2) = static_cast<unsigned short>((b[48] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xe0u) * 2) = static_cast<unsigned short>((b[48] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x460u) * 2) = static_cast<unsigned short>((b[49] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x4e0u) * 2) = static_cast<unsigned short>((b[49] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x860u) * 2) = static_cast<unsigned short>((b[50] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x8e0u) * 2) = static_cast<unsigned short>((b[50] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc60u) * 2) = static_cast<unsigned short>((b[51] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xce0u) * 2) = static_cast<unsigned short>((b[51] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1060u) * 2) = static_cast<unsigned short>((b[52] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10e0u) * 2) = static_cast<unsigned short>((b[52] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1460u) * 2) = static_cast<unsigned short>((b[53] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x14e0u) * 2) = static_cast<unsigned short>((b[53] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1860u) * 2) = static_cast<unsigned short>((b[54] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x18e0u) * 2) = static_cast<unsigned short>((b[54] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c60u) * 2) = static_cast<unsigned short>((b[55] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1ce0u) * 2) = static_cast<unsigned short>((b[55] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x70u) * 2) = static_cast<unsigned short>((b[56] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xf0u) * 2) = static_cast<unsigned short>((b[56] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x470u) * 2) = static_cast<unsigned short>((b[57] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x4f0u) * 2) = static_cast<unsigned short>((b[57] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x870u) * 2) = static_cast<unsigned short>((b[58] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x8f0u) * 2) = static_cast<unsigned short>((b[58] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xc70u) * 2) = static_cast<unsigned short>((b[59] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0xcf0u) * 2) = static_cast<unsigned short>((b[59] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1070u) * 2) = static_cast<unsigned short>((b[60] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x10f0u) * 2) = static_cast<unsigned short>((b[60] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1470u) * 2) = static_cast<unsigned short>((b[61] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x14f0u) * 2) = static_cast<unsigned short>((b[61] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1870u) * 2) = static_cast<unsigned short>((b[62] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x18f0u) * 2) = static_cast<unsigned short>((b[62] >> 16));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1c70u) * 2) = static_cast<unsigned short>((b[63] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + (g + 0x1cf0u) * 2) = static_cast<unsigned short>((b[63] >> 16));
 }
 
 // The conversion on typed registers (any 2-byte element type).

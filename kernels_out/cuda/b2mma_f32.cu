@@ -59,20 +59,20 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0u) * 4); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0u) * 4); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0u) * 4); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0u) * 4); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0u) * 4); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0u) * 4); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x80u) * 4); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x80u) * 4); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x100u) * 4); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x100u) * 4); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x180u) * 4); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x180u) * 4); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 4); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0x1000u) * 4); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0x1000u) * 4); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0x1000u) * 4); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0x1000u) * 4); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0x1000u) * 4); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0x1000u) * 4); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1080u) * 4); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1080u) * 4); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1100u) * 4); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1100u) * 4); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1180u) * 4); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1180u) * 4); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
   __syncthreads();
   {
 *reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[64], a[65], a[72], a[73]);
@@ -95,20 +95,20 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[64] = v.x; b[65] = v.y; b[66] = v.z; b[67] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[68] = v.x; b[69] = v.y; b[70] = v.z; b[71] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0u) * 4); b[72] = v.x; b[73] = v.y; b[74] = v.z; b[75] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0u) * 4); b[76] = v.x; b[77] = v.y; b[78] = v.z; b[79] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0u) * 4); b[80] = v.x; b[81] = v.y; b[82] = v.z; b[83] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0u) * 4); b[84] = v.x; b[85] = v.y; b[86] = v.z; b[87] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0u) * 4); b[88] = v.x; b[89] = v.y; b[90] = v.z; b[91] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0u) * 4); b[92] = v.x; b[93] = v.y; b[94] = v.z; b[95] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x80u) * 4); b[72] = v.x; b[73] = v.y; b[74] = v.z; b[75] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x80u) * 4); b[76] = v.x; b[77] = v.y; b[78] = v.z; b[79] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x100u) * 4); b[80] = v.x; b[81] = v.y; b[82] = v.z; b[83] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x100u) * 4); b[84] = v.x; b[85] = v.y; b[86] = v.z; b[87] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x180u) * 4); b[88] = v.x; b[89] = v.y; b[90] = v.z; b[91] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x180u) * 4); b[92] = v.x; b[93] = v.y; b[94] = v.z; b[95] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[96] = v.x; b[97] = v.y; b[98] = v.z; b[99] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 4); b[100] = v.x; b[101] = v.y; b[102] = v.z; b[103] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x80u) + 0x1000u) * 4); b[104] = v.x; b[105] = v.y; b[106] = v.z; b[107] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x90u) + 0x1000u) * 4); b[108] = v.x; b[109] = v.y; b[110] = v.z; b[111] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x100u) + 0x1000u) * 4); b[112] = v.x; b[113] = v.y; b[114] = v.z; b[115] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x110u) + 0x1000u) * 4); b[116] = v.x; b[117] = v.y; b[118] = v.z; b[119] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x180u) + 0x1000u) * 4); b[120] = v.x; b[121] = v.y; b[122] = v.z; b[123] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x190u) + 0x1000u) * 4); b[124] = v.x; b[125] = v.y; b[126] = v.z; b[127] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1080u) * 4); b[104] = v.x; b[105] = v.y; b[106] = v.z; b[107] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1080u) * 4); b[108] = v.x; b[109] = v.y; b[110] = v.z; b[111] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1100u) * 4); b[112] = v.x; b[113] = v.y; b[114] = v.z; b[115] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1100u) * 4); b[116] = v.x; b[117] = v.y; b[118] = v.z; b[119] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1180u) * 4); b[120] = v.x; b[121] = v.y; b[122] = v.z; b[123] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1180u) * 4); b[124] = v.x; b[125] = v.y; b[126] = v.z; b[127] = v.w; }
 
 }
 
@@ -161,69 +161,69 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[128
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
   *reinterpret_cast<uint2*>(p + (g + 0u) * 4) = make_uint2(b[0], b[1]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x400u) + 0u) * 4) = make_uint2(b[2], b[3]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x10u) + 0u) * 4) = make_uint2(b[4], b[5]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x410u) + 0u) * 4) = make_uint2(b[6], b[7]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x20u) + 0u) * 4) = make_uint2(b[8], b[9]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x420u) + 0u) * 4) = make_uint2(b[10], b[11]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x30u) + 0u) * 4) = make_uint2(b[12], b[13]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x430u) + 0u) * 4) = make_uint2(b[14], b[15]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x40u) + 0u) * 4) = make_uint2(b[16], b[17]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x440u) + 0u) * 4) = make_uint2(b[18], b[19]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x50u) + 0u) * 4) = make_uint2(b[20], b[21]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x450u) + 0u) * 4) = make_uint2(b[22], b[23]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x60u) + 0u) * 4) = make_uint2(b[24], b[25]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x460u) + 0u) * 4) = make_uint2(b[26], b[27]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x70u) + 0u) * 4) = make_uint2(b[28], b[29]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x470u) + 0u) * 4) = make_uint2(b[30], b[31]);
+  *reinterpret_cast<uint2*>(p + (g + 0x400u) * 4) = make_uint2(b[2], b[3]);
+  *reinterpret_cast<uint2*>(p + (g + 0x10u) * 4) = make_uint2(b[4], b[5]);
+  *reinterpret_cast<uint2*>(p + (g + 0x410u) * 4) = make_uint2(b[6], b[7]);
+  *reinterpret_cast<uint2*>(p + (g + 0x20u) * 4) = make_uint2(b[8], b[9]);
+  *reinterpret_cast<uint2*>(p + (g + 0x420u) * 4) = make_uint2(b[10], b[11]);
+  *reinterpret_cast<uint2*>(p + (g + 0x30u) * 4) = make_uint2(b[12], b[13]);
+  *reinterpret_cast<uint2*>(p + (g + 0x430u) * 4) = make_uint2(b[14], b[15]);
+  *reinterpret_cast<uint2*>(p + (g + 0x40u) * 4) = make_uint2(b[16], b[17]);
+  *reinterpret_cast<uint2*>(p + (g + 0x440u) * 4) = make_uint2(b[18], b[19]);
+  *reinterpret_cast<uint2*>(p + (g + 0x50u) * 4) = make_uint2(b[20], b[21]);
+  *reinterpret_cast<uint2*>(p + (g + 0x450u) * 4) = make_uint2(b[22], b[23]);
+  *reinterpret_cast<uint2*>(p + (g + 0x60u) * 4) = make_uint2(b[24], b[25]);
+  *reinterpret_cast<uint2*>(p + (g + 0x460u) * 4) = make_uint2(b[26], b[27]);
+  *reinterpret_cast<uint2*>(p + (g + 0x70u) * 4) = make_uint2(b[28], b[29]);
+  *reinterpret_cast<uint2*>(p + (g + 0x470u) * 4) = make_uint2(b[30], b[31]);
   *reinterpret_cast<uint2*>(p + (g + 0x1000u) * 4) = make_uint2(b[32], b[33]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x400u) + 0x1000u) * 4) = make_uint2(b[34], b[35]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x10u) + 0x1000u) * 4) = make_uint2(b[36], b[37]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x410u) + 0x1000u) * 4) = make_uint2(b[38], b[39]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x20u) + 0x1000u) * 4) = make_uint2(b[40], b[41]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x420u) + 0x1000u) * 4) = make_uint2(b[42], b[43]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x30u) + 0x1000u) * 4) = make_uint2(b[44], b[45]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x430u) + 0x1000u) * 4) = make_uint2(b[46], b[47]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x40u) + 0x1000u) * 4) = make_uint2(b[48], b[49]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x440u) + 0x1000u) * 4) = make_uint2(b[50], b[51]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x50u) + 0x1000u) * 4) = make_uint2(b[52], b[53]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x450u) + 0x1000u) * 4) = make_uint2(b[54], b[55]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x60u) + 0x1000u) * 4) = make_uint2(b[56], b[57]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x460u) + 0x1000u) * 4) = make_uint2(b[58], b[59]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x70u) + 0x1000u) * 4) = make_uint2(b[60], b[61]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x470u) + 0x1000u) * 4) = make_uint2(b[62], b[63]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1400u) * 4) = make_uint2(b[34], b[35]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1010u) * 4) = make_uint2(b[36], b[37]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1410u) * 4) = make_uint2(b[38], b[39]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1020u) * 4) = make_uint2(b[40], b[41]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1420u) * 4) = make_uint2(b[42], b[43]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1030u) * 4) = make_uint2(b[44], b[45]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1430u) * 4) = make_uint2(b[46], b[47]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1040u) * 4) = make_uint2(b[48], b[49]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1440u) * 4) = make_uint2(b[50], b[51]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1050u) * 4) = make_uint2(b[52], b[53]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1450u) * 4) = make_uint2(b[54], b[55]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1060u) * 4) = make_uint2(b[56], b[57]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1460u) * 4) = make_uint2(b[58], b[59]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1070u) * 4) = make_uint2(b[60], b[61]);
+  *reinterpret_cast<uint2*>(p + (g + 0x1470u) * 4) = make_uint2(b[62], b[63]);
   *reinterpret_cast<uint2*>(p + (g + 0x2000u) * 4) = make_uint2(b[64], b[65]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x400u) + 0x2000u) * 4) = make_uint2(b[66], b[67]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x10u) + 0x2000u) * 4) = make_uint2(b[68], b[69]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x410u) + 0x2000u) * 4) = make_uint2(b[70], b[71]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x20u) + 0x2000u) * 4) = make_uint2(b[72], b[73]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x420u) + 0x2000u) * 4) = make_uint2(b[74], b[75]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x30u) + 0x2000u) * 4) = make_uint2(b[76], b[77]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x430u) + 0x2000u) * 4) = make_uint2(b[78], b[79]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x40u) + 0x2000u) * 4) = make_uint2(b[80], b[81]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x440u) + 0x2000u) * 4) = make_uint2(b[82], b[83]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x50u) + 0x2000u) * 4) = make_uint2(b[84], b[85]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x450u) + 0x2000u) * 4) = make_uint2(b[86], b[87]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x60u) + 0x2000u) * 4) = make_uint2(b[88], b[89]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x460u) + 0x2000u) * 4) = make_uint2(b[90], b[91]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x70u) + 0x2000u) * 4) = make_uint2(b[92], b[93]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x470u) + 0x2000u) * 4) = make_uint2(b[94], b[95]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2400u) * 4) = make_uint2(b[66], b[67]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2010u) * 4) = make_uint2(b[68], b[69]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2410u) * 4) = make_uint2(b[70], b[71]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2020u) * 4) = make_uint2(b[72], b[73]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2420u) * 4) = make_uint2(b[74], b[75]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2030u) * 4) = make_uint2(b[76], b[77]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2430u) * 4) = make_uint2(b[78], b[79]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2040u) * 4) = make_uint2(b[80], b[81]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2440u) * 4) = make_uint2(b[82], b[83]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2050u) * 4) = make_uint2(b[84], b[85]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2450u) * 4) = make_uint2(b[86], b[87]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2060u) * 4) = make_uint2(b[88], b[89]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2460u) * 4) = make_uint2(b[90], b[91]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2070u) * 4) = make_uint2(b[92], b[93]);
+  *reinterpret_cast<uint2*>(p + (g + 0x2470u) * 4) = make_uint2(b[94], b[95]);
   *reinterpret_cast<uint2*>(p + (g + 0x3000u) * 4) = make_uint2(b[96], b[97]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x400u) + 0x3000u) * 4) = make_uint2(b[98], b[99]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x10u) + 0x3000u) * 4) = make_uint2(b[100], b[101]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x410u) + 0x3000u) * 4) = make_uint2(b[102], b[103]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x20u) + 0x3000u) * 4) = make_uint2(b[104], b[105]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x420u) + 0x3000u) * 4) = make_uint2(b[106], b[107]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x30u) + 0x3000u) * 4) = make_uint2(b[108], b[109]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x430u) + 0x3000u) * 4) = make_uint2(b[110], b[111]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x40u) + 0x3000u) * 4) = make_uint2(b[112], b[113]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x440u) + 0x3000u) * 4) = make_uint2(b[114], b[115]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x50u) + 0x3000u) * 4) = make_uint2(b[116], b[117]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x450u) + 0x3000u) * 4) = make_uint2(b[118], b[119]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x60u) + 0x3000u) * 4) = make_uint2(b[120], b[121]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x460u) + 0x3000u) * 4) = make_uint2(b[122], b[123]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x70u) + 0x3000u) * 4) = make_uint2(b[124], b[125]);
-  *reinterpret_cast<uint2*>(p + ((g ^ 0x470u) + 0x3000u) * 4) = make_uint2(b[126], b[127]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3400u) * 4) = make_uint2(b[98], b[99]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3010u) * 4) = make_uint2(b[100], b[101]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3410u) * 4) = make_uint2(b[102], b[103]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3020u) * 4) = make_uint2(b[104], b[105]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3420u) * 4) = make_uint2(b[106], b[107]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3030u) * 4) = make_uint2(b[108], b[109]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3430u) * 4) = make_uint2(b[110], b[111]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3040u) * 4) = make_uint2(b[112], b[113]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3440u) * 4) = make_uint2(b[114], b[115]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3050u) * 4) = make_uint2(b[116], b[117]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3450u) * 4) = make_uint2(b[118], b[119]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3060u) * 4) = make_uint2(b[120], b[121]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3460u) * 4) = make_uint2(b[122], b[123]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3070u) * 4) = make_uint2(b[124], b[125]);
+  *reinterpret_cast<uint2*>(p + (g + 0x3470u) * 4) = make_uint2(b[126], b[127]);
 }
 
 // The conversion on typed registers (any 4-byte element type).

@@ -53,12 +53,12 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
                    :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
     }
@@ -73,12 +73,12 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
                    :: "r"(p), "r"(a[20]), "r"(a[21]), "r"(a[22]), "r"(a[23]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x1000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[24]), "r"(a[25]), "r"(a[26]), "r"(a[27]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x1000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x1200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[28]), "r"(a[29]), "r"(a[30]), "r"(a[31]) : "memory");
     }
@@ -93,12 +93,12 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
                    :: "r"(p), "r"(a[36]), "r"(a[37]), "r"(a[38]), "r"(a[39]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x2200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[40]), "r"(a[41]), "r"(a[42]), "r"(a[43]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x2000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x2200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[44]), "r"(a[45]), "r"(a[46]), "r"(a[47]) : "memory");
     }
@@ -113,12 +113,12 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
                    :: "r"(p), "r"(a[52]), "r"(a[53]), "r"(a[54]), "r"(a[55]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x200u) + 0x3000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x3200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[56]), "r"(a[57]), "r"(a[58]), "r"(a[59]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x220u) + 0x3000u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x3200u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[60]), "r"(a[61]), "r"(a[62]), "r"(a[63]) : "memory");
     }
@@ -151,21 +151,21 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(a[0], a[1], a[16], a[17]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 2) = make_uint4(a[2], a[3], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 2) = make_uint4(a[2], a[3], a[18], a[19]);
 *reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0u) * 2) = make_uint4(a[4], a[5], a[20], a[21]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0u) * 2) = make_uint4(a[6], a[7], a[22], a[23]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0u) * 2) = make_uint4(a[8], a[9], a[24], a[25]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0u) * 2) = make_uint4(a[10], a[11], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0u) * 2) = make_uint4(a[12], a[13], a[28], a[29]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0u) * 2) = make_uint4(a[14], a[15], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x80u) * 2) = make_uint4(a[6], a[7], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + (st + 0x200u) * 2) = make_uint4(a[8], a[9], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x280u) * 2) = make_uint4(a[10], a[11], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x200u) * 2) = make_uint4(a[12], a[13], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x280u) * 2) = make_uint4(a[14], a[15], a[30], a[31]);
 *reinterpret_cast<uint4*>(s + (st + 0x2000u) * 2) = make_uint4(a[32], a[33], a[48], a[49]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0x2000u) * 2) = make_uint4(a[34], a[35], a[50], a[51]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x2080u) * 2) = make_uint4(a[34], a[35], a[50], a[51]);
 *reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x2000u) * 2) = make_uint4(a[36], a[37], a[52], a[53]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb0u) + 0x2000u) * 2) = make_uint4(a[38], a[39], a[54], a[55]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x200u) + 0x2000u) * 2) = make_uint4(a[40], a[41], a[56], a[57]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x290u) + 0x2000u) * 2) = make_uint4(a[42], a[43], a[58], a[59]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x220u) + 0x2000u) * 2) = make_uint4(a[44], a[45], a[60], a[61]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x2b0u) + 0x2000u) * 2) = make_uint4(a[46], a[47], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x2080u) * 2) = make_uint4(a[38], a[39], a[54], a[55]);
+*reinterpret_cast<uint4*>(s + (st + 0x2200u) * 2) = make_uint4(a[40], a[41], a[56], a[57]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x2280u) * 2) = make_uint4(a[42], a[43], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x2200u) * 2) = make_uint4(a[44], a[45], a[60], a[61]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x2280u) * 2) = make_uint4(a[46], a[47], a[62], a[63]);
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
@@ -198,69 +198,69 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0u) * 2); a[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0u) * 2); a[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0u) * 2); a[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0u) * 2); a[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0u) * 2); a[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0u) * 2); a[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0u) * 2); a[7] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0u) * 2); a[8] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0u) * 2); a[9] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0u) * 2); a[10] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0u) * 2); a[11] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0u) * 2); a[12] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0u) * 2); a[13] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0u) * 2); a[14] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0u) * 2); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x400u) * 2); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x10u) * 2); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x410u) * 2); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 2); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x420u) * 2); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x30u) * 2); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x430u) * 2); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x40u) * 2); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x440u) * 2); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x50u) * 2); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x450u) * 2); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x60u) * 2); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x460u) * 2); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x70u) * 2); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x470u) * 2); a[15] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1000u) * 2); a[16] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x1000u) * 2); a[17] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x1000u) * 2); a[18] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x1000u) * 2); a[19] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x1000u) * 2); a[20] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x1000u) * 2); a[21] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x1000u) * 2); a[22] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x1000u) * 2); a[23] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x1000u) * 2); a[24] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x1000u) * 2); a[25] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x1000u) * 2); a[26] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x1000u) * 2); a[27] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x1000u) * 2); a[28] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x1000u) * 2); a[29] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x1000u) * 2); a[30] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x1000u) * 2); a[31] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1400u) * 2); a[17] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1010u) * 2); a[18] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1410u) * 2); a[19] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1020u) * 2); a[20] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1420u) * 2); a[21] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1030u) * 2); a[22] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1430u) * 2); a[23] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1040u) * 2); a[24] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1440u) * 2); a[25] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1050u) * 2); a[26] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1450u) * 2); a[27] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1060u) * 2); a[28] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1460u) * 2); a[29] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1070u) * 2); a[30] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1470u) * 2); a[31] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2000u) * 2); a[32] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x2000u) * 2); a[33] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x2000u) * 2); a[34] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x2000u) * 2); a[35] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x2000u) * 2); a[36] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x2000u) * 2); a[37] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x2000u) * 2); a[38] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x2000u) * 2); a[39] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x2000u) * 2); a[40] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x2000u) * 2); a[41] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x2000u) * 2); a[42] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x2000u) * 2); a[43] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x2000u) * 2); a[44] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x2000u) * 2); a[45] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x2000u) * 2); a[46] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x2000u) * 2); a[47] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2400u) * 2); a[33] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2010u) * 2); a[34] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2410u) * 2); a[35] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2020u) * 2); a[36] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2420u) * 2); a[37] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2030u) * 2); a[38] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2430u) * 2); a[39] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2040u) * 2); a[40] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2440u) * 2); a[41] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2050u) * 2); a[42] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2450u) * 2); a[43] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2060u) * 2); a[44] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2460u) * 2); a[45] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2070u) * 2); a[46] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2470u) * 2); a[47] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3000u) * 2); a[48] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x400u) + 0x3000u) * 2); a[49] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x10u) + 0x3000u) * 2); a[50] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x410u) + 0x3000u) * 2); a[51] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x20u) + 0x3000u) * 2); a[52] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x420u) + 0x3000u) * 2); a[53] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x30u) + 0x3000u) * 2); a[54] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x430u) + 0x3000u) * 2); a[55] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x40u) + 0x3000u) * 2); a[56] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x440u) + 0x3000u) * 2); a[57] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x50u) + 0x3000u) * 2); a[58] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x450u) + 0x3000u) * 2); a[59] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x60u) + 0x3000u) * 2); a[60] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x460u) + 0x3000u) * 2); a[61] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x70u) + 0x3000u) * 2); a[62] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + ((g ^ 0x470u) + 0x3000u) * 2); a[63] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3400u) * 2); a[49] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3010u) * 2); a[50] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3410u) * 2); a[51] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3020u) * 2); a[52] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3420u) * 2); a[53] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3030u) * 2); a[54] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3430u) * 2); a[55] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3040u) * 2); a[56] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3440u) * 2); a[57] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3050u) * 2); a[58] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3450u) * 2); a[59] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3060u) * 2); a[60] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3460u) * 2); a[61] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3070u) * 2); a[62] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3470u) * 2); a[63] = v; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).

@@ -40,9 +40,9 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   __syncwarp();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[2], a[3]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x28u) + 0u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x50u) + 0u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x78u) + 0u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + ((st ^ 8u) + 0x20u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x40u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x18u) + 0x60u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
   }
   __syncwarp();
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
@@ -109,21 +109,21 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u);
   *reinterpret_cast<unsigned*>(p + (g + 0u) * 4) = b[0];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 2u) + 0u) * 4) = b[1];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 4u) + 0u) * 4) = b[2];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 6u) + 0u) * 4) = b[3];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 8u) + 0u) * 4) = b[4];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xau) + 0u) * 4) = b[5];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xcu) + 0u) * 4) = b[6];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0xeu) + 0u) * 4) = b[7];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x10u) + 0u) * 4) = b[8];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x12u) + 0u) * 4) = b[9];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x14u) + 0u) * 4) = b[10];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x16u) + 0u) * 4) = b[11];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x18u) + 0u) * 4) = b[12];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1au) + 0u) * 4) = b[13];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1cu) + 0u) * 4) = b[14];
-  *reinterpret_cast<unsigned*>(p + ((g ^ 0x1eu) + 0u) * 4) = b[15];
+  *reinterpret_cast<unsigned*>(p + (g + 2u) * 4) = b[1];
+  *reinterpret_cast<unsigned*>(p + (g + 4u) * 4) = b[2];
+  *reinterpret_cast<unsigned*>(p + (g + 6u) * 4) = b[3];
+  *reinterpret_cast<unsigned*>(p + (g + 8u) * 4) = b[4];
+  *reinterpret_cast<unsigned*>(p + (g + 0xau) * 4) = b[5];
+  *reinterpret_cast<unsigned*>(p + (g + 0xcu) * 4) = b[6];
+  *reinterpret_cast<unsigned*>(p + (g + 0xeu) * 4) = b[7];
+  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 4) = b[8];
+  *reinterpret_cast<unsigned*>(p + (g + 0x12u) * 4) = b[9];
+  *reinterpret_cast<unsigned*>(p + (g + 0x14u) * 4) = b[10];
+  *reinterpret_cast<unsigned*>(p + (g + 0x16u) * 4) = b[11];
+  *reinterpret_cast<unsigned*>(p + (g + 0x18u) * 4) = b[12];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1au) * 4) = b[13];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1cu) * 4) = b[14];
+  *reinterpret_cast<unsigned*>(p + (g + 0x1eu) * 4) = b[15];
 }
 
 // The conversion on typed registers (any 4-byte element type).

@@ -40,21 +40,21 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[2], a[3]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x24u) + 0u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x20u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
 *reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x34u) + 0u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x80u) + 0u) * 4) = make_uint4(a[16], a[17], a[18], a[19]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0xa4u) + 0u) * 4) = make_uint4(a[20], a[21], a[22], a[23]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 4) = make_uint4(a[24], a[25], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb4u) + 0u) * 4) = make_uint4(a[28], a[29], a[30], a[31]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x100u) + 0u) * 4) = make_uint4(a[32], a[33], a[34], a[35]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x124u) + 0u) * 4) = make_uint4(a[36], a[37], a[38], a[39]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x110u) + 0u) * 4) = make_uint4(a[40], a[41], a[42], a[43]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x134u) + 0u) * 4) = make_uint4(a[44], a[45], a[46], a[47]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x180u) + 0u) * 4) = make_uint4(a[48], a[49], a[50], a[51]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1a4u) + 0u) * 4) = make_uint4(a[52], a[53], a[54], a[55]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x190u) + 0u) * 4) = make_uint4(a[56], a[57], a[58], a[59]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1b4u) + 0u) * 4) = make_uint4(a[60], a[61], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x20u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + (st + 0x80u) * 4) = make_uint4(a[16], a[17], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xa0u) * 4) = make_uint4(a[20], a[21], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 4) = make_uint4(a[24], a[25], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0xa0u) * 4) = make_uint4(a[28], a[29], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + (st + 0x100u) * 4) = make_uint4(a[32], a[33], a[34], a[35]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x120u) * 4) = make_uint4(a[36], a[37], a[38], a[39]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x100u) * 4) = make_uint4(a[40], a[41], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x120u) * 4) = make_uint4(a[44], a[45], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + (st + 0x180u) * 4) = make_uint4(a[48], a[49], a[50], a[51]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1a0u) * 4) = make_uint4(a[52], a[53], a[54], a[55]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x180u) * 4) = make_uint4(a[56], a[57], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x1a0u) * 4) = make_uint4(a[60], a[61], a[62], a[63]);
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; b[8] = v.z; b[9] = v.w; }
@@ -76,21 +76,21 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   __syncthreads();
   {
 *reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[64], a[65], a[66], a[67]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x24u) + 0u) * 4) = make_uint4(a[68], a[69], a[70], a[71]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x20u) * 4) = make_uint4(a[68], a[69], a[70], a[71]);
 *reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(a[72], a[73], a[74], a[75]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x34u) + 0u) * 4) = make_uint4(a[76], a[77], a[78], a[79]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x80u) + 0u) * 4) = make_uint4(a[80], a[81], a[82], a[83]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0xa4u) + 0u) * 4) = make_uint4(a[84], a[85], a[86], a[87]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x90u) + 0u) * 4) = make_uint4(a[88], a[89], a[90], a[91]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0xb4u) + 0u) * 4) = make_uint4(a[92], a[93], a[94], a[95]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x100u) + 0u) * 4) = make_uint4(a[96], a[97], a[98], a[99]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x124u) + 0u) * 4) = make_uint4(a[100], a[101], a[102], a[103]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x110u) + 0u) * 4) = make_uint4(a[104], a[105], a[106], a[107]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x134u) + 0u) * 4) = make_uint4(a[108], a[109], a[110], a[111]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x180u) + 0u) * 4) = make_uint4(a[112], a[113], a[114], a[115]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1a4u) + 0u) * 4) = make_uint4(a[116], a[117], a[118], a[119]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x190u) + 0u) * 4) = make_uint4(a[120], a[121], a[122], a[123]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x1b4u) + 0u) * 4) = make_uint4(a[124], a[125], a[126], a[127]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x20u) * 4) = make_uint4(a[76], a[77], a[78], a[79]);
+*reinterpret_cast<uint4*>(s + (st + 0x80u) * 4) = make_uint4(a[80], a[81], a[82], a[83]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xa0u) * 4) = make_uint4(a[84], a[85], a[86], a[87]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 4) = make_uint4(a[88], a[89], a[90], a[91]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0xa0u) * 4) = make_uint4(a[92], a[93], a[94], a[95]);
+*reinterpret_cast<uint4*>(s + (st + 0x100u) * 4) = make_uint4(a[96], a[97], a[98], a[99]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x120u) * 4) = make_uint4(a[100], a[101], a[102], a[103]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x100u) * 4) = make_uint4(a[104], a[105], a[106], a[107]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x120u) * 4) = make_uint4(a[108], a[109], a[110], a[111]);
+*reinterpret_cast<uint4*>(s + (st + 0x180u) * 4) = make_uint4(a[112], a[113], a[114], a[115]);
+*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1a0u) * 4) = make_uint4(a[116], a[117], a[118], a[119]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x180u) * 4) = make_uint4(a[120], a[121], a[122], a[123]);
+*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x1a0u) * 4) = make_uint4(a[124], a[125], a[126], a[127]);
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[64] = v.x; b[65] = v.y; b[72] = v.z; b[73] = v.w; }
@@ -120,69 +120,69 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[128]
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);
   { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x400u) + 0u) * 4); a[2] = v.x; a[3] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 8u) + 0u) * 4); a[4] = v.x; a[5] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x408u) + 0u) * 4); a[6] = v.x; a[7] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x10u) + 0u) * 4); a[8] = v.x; a[9] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x410u) + 0u) * 4); a[10] = v.x; a[11] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x18u) + 0u) * 4); a[12] = v.x; a[13] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x418u) + 0u) * 4); a[14] = v.x; a[15] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x20u) + 0u) * 4); a[16] = v.x; a[17] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x420u) + 0u) * 4); a[18] = v.x; a[19] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x28u) + 0u) * 4); a[20] = v.x; a[21] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x428u) + 0u) * 4); a[22] = v.x; a[23] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x30u) + 0u) * 4); a[24] = v.x; a[25] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x430u) + 0u) * 4); a[26] = v.x; a[27] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x38u) + 0u) * 4); a[28] = v.x; a[29] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x438u) + 0u) * 4); a[30] = v.x; a[31] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x40u) + 0u) * 4); a[32] = v.x; a[33] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x440u) + 0u) * 4); a[34] = v.x; a[35] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x48u) + 0u) * 4); a[36] = v.x; a[37] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x448u) + 0u) * 4); a[38] = v.x; a[39] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x50u) + 0u) * 4); a[40] = v.x; a[41] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x450u) + 0u) * 4); a[42] = v.x; a[43] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x58u) + 0u) * 4); a[44] = v.x; a[45] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x458u) + 0u) * 4); a[46] = v.x; a[47] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x60u) + 0u) * 4); a[48] = v.x; a[49] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x460u) + 0u) * 4); a[50] = v.x; a[51] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x68u) + 0u) * 4); a[52] = v.x; a[53] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x468u) + 0u) * 4); a[54] = v.x; a[55] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x70u) + 0u) * 4); a[56] = v.x; a[57] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x470u) + 0u) * 4); a[58] = v.x; a[59] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x78u) + 0u) * 4); a[60] = v.x; a[61] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x478u) + 0u) * 4); a[62] = v.x; a[63] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x400u) * 4); a[2] = v.x; a[3] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 8u) * 4); a[4] = v.x; a[5] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x408u) * 4); a[6] = v.x; a[7] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x10u) * 4); a[8] = v.x; a[9] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x410u) * 4); a[10] = v.x; a[11] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x18u) * 4); a[12] = v.x; a[13] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x418u) * 4); a[14] = v.x; a[15] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x20u) * 4); a[16] = v.x; a[17] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x420u) * 4); a[18] = v.x; a[19] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x28u) * 4); a[20] = v.x; a[21] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x428u) * 4); a[22] = v.x; a[23] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x30u) * 4); a[24] = v.x; a[25] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x430u) * 4); a[26] = v.x; a[27] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x38u) * 4); a[28] = v.x; a[29] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x438u) * 4); a[30] = v.x; a[31] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x40u) * 4); a[32] = v.x; a[33] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x440u) * 4); a[34] = v.x; a[35] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x48u) * 4); a[36] = v.x; a[37] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x448u) * 4); a[38] = v.x; a[39] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x50u) * 4); a[40] = v.x; a[41] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x450u) * 4); a[42] = v.x; a[43] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x58u) * 4); a[44] = v.x; a[45] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x458u) * 4); a[46] = v.x; a[47] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x60u) * 4); a[48] = v.x; a[49] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x460u) * 4); a[50] = v.x; a[51] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x68u) * 4); a[52] = v.x; a[53] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x468u) * 4); a[54] = v.x; a[55] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x70u) * 4); a[56] = v.x; a[57] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x470u) * 4); a[58] = v.x; a[59] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x78u) * 4); a[60] = v.x; a[61] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x478u) * 4); a[62] = v.x; a[63] = v.y; }
   { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2000u) * 4); a[64] = v.x; a[65] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x400u) + 0x2000u) * 4); a[66] = v.x; a[67] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 8u) + 0x2000u) * 4); a[68] = v.x; a[69] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x408u) + 0x2000u) * 4); a[70] = v.x; a[71] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x10u) + 0x2000u) * 4); a[72] = v.x; a[73] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x410u) + 0x2000u) * 4); a[74] = v.x; a[75] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x18u) + 0x2000u) * 4); a[76] = v.x; a[77] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x418u) + 0x2000u) * 4); a[78] = v.x; a[79] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x20u) + 0x2000u) * 4); a[80] = v.x; a[81] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x420u) + 0x2000u) * 4); a[82] = v.x; a[83] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x28u) + 0x2000u) * 4); a[84] = v.x; a[85] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x428u) + 0x2000u) * 4); a[86] = v.x; a[87] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x30u) + 0x2000u) * 4); a[88] = v.x; a[89] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x430u) + 0x2000u) * 4); a[90] = v.x; a[91] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x38u) + 0x2000u) * 4); a[92] = v.x; a[93] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x438u) + 0x2000u) * 4); a[94] = v.x; a[95] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x40u) + 0x2000u) * 4); a[96] = v.x; a[97] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x440u) + 0x2000u) * 4); a[98] = v.x; a[99] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x48u) + 0x2000u) * 4); a[100] = v.x; a[101] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x448u) + 0x2000u) * 4); a[102] = v.x; a[103] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x50u) + 0x2000u) * 4); a[104] = v.x; a[105] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x450u) + 0x2000u) * 4); a[106] = v.x; a[107] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x58u) + 0x2000u) * 4); a[108] = v.x; a[109] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x458u) + 0x2000u) * 4); a[110] = v.x; a[111] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x60u) + 0x2000u) * 4); a[112] = v.x; a[113] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x460u) + 0x2000u) * 4); a[114] = v.x; a[115] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x68u) + 0x2000u) * 4); a[116] = v.x; a[117] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x468u) + 0x2000u) * 4); a[118] = v.x; a[119] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x70u) + 0x2000u) * 4); a[120] = v.x; a[121] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x470u) + 0x2000u) * 4); a[122] = v.x; a[123] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x78u) + 0x2000u) * 4); a[124] = v.x; a[125] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + ((g ^ 0x478u) + 0x2000u) * 4); a[126] = v.x; a[127] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2400u) * 4); a[66] = v.x; a[67] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2008u) * 4); a[68] = v.x; a[69] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2408u) * 4); a[70] = v.x; a[71] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2010u) * 4); a[72] = v.x; a[73] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2410u) * 4); a[74] = v.x; a[75] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2018u) * 4); a[76] = v.x; a[77] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2418u) * 4); a[78] = v.x; a[79] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2020u) * 4); a[80] = v.x; a[81] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2420u) * 4); a[82] = v.x; a[83] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2028u) * 4); a[84] = v.x; a[85] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2428u) * 4); a[86] = v.x; a[87] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2030u) * 4); a[88] = v.x; a[89] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2430u) * 4); a[90] = v.x; a[91] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2038u) * 4); a[92] = v.x; a[93] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2438u) * 4); a[94] = v.x; a[95] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2040u) * 4); a[96] = v.x; a[97] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2440u) * 4); a[98] = v.x; a[99] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2048u) * 4); a[100] = v.x; a[101] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2448u) * 4); a[102] = v.x; a[103] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2050u) * 4); a[104] = v.x; a[105] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2450u) * 4); a[106] = v.x; a[107] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2058u) * 4); a[108] = v.x; a[109] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2458u) * 4); a[110] = v.x; a[111] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2060u) * 4); a[112] = v.x; a[113] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2460u) * 4); a[114] = v.x; a[115] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2068u) * 4); a[116] = v.x; a[117] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2468u) * 4); a[118] = v.x; a[119] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2070u) * 4); a[120] = v.x; a[121] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2470u) * 4); a[122] = v.x; a[123] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2078u) * 4); a[124] = v.x; a[125] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2478u) * 4); a[126] = v.x; a[127] = v.y; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
