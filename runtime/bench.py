@@ -174,10 +174,11 @@ def d2d_copy_gbps(rep: int) -> float:
     import cupy as cp
     a = cp.empty(4 << 30, dtype=cp.uint8)
     b = cp.empty_like(a)
-    ms = _bench(lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, a.nbytes, 3, 0), rep)
-    del a, b
+    dst, src, n = b.data.ptr, a.data.ptr, a.nbytes
+    ms = _bench(lambda: cp.cuda.runtime.memcpyAsync(dst, src, n, 3, 0), rep)
+    a = b = None
     cp.get_default_memory_pool().free_all_blocks()
-    return 2 * (4 << 30) / ms / 1e6
+    return 2 * n / ms / 1e6
 
 
 def device_info() -> dict:
