@@ -445,7 +445,7 @@ def main() -> int:
     ap.add_argument("--tiles", type=int, default=1000, help="tiles per tile-kernel run (capped at 4M elements)")
     ap.add_argument("--runs", type=int, default=2, help="runs per kernel, each on fresh random input")
     ap.add_argument("--budget", type=float, default=420, help="seconds for the whole run")
-    ap.add_argument("--ncu-random", type=int, default=40, help="random shared-memory pairs also measured by ncu")
+    ap.add_argument("--ncu-random", type=int, default=24, help="random shared-memory pairs also measured by ncu")
     ap.add_argument("--skip", default="", help="comma list of parts to skip: correctness,ncu,memcheck,synccheck,racecheck")
     ap.add_argument("--prefix", default=str(ROOT / "bench" / "gpu-check"))
     ap.add_argument("--worker", choices=["sanitize", "ncu"], help=argparse.SUPPRESS)
@@ -471,8 +471,8 @@ def main() -> int:
     except Exception as e:  # noqa: BLE001
         st.part("device", "FAIL", f"{type(e).__name__}: {e}")
         return 1
-    # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.2, the sanitizers the rest
-    parts = [("correctness", 1.6, lambda: part_correctness(st)), ("ncu", 1.2, lambda: part_ncu(st))]
+    # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.5, the sanitizers the rest
+    parts = [("correctness", 1.6, lambda: part_correctness(st)), ("ncu", 1.5, lambda: part_ncu(st))]
     parts += [(t, 1.0, lambda t=t: part_sanitizer(st, t)) for t in SANITIZER_TOOLS]
     parts = [p for p in parts if p[0] not in skip] + [p for p in parts if p[0] in skip]
     for i, (name, weight, fn) in enumerate(parts):
