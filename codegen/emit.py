@@ -56,13 +56,26 @@ def emit_bench(fwd, bwd, name: str) -> str:
     ctx = {
         "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
         "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
-        "inc_b": [f"b[{k}] ^= {b.ones()};" for k in range(b.words)],
+        "inc_b": [f"b[{k}] = {_add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
         "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
         "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
         "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]), "fwd_smem": cf["smem_bytes"], "bwd_smem": cb["smem_bytes"],
         "fwd_source": env.get_template("convert.j2").render(**cf), "bwd_source": env.get_template("convert.j2").render(**cb),
     }
     return env.get_template("bench.j2").render(**ctx)
+
+
+def _add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:
+    """Word k of ``arr`` plus one in the tile's own arithmetic, as Triton's loop computes `y + 1`:
+    a packed f16x2 add (one HADD2 per word), a float or double add, or an integer add per element."""
+    w = f"{arr.name}[{k}]"
+    if dtype == "f16" and lang == "cuda":
+        return f"llgen_add_one_f16x2({w})"
+    if dtype == "f32":
+        return f"__float_as_uint(__uint_as_float({w}) + 1.0f)"
+    if dtype == "f64":
+        return f"static_cast<unsigned long long>(__double_as_longlong(__longlong_as_double(static_cast<long long>({w})) + 1.0))"
+    return arr.add_each(k, "1u")
 
 
 def file_names(plan, name: str | None = None) -> dict[str, str]:
@@ -210,10 +223,6 @@ class RegArray:
         value = " | ".join(self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(regs))
         unpack = [self.set(r, f"((v >> {self.bits * j}) & {mask})" if j else f"(v & {mask})") for j, r in enumerate(regs)]
         return value, unpack
-
-    def ones(self) -> str:
-        """A word with the lowest bit of every element set."""
-        return "1ull" if self.bits == 64 else hexu(sum(1 << (self.bits * i) for i in range(self.per)))
 
     def add_each(self, k: int, value: str) -> str:
         """Word k with ``value`` added to each element (SWAR; carries stay inside elements)."""

@@ -50,6 +50,32 @@ def variants(case, target: str) -> list[Variant]:
     return out
 
 
+FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+def loop_input(dtype: str, raw, n: int, rng) -> np.ndarray:
+    """Random tile data for LOOP: finite values for float types (their +1 is checked in NumPy),
+    random non-zero bits otherwise."""
+    if dtype in FLOATS:
+        return rng.uniform(-64, 64, size=n).astype(FLOATS[dtype]).view(raw)
+    return rng.integers(1, np.iinfo(raw).max, size=n, dtype=raw, endpoint=True)
+
+
+def plus_one(dtype: str, x: np.ndarray, k: int) -> np.ndarray:
+    """x after k round trips of the LOOP kernel: +1 k times in the tile's own arithmetic."""
+    if dtype == "f16":
+        v = x.view(np.float16)
+        for _ in range(k):
+            v = (v + np.float16(1)).astype(np.float16)
+        return v.view(x.dtype)
+    if dtype in FLOATS:
+        v = x.view(FLOATS[dtype])
+        for _ in range(k):
+            v = v + FLOATS[dtype](1)
+        return v.view(x.dtype)
+    return (x + x.dtype.type(k)).astype(x.dtype)
+
+
 def _bench(fn, rep: int) -> float:
     from triton.testing import do_bench
     return do_bench(fn, warmup=20, rep=rep, return_mode="median")
@@ -65,7 +91,9 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
     res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {}}
     threads = case.warps * 32
     tiles_thr, tiles_lat = sms * 32, sms
-    x = cp.asarray(rng.integers(1, np.iinfo(raw).max, size=tile * tiles_thr, dtype=raw, endpoint=True))
+    x_host = loop_input(case.dtype, raw, tile * tiles_thr, rng)
+    x = cp.asarray(x_host)
+    expect3 = cp.asarray(plus_one(case.dtype, x_host, 3))
     y = cp.empty_like(x)
     nstream = max(1, STREAM_BYTES // (tile * raw().itemsize))
     xs = ys = None
@@ -79,10 +107,10 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
         r = {"path": f"{v.fwd.path}/{v.bwd.path}", "regs": loop.num_regs, "local_bytes": loop.local_size_bytes,
              "smem": max(_smem(v.fwd), _smem(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd),
              "ideal_clocks": (_ideal_clocks(v.fwd) + _ideal_clocks(v.bwd)) / 2}
-        # correctness of the loop kernel: k = 3 round trips flip the lowest bit of every element
+        # correctness of the loop kernel: k = 3 round trips add 3 in the tile's dtype
         y[:] = 0
         loop((tiles_thr,), (threads,), (x, y, np.int32(3)))
-        r["loop_correct"] = bool((y == (x ^ raw(1))).all())
+        r["loop_correct"] = bool((y == expect3).all())
         if "loop" in measures:
             for grid, tag in ((tiles_thr, "thr"), (tiles_lat, "lat")):
                 t = {k: _bench(lambda k=k, g=grid, f=loop: f((g,), (threads,), (x, y, np.int32(k))), rep) for k in KS}
