@@ -30,8 +30,9 @@ test: setup hip-toolchain
 examples: setup
 	$(BIN)/python -m llgen.examples kernels_out
 
-docs:
-	@echo "docs (not built yet, issue 7): will draw docs/img/ with llgen show and regenerate the CLI reference."
+# docs/img/*.svg (drawn by llgen show) and docs/cli.md (from the click commands); tests/test_docs.py checks they are current
+docs: setup
+	$(BIN)/python -m llgen.docs docs
 
 # On the GPU machine, as one command (about 7 minutes; no internet needed): every suite case by every path and
 # 300+ random pairs against NumPy, ncu's shared-memory counters against the planner, compute-sanitizer memcheck,

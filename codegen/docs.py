@@ -1,0 +1,73 @@
+"""``python -m llgen.docs DIR`` (``make docs``): regenerate DIR/cli.md from the click commands and
+DIR/img/*.svg with ``llgen show``. Both are deterministic, and tests/test_docs.py fails when the
+checked-in copies differ from what this module writes.
+
+Every picture is made by running the ``llgen show`` command line listed in ``PICTURES``, so the
+commands quoted in the README are the ones that drew its pictures.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+# the 16x32 fp32 transpose of the README tour: A stores rows, B reads column pairs
+TRANSPOSE_A = ("#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "
+               "warp = [], block = []}>")
+TRANSPOSE_B = ("#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "
+               "warp = [], block = []}>")
+_T = ["--src", TRANSPOSE_A, "--dst", TRANSPOSE_B, "--shape", "16x32", "--dtype", "f32", "--warps", "1"]
+
+# file name under img/ -> arguments of `llgen show` (without -o)
+PICTURES: dict[str, list[str]] = {
+    "t16x32-A.svg": [TRANSPOSE_A, "--shape", "16x32", "--warps", "1"],
+    "t16x32-B.svg": [TRANSPOSE_B, "--shape", "16x32", "--warps", "1"],
+    "t16x32-unswizzled.svg": [*_T, "--swizzle", "unswizzled", "--access", "dst", "--step", "0"],
+    "t16x32-classic.svg": [*_T, "--swizzle", "classic", "--access", "dst", "--step", "0"],
+    "t16x32-optimal.svg": [*_T, "--swizzle", "optimal", "--access", "dst", "--step", "0"],
+    "t16x32-optimal-matrix.svg": [*_T, "--swizzle", "optimal", "--matrix"],
+    "blocked-32x16.svg": ["blocked:spt=1x4,tpw=8x4,wpc=2x1,order=1x0", "--shape", "32x16", "--warps", "2"],
+}
+
+
+def cli_markdown() -> str:
+    """The CLI reference: each command's ``--help``, exactly as click prints it at 100 columns."""
+    from .cli import main
+    root = click.Context(main, info_name="llgen", terminal_width=100, max_content_width=100)
+    out = ["# llgen command line reference", "",
+           "Generated from the click commands by `make docs` (codegen/docs.py); tests/test_docs.py fails when it is stale.",
+           "Every command turns bad input into one line `error: ...` on stderr and exit status 2.", "",
+           "```", main.get_help(root), "```", ""]
+    for name, cmd in main.commands.items():
+        ctx = click.Context(cmd, info_name=name, parent=root, terminal_width=100, max_content_width=100)
+        out += [f"## llgen {name}", "", cmd.get_short_help_str(limit=200), "", "```", cmd.get_help(ctx), "```", ""]
+    return "\n".join(out)
+
+
+def draw(name: str, directory: Path) -> Path:
+    """Run ``llgen show`` for picture ``name`` into ``directory``."""
+    from click.testing import CliRunner
+
+    from .cli import main
+    path = directory / name
+    res = CliRunner().invoke(main, ["show", *PICTURES[name], "-o", str(path)])
+    if res.exit_code != 0:
+        raise RuntimeError(f"llgen show for {name} failed: {res.output.strip()}")
+    return path
+
+
+def build(docs_dir: str | Path) -> list[Path]:
+    """Write docs_dir/cli.md and docs_dir/img/*; returns the paths written."""
+    docs = Path(docs_dir)
+    img = docs / "img"
+    img.mkdir(parents=True, exist_ok=True)
+    written = [draw(name, img) for name in PICTURES]
+    (docs / "cli.md").write_text(cli_markdown())
+    return written + [docs / "cli.md"]
+
+
+if __name__ == "__main__":
+    for p in build(sys.argv[1] if len(sys.argv) > 1 else "docs"):
+        print(p)
