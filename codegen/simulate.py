@@ -234,3 +234,102 @@ def _wavefronts(offs: np.ndarray, group: np.ndarray, elem_bytes: int, banks: int
     keys, counts = np.unique(gg * banks + ww % banks, return_counts=True)
     np.maximum.at(per_group, keys // banks, counts)
     return per_group
+
+
+# ---------------------------------------------------------------------------------------------- gather
+def _deposit(x: np.ndarray, runs) -> np.ndarray:
+    """OR over (src, dst, width) of ((x >> src) & (2^width - 1)) << dst, as the generated code computes it."""
+    y = np.zeros_like(x)
+    for s, d, w in runs:
+        y |= ((x >> s) & ((1 << w) - 1)) << d
+    return y
+
+
+def simulate_gather(plan, src_values: np.ndarray, index_values: np.ndarray) -> SimResult:
+    """Run a gather plan on every warp and lane. ``src_values`` and ``index_values`` are the tile
+    (its shape, or flat row-major); the expected output is NumPy's take_along_axis, read through
+    the layout into every (warp, lane, register) slot, replicas included."""
+    layout = plan.layout
+    shape = layout.shape
+    src_t = np.asarray(src_values).reshape(shape)
+    idx_t = np.asarray(index_values).reshape(shape).astype(np.int64)
+    if (idx_t < 0).any() or (idx_t >= shape[plan.axis]).any():
+        raise ValueError("indices must lie in 0..size of the axis - 1")
+    warps, lanes = plan.warps, plan.target.lanes
+    ids = element_ids(layout, warps, lanes)
+    src = src_t.reshape(-1)[ids]
+    idx = idx_t.reshape(-1)[ids]
+    expected = np.take_along_axis(src_t, idx_t, axis=plan.axis).reshape(-1)[ids]
+    out = np.zeros_like(expected)
+    res = SimResult(out, expected)
+    n = plan.n_regs
+    d = plan.detail
+    tid = np.arange(warps * lanes).reshape(warps, lanes)
+    lane, warp_idx = tid % lanes, tid // lanes
+    if d.kind == "shuffle":
+        filled = np.zeros((warps, lanes, n), dtype=bool)
+        kept: dict[int, np.ndarray] = {}
+        for rnd in d.rounds:
+            if any(not 0 <= r < n for r in rnd.send) or len(rnd.send) != d.pack:
+                raise SimError(f"a round for register {rnd.dest} sends registers {rnd.send} (pack {d.pack})")
+            word = src[:, :, list(rnd.send)]  # [warp, lane, pack]
+            ix = idx[:, :, rnd.dest]
+            if rnd.op == "idx":
+                sl = (lane & d.lane_keep) | _deposit(ix, d.lane_runs)
+                if (sl < 0).any() or (sl >= lanes).any():
+                    raise SimError("a source lane outside the warp")
+                got = word[warp_idx, sl]
+                res.shuffles += d.words_per_element
+            elif rnd.op == "local":
+                got = word
+            else:
+                raise SimError(f"unknown round op {rnd.op!r}")
+            keep = (ix & d.select_mask) == rnd.select_value
+            prev = kept.get(rnd.dest)
+            if prev is not None and (keep & filled[:, :, rnd.dest]).any():
+                raise SimError(f"two rounds both keep a word for register {rnd.dest}")
+            kept[rnd.dest] = np.where(keep[..., None], got, prev if prev is not None else got)
+            filled[:, :, rnd.dest] |= keep
+        for j, v in kept.items():
+            if not filled[:, :, j].all():
+                raise SimError(f"no round keeps a word for register {j} on some thread")
+            pos = _deposit(idx[:, :, j], d.pack_runs)
+            if (pos >= d.pack).any():
+                raise SimError("an element position outside the shuffled word")
+            out[:, :, j] = np.take_along_axis(v, pos[..., None], 2)[..., 0]
+    else:
+        _gather_shared(plan, src, idx, out, lane, warp_idx, tid)
+    for j, k in plan.out_copies:
+        out[:, :, j] = out[:, :, k]
+    filled = {j for j in range(n) if any(r.dest == j for r in d.rounds)} if d.kind == "shuffle" else {j for j, _ in d.loads}
+    missing = set(range(n)) - filled - {j for j, _ in plan.out_copies}
+    if missing:
+        raise SimError(f"the plan never fills registers {sorted(missing)}")
+    return res
+
+
+def _gather_shared(plan, src, idx, out, lane, warp_idx, tid) -> None:
+    d = plan.detail
+    st = d.store
+    written = np.zeros(d.scratch_elems, dtype=bool)
+    data = np.full(d.scratch_elems, 0, dtype=src.dtype)
+    active = ((lane & st.skip_lane_mask) == 0) & ((warp_idx & st.skip_warp_mask) == 0)
+    base = _affine(st.thread_offset, tid)
+    for ins in st.instrs:
+        off0 = (base ^ ins.xor_const) + ins.add_const
+        for e, r in enumerate(ins.regs):
+            off = (off0 + e)[active]
+            if (off < 0).any() or (off >= d.scratch_elems).any():
+                raise SimError("a store outside the scratch buffer")
+            if written[off].any() or len(np.unique(off)) != len(off):
+                raise SimError("two stores to one shared-memory offset")
+            data[off] = src[:, :, r][active]
+            written[off] = True
+    if not written.all():
+        raise SimError("the stores leave part of the scratch tile unwritten")
+    ld = _affine(d.load_thread, tid)
+    for j, c in d.loads:
+        off = ld + c + ((idx[:, :, j] & d.axis_mask) << d.axis_shift)
+        if (off < 0).any() or (off >= d.scratch_elems).any():
+            raise SimError("a load outside the scratch buffer")
+        out[:, :, j] = data[off]
