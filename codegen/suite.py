@@ -51,3 +51,23 @@ def core() -> list[Case]:
         Case("wgmma2b_f32", "f32", s, 4, nvidia_mma(3, [4, 1], [16, 128, 16], s), _b([1, 4], [1, 32], [4, 1], [1, 0], s),
              "Hopper epilogue"),
     ]
+
+
+@dataclass(frozen=True)
+class GatherCase:
+    """A gather case: source, index and output share ``layout``; gather along ``axis``."""
+
+    id: str
+    dtype: str
+    shape: tuple[int, int]
+    warps: int
+    layout: LinearLayout
+    axis: int
+    note: str = ""
+
+
+def gather_cases() -> list[GatherCase]:
+    """BENCHMARKS.md's gather case(s): gather_f32 keeps each row in one warp's lanes (warp shuffles)."""
+    shape = (32, 32)
+    return [GatherCase("gather_f32", "f32", shape, 4, _b([1, 1], [1, 32], [4, 1], [1, 0], shape), 1,
+                       "gather along axis 1 (§5.5)")]
