@@ -251,14 +251,17 @@ def compile_cuda(source: str, arch: str, options: tuple[str, ...] = ()) -> Cubin
     try:
         (err,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
         _, size = nvrtc.nvrtcGetProgramLogSize(prog)
-        log = b" " * size
+        # NVRTC writes into the buffer: it must be a fresh bytearray. `b" " * 1` is CPython's shared
+        # one-byte object, and writing the log's NUL into it turns every b" " in the process into b"\0".
+        log = bytearray(size)
         nvrtc.nvrtcGetProgramLog(prog, log)
-        log = log.rstrip(b"\0 ").decode(errors="replace")
+        log = bytes(log).rstrip(b"\0 ").decode(errors="replace")
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             raise ToolchainError(f"NVRTC failed for {arch}:\n{log}")
         _, size = nvrtc.nvrtcGetCUBINSize(prog)
-        data = b" " * size
+        data = bytearray(size)
         _check(nvrtc, nvrtc.nvrtcGetCUBIN(prog, data)[0], "nvrtcGetCUBIN")
+        data = bytes(data)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
     seconds = time.perf_counter() - start

@@ -206,6 +206,16 @@ def test_compile_errors_and_bad_arch():
         compile_hip("", "gfx1100")
 
 
+def test_a_clean_compile_leaves_python_bytes_alone():
+    """NVRTC writes its (empty, one-NUL) log into our buffer; CPython's shared b" " must not be that buffer."""
+    try:
+        cubin = compile_cuda('extern "C" __global__ void k() {}', "sm_80")
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    assert cubin.log == ""
+    assert bytes([0x20])[0] == " ".encode()[0] == 0x20
+
+
 def test_cuda_compile_error_carries_the_log():
     from llgen.toolchain import ToolchainError
 
