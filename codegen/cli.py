@@ -284,7 +284,7 @@ def bench(suite, src, dst, shape, dtype, warps, target, path_, measures, outdir,
         cases = _cases(suite, src, dst, shape, dtype, warps, target)
         try:
             from .runtime.bench import run
-            from .runtime.report import write_report
+            from .runtime.benchreport import write_report
         except ImportError as e:
             raise LlgenError(f"llgen bench needs a GPU machine with CuPy and Triton ({e.name} is missing).") from None
         report = run(cases, target, sorted(meas), rep, not no_triton, log=lambda m: click.echo(m, err=True))
