@@ -179,7 +179,8 @@ class RegArray:
                     out.append(joined)
                     continue
             parts = [self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(chunk)]
-            out.append(parts[0] if len(parts) == 1 else "(" + ") | (".join(parts) + ")")
+            # a whole parenthesized expression: callers combine words with & and |
+            out.append(parts[0] if len(parts) == 1 else "((" + ") | (".join(parts) + "))")
         return out
 
     def fill(self, regs: list[int], words: list[str]) -> list[str]:

@@ -42,14 +42,14 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ (lane & 4u) ^ (lane & 8u) ^ ((lane & 0x10u) << 6) ^ ((lane >> 5) & 1u ? 0x208u : 0u) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 2) = make_uint2(((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16), ((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0u) * 2) = make_uint2(((a[0] >> 16)) | ((a[4] >> 16) << 16), ((a[8] >> 16)) | ((a[12] >> 16) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 2) = make_uint2(((a[1] & 0xffffu)) | ((a[5] & 0xffffu) << 16), ((a[9] & 0xffffu)) | ((a[13] & 0xffffu) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0u) * 2) = make_uint2(((a[1] >> 16)) | ((a[5] >> 16) << 16), ((a[9] >> 16)) | ((a[13] >> 16) << 16));
-*reinterpret_cast<uint2*>(s + (st + 0x400u) * 2) = make_uint2(((a[2] & 0xffffu)) | ((a[6] & 0xffffu) << 16), ((a[10] & 0xffffu)) | ((a[14] & 0xffffu) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0x400u) * 2) = make_uint2(((a[2] >> 16)) | ((a[6] >> 16) << 16), ((a[10] >> 16)) | ((a[14] >> 16) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0x400u) * 2) = make_uint2(((a[3] & 0xffffu)) | ((a[7] & 0xffffu) << 16), ((a[11] & 0xffffu)) | ((a[15] & 0xffffu) << 16));
-*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0x400u) * 2) = make_uint2(((a[3] >> 16)) | ((a[7] >> 16) << 16), ((a[11] >> 16)) | ((a[15] >> 16) << 16));
+*reinterpret_cast<uint2*>(s + (st + 0u) * 2) = make_uint2((((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16)), (((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0u) * 2) = make_uint2((((a[0] >> 16)) | ((a[4] >> 16) << 16)), (((a[8] >> 16)) | ((a[12] >> 16) << 16)));
+*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 2) = make_uint2((((a[1] & 0xffffu)) | ((a[5] & 0xffffu) << 16)), (((a[9] & 0xffffu)) | ((a[13] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0u) * 2) = make_uint2((((a[1] >> 16)) | ((a[5] >> 16) << 16)), (((a[9] >> 16)) | ((a[13] >> 16) << 16)));
+*reinterpret_cast<uint2*>(s + (st + 0x400u) * 2) = make_uint2((((a[2] & 0xffffu)) | ((a[6] & 0xffffu) << 16)), (((a[10] & 0xffffu)) | ((a[14] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0x400u) * 2) = make_uint2((((a[2] >> 16)) | ((a[6] >> 16) << 16)), (((a[10] >> 16)) | ((a[14] >> 16) << 16)));
+*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0x400u) * 2) = make_uint2((((a[3] & 0xffffu)) | ((a[7] & 0xffffu) << 16)), (((a[11] & 0xffffu)) | ((a[15] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0x400u) * 2) = make_uint2((((a[3] >> 16)) | ((a[7] >> 16) << 16)), (((a[11] >> 16)) | ((a[15] >> 16) << 16)));
   }
   __syncthreads();
 { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[1] = (b[1] & 0xffff0000u) | ((v.x >> 16)); b[2] = (b[2] & 0xffff0000u) | ((v.y & 0xffffu)); b[3] = (b[3] & 0xffff0000u) | ((v.y >> 16)); }
