@@ -30,4 +30,13 @@ wmma = amd_wmma
 
 __all__ = ["AmdMfma", "AmdWmma", "Blocked", "DotOperand", "Linear", "LinearLayout", "LlgenError", "NvidiaMma", "NvmmaShared",
            "Slice", "SwizzledShared", "amd_mfma", "amd_wmma", "blocked", "dot_operand", "linear", "mfma", "mma", "nvidia_mma",
-           "nvmma_shared", "parse_layout", "slice_layout", "swizzled_shared", "wmma"]
+           "nvmma_shared", "parse_layout", "plan_conversion", "plan_gather", "slice_layout", "swizzled_shared", "wmma"]
+
+_LAZY = {"plan_conversion": "plan", "plan_gather": "plan.gather"}  # the planner loads on first use, not on `import llgen`
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module 'llgen' has no attribute {name!r}")

@@ -42,8 +42,9 @@ def random_layout(rng: random.Random, nbits: int, lane_bits: int, warp_bits: int
     return LinearLayout.from_bases(bases, {"dim0": shape[0], "dim1": shape[1]})
 
 
-def random_cases(n: int, seed: int, target: str) -> list[tuple[str, object]]:
-    """``n`` (label, plan) pairs; the label names the pair by seed and index, dtype and requested path."""
+def random_cases(n: int, seed: int, target: str, **options) -> list[tuple[str, object]]:
+    """``n`` (label, plan) pairs; the label names the pair by seed and index, dtype and requested path.
+    ``options`` go to every plan_conversion call (e.g. matrix=False)."""
     from .plan import plan_conversion
     from .target import target as to_target
     rng = random.Random(seed)
@@ -62,7 +63,7 @@ def random_cases(n: int, seed: int, target: str) -> list[tuple[str, object]]:
         path = rng.choice([None, None, "shared", "shuffle"])
         dt = rng.choice(DTYPES)
         try:
-            plan = plan_conversion(a, b, dt, target, path=path)
+            plan = plan_conversion(a, b, dt, target, path=path, **options)
         except LlgenError as e:  # a forced path that cannot work
             if "cannot" not in str(e):
                 raise

@@ -1,0 +1,101 @@
+"""The emitted text, executed: CUDA and HIP kernels compiled as host C++ (llgen.runtime.host) and run on
+CPU threads, every slot and replica of B and every output element compared with NumPy, bit for bit.
+
+The simulator proves plans; these tests prove what the templates print from them. ldmatrix/stmatrix are
+inline PTX and have no host meaning, so plans here use plain vector accesses (matrix=False); the GPU run
+(bench/gpu-check.md) covers those.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from llgen import LinearLayout, LlgenError, plan_conversion
+from llgen.emit import emit
+from llgen.emit_gather import emit_gather
+from llgen.randlayout import random_cases
+from llgen.runtime import host
+from llgen.runtime.cases import VARIANTS, gather_plans
+from llgen.runtime.check import check_gather, check_many
+from llgen.runtime.reference import expected_output, random_input, raw_dtype
+from llgen.suite import core
+
+UINT = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
+
+
+def _all_ok(results) -> None:
+    bad = [f"{r.label}: {r.error or ''} {r.first_bad or ''} {r.first_bad_tile or ''}" for r in results if not r.ok]
+    assert not bad, f"{len(bad)} of {len(results)} kernels differ from NumPy:\n" + "\n".join(bad[:10])
+
+
+@pytest.mark.parametrize("target,n", [("sm_90", 150), ("sm_80", 50), ("gfx942", 100)])
+def test_random_pairs_run_exactly(target, n):
+    """Every dtype, 1-4 warps, broadcasts on both sides, each pair by its default, shuffle or shared path."""
+    cases = random_cases(n, 23, target, matrix=False)
+    assert {p.path for _, p in cases} >= {"shuffle", "shared"}
+    _all_ok(check_many(cases, tiles=6, runs=1, seed=1, compiler=host.compile, sms=1, batch=25))
+
+
+def test_suite_by_every_vector_path_runs_exactly():
+    items = []
+    for case in core():
+        for vname, kw in VARIANTS:
+            try:
+                p = plan_conversion(case.src, case.dst, case.dtype, "sm_90", **{**kw, "matrix": False})
+            except LlgenError:  # a forced path that cannot work for this case
+                pass
+            else:
+                items.append((f"{case.id}/{vname}", p))
+    assert len(items) >= 30
+    _all_ok(check_many(items, tiles=4, runs=1, seed=2, compiler=host.compile, sms=1, batch=20))
+
+
+def test_eight_bit_shuffle_selects_whole_packed_words():
+    """The send word of a round is chosen among candidate registers by a mask; a packed 8-bit word is an OR of
+    shifted bytes and must be masked whole (a missing pair of parentheses once ORed every candidate's low byte)."""
+    a = LinearLayout.from_bases({"register": [[0, 4], [0, 2], [1, 0]], "lane": [[0, 1], [8, 0], [4, 0], [2, 0], [16, 0]],
+                                 "warp": []}, {"dim0": 32, "dim1": 8})
+    b = LinearLayout.from_bases({"register": [[16, 0], [0, 2], [8, 0]], "lane": [[0, 1], [0, 4], [4, 0], [2, 0], [1, 0]],
+                                 "warp": []}, {"dim0": 32, "dim1": 8})
+    items = [(f"i8_{t}", plan_conversion(a, b, "i8", t, path="shuffle")) for t in ("sm_90", "sm_80")]
+    assert all("send_sel == 1u" in emit(p, "kernel", "x") for _, p in items)  # the masked choice is printed
+    _all_ok(check_many(items, tiles=4, runs=2, seed=3, compiler=host.compile, sms=1))
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_vendored_header_typed_api_runs_exactly(target):
+    """load_a / convert / store_b on typed registers, as a user's kernel calls them."""
+    cases = [(label.replace(f"r{31}_", "h"), p) for label, p in random_cases(12, 31, target, matrix=False)]
+    src = []
+    for name, p in cases:
+        t = UINT[p.dtype.bits]
+        smem = f"  alignas(16) __shared__ unsigned char smem[{p.detail.scratch_bytes}];\n" if p.path == "shared" else ""
+        src.append(emit(p, "header", name) + f"""
+extern "C" __global__ void {name}_use(const {t}* in, {t}* out) {{
+{smem}  {t} a[llgen::{name}::kInRegs], b[llgen::{name}::kOutRegs];
+  llgen::{name}::load_a(in, a);
+  llgen::{name}::convert(a, b{", smem" if smem else ""});
+  llgen::{name}::store_b(out, b);
+}}""")
+    mod = host.compile("\n".join(src), target)
+    rng = np.random.default_rng(5)
+    for name, p in cases:
+        x = random_input(raw_dtype(p.dtype), 1 << p.src.total_out_bits, rng)
+        out = mod.filled(x.size, x.dtype, np.iinfo(x.dtype).max)
+        mod.launch(f"{name}_use", 1, p.warps * p.lanes, (x, out))
+        assert (out == expected_output(p, x, 1)).all(), name
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_gather_kernels_run_exactly(target):
+    plans = gather_plans(target)
+    mod = host.compile("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), target)
+    _all_ok([check_gather(mod, p, n, tiles=3, seed=11, grid=2) for n, p in plans.items()])
+
+
+def test_inline_ptx_is_refused_in_one_sentence():
+    case = core()[0]
+    p = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
+    assert p.detail.load.op.startswith("ldmatrix")
+    with pytest.raises(LlgenError, match="inline PTX"):
+        host.compile(emit(p, "kernel", "t"), "sm_90")
