@@ -207,7 +207,8 @@ def worker_sanitize(args) -> int:
         bad += not r.ok
         log(f"worker: {r.label} {'ok' if r.ok else 'FAIL ' + (r.error or str(r.first_bad))}")
     check_many([(j.label, j.plan) for j in jobs], tiles=4, runs=1, batch=16, sms=8, on_result=done)
-    log(f"worker: done {len(jobs)} kernels, {bad} failed")
+    gathers = run_gathers(tiles=4, on_result=done)
+    log(f"worker: done {len(jobs) + len(gathers)} kernels, {bad} failed")
     return 1 if bad else 0
 
 
@@ -228,6 +229,23 @@ def worker_ncu(args) -> int:
             run_debug(mod, j.plan, j.name, x)
             log(f"worker: {j.name}_debug")
     return 0
+
+
+def run_gathers(tiles: int, on_result) -> list:
+    """The gather kernels (runtime.cases.gather_plans), one NVRTC compile, each checked on fresh input."""
+    from llgen.emit_gather import emit_gather
+    from llgen.runtime.cases import gather_plans
+    from llgen.runtime.check import check_gather
+    from llgen.runtime.compile import compile as compile_source
+    plans = gather_plans(TARGET)
+    mod = compile_source("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), TARGET)
+    out = []
+    for n, p in plans.items():
+        r = check_gather(mod, p, n, tiles=tiles)
+        r.label = f"gather/{n}"
+        out.append(r)
+        on_result(r)
+    return out
 
 
 # -------------------------------------------------------------------------------------------- parts
@@ -288,6 +306,7 @@ def part_correctness(st: State) -> None:
         return f
     check_many([(j.label, j.plan) for j in uniq], tiles=args.tiles, runs=args.runs, batch=16, sms=sms,
                on_result=on(st.suite_results))
+    run_gathers(tiles=args.tiles, on_result=on(st.suite_results))
     st.save()
     rjobs = random_list(args)
     stop_at = st.slot_start + st.slot

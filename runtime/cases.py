@@ -73,3 +73,24 @@ def random_jobs(n: int, seed: int, target: str = "sm_90") -> list[Job]:
 
 def single_job(plan, label: str = "case") -> Job:
     return Job(label, "single", label, plan.path, plan)
+
+
+def gather_plans(target: str = "sm_90") -> dict:
+    """Gather kernels by name for the checks: the suite's gather_f32 (32-lane targets), a warp-local axis by
+    shuffles and through shared memory, an axis in registers (f16), and 4x16-lane tiles along each axis in
+    f64, f32, bf16 and i8 (along axis 0 the data crosses warps)."""
+    from ..layouts import blocked
+    from ..plan.gather import plan_gather
+    from ..suite import gather_cases
+    from ..target import target as to_target
+    lanes = to_target(target).lanes
+    mixed = blocked([1, 4], [lanes // 16, 16], [4, 1], [1, 0], (32, 64))
+    local = blocked([1, 1], [1, lanes], [4, 1], [1, 0], (32, lanes))
+    plans = {c.id: plan_gather(c.layout, c.axis, c.dtype, target) for c in gather_cases() if c.layout.in_size("lane") == lanes}
+    plans.update({"g_local_f32": plan_gather(local, 1, "f32", target),
+                  "g_local_shared_f32": plan_gather(local, 1, "f32", target, path="shared"),
+                  "g_regs_f16": plan_gather(blocked([1, 32], [lanes, 1], [4, 1], [1, 0], (4 * lanes, 32)), 1, "f16", target)})
+    for dt in ("f64", "f32", "bf16", "i8"):
+        plans[f"g_mixed_{dt}"] = plan_gather(mixed, 1, dt, target)
+        plans[f"g_cross_{dt}"] = plan_gather(mixed, 0, dt, target)
+    return plans

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..simulate import element_ids
 from .compile import RuntimeUnavailable
 from .launch import grid_dim, run_debug, run_tiles
 from .reference import (
@@ -25,6 +26,7 @@ from .reference import (
     expected_slots,
     first_bad_slot,
     mismatches,
+    poison_value,
     random_input,
     raw_dtype,
     slot_ids,
@@ -198,3 +200,43 @@ def check_many(items: list[tuple[str, object]], *, tiles: int = 1000, runs: int 
             if on_result:
                 on_result(res)
     return results
+
+
+def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None = None, grid: int = 8) -> CheckResult:
+    """Run a gather's ``name``_kernel over ``tiles`` stacked tiles and ``name``_debug over one (every slot and
+    replica) on fresh random source and index tensors; compare with NumPy's take_along_axis, bit for bit."""
+    t0 = time.perf_counter()
+    shape = tuple(plan.layout.shape)
+    res = CheckResult(label=name, name=name, path=plan.path, dtype=plan.dtype.name, target=plan.target.name,
+                      warps=plan.warps, shape=shape, seed=seed if seed is not None else secrets.randbits(62))
+    rng = np.random.default_rng(res.seed)
+    raw = raw_dtype(plan.dtype)
+    threads = plan.warps * plan.lanes
+    x = random_input(raw, tiles * int(np.prod(shape)), rng).reshape(tiles, *shape)
+    ix = rng.integers(0, shape[plan.axis], (tiles, *shape)).astype(np.int32)
+    want = np.take_along_axis(x, ix.astype(np.int64), axis=1 + plan.axis)
+    ids = element_ids(plan.layout, plan.warps, plan.lanes).reshape(-1)
+    try:
+        out = module.filled(x.size, raw, poison_value(raw))
+        module.launch(f"{name}_kernel", min(grid, tiles), threads, (module.to_device(x), module.to_device(ix), out, tiles))
+        module.synchronize()
+        bad = mismatches(want.reshape(-1), module.to_host(out))
+        res.tiles, res.grid, res.elems, res.tile_bad = tiles, min(grid, tiles), x.size, int(bad.size)
+        if bad.size:
+            t, e = divmod(int(bad[0]), want[0].size)
+            res.first_bad_tile = {"tile": t, "element": e, "expected": int(want.reshape(-1)[bad[0]]),
+                                  "got": int(module.to_host(out)[bad[0]])}
+        slots = module.filled(threads * plan.n_regs, raw, poison_value(raw))
+        module.launch(f"{name}_debug", 1, threads, (module.to_device(np.ascontiguousarray(x[0])),
+                                                     module.to_device(np.ascontiguousarray(ix[0])), slots))
+        module.synchronize()
+        res.slots = int(ids.size)
+        res.replicas = int(ids.size - np.unique(ids).size)
+        res.slot_bad = int(mismatches(want[0].reshape(-1)[ids], module.to_host(slots)).size)
+        res.runs = 1
+    except RuntimeUnavailable:
+        raise
+    except Exception as e:  # noqa: BLE001  (a launch error is a result, not a crash)
+        res.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+    res.seconds = time.perf_counter() - t0
+    return res

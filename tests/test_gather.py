@@ -14,6 +14,7 @@ from llgen.emit_gather import emit_gather, gather_file_names
 from llgen.layouts import blocked
 from llgen.plan.gather import plan_gather
 from llgen.randlayout import random_layout
+from llgen.runtime.cases import gather_plans
 from llgen.simulate import simulate_gather
 from llgen.suite import gather_cases
 from llgen.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
@@ -149,16 +150,7 @@ def test_suite_case():
 
 # --------------------------------------------------------------------------------------------- emission
 def _compile_cases(tgt: str) -> dict:
-    lanes = 32 if tgt.startswith("sm") else 64
-    mixed = blocked([1, 4], [lanes // 16, 16], [4, 1], [1, 0], (32, 64))
-    local = blocked([1, 1], [1, lanes], [4, 1], [1, 0], (32, lanes))
-    plans = {"g_local_f32": plan_gather(local, 1, "f32", tgt),
-             "g_local_shared_f32": plan_gather(local, 1, "f32", tgt, path="shared"),
-             "g_regs_f16": plan_gather(blocked([1, 32], [lanes, 1], [4, 1], [1, 0], (4 * lanes, 32)), 1, "f16", tgt)}
-    for dt in ("f64", "f32", "bf16", "i8"):
-        plans[f"g_mixed_{dt}"] = plan_gather(mixed, 1, dt, tgt)
-        plans[f"g_cross_{dt}"] = plan_gather(mixed, 0, dt, tgt)
-    return plans
+    return gather_plans(tgt)
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
@@ -229,21 +221,9 @@ def test_gpu_gather_kernels_match_numpy():
             pytest.skip("cupy.is_available() is false")
     except Exception as e:  # noqa: BLE001
         pytest.skip(f"no usable GPU: {e}")
-    plans = _compile_cases("sm_90")
-    plans["gather_f32"] = plan_gather(gather_cases()[0].layout, 1, "f32", "sm_90")
-    mod = cupy.RawModule(code="\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()),
-                         options=("-std=c++17",), name_expressions=None)
-    rng = np.random.default_rng(11)
-    raw = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
-    for n, p in plans.items():
-        shape, tiles = p.layout.shape, 37
-        x = rng.integers(0, 1 << min(p.dtype.bits, 62), (tiles, *shape), dtype=np.uint64).astype(raw[p.dtype.bits])
-        ix = rng.integers(0, shape[p.axis], (tiles, *shape)).astype(np.int32)
-        out = cupy.zeros(x.size, dtype=x.dtype)
-        mod.get_function(f"{n}_kernel")((8,), (p.warps * p.lanes,), (cupy.asarray(x), cupy.asarray(ix), out, np.int32(tiles)))
-        want = np.take_along_axis(x, ix.astype(np.int64), axis=1 + p.axis)
-        assert (out.get().reshape(x.shape) == want).all(), n
-        slots = cupy.zeros(p.warps * p.lanes * p.n_regs, dtype=x.dtype)
-        mod.get_function(f"{n}_debug")((1,), (p.warps * p.lanes,), (cupy.asarray(x[0]), cupy.asarray(ix[0]), slots))
-        sim = simulate_gather(p, x[0], ix[0])
-        assert (slots.get().reshape(sim.expected.shape) == sim.expected).all(), n
+    from llgen.runtime.check import check_gather
+    from llgen.runtime.compile import compile as compile_gpu
+    plans = gather_plans("sm_90")
+    mod = compile_gpu("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), "sm_90")
+    bad = [r for r in (check_gather(mod, p, n, seed=11) for n, p in plans.items()) if not r.ok]
+    assert not bad, [(r.name, r.error, r.slot_bad, r.tile_bad, r.first_bad_tile) for r in bad]
