@@ -66,6 +66,21 @@ class SharedPlan:
     comparisons: tuple[tuple[str, int, int], ...]  # (layout name, store wf, load wf) for the same tile
 
 
+def repacked_words(side: Side, dt: DType) -> int:
+    """32-bit words of ``side`` that are not one register word in order: each costs a byte permute
+    (PRMT). After a load it also keeps the loaded vector live beside the destination registers
+    (ptxas issues the loads first), so ties on wavefronts go to plans that repack before stores."""
+    per = 32 // dt.bits if dt.bits < 32 else 1
+    if per == 1:
+        return 0
+    n = 0
+    for ins in side.instrs:
+        for i in range(0, len(ins.regs), per):
+            chunk = ins.regs[i:i + per]
+            n += chunk[0] % per != 0 or chunk != tuple(range(chunk[0], chunk[0] + len(chunk)))
+    return n
+
+
 def split_const(const: int, thread_cols) -> tuple[int, int]:
     """(xor part, add part) of a constant offset. A bit no thread column can set is zero in every
     thread's base, so XOR there equals addition: those bits become an immediate the compiler folds
@@ -128,7 +143,8 @@ def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, swizzle:
             if plan is None:
                 continue
             cost = (plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
-                    len(plan.store.instrs) + len(plan.load.instrs))
+                    repacked_words(plan.load, dt),
+                    len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt))
             if best is None or cost < best[0]:
                 best = (cost, plan)
     assert best is not None

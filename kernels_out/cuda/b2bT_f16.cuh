@@ -32,115 +32,6 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   (void)lane; (void)warp;
 #pragma unroll
   for (int k = 0; k < 64; ++k) b[k] = 0u;  // elements are filled one by one into packed words
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-  // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
-  // offset bit -> element (flat row-major index): 0x20u, 0x40u, 0x80u, 1u, 8u, 0x10u, 0x401u, 0x808u, 0x1010u, 2u, 4u, 0x100u, 0x200u, 0x2000u
-  // store stmatrix.trans x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
-  unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane & 0x10u) << 6) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 8u : 0u) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
-  {
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 8u) + 0x40u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x10u) + 0x80u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x18u) + 0xc0u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x100u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[16]), "r"(a[17]), "r"(a[18]), "r"(a[19]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x28u) + 0x140u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[20]), "r"(a[21]), "r"(a[22]), "r"(a[23]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x30u) + 0x180u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[24]), "r"(a[25]), "r"(a[26]), "r"(a[27]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x38u) + 0x1c0u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[28]), "r"(a[29]), "r"(a[30]), "r"(a[31]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x2000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[32]), "r"(a[33]), "r"(a[34]), "r"(a[35]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 8u) + 0x2040u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[36]), "r"(a[37]), "r"(a[38]), "r"(a[39]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x10u) + 0x2080u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[40]), "r"(a[41]), "r"(a[42]), "r"(a[43]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x18u) + 0x20c0u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[44]), "r"(a[45]), "r"(a[46]), "r"(a[47]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x2100u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[48]), "r"(a[49]), "r"(a[50]), "r"(a[51]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x28u) + 0x2140u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[52]), "r"(a[53]), "r"(a[54]), "r"(a[55]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x30u) + 0x2180u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[56]), "r"(a[57]), "r"(a[58]), "r"(a[59]) : "memory");
-    }
-{  // stmatrix.x4.trans: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x38u) + 0x21c0u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};"
-                   :: "r"(p), "r"(a[60]), "r"(a[61]), "r"(a[62]), "r"(a[63]) : "memory");
-    }
-  }
-  __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = __byte_perm(v.x, v.z, 0x5410u); b[16] = __byte_perm(v.x, v.z, 0x7632u); b[32] = __byte_perm(v.y, v.w, 0x5410u); b[48] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[1] = __byte_perm(v.x, v.z, 0x5410u); b[17] = __byte_perm(v.x, v.z, 0x7632u); b[33] = __byte_perm(v.y, v.w, 0x5410u); b[49] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[2] = __byte_perm(v.x, v.z, 0x5410u); b[18] = __byte_perm(v.x, v.z, 0x7632u); b[34] = __byte_perm(v.y, v.w, 0x5410u); b[50] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[3] = __byte_perm(v.x, v.z, 0x5410u); b[19] = __byte_perm(v.x, v.z, 0x7632u); b[35] = __byte_perm(v.y, v.w, 0x5410u); b[51] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[4] = __byte_perm(v.x, v.z, 0x5410u); b[20] = __byte_perm(v.x, v.z, 0x7632u); b[36] = __byte_perm(v.y, v.w, 0x5410u); b[52] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x800u) * 2); b[5] = __byte_perm(v.x, v.z, 0x5410u); b[21] = __byte_perm(v.x, v.z, 0x7632u); b[37] = __byte_perm(v.y, v.w, 0x5410u); b[53] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[6] = __byte_perm(v.x, v.z, 0x5410u); b[22] = __byte_perm(v.x, v.z, 0x7632u); b[38] = __byte_perm(v.y, v.w, 0x5410u); b[54] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1800u) * 2); b[7] = __byte_perm(v.x, v.z, 0x5410u); b[23] = __byte_perm(v.x, v.z, 0x7632u); b[39] = __byte_perm(v.y, v.w, 0x5410u); b[55] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0u) * 2); b[8] = __byte_perm(v.x, v.z, 0x5410u); b[24] = __byte_perm(v.x, v.z, 0x7632u); b[40] = __byte_perm(v.y, v.w, 0x5410u); b[56] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x800u) * 2); b[9] = __byte_perm(v.x, v.z, 0x5410u); b[25] = __byte_perm(v.x, v.z, 0x7632u); b[41] = __byte_perm(v.y, v.w, 0x5410u); b[57] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[10] = __byte_perm(v.x, v.z, 0x5410u); b[26] = __byte_perm(v.x, v.z, 0x7632u); b[42] = __byte_perm(v.y, v.w, 0x5410u); b[58] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x20u) + 0x1800u) * 2); b[11] = __byte_perm(v.x, v.z, 0x5410u); b[27] = __byte_perm(v.x, v.z, 0x7632u); b[43] = __byte_perm(v.y, v.w, 0x5410u); b[59] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0u) * 2); b[12] = __byte_perm(v.x, v.z, 0x5410u); b[28] = __byte_perm(v.x, v.z, 0x7632u); b[44] = __byte_perm(v.y, v.w, 0x5410u); b[60] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0x800u) * 2); b[13] = __byte_perm(v.x, v.z, 0x5410u); b[29] = __byte_perm(v.x, v.z, 0x7632u); b[45] = __byte_perm(v.y, v.w, 0x5410u); b[61] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0x1000u) * 2); b[14] = __byte_perm(v.x, v.z, 0x5410u); b[30] = __byte_perm(v.x, v.z, 0x7632u); b[46] = __byte_perm(v.y, v.w, 0x5410u); b[62] = __byte_perm(v.y, v.w, 0x7632u); }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x30u) + 0x1800u) * 2); b[15] = __byte_perm(v.x, v.z, 0x5410u); b[31] = __byte_perm(v.x, v.z, 0x7632u); b[47] = __byte_perm(v.y, v.w, 0x5410u); b[63] = __byte_perm(v.y, v.w, 0x7632u); }
-
-#else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
   // offset bit -> element (flat row-major index): 0x1000u, 0x2000u, 1u, 8u, 0x10u, 0x20u, 0x88u, 0x410u, 0x820u, 2u, 4u, 0x40u, 0x100u, 0x200u
   // store st.shared (4 wavefront(s) each), load ldmatrix.trans x4 (4 wavefront(s) each)
@@ -280,7 +171,6 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
       b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3;
     }
 
-#endif
 }
 
 // Load this thread's registers of layout A from a row-major tile, packed.
