@@ -16,71 +16,26 @@ to $OUT when that is set. A short table is printed last; the exit status is 1 if
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
 import traceback
 from pathlib import Path
 
+from llgen.runtime.ncu import INST_LD, INST_ST, WF_LD, WF_ST, measure, run_proc, tool_path
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "sm_90"  # 32-lane NVIDIA: the H100/H200 this runs on
 
-WF_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
-WF_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
-INST_LD = "smsp__inst_executed_op_shared_ld.sum"
-INST_ST = "smsp__inst_executed_op_shared_st.sum"
-CORE_METRICS = [WF_LD, WF_ST, INST_LD, INST_ST]
-EXTRA_METRICS = [  # used where `ncu --query-metrics` lists them
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
-    "smsp__inst_executed_op_ldsm.sum",
-    "smsp__inst_executed_op_stsm.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-]
 SANITIZER_TOOLS = ("memcheck", "synccheck", "racecheck")
 
 
 # ------------------------------------------------------------------------------------------ helpers
 def log(msg: str) -> None:
     print(msg, flush=True)
-
-
-def tool_path(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    for pattern in (f"/usr/local/cuda/bin/{name}", f"/usr/local/cuda-*/bin/{name}", f"/opt/nvidia/nsight-compute/*/{name}",
-                    f"/usr/local/cuda/nsight-compute-*/{name}"):
-        hits = sorted(Path("/").glob(pattern.lstrip("/")))
-        if hits:
-            return str(hits[-1])
-    return None
-
-
-def run_proc(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
-    """Run ``cmd`` in its own process group; on timeout kill that group (the tool and the Python under it)."""
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                         start_new_session=True, env=env)
-    timed_out = False
-    try:
-        out, _ = p.communicate(timeout=max(1.0, timeout))
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, _ = p.communicate()
-    return {"rc": p.returncode, "out": out or "", "timed_out": timed_out, "seconds": round(time.monotonic() - t0, 1)}
 
 
 def parse_sanitizer(text: str) -> dict:
@@ -100,80 +55,6 @@ def parse_sanitizer(text: str) -> dict:
     return res
 
 
-def parse_ncu_csv(text: str) -> dict[str, dict[str, float]]:
-    """`ncu --csv --page raw` output -> {kernel name: {metric: value}}; other lines (==PROF==, program output) are skipped."""
-    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
-    rows = list(csv.reader(io.StringIO("\n".join(lines))))
-    out: dict[str, dict[str, float]] = {}
-    header = None
-    for row in rows:
-        if row and row[0] == "ID" and "Kernel Name" in row:
-            header = row
-            continue
-        if header is None or not row or not row[0].strip().isdigit():
-            continue  # the units row, or noise
-        rec = dict(zip(header, row))
-        name = rec.get("Kernel Name", "").split("(")[0].strip()
-        vals = {}
-        for k, v in rec.items():
-            if "__" not in k:
-                continue
-            try:
-                vals[k] = float(v.replace(",", ""))
-            except ValueError:
-                continue
-        out[name] = vals
-    return out
-
-
-def query_metrics(ncu: str) -> set[str] | None:
-    """Base names ncu knows on this device, or None when it cannot say."""
-    r = run_proc([ncu, "--query-metrics"], 60)
-    if r["rc"] != 0:
-        return None
-    names = set(re.findall(r"^\s*([a-z0-9]+__[A-Za-z0-9_]+)", r["out"], re.MULTILINE))
-    return names or None
-
-
-def choose_metrics(known: set[str] | None) -> list[str]:
-    if known is None:
-        return list(CORE_METRICS)
-    return list(CORE_METRICS) + [m for m in EXTRA_METRICS if m.rsplit(".", 1)[0] in known]
-
-
-def prediction(plan) -> dict:
-    """The planner's numbers for one CTA (one tile): wavefronts and instructions of each side."""
-    d = plan.detail
-    active_st = sum(1 for w in range(plan.warps) if not w & d.store.predicate_warp_mask)
-    return {"swizzle": d.swizzle.name, "st_op": d.store.op, "ld_op": d.load.op,
-            "pred_st_wf": d.predicted_store_wavefronts, "pred_ld_wf": d.predicted_load_wavefronts,
-            "pred_st_instr": len(d.store.instrs) * active_st, "pred_ld_instr": len(d.load.instrs) * plan.warps,
-            "st_wf_per_instr": d.store.wavefronts_per_instr, "ld_wf_per_instr": d.load.wavefronts_per_instr}
-
-
-def compare_wavefronts(pred: dict, meas: dict) -> dict:
-    """Measured next to predicted. The wavefront counters include ldmatrix/stmatrix (SEED-BANKS.md); where the plain
-    counter misses and adding the ldsm/stsm counter matches, that is said, not hidden."""
-    row = dict(pred)
-    st, ld = meas.get(WF_ST), meas.get(WF_LD)
-    row.update({"st_wf": st, "ld_wf": ld, "st_instr": meas.get(INST_ST), "ld_instr": meas.get(INST_LD),
-                "ldsm_wf": meas.get(EXTRA_METRICS[0]), "stsm_wf": meas.get(EXTRA_METRICS[1]),
-                "ldsm_instr": meas.get(EXTRA_METRICS[2]), "stsm_instr": meas.get(EXTRA_METRICS[3]),
-                "raw": meas})
-    if st is None or ld is None:
-        row["verdict"] = "not measured"
-        return row
-    st_ok, ld_ok = st == pred["pred_st_wf"], ld == pred["pred_ld_wf"]
-    notes = []
-    if not ld_ok and row["ldsm_wf"] is not None and ld + row["ldsm_wf"] == pred["pred_ld_wf"]:
-        ld_ok, notes = True, notes + ["ld = op_ld + op_ldsm"]
-    if not st_ok and row["stsm_wf"] is not None and st + row["stsm_wf"] == pred["pred_st_wf"]:
-        st_ok, notes = True, notes + ["st = op_st + op_stsm"]
-    row["verdict"] = "match" if st_ok and ld_ok else "MISMATCH"
-    row["note"] = "; ".join(notes)
-    return row
-
-
 # --------------------------------------------------------------------------------------------- jobs
 def suite_unique():
     from llgen.runtime.cases import suite_jobs
@@ -184,12 +65,6 @@ def suite_unique():
 def random_list(args):
     from llgen.runtime.cases import random_jobs
     return random_jobs(args.random, args.seed, TARGET)
-
-
-def ncu_jobs(args):
-    suite = [j for j in suite_unique()[0] if j.plan.path == "shared"]
-    rand = [j for j in random_list(args) if j.plan.path == "shared"][:args.ncu_random]
-    return suite + rand
 
 
 # ------------------------------------------------------------------------------------------ workers
@@ -210,25 +85,6 @@ def worker_sanitize(args) -> int:
     gathers = run_gathers(tiles=4, on_result=done)
     log(f"worker: done {len(jobs) + len(gathers)} kernels, {bad} failed")
     return 1 if bad else 0
-
-
-def worker_ncu(args) -> int:
-    """Under ncu: each shared-memory debug kernel launched exactly once (ncu filters on the _debug suffix)."""
-    import numpy as np
-    from llgen.emit import emit
-    from llgen.runtime.compile import compile as compile_source
-    from llgen.runtime.launch import run_debug
-    from llgen.runtime.reference import random_input, raw_dtype
-    jobs = ncu_jobs(args)
-    rng = np.random.default_rng(1)
-    for i in range(0, len(jobs), 16):
-        group = jobs[i:i + 16]
-        mod = compile_source("\n".join(emit(j.plan, "kernel", j.name) for j in group), TARGET)
-        for j in group:
-            x = random_input(raw_dtype(j.plan.dtype), 1 << j.plan.src.total_out_bits, rng)
-            run_debug(mod, j.plan, j.name, x)
-            log(f"worker: {j.name}_debug")
-    return 0
 
 
 def run_gathers(tiles: int, on_result) -> list:
@@ -342,40 +198,25 @@ def part_correctness(st: State) -> None:
 
 
 def part_ncu(st: State) -> None:
-    ncu = tool_path("ncu")
-    if not ncu:
-        st.part("ncu", "SKIP", "ncu not found")
+    from llgen.runtime.cases import ncu_jobs
+    a = st.args
+    res = measure(f"llgen.runtime.cases:ncu_plans {a.random} {a.seed} {a.ncu_random} {TARGET}", st.slot, st.logs, TARGET, log)
+    if res["rc"] is None:
+        st.part("ncu", "SKIP", res["out"])
         return
-    known = query_metrics(ncu)
-    metrics = choose_metrics(known)
-    csv_path = st.logs / "ncu.csv"
-    base = [ncu, "--csv", "--page", "raw", "--print-units", "base", "-k", "regex:_debug$"]
-    worker = [sys.executable, str(Path(__file__).resolve()), "--worker", "ncu", "--random", str(st.args.random),
-              "--seed", str(st.args.seed), "--ncu-random", str(st.args.ncu_random)]
-    r = run_proc(base + ["--metrics", ",".join(metrics), "--log-file", str(csv_path)] + worker, st.slot)
-    text = csv_path.read_text(errors="replace") if csv_path.exists() else ""
-    if r["rc"] != 0 and not parse_ncu_csv(text) and metrics != CORE_METRICS and not r["timed_out"]:
-        log("ncu: failed with the extra metrics; again with the four core metrics")
-        metrics = list(CORE_METRICS)
-        r = run_proc(base + ["--metrics", ",".join(metrics), "--log-file", str(csv_path)] + worker, max(20.0, st.left_in_slot()))
-        text = csv_path.read_text(errors="replace") if csv_path.exists() else ""
-    (st.logs / "ncu-stdout.txt").write_text(r["out"])
-    measured = parse_ncu_csv(text) or parse_ncu_csv(r["out"])
-    jobs = ncu_jobs(st.args)
     rows = []
-    for j in jobs:
-        meas = measured.get(f"{j.name}_debug")
-        row = compare_wavefronts(prediction(j.plan), meas or {})
+    for j in ncu_jobs(a.random, a.seed, a.ncu_random, TARGET):
+        row = dict(res["rows"][j.name])
         row.update({"kernel": j.label, "group": j.group, "dtype": j.plan.dtype.name})
         rows.append(row)
     st.record["ncu_rows"] = rows
-    st.record["ncu_metrics"] = metrics
+    st.record["ncu_metrics"] = res["metrics"]
     n_meas = sum(r_["verdict"] != "not measured" for r_ in rows)
     n_match = sum(r_["verdict"] == "match" for r_ in rows)
     status = "PASS" if n_meas == len(rows) and n_match == n_meas and rows else "FAIL"
-    tail = "" if n_meas else f"; ncu rc {r['rc']}{' (timed out)' if r['timed_out'] else ''}: {r['out'][-300:]!r}"
+    tail = "" if n_meas else f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}"
     st.part("ncu", status, f"{n_match}/{n_meas} measured kernels match the prediction ({len(rows)} shared kernels, "
-            f"{r['seconds']} s){tail}", metrics=metrics, rc=r["rc"], timed_out=r["timed_out"])
+            f"{res['seconds']} s){tail}", metrics=res["metrics"], rc=res["rc"], timed_out=res["timed_out"])
 
 
 def part_sanitizer(st: State, tool: str) -> None:
@@ -467,12 +308,10 @@ def main() -> int:
     ap.add_argument("--ncu-random", type=int, default=24, help="random shared-memory pairs also measured by ncu")
     ap.add_argument("--skip", default="", help="comma list of parts to skip: correctness,ncu,memcheck,synccheck,racecheck")
     ap.add_argument("--prefix", default=str(ROOT / "bench" / "gpu-check"))
-    ap.add_argument("--worker", choices=["sanitize", "ncu"], help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=["sanitize"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker == "sanitize":
         return worker_sanitize(args)
-    if args.worker == "ncu":
-        return worker_ncu(args)
 
     st = State(args)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}

@@ -271,7 +271,8 @@ def show(spec, src, dst, swizzle_name, shape, warps, dtype, target, path_, matri
 @main.command()
 @click.option("--suite", default=None, help="Benchmark a suite (core).")
 @_conversion_options
-@click.option("--measures", default="loop,stream", show_default=True, help="Comma list of loop, stream.")
+@click.option("--measures", default="loop,stream,wavefronts", show_default=True,
+              help="Comma list of loop, stream, wavefronts (Nsight Compute's shared-memory counters).")
 @click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
 @click.option("--rep", default=100, show_default=True, help="do_bench repetition time (ms) per measurement.")
 @click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")
@@ -279,14 +280,11 @@ def bench(suite, src, dst, shape, dtype, warps, target, path_, measures, outdir,
     """On a GPU: time llgen against Triton, naive and classic baselines; write the report."""
     def body() -> None:
         meas = {m.strip() for m in measures.split(",") if m.strip()}
-        if meas - {"loop", "stream"}:
-            raise LlgenError(f"unknown measure(s) {sorted(meas - {'loop', 'stream'})}; use loop, stream.")
+        if meas - {"loop", "stream", "wavefronts"}:
+            raise LlgenError(f"unknown measure(s) {sorted(meas - {'loop', 'stream', 'wavefronts'})}; use loop, stream, wavefronts.")
         cases = _cases(suite, src, dst, shape, dtype, warps, target)
-        try:
-            from .runtime.bench import run
-            from .runtime.benchreport import write_report
-        except ImportError as e:
-            raise LlgenError(f"llgen bench needs a GPU machine with CuPy and Triton ({e.name} is missing).") from None
+        from .runtime.bench import run
+        from .runtime.benchreport import write_report
         report = run(cases, target, sorted(meas), rep, not no_triton, log=lambda m: click.echo(m, err=True))
         for p in write_report(report, outdir):
             click.echo(str(p))

@@ -9,8 +9,10 @@ kernel, ours (launched through CuPy on the same default stream) and Triton's.
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from llgen.emit import emit_bench
@@ -53,6 +55,15 @@ def variants(case, target: str) -> list[Variant]:
 FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 
+def coalesced(layout, elem_bytes: int) -> bool:
+    """A warp's first vector load of ``layout`` (its contiguous registers, up to 16 bytes, over all lanes of
+    warp 0) reads one unbroken range of the row-major tile: what BENCHMARKS.md calls a coalesced A."""
+    vec = max(1, min(layout.num_consecutive(), 16 // elem_bytes))
+    got = {layout.flatten_out(layout.apply({"register": r, "lane": lane}))
+           for lane in range(layout.in_size("lane")) for r in range(vec)}
+    return max(got) - min(got) + 1 == len(got)
+
+
 def loop_input(dtype: str, raw, n: int, rng) -> np.ndarray:
     """Random tile data for LOOP: finite values for float types (their +1 is checked in NumPy),
     random non-zero bits otherwise."""
@@ -88,7 +99,8 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
     tile = 1 << case.src.total_out_bits
     raw = RAW[_bytes(case.dtype)]
     rng = np.random.default_rng()
-    res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {}}
+    res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {},
+           "coalesced_a": coalesced(case.src, _bytes(case.dtype))}
     threads = case.warps * 32
     tiles_thr, tiles_lat = sms * 32, sms
     x_host = loop_input(case.dtype, raw, tile * tiles_thr, rng)
@@ -225,16 +237,64 @@ def device_info() -> dict:
     return info
 
 
+def wavefront_plans(cases_json: str, target: str) -> list[tuple[str, object]]:
+    """Every variant's two plans for the cases saved by `run` (runtime.ncu's worker rebuilds them from the file),
+    named <case>_<variant>_<fwd|bwd>."""
+    from llgen.layout import LinearLayout
+    from llgen.suite import Case
+    out = []
+    for c in json.loads(Path(cases_json).read_text()):
+        case = Case(c["id"], c["dtype"], tuple(c["shape"]), c["warps"], LinearLayout.from_dict(c["src"]),
+                    LinearLayout.from_dict(c["dst"]))
+        for v in variants(case, target):
+            out += [(f"{case.id}_{v.name}_fwd", v.fwd), (f"{case.id}_{v.name}_bwd", v.bwd)]
+    return out
+
+
+def measure_wavefronts(cases, target: str, report: dict, log) -> None:
+    """Nsight Compute's shared-memory wavefronts of every shared-memory variant (one tile's debug kernel each),
+    next to the prediction: variant["wavefronts_meas"][fwd|bwd] = {st, ld, pred_st, pred_ld, floor, verdict}."""
+    from .ncu import measure
+    with tempfile.TemporaryDirectory(prefix="llgen-bench-") as tmp:
+        path = Path(tmp) / "cases.json"
+        path.write_text(json.dumps([{"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps,
+                                     "src": c.src.to_dict(), "dst": c.dst.to_dict()} for c in cases]))
+        res = measure(f"llgen.runtime.bench:wavefront_plans {path} {target}", 600, Path(tmp), target, log)
+    report["info"]["ncu"] = {k: res[k] for k in ("metrics", "rc", "timed_out", "seconds")}
+    for c in report["cases"]:
+        for name, v in c["variants"].items():
+            for tag in ("fwd", "bwd"):
+                row = res["rows"].get(f"{c['id']}_{name}_{tag}")
+                if row:
+                    v.setdefault("wavefronts_meas", {})[tag] = {
+                        "st": row["st_wf"], "ld": row["ld_wf"], "pred_st": row["pred_st_wf"], "pred_ld": row["pred_ld_wf"],
+                        "floor": row["floor_wf"], "verdict": row["verdict"]}
+    log(f"ncu: {len(res['rows'])} shared-memory kernels measured in {res['seconds']} s (rc {res['rc']})")
+
+
 def run(cases, target: str = "sm_90", measures=("loop", "stream"), rep: int = 100, with_triton: bool = True,
         log=print) -> dict:
-    """Benchmark ``cases``; returns the report dict (see write_report)."""
+    """Benchmark ``cases``; returns the report dict (see write_report). Without a CUDA GPU this raises
+    RuntimeUnavailable (one sentence); without Triton the run goes on and the report says the baseline is missing."""
+    from .compile import device
+    device(target)  # CuPy and a GPU, or one clear sentence
     report = {"info": device_info(), "measures": list(measures), "cases": []}
+    if with_triton:
+        try:
+            import torch  # noqa: F401
+            import triton  # noqa: F401
+        except ImportError as e:
+            with_triton = False
+            report["info"]["triton"] = f"not run: {e.name} is not installed"
+            log(f"Triton's baseline is not run: {e.name} is not installed")
     if "stream" in measures:
         report["info"]["d2d_copy_GBps"] = d2d_copy_gbps(rep)
         log(f"device-to-device copy of 4 GiB: {report['info']['d2d_copy_GBps']:.0f} GB/s (read + write)")
     for case in cases:
         log(f"[{len(report['cases']) + 1}/{len(cases)}] {case.id}")
         report["cases"].append(run_case(case, target, set(measures), rep, with_triton, log))
+    if "wavefronts" in measures:
+        measure_wavefronts(cases, target, report, log)
     report["info"]["date_end"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     return report
 

@@ -44,10 +44,16 @@ def write_report(report: dict, outdir: str) -> list[Path]:
             if name in ("shared", "shuffle") and r.get("loop_per_sm_ns") and t_me and r["loop_per_sm_ns"] < t_me * 0.97:
                 flags.append(f"{c['id']}: the model picked {me.get('path')} but {name} ({r.get('path')}) measured "
                              f"{r['loop_per_sm_ns']:.1f} vs {t_me:.1f} ns")
+        for name, r in v.items():
+            for tag, w in (r.get("wavefronts_meas") or {}).items():
+                if w["verdict"] != "match":
+                    flags.append(f"{c['id']}: {name} {tag} wavefronts measured st {w['st']} / ld {w['ld']}, "
+                                 f"predicted {w['pred_st']} / {w['pred_ld']} ({w['verdict']})")
         rows.append((c["id"], me.get("path", "-"), _f(t_me), _f(t_tr), _f(ratio, 2), _f(v.get("naive", {}).get("loop_per_sm_ns")),
                      _f(v.get("classic", {}).get("loop_per_sm_ns")), _f(share * 100 if share else None, 0),
                      _f(me.get("stream_ratio"), 3), _f(tr.get("stream_ratio"), 3), str(me.get("regs", "-")),
-                     str(tr.get("regs", "-")), str(me.get("local_bytes", "-")), str(me.get("loop_correct", "-"))))
+                     str(tr.get("regs", "-")), str(me.get("local_bytes", "-")), _wavefronts_cell(me),
+                     str(me.get("loop_correct", "-"))))
     gmean = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
     lines = [
         "# llgen bench", "",
@@ -63,22 +69,29 @@ def write_report(report: dict, outdir: str) -> list[Path]:
                      for c in report["cases"] if c["variants"].get("llgen", {}).get("copy_GBps") and info.get("d2d_copy_GBps"))),
         "",
         ("| case | path | llgen ns | Triton ns | Triton/llgen | naive ns | classic ns | % of ideal | STREAM llgen | "
-         "STREAM Triton | regs | Triton regs | local B | correct |"),
-        "|" + "---|" * 14,
+         "STREAM Triton | regs | Triton regs | local B | wavefronts meas/pred | correct |"),
+        "|" + "---|" * 15,
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += ["", "## Targets (issue 6), from this run", ""]
+    lines += [f"- {'met' if ok else 'MISSED'}: {text}" for ok, text in targets(report, clock)]
     lines += ["", "## Every variant (LOOP per-SM ns, latency ns, STREAM ratio, registers)", ""]
     for c in report["cases"]:
         for name, r in c["variants"].items():
             lines.append(f"- {c['id']} / {name}: path {r.get('path')}, LOOP {_f(r.get('loop_per_sm_ns'))}, "
                          f"lat {_f(r.get('loop_lat_ns'))}, STREAM {_f(r.get('stream_ratio'), 3)}, regs {r.get('regs')}"
                          + (f", error {r['error']}" if r.get("error") else ""))
-    lines += ["", "## Wavefronts predicted per conversion (store / load / floor)", ""]
+    lines += ["", "## Shared-memory wavefronts per conversion (one tile)", "",
+              ("Store and load wavefronts, measured by Nsight Compute on the variant's one-tile debug kernel / predicted by "
+               "the planner, and the data-volume floor (the tile in once, out once per destination warp replica)."), ""]
     for c in report["cases"]:
         for name, r in c["variants"].items():
+            meas = r.get("wavefronts_meas") or {}
             for tag, d in (r.get("wavefronts_pred") or {}).items():
-                lines.append(f"- {c['id']} {name} {tag}: {d['st']} / {d['ld']} / {d['floor']}")
-    lines += ["", "## Flags: the model's pick measured slower than an alternative", ""]
+                m = meas.get(tag, {})
+                lines.append(f"- {c['id']} {name} {tag}: store {_f(m.get('st'), 0)} / {d['st']}, load {_f(m.get('ld'), 0)} / "
+                             f"{d['ld']}, floor {d['floor']}" + (f" ({m['verdict']})" if m else " (not measured)"))
+    lines += ["", "## Flags: the model's pick measured slower than an alternative, or wavefronts off the prediction", ""]
     lines += [f"- {f}" for f in flags] or ["- none"]
     (out / "report.md").write_text("\n".join(lines) + "\n")
     write_json(report, str(out / "report.json"))
@@ -88,6 +101,74 @@ def write_report(report: dict, outdir: str) -> list[Path]:
     except Exception as e:  # noqa: BLE001 - the chart is optional; say why it is missing
         (out / "report.md").write_text((out / "report.md").read_text() + f"\n(chart failed: {e!r})\n")
     return paths
+
+
+OWN = ("llgen", "shared", "shuffle")  # llgen's own paths; naive and classic are baselines
+
+
+def targets(report: dict, clock_mhz: float | None) -> list[tuple[bool, str]]:
+    """Each target of issue 6 checked against this run's numbers: (met, what was measured)."""
+    cases = report["cases"]
+    info = report["info"]
+
+    def v(c, name):
+        return c["variants"].get(name, {})
+
+    def ratio(c):
+        me, tr = v(c, "llgen").get("loop_per_sm_ns"), v(c, "triton").get("loop_per_sm_ns")
+        return tr / me if me and tr else None
+    out = []
+    rs = {c["id"]: ratio(c) for c in cases if ratio(c)}
+    if rs:
+        low = {k: r for k, r in rs.items() if r < 1.0}
+        out.append((not low, "LOOP, Triton / llgen >= 1.0 on every case: "
+                    + (", ".join(f"{k} {r:.3f}" for k, r in low.items()) + " below" if low else f"lowest {min(rs.values()):.3f}")))
+        g = math.exp(sum(math.log(r) for r in rs.values()) / len(rs))
+        out.append((g >= 1.15, f"LOOP geometric-mean speedup over Triton >= 1.15: {g:.3f}"))
+    shares = {c["id"]: ideal_ns(c, clock_mhz) / v(c, "llgen")["loop_per_sm_ns"] for c in cases
+              if ideal_ns(c, clock_mhz) and v(c, "llgen").get("loop_per_sm_ns")}
+    if shares:
+        low = {k: x for k, x in shares.items() if x < 0.9}
+        out.append((not low, "LOOP >= 90% of the ideal on every case that moves data: "
+                    + (", ".join(f"{k} {100 * x:.0f}%" for k, x in low.items()) if low else f"lowest {100 * min(shares.values()):.0f}%")))
+    co = [c for c in cases if c.get("coalesced_a") and v(c, "llgen").get("stream_ratio")]
+    if co:
+        bad = [c for c in co if v(c, "llgen")["stream_ratio"] > 1.01]
+        out.append((not bad, "STREAM within 1% of our copy kernel where A is coalesced: "
+                    + (", ".join(f"{c['id']} {v(c, 'llgen')['stream_ratio']:.3f}" for c in bad) if bad
+                       else f"worst {max(v(c, 'llgen')['stream_ratio'] for c in co):.3f}")))
+        if info.get("d2d_copy_GBps"):
+            eff = {c["id"]: v(c, "llgen")["copy_GBps"] / info["d2d_copy_GBps"] for c in co if v(c, "llgen").get("copy_GBps")}
+            low = {k: x for k, x in eff.items() if x < 0.93}
+            out.append((not low, "our copy kernel >= 93% of a device-to-device copy where A is coalesced: "
+                        + (", ".join(f"{k} {100 * x:.1f}%" for k, x in low.items()) if low else f"lowest {100 * min(eff.values()):.1f}%")))
+    meas = [(c["id"], name, tag, w) for c in cases for name, r in c["variants"].items()
+            for tag, w in (r.get("wavefronts_meas") or {}).items()]
+    if meas:
+        bad = [f"{i} {n} {t}" for i, n, t, w in meas if w["verdict"] != "match"]
+        out.append((not bad, f"WAVEFRONTS measured = predicted on every shared-memory kernel: {len(meas) - len(bad)}/{len(meas)}"
+                    + (f" ({', '.join(bad)} off)" if bad else "")))
+        ours = [(i, t, w) for i, n, t, w in meas if n == "llgen"]
+        off = [f"{i} {t} {w['st'] + w['ld']:.0f} vs {w['floor']}" for i, t, w in ours
+               if w["st"] is not None and w["ld"] is not None and w["st"] + w["ld"] != w["floor"]]
+        out.append((not off, f"WAVEFRONTS of llgen's picks at the data-volume floor: {len(ours) - len(off)}/{len(ours)}"
+                    + (f" ({'; '.join(off)})" if off else "")))
+    for c in cases:
+        sh = v(c, "llgen") if v(c, "llgen").get("path") == "shuffle/shuffle" else v(c, "shuffle")
+        sm = [r["loop_per_sm_ns"] for r in c["variants"].values() if r.get("path") == "shared/shared" and r.get("loop_per_sm_ns")]
+        if c["id"] == "lanes_f32" and sh.get("loop_per_sm_ns") and sm:
+            f = min(sm) / sh["loop_per_sm_ns"]
+            out.append((f > 1.0, f"shuffles beat our best shared-memory path on lanes_f32: {f:.2f}x"))
+    local = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in OWN and r.get("local_bytes")]
+    base = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n not in OWN and r.get("local_bytes")]
+    out.append((not local, "no local memory in llgen's kernels (its pick and the forced shuffle/shared paths)"
+                + (f": {', '.join(local)}" if local else "") + (f"; baselines with local memory: {', '.join(base)}" if base else "")))
+    regs = {c["id"]: (v(c, "llgen").get("regs"), v(c, "triton").get("regs")) for c in cases}
+    over = {k: r for k, r in regs.items() if r[0] and r[1] and r[0] > r[1]}
+    if any(r[1] for r in regs.values()):
+        out.append((not over, "registers per thread <= Triton's: "
+                    + (", ".join(f"{k} {a} vs {b}" for k, (a, b) in over.items()) + " above" if over else "every case")))
+    return out
 
 
 def _chart(report: dict, path: Path) -> Path:
@@ -110,6 +191,17 @@ def _chart(report: dict, path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _wavefronts_cell(variant: dict) -> str:
+    """'meas/pred' of the whole round trip (fwd + bwd, store + load), or '-' where nothing goes through shared memory."""
+    meas, pred = variant.get("wavefronts_meas") or {}, variant.get("wavefronts_pred") or {}
+    if not pred:
+        return "-"
+    p = sum(d["st"] + d["ld"] for d in pred.values())
+    if set(meas) != set(pred) or any(m["st"] is None or m["ld"] is None for m in meas.values()):
+        return f"-/{p}"
+    return f"{sum(m['st'] + m['ld'] for m in meas.values()):.0f}/{p}"
 
 
 def _f(x, nd: int = 1) -> str:

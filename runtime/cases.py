@@ -94,3 +94,16 @@ def gather_plans(target: str = "sm_90") -> dict:
         plans[f"g_mixed_{dt}"] = plan_gather(mixed, 1, dt, target)
         plans[f"g_cross_{dt}"] = plan_gather(mixed, 0, dt, target)
     return plans
+
+
+def ncu_jobs(n_random: int, seed: int, ncu_random: int, target: str = "sm_90") -> list[Job]:
+    """What gpu-check measures under Nsight Compute: every distinct shared-memory plan of the suite, then the first
+    ``ncu_random`` shared-memory plans among the random pairs."""
+    suite = [j for j in suite_jobs("core", target)[0] if j.same_as is None and j.plan.path == "shared"]
+    rand = [j for j in random_jobs(n_random, seed, target) if j.plan.path == "shared"][:ncu_random]
+    return suite + rand
+
+
+def ncu_plans(n_random: str, seed: str, ncu_random: str, target: str = "sm_90") -> list[tuple[str, object]]:
+    """`ncu_jobs` as (kernel name, plan), for runtime.ncu's worker (its arguments arrive as strings)."""
+    return [(j.name, j.plan) for j in ncu_jobs(int(n_random), int(seed), int(ncu_random), target)]

@@ -20,7 +20,7 @@ from llgen.cli import main
 from llgen.emit import emit
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_cases, random_layout, random_plans
-from llgen.runtime import RuntimeUnavailable, check, check_many
+from llgen.runtime import RuntimeUnavailable, check, check_many, ncu
 from llgen.runtime.cases import VARIANTS, gather_plans, random_jobs, suite_jobs
 from llgen.runtime.compile import compile as compile_source
 from llgen.runtime.compile import device
@@ -414,34 +414,34 @@ def test_gpu_check_parses_sanitizer_summaries(gpu_check):
     assert gpu_check.parse_sanitizer("========= ERROR SUMMARY: 1,204 errors")["errors"] == 1204
 
 
-def test_gpu_check_parses_ncu_csv(gpu_check):
+def test_ncu_csv_is_parsed():
     text = "\n".join([
         "==PROF== Connected to process 123",
         "worker: t16x32_default_debug",
         ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC",'
-        f'"{gpu_check.WF_LD}","{gpu_check.WF_ST}","{gpu_check.INST_LD}","{gpu_check.INST_ST}"'),
+        f'"{ncu.WF_LD}","{ncu.WF_ST}","{ncu.INST_LD}","{ncu.INST_ST}"'),
         '"","","","","","","","","","","","","","",""',
         '"0","123","python3","host","t16x32_default_debug","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","16","16","16","16"',
         '"1","123","python3","host","b2mma_f32_default_debug","1","7","(128, 1, 1)","(1, 1, 1)","0","9.0","1,024","512","256","128"',
     ])
-    m = gpu_check.parse_ncu_csv(text)
+    m = ncu.parse_ncu_csv(text)
     assert set(m) == {"t16x32_default_debug", "b2mma_f32_default_debug"}
-    assert m["b2mma_f32_default_debug"][gpu_check.WF_LD] == 1024.0
-    assert m["t16x32_default_debug"][gpu_check.INST_ST] == 16.0
+    assert m["b2mma_f32_default_debug"][ncu.WF_LD] == 1024.0
+    assert m["t16x32_default_debug"][ncu.INST_ST] == 16.0
 
 
-def test_gpu_check_compares_predictions(gpu_check):
+def test_ncu_counters_are_compared_with_the_prediction():
     job = next(j for j in _suite_plans() if j.label == "t16x32/default")
-    pred = gpu_check.prediction(job.plan)
+    pred = ncu.prediction(job.plan)
     assert pred["pred_st_wf"] == job.plan.detail.predicted_store_wavefronts
-    meas = {gpu_check.WF_ST: pred["pred_st_wf"], gpu_check.WF_LD: pred["pred_ld_wf"], gpu_check.INST_ST: 1, gpu_check.INST_LD: 1}
-    assert gpu_check.compare_wavefronts(pred, meas)["verdict"] == "match"
-    meas[gpu_check.WF_LD] += 1
-    assert gpu_check.compare_wavefronts(pred, meas)["verdict"] == "MISMATCH"
-    assert gpu_check.compare_wavefronts(pred, {})["verdict"] == "not measured"
-    assert gpu_check.choose_metrics(None) == gpu_check.CORE_METRICS
-    known = {m.rsplit(".", 1)[0] for m in gpu_check.CORE_METRICS} | {"smsp__inst_executed_op_ldsm"}
-    assert gpu_check.choose_metrics(known) == gpu_check.CORE_METRICS + ["smsp__inst_executed_op_ldsm.sum"]
+    meas = {ncu.WF_ST: pred["pred_st_wf"], ncu.WF_LD: pred["pred_ld_wf"], ncu.INST_ST: 1, ncu.INST_LD: 1}
+    assert ncu.compare_wavefronts(pred, meas)["verdict"] == "match"
+    meas[ncu.WF_LD] += 1
+    assert ncu.compare_wavefronts(pred, meas)["verdict"] == "MISMATCH"
+    assert ncu.compare_wavefronts(pred, {})["verdict"] == "not measured"
+    assert ncu.choose_metrics(None) == ncu.CORE_METRICS
+    known = {m.rsplit(".", 1)[0] for m in ncu.CORE_METRICS} | {"smsp__inst_executed_op_ldsm"}
+    assert ncu.choose_metrics(known) == ncu.CORE_METRICS + ["smsp__inst_executed_op_ldsm.sum"]
 
 
 def test_gpu_check_report_from_a_partial_run(gpu_check, tmp_path, monkeypatch):
@@ -451,7 +451,7 @@ def test_gpu_check_report_from_a_partial_run(gpu_check, tmp_path, monkeypatch):
     st.device = {"name": "fake", "arch": "sm_90", "sms": 1, "driver": "0", "runtime": "none"}
     st.random_results = _results()
     job = next(j for j in _suite_plans() if j.plan.path == "shared")
-    row = gpu_check.compare_wavefronts(gpu_check.prediction(job.plan), {})
+    row = ncu.compare_wavefronts(ncu.prediction(job.plan), {})
     row.update({"kernel": job.label, "group": "suite", "dtype": "f32"})
     st.record["ncu_rows"] = [row]
     st.part("correctness", "PASS", "3 pairs")
@@ -461,8 +461,8 @@ def test_gpu_check_report_from_a_partial_run(gpu_check, tmp_path, monkeypatch):
     assert "correctness  PASS" in text and "not measured" in text
 
 
-def test_gpu_check_runs_its_tools_under_a_timeout(gpu_check):
-    r = gpu_check.run_proc([sys.executable, "-c", "import time; print('x', flush=True); time.sleep(30)"], 1.5)
+def test_tools_run_under_a_timeout():
+    r = ncu.run_proc([sys.executable, "-c", "import time; print('x', flush=True); time.sleep(30)"], 1.5)
     assert r["timed_out"] and r["seconds"] < 10 and "x" in r["out"]
 
 

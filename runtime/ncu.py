@@ -1,0 +1,204 @@
+"""Nsight Compute's shared-memory counters for emitted kernels, next to the planner's prediction.
+
+`measure(source, ...)` runs this module under ncu as a worker: the worker calls ``source`` ("module:function
+arg...", returning [(name, plan)]), compiles each plan's debug kernel and launches it once (one CTA = one tile),
+and ncu records the wavefront and instruction counters of every ``*_debug`` launch. `make gpu-check` and
+`llgen bench --measures wavefronts` both measure through here.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+WF_LD = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+WF_ST = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+INST_LD = "smsp__inst_executed_op_shared_ld.sum"
+INST_ST = "smsp__inst_executed_op_shared_st.sum"
+CORE_METRICS = [WF_LD, WF_ST, INST_LD, INST_ST]
+EXTRA_METRICS = [  # used where `ncu --query-metrics` lists them
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+    "smsp__inst_executed_op_ldsm.sum",
+    "smsp__inst_executed_op_stsm.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+]
+
+
+def tool_path(name: str) -> str | None:
+    """``name`` on PATH, else in the usual CUDA and Nsight Compute install folders."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for pattern in (f"/usr/local/cuda/bin/{name}", f"/usr/local/cuda-*/bin/{name}", f"/opt/nvidia/nsight-compute/*/{name}",
+                    f"/usr/local/cuda/nsight-compute-*/{name}"):
+        hits = sorted(Path("/").glob(pattern.lstrip("/")))
+        if hits:
+            return str(hits[-1])
+    return None
+
+
+def run_proc(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
+    """Run ``cmd`` in its own process group; on timeout kill that group (the tool and the Python under it)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                         start_new_session=True, env=env)
+    timed_out = False
+    try:
+        out, _ = p.communicate(timeout=max(1.0, timeout))
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
+    return {"rc": p.returncode, "out": out or "", "timed_out": timed_out, "seconds": round(time.monotonic() - t0, 1)}
+
+
+def parse_ncu_csv(text: str) -> dict[str, dict[str, float]]:
+    """`ncu --csv --page raw` output -> {kernel name: {metric: value}}; other lines (==PROF==, program output) are skipped."""
+    lines = [ln for ln in text.splitlines() if ln.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    out: dict[str, dict[str, float]] = {}
+    header = None
+    for row in rows:
+        if row and row[0] == "ID" and "Kernel Name" in row:
+            header = row
+            continue
+        if header is None or not row or not row[0].strip().isdigit():
+            continue  # the units row, or noise
+        rec = dict(zip(header, row))
+        name = rec.get("Kernel Name", "").split("(")[0].strip()
+        vals = {}
+        for k, v in rec.items():
+            if "__" not in k:
+                continue
+            try:
+                vals[k] = float(v.replace(",", ""))
+            except ValueError:
+                continue
+        out[name] = vals
+    return out
+
+
+def query_metrics(ncu: str) -> set[str] | None:
+    """Base names ncu knows on this device, or None when it cannot say."""
+    r = run_proc([ncu, "--query-metrics"], 60)
+    if r["rc"] != 0:
+        return None
+    names = set(re.findall(r"^\s*([a-z0-9]+__[A-Za-z0-9_]+)", r["out"], re.MULTILINE))
+    return names or None
+
+
+def choose_metrics(known: set[str] | None) -> list[str]:
+    if known is None:
+        return list(CORE_METRICS)
+    return list(CORE_METRICS) + [m for m in EXTRA_METRICS if m.rsplit(".", 1)[0] in known]
+
+
+def prediction(plan) -> dict:
+    """The planner's numbers for one CTA (one tile): wavefronts and instructions of each side."""
+    d = plan.detail
+    active_st = sum(1 for w in range(plan.warps) if not w & d.store.predicate_warp_mask)
+    return {"swizzle": d.swizzle.name, "st_op": d.store.op, "ld_op": d.load.op,
+            "pred_st_wf": d.predicted_store_wavefronts, "pred_ld_wf": d.predicted_load_wavefronts,
+            "pred_st_instr": len(d.store.instrs) * active_st, "pred_ld_instr": len(d.load.instrs) * plan.warps,
+            "st_wf_per_instr": d.store.wavefronts_per_instr, "ld_wf_per_instr": d.load.wavefronts_per_instr,
+            "floor_wf": d.floor_wavefronts}
+
+
+def compare_wavefronts(pred: dict, meas: dict) -> dict:
+    """Measured next to predicted. The wavefront counters include ldmatrix/stmatrix (SEED-BANKS.md); where the plain
+    counter misses and adding the ldsm/stsm counter matches, that is said, not hidden."""
+    row = dict(pred)
+    st, ld = meas.get(WF_ST), meas.get(WF_LD)
+    row.update({"st_wf": st, "ld_wf": ld, "st_instr": meas.get(INST_ST), "ld_instr": meas.get(INST_LD),
+                "ldsm_wf": meas.get(EXTRA_METRICS[0]), "stsm_wf": meas.get(EXTRA_METRICS[1]),
+                "ldsm_instr": meas.get(EXTRA_METRICS[2]), "stsm_instr": meas.get(EXTRA_METRICS[3]),
+                "raw": meas})
+    if st is None or ld is None:
+        row["verdict"] = "not measured"
+        return row
+    st_ok, ld_ok = st == pred["pred_st_wf"], ld == pred["pred_ld_wf"]
+    notes = []
+    if not ld_ok and row["ldsm_wf"] is not None and ld + row["ldsm_wf"] == pred["pred_ld_wf"]:
+        ld_ok, notes = True, notes + ["ld = op_ld + op_ldsm"]
+    if not st_ok and row["stsm_wf"] is not None and st + row["stsm_wf"] == pred["pred_st_wf"]:
+        st_ok, notes = True, notes + ["st = op_st + op_stsm"]
+    row["verdict"] = "match" if st_ok and ld_ok else "MISMATCH"
+    row["note"] = "; ".join(notes)
+    return row
+
+
+def _plans(source: str) -> list:
+    """``"module:function arg ..."`` -> function(*args): the [(name, plan)] to measure."""
+    ref, *args = source.split()
+    module, func = ref.split(":")
+    return getattr(importlib.import_module(module), func)(*args)
+
+
+def measure(source: str, timeout: float, log_dir: Path, target: str = "sm_90", log=print) -> dict:
+    """Every shared-memory plan of ``source`` under ncu. Returns {"rows": {name: compared row}, "metrics", "rc",
+    "timed_out", "seconds", "out"}; a missing ncu gives no rows and says so in "out"."""
+    ncu = tool_path("ncu")
+    if not ncu:
+        return {"rows": {}, "metrics": [], "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}
+    t0 = time.monotonic()
+    metrics = choose_metrics(query_metrics(ncu))
+    log_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = log_dir / "ncu.csv"
+    base = [ncu, "--csv", "--page", "raw", "--print-units", "base", "-k", "regex:_debug$"]
+    worker = [sys.executable, "-m", "llgen.runtime.ncu", target, source]
+
+    def attempt(ms: list[str], seconds: float):
+        csv_path.unlink(missing_ok=True)
+        r = run_proc(base + ["--metrics", ",".join(ms), "--log-file", str(csv_path)] + worker, seconds)
+        text = csv_path.read_text(errors="replace") if csv_path.exists() else ""
+        return r, parse_ncu_csv(text) or parse_ncu_csv(r["out"])
+    r, measured = attempt(metrics, timeout)
+    if r["rc"] != 0 and not measured and metrics != CORE_METRICS and not r["timed_out"]:
+        log("ncu: failed with the extra metrics; again with the four core metrics")
+        metrics = list(CORE_METRICS)
+        r, measured = attempt(metrics, max(20.0, timeout - (time.monotonic() - t0)))
+    (log_dir / "ncu-stdout.txt").write_text(r["out"])
+    rows = {}
+    for name, plan in _plans(source):
+        if plan.path == "shared":
+            rows[name] = compare_wavefronts(prediction(plan), measured.get(f"{name}_debug") or {})
+    return {"rows": rows, "metrics": metrics, "rc": r["rc"], "timed_out": r["timed_out"],
+            "seconds": round(time.monotonic() - t0, 1), "out": r["out"][-300:]}
+
+
+def worker(target: str, source: str) -> int:
+    """Under ncu: each shared-memory plan's debug kernel, launched exactly once, 16 kernels to a compile."""
+    import numpy as np
+
+    from ..emit import emit
+    from .compile import compile as compile_source
+    from .launch import run_debug
+    from .reference import random_input, raw_dtype
+    jobs = [(n, p) for n, p in _plans(source) if p.path == "shared"]
+    rng = np.random.default_rng(1)
+    for i in range(0, len(jobs), 16):
+        group = jobs[i:i + 16]
+        mod = compile_source("\n".join(emit(p, "kernel", n) for n, p in group), target)
+        for n, p in group:
+            run_debug(mod, p, n, random_input(raw_dtype(p.dtype), 1 << p.src.total_out_bits, rng))
+            print(f"worker: {n}_debug", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(worker(sys.argv[1], sys.argv[2]))

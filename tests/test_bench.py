@@ -1,0 +1,143 @@
+"""`llgen bench` on a machine without a GPU: its errors, its report, and the plans its ncu worker rebuilds."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from click.testing import CliRunner
+from llgen.cli import main
+from llgen.runtime import bench, benchreport
+from llgen.suite import core
+
+
+def test_bench_without_cupy_is_one_sentence(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    r = CliRunner().invoke(main, ["bench", "--suite", "core", "-o", str(tmp_path / "b")])
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("error: CuPy is not installed") and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "b").exists()
+
+
+def test_bench_rejects_unknown_measures():
+    r = CliRunner().invoke(main, ["bench", "--suite", "core", "--measures", "loop,speed"])
+    assert r.exit_code == 2 and "unknown measure(s) ['speed']" in r.output
+
+
+def test_the_ncu_worker_rebuilds_every_variant(tmp_path):
+    cases = core()[:3]
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps([{"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps,
+                                 "src": c.src.to_dict(), "dst": c.dst.to_dict()} for c in cases]))
+    got = dict(bench.wavefront_plans(str(path), "sm_90"))
+    for c in cases:
+        for v in bench.variants(c, "sm_90"):
+            assert got[f"{c.id}_{v.name}_fwd"] == v.fwd and got[f"{c.id}_{v.name}_bwd"] == v.bwd
+
+
+def _report(ncu_rows: dict, monkeypatch) -> dict:
+    """A report as `run` returns it for one case (t16x32), with the measured rows `ncu.measure` would give."""
+    case = core()[0]
+    variants = {}
+    for v in bench.variants(case, "sm_90"):
+        variants[v.name] = {"path": f"{v.fwd.path}/{v.bwd.path}", "loop_per_sm_ns": 16.0 if v.name == "llgen" else 140.0,
+                            "loop_lat_ns": 40.0, "stream_ratio": 0.997, "regs": 50, "local_bytes": 0, "loop_correct": True,
+                            "wavefronts_pred": bench._wf(v.fwd, v.bwd), "ideal_clocks": 32}
+    variants["triton"] = {"path": "triton", "loop_per_sm_ns": 19.5, "regs": 54, "stream_ratio": 0.997}
+    report = {"info": {"device": "NVIDIA H100 80GB HBM3", "sms": 132, "nvidia_smi": "580.159.04, 1980 MHz, 1980 MHz, 2619 MHz",
+                       "date": "2026-11-23 06:35:18 UTC", "date_end": "2026-11-23 06:37:45 UTC", "d2d_copy_GBps": 3027.0},
+              "measures": ["loop", "stream", "wavefronts"], "cases": [{"id": case.id, "variants": variants}]}
+    from llgen.runtime import ncu
+    monkeypatch.setattr(ncu, "measure", lambda source, timeout, log_dir, target, log: {
+        "rows": ncu_rows, "metrics": [], "rc": 0, "timed_out": False, "seconds": 1.0, "out": ""})
+    bench.measure_wavefronts([case], "sm_90", report, log=lambda m: None)
+    return report
+
+
+def _row(plan, st=None, ld=None):
+    from llgen.runtime import ncu
+    pred = ncu.prediction(plan)
+    meas = {ncu.WF_ST: pred["pred_st_wf"] if st is None else st, ncu.WF_LD: pred["pred_ld_wf"] if ld is None else ld}
+    return ncu.compare_wavefronts(pred, meas)
+
+
+def test_report_shows_measured_wavefronts_next_to_the_prediction(tmp_path, monkeypatch):
+    case = core()[0]
+    vs = {v.name: v for v in bench.variants(case, "sm_90")}
+    rows = {f"{case.id}_{n}_{t}": _row(getattr(v, t)) for n, v in vs.items() for t in ("fwd", "bwd") if getattr(v, t).path == "shared"}
+    rows[f"{case.id}_naive_fwd"] = _row(vs["naive"].fwd, ld=17)  # one counter off the prediction
+    report = _report(rows, monkeypatch)
+    llgen = report["cases"][0]["variants"]["llgen"]
+    assert llgen["wavefronts_meas"]["fwd"]["verdict"] == "match" and llgen["wavefronts_meas"]["fwd"]["st"] == 16
+    paths = benchreport.write_report(report, str(tmp_path))
+    assert sorted(p.name for p in paths) == ["report.json", "report.md", "report.png"]
+    text = (tmp_path / "report.md").read_text()
+    assert "| t16x32 | shared/shared | 16.0 | 19.5 | 1.22 |" in text and "| 64/64 |" in text  # 16+16 each way
+    assert "- t16x32 llgen fwd: store 16 / 16, load 16 / 16, floor 32 (match)" in text
+    assert "t16x32: naive fwd wavefronts measured st 16 / ld 17, predicted 16 / 256 (MISMATCH)" in text
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+    assert json.loads((tmp_path / "report.json").read_text())["cases"][0]["variants"]["llgen"]["wavefronts_meas"]
+
+
+def test_report_without_ncu_says_not_measured(tmp_path, monkeypatch):
+    report = _report({}, monkeypatch)
+    benchreport.write_report(report, str(tmp_path))
+    text = (tmp_path / "report.md").read_text()
+    assert "| -/64 |" in text and "(not measured)" in text
+
+
+@pytest.mark.parametrize("dtype,k", [("f16", 3), ("f32", 2), ("i8", 5)])
+def test_loop_reference_adds_one_per_round_trip(dtype, k):
+    import numpy as np
+    raw = bench.RAW[{"f16": 2, "f32": 4, "i8": 1}[dtype]]
+    x = bench.loop_input(dtype, raw, 64, np.random.default_rng(0))
+    y = bench.plus_one(dtype, x, k)
+    if dtype == "i8":
+        assert (y == (x + k).astype(raw)).all()
+    else:
+        f = {"f16": np.float16, "f32": np.float32}[dtype]
+        assert np.allclose(y.view(f).astype(np.float64), x.view(f).astype(np.float64) + k, rtol=1e-2, atol=0.07)
+
+
+def _pair(case, target="sm_90", **kw):
+    from llgen.plan import plan_conversion
+    return plan_conversion(case.src, case.dst, case.dtype, target, **kw), plan_conversion(case.dst, case.src, case.dtype, target, **kw)
+
+
+def test_bench_kernels_compile_without_local_memory():
+    from llgen.emit import emit_bench
+    from llgen.toolchain import ToolchainUnavailable, compile_cuda
+    src = "\n".join(emit_bench(*_pair(c), c.id) for c in core())
+    try:
+        cubin = compile_cuda(src, "sm_90")
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    for c in core():
+        for k in ("loop", "stream", "copy"):
+            res = cubin.kernels[f"{c.id}_{k}"]
+            assert res.stack == 0 and res.local == 0, f"{c.id}_{k}: stack {res.stack}, local {res.local}"
+
+
+@pytest.mark.parametrize("case_id", ["t16x32", "b2mma_f32", "lanes_f32", "b2dotA_i8"])
+def test_bench_kernels_compute_what_numpy_says(case_id):
+    """On CPU threads (llgen.runtime.host): LOOP adds 1 per round trip, STREAM and copy add s to every element, over
+    an odd number of tiles so a two-tile step meets the end of the tensor."""
+    import numpy as np
+    from llgen.emit import emit_bench
+    from llgen.runtime import host
+    case = next(c for c in core() if c.id == case_id)
+    fwd, bwd = _pair(case, matrix=False)
+    mod = host.compile(emit_bench(fwd, bwd, "b"), "sm_90")
+    raw = bench.RAW[fwd.dtype.bytes]
+    tile, threads, rng = 1 << case.src.total_out_bits, case.warps * 32, np.random.default_rng(4)
+    x = bench.loop_input(case.dtype, raw, tile * 3, rng)
+    y = np.zeros_like(x)
+    mod.launch("b_loop", 3, threads, (x, y, 2))
+    assert (y == bench.plus_one(case.dtype, x, 2)).all()
+    s = raw(3)
+    want = np.stack([((v.astype(np.uint64) + 3) % (1 << (8 * x.itemsize))).astype(raw) for v in x])
+    for kernel in ("b_stream", "b_copy"):
+        out = np.zeros_like(x)
+        mod.launch(kernel, 1, threads, (x, out, 3, s))
+        assert (out == want).all(), kernel
