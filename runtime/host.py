@@ -90,6 +90,11 @@ template <class T> inline T __shfl_sync(unsigned, T v, int src) { return llgen_h
 template <class T> inline T __shfl_xor_sync(unsigned, T v, int m) { return llgen_host::shuffle(v, (threadIdx.x & (LLGEN_HOST_LANES - 1u)) ^ m); }
 template <class T> inline T __shfl(T v, int src) { return llgen_host::shuffle(v, src); }
 template <class T> inline T __shfl_xor(T v, int m) { return llgen_host::shuffle(v, (threadIdx.x & (LLGEN_HOST_LANES - 1u)) ^ m); }
+template <class To, class From> inline To llgen_host_bits(From x) { To t; memcpy(&t, &x, sizeof t); return t; }
+inline float __uint_as_float(unsigned x) { return llgen_host_bits<float>(x); }
+inline unsigned __float_as_uint(float x) { return llgen_host_bits<unsigned>(x); }
+inline double __longlong_as_double(long long x) { return llgen_host_bits<double>(x); }
+inline long long __double_as_longlong(double x) { return llgen_host_bits<long long>(x); }
 // PRMT: result byte i is byte (s >> 4i) & 7 of the 8 bytes {y:x}
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
@@ -159,7 +164,9 @@ class HostModule:
         return dev.copy()
 
     def launch(self, name: str, grid: int, block: int, args: tuple) -> None:
-        keep = [ctypes.c_void_p(a.ctypes.data) if isinstance(a, np.ndarray) else ctypes.c_int(a) for a in args]
+        # scalars travel as 8 little-endian bytes: the trampoline reads the low bytes its parameter's type needs
+        keep = [ctypes.c_void_p(a.ctypes.data) if isinstance(a, np.ndarray) else ctypes.c_uint64(int(a) % (1 << 64))
+                for a in args]
         argv = (ctypes.c_void_p * len(keep))(*(ctypes.cast(ctypes.pointer(k), ctypes.c_void_p) for k in keep))
         getattr(self._lib, f"llgen_host_{name}")(ctypes.c_uint(grid), ctypes.c_uint(block), argv)
 
