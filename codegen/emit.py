@@ -248,6 +248,9 @@ def _vector(regs_arr: RegArray, regs: list[int], elem_bytes: int) -> dict:
     that unpack a loaded ``v``."""
     nbytes = len(regs) * elem_bytes
     vtype = VEC_TYPES[nbytes]
+    if elem_bytes == 8 and len(regs) == 1:  # one 64-bit element: a scalar (a volatile access cannot assign a struct)
+        r = f"{regs_arr.name}[{regs[0]}]"
+        return {"vtype": "unsigned long long", "value": r, "unpack": [f"{r} = v;"]}
     if nbytes < 4:
         value, unpack = regs_arr.small(regs)
         return {"vtype": vtype, "value": f"static_cast<{vtype}>({value})", "unpack": unpack}
@@ -335,7 +338,7 @@ def _body_ctx(plan) -> dict:
     if plan.path == "shuffle":
         return {"path": plan.path, "shuffle": _shuffle_ctx(plan, a, b), "copies": copies}
     return {"path": plan.path, "shared": {
-        "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync,
+        "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync, "scalar": dict(plan.options).get("scalar", False),
         "st_op": d.store.op, "ld_op": d.load.op, "st_matrices": d.store.matrices, "ld_matrices": d.load.matrices,
         "st_thread": affine_expr(d.store.thread_offset, lb), "ld_thread": affine_expr(d.load.thread_offset, lb),
         "st_pred": d.store.predicate_warp_mask,

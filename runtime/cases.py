@@ -1,8 +1,9 @@
 """What `llgen check` and `make gpu-check` run: each suite case by every valid path, and random pairs.
 
 A suite case runs by the planner's default and by each forced variant that can work: shuffle; shared with
-the optimal swizzle (ldmatrix/stmatrix allowed); shared unswizzled; shared with the classic XOR swizzle; and
-shared with plain vector accesses only (``matrix=False``). A variant whose plan equals an earlier one's is
+the optimal swizzle (ldmatrix/stmatrix allowed); shared unswizzled; shared with the classic XOR swizzle;
+shared with plain vector accesses only (``matrix=False``); and the naive baseline (unswizzled, one element per
+access). A variant whose plan equals an earlier one's is
 listed with ``same_as`` and not run again.
 """
 
@@ -19,6 +20,7 @@ VARIANTS: tuple[tuple[str, dict], ...] = (
     ("unswizzled", {"path": "shared", "swizzle": "unswizzled"}),
     ("classic", {"path": "shared", "swizzle": "classic"}),
     ("vector", {"path": "shared", "matrix": False}),
+    ("naive", {"path": "shared", "swizzle": "unswizzled", "scalar": True}),
 )
 
 

@@ -47,16 +47,14 @@ def test_kernels_out_is_fresh():
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_suite_cuda_compiles_as_planned(arch):
-    from llgen.suite import core
-    srcs, plans = [], {}
-    for case in core():
-        plan = plan_conversion(case.src, case.dst, case.dtype, arch)
-        srcs.append(emit(plan, "kernel", case.id))
-        plans[case.id] = plan
-    kernels = disassemble(compile_cuda("\n".join(srcs), arch))
-    for cid, plan in plans.items():
-        check_sass(kernels[f"{cid}_debug"], plan, f"{cid} ({arch})")
-        assert not kernels[f"{cid}_kernel"].uses_local_memory
+    """Every suite case by every variant gpu-check runs (default, forced paths, unswizzled, classic, vector, naive)."""
+    from llgen.runtime.cases import suite_jobs
+    jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None]
+    assert {j.variant for j in jobs} >= {"default", "shuffle", "unswizzled", "classic", "naive"}
+    kernels = disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
+    for j in jobs:
+        check_sass(kernels[f"{j.name}_debug"], j.plan, f"{j.label} ({arch})")
+        assert not kernels[f"{j.name}_kernel"].uses_local_memory, j.label
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
