@@ -268,7 +268,7 @@ def measure_wavefronts(cases, target: str, report: dict, log) -> None:
                 if row:
                     v.setdefault("wavefronts_meas", {})[tag] = {
                         "st": row["st_wf"], "ld": row["ld_wf"], "pred_st": row["pred_st_wf"], "pred_ld": row["pred_ld_wf"],
-                        "floor": row["floor_wf"], "verdict": row["verdict"]}
+                        "floor": row["floor_wf"], "verdict": row["verdict"], "launches": row["launches"]}
     log(f"ncu: {len(res['rows'])} shared-memory kernels measured in {res['seconds']} s (rc {res['rc']})")
 
 

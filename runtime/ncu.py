@@ -67,8 +67,9 @@ def run_proc(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
     return {"rc": p.returncode, "out": out or "", "timed_out": timed_out, "seconds": round(time.monotonic() - t0, 1)}
 
 
-def parse_ncu_csv(text: str) -> dict[str, dict[str, float]]:
-    """`ncu --csv --page raw` output -> {kernel name: {metric: value}}; other lines (==PROF==, program output) are skipped."""
+def parse_ncu_csv(text: str) -> dict[str, list[dict[str, float]]]:
+    """`ncu --csv --page raw` output -> {kernel name: [{metric: value} per launch, in order]}; other lines (==PROF==,
+    program output) are skipped."""
     lines = [ln for ln in text.splitlines() if ln.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     out: dict[str, dict[str, float]] = {}
@@ -89,7 +90,7 @@ def parse_ncu_csv(text: str) -> dict[str, dict[str, float]]:
                 vals[k] = float(v.replace(",", ""))
             except ValueError:
                 continue
-        out[name] = vals
+        out.setdefault(name, []).append(vals)
     return out
 
 
@@ -142,6 +143,21 @@ def compare_wavefronts(pred: dict, meas: dict) -> dict:
     return row
 
 
+def compare_launches(pred: dict, launches: list[dict]) -> dict:
+    """The same kernel launched several times: "match" when every launch's counters equal the prediction, "unstable"
+    when some do and some do not (the hardware counted identical launches differently, so the deterministic model
+    cannot be what is off), "MISMATCH" when none does. The row shows the first launch; "launches" has them all."""
+    rows = [compare_wavefronts(pred, m) for m in launches] or [compare_wavefronts(pred, {})]
+    row = dict(rows[0])
+    row["launches"] = [(r["st_wf"], r["ld_wf"]) for r in rows]
+    verdicts = {r["verdict"] for r in rows}
+    if len(verdicts) > 1 and "match" in verdicts:
+        row["verdict"] = "unstable"
+        row["note"] = "; ".join(filter(None, [row.get("note"), "launches (st, ld): " + ", ".join(
+            f"({st:g}, {ld:g})" for st, ld in row["launches"] if st is not None and ld is not None)]))
+    return row
+
+
 def _plans(source: str) -> list:
     """``"module:function arg ..."`` -> function(*args): the [(name, plan)] to measure."""
     ref, *args = source.split()
@@ -176,13 +192,16 @@ def measure(source: str, timeout: float, log_dir: Path, target: str = "sm_90", l
     rows = {}
     for name, plan in _plans(source):
         if plan.path == "shared":
-            rows[name] = compare_wavefronts(prediction(plan), measured.get(f"{name}_debug") or {})
+            rows[name] = compare_launches(prediction(plan), measured.get(f"{name}_debug") or [])
     return {"rows": rows, "metrics": metrics, "rc": r["rc"], "timed_out": r["timed_out"],
             "seconds": round(time.monotonic() - t0, 1), "out": r["out"][-300:]}
 
 
+LAUNCHES = 2  # each kernel is measured this many times: a counter that varies between them is the hardware's noise
+
+
 def worker(target: str, source: str) -> int:
-    """Under ncu: each shared-memory plan's debug kernel, launched exactly once, 16 kernels to a compile."""
+    """Under ncu: each shared-memory plan's debug kernel, launched LAUNCHES times, 16 kernels to a compile."""
     import numpy as np
 
     from ..emit import emit
@@ -195,8 +214,9 @@ def worker(target: str, source: str) -> int:
         group = jobs[i:i + 16]
         mod = compile_source("\n".join(emit(p, "kernel", n) for n, p in group), target)
         for n, p in group:
-            run_debug(mod, p, n, random_input(raw_dtype(p.dtype), 1 << p.src.total_out_bits, rng))
-            print(f"worker: {n}_debug", flush=True)
+            for _ in range(LAUNCHES):
+                run_debug(mod, p, n, random_input(raw_dtype(p.dtype), 1 << p.src.total_out_bits, rng))
+                print(f"worker: {n}_debug", flush=True)
     return 0
 
 

@@ -59,7 +59,7 @@ def _row(plan, st=None, ld=None):
     from llgen.runtime import ncu
     pred = ncu.prediction(plan)
     meas = {ncu.WF_ST: pred["pred_st_wf"] if st is None else st, ncu.WF_LD: pred["pred_ld_wf"] if ld is None else ld}
-    return ncu.compare_wavefronts(pred, meas)
+    return ncu.compare_launches(pred, [meas, meas])
 
 
 def test_report_shows_measured_wavefronts_next_to_the_prediction(tmp_path, monkeypatch):

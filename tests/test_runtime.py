@@ -424,10 +424,12 @@ def test_ncu_csv_is_parsed():
         '"0","123","python3","host","t16x32_default_debug","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","16","16","16","16"',
         '"1","123","python3","host","b2mma_f32_default_debug","1","7","(128, 1, 1)","(1, 1, 1)","0","9.0","1,024","512","256","128"',
     ])
+    text += '\n"2","123","python3","host","t16x32_default_debug","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","17","16","16","16"'
     m = ncu.parse_ncu_csv(text)
     assert set(m) == {"t16x32_default_debug", "b2mma_f32_default_debug"}
-    assert m["b2mma_f32_default_debug"][ncu.WF_LD] == 1024.0
-    assert m["t16x32_default_debug"][ncu.INST_ST] == 16.0
+    assert m["b2mma_f32_default_debug"][0][ncu.WF_LD] == 1024.0
+    assert [x[ncu.WF_LD] for x in m["t16x32_default_debug"]] == [16.0, 17.0]  # two launches, in order
+    assert m["t16x32_default_debug"][0][ncu.INST_ST] == 16.0
 
 
 def test_ncu_counters_are_compared_with_the_prediction():
@@ -439,6 +441,13 @@ def test_ncu_counters_are_compared_with_the_prediction():
     meas[ncu.WF_LD] += 1
     assert ncu.compare_wavefronts(pred, meas)["verdict"] == "MISMATCH"
     assert ncu.compare_wavefronts(pred, {})["verdict"] == "not measured"
+    exact = {ncu.WF_ST: pred["pred_st_wf"], ncu.WF_LD: pred["pred_ld_wf"]}
+    off = {ncu.WF_ST: pred["pred_st_wf"], ncu.WF_LD: pred["pred_ld_wf"] + 1}
+    assert ncu.compare_launches(pred, [exact, exact])["verdict"] == "match"
+    row = ncu.compare_launches(pred, [off, exact])
+    assert row["verdict"] == "unstable" and row["ld_wf"] == pred["pred_ld_wf"] + 1 and "launches (st, ld)" in row["note"]
+    assert ncu.compare_launches(pred, [off, off])["verdict"] == "MISMATCH"
+    assert ncu.compare_launches(pred, [])["verdict"] == "not measured"
     assert ncu.choose_metrics(None) == ncu.CORE_METRICS
     known = {m.rsplit(".", 1)[0] for m in ncu.CORE_METRICS} | {"smsp__inst_executed_op_ldsm"}
     assert ncu.choose_metrics(known) == ncu.CORE_METRICS + ["smsp__inst_executed_op_ldsm.sum"]
