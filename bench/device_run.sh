@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine: install, `make gpu-check` (correctness, ncu, sanitizers), then `make bench`.
 # Reports land in bench/ and are copied to $OUT; the tools' logs go to $OUT/logs.tgz (the device tool brings
-# back at most 8 files). Usage: bench/device_run.sh [CHECK_BUDGET_S] [BENCH_ARGS...]
+# back at most 8 files). Usage: LLGEN_COMMIT=<hash> bench/device_run.sh [CHECK_BUDGET_S] [BENCH_ARGS...]
+# (the tree travels without .git, so the reports learn the commit from LLGEN_COMMIT)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-330}
 shift || true
-export PYTHONUNBUFFERED=1
+export PYTHONUNBUFFERED=1 LLGEN_COMMIT=${LLGEN_COMMIT:-?}
 out=${OUT:-/tmp/llgen-out}
 mkdir -p "$out"
 logs=/tmp/llgen-gpu-check-logs

@@ -9,6 +9,7 @@ kernel, ours (launched through CuPy on the same default stream) and Triton's.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -227,7 +228,8 @@ def device_info() -> dict:
     import cupy as cp
     props = cp.cuda.runtime.getDeviceProperties(0)
     info = {"device": props["name"].decode(), "sms": props["multiProcessorCount"],
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cuda_runtime": cp.cuda.runtime.runtimeGetVersion()}
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+            "commit": os.environ.get("LLGEN_COMMIT", "?")}  # the GPU machine gets a copy of the tree without .git
     try:
         q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem",
                             "--format=csv,noheader"], capture_output=True, text=True, check=False, timeout=20)

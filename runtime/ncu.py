@@ -128,7 +128,8 @@ def compare_wavefronts(pred: dict, meas: dict) -> dict:
     row.update({"st_wf": st, "ld_wf": ld, "st_instr": meas.get(INST_ST), "ld_instr": meas.get(INST_LD),
                 "ldsm_wf": meas.get(EXTRA_METRICS[0]), "stsm_wf": meas.get(EXTRA_METRICS[1]),
                 "ldsm_instr": meas.get(EXTRA_METRICS[2]), "stsm_instr": meas.get(EXTRA_METRICS[3]),
-                "raw": meas})
+                # the counters of the pipes, without the device attributes and launch facts ncu's raw page adds
+                "raw": {k: v for k, v in meas.items() if k.split("__")[0] in ("l1tex", "smsp", "sm", "gpu")}})
     if st is None or ld is None:
         row["verdict"] = "not measured"
         return row
