@@ -59,7 +59,7 @@ def test_suite_cuda_compiles_as_planned(arch):
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_random_plans_compile_as_planned(arch):
-    plans = random_plans(110, seed=7 if arch == "sm_80" else 8, target=arch)
+    plans = random_plans(200, seed=7 if arch == "sm_80" else 8, target=arch)
     src = "\n".join(emit(p, "kernel", f"r{i}") for i, p in enumerate(plans))
     kernels = disassemble(compile_cuda(src, arch))
     for i, p in enumerate(plans):
