@@ -220,12 +220,12 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
         out = module.filled(x.size, raw, poison_value(raw))
         module.launch(f"{name}_kernel", min(grid, tiles), threads, (module.to_device(x), module.to_device(ix), out, tiles))
         module.synchronize()
-        bad = mismatches(want.reshape(-1), module.to_host(out))
+        got = module.to_host(out)
+        bad = mismatches(want.reshape(-1), got)
         res.tiles, res.grid, res.elems, res.tile_bad = tiles, min(grid, tiles), x.size, int(bad.size)
         if bad.size:
             t, e = divmod(int(bad[0]), want[0].size)
-            res.first_bad_tile = {"tile": t, "element": e, "expected": int(want.reshape(-1)[bad[0]]),
-                                  "got": int(module.to_host(out)[bad[0]])}
+            res.first_bad_tile = {"tile": t, "element": e, "expected": int(want.reshape(-1)[bad[0]]), "got": int(got[bad[0]])}
         slots = module.filled(threads * plan.n_regs, raw, poison_value(raw))
         module.launch(f"{name}_debug", 1, threads, (module.to_device(np.ascontiguousarray(x[0])),
                                                      module.to_device(np.ascontiguousarray(ix[0])), slots))

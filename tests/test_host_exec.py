@@ -65,7 +65,7 @@ def test_eight_bit_shuffle_selects_whole_packed_words():
 @pytest.mark.parametrize("target", ["sm_90", "gfx942"])
 def test_vendored_header_typed_api_runs_exactly(target):
     """load_a / convert / store_b on typed registers, as a user's kernel calls them."""
-    cases = [(label.replace(f"r{31}_", "h"), p) for label, p in random_cases(12, 31, target, matrix=False)]
+    cases = [(label.replace("r31_", "h"), p) for label, p in random_cases(12, 31, target, matrix=False)]
     src = []
     for name, p in cases:
         t = UINT[p.dtype.bits]
