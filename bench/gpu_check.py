@@ -200,12 +200,14 @@ def part_correctness(st: State) -> None:
 def part_ncu(st: State) -> None:
     from llgen.runtime.cases import ncu_jobs
     a = st.args
-    res = measure(f"llgen.runtime.cases:ncu_plans {a.random} {a.seed} {a.ncu_random} {TARGET}", st.slot, st.logs, TARGET, log)
+    jobs = ncu_jobs(a.random, a.seed, a.ncu_random, TARGET)
+    res = measure([(j.name, j.plan) for j in jobs], f"llgen.runtime.cases:ncu_plans {a.random} {a.seed} {a.ncu_random} {TARGET}",
+                  st.slot, st.logs, TARGET, log)
     if res["rc"] is None:
         st.part("ncu", "SKIP", res["out"])
         return
     rows = []
-    for j in ncu_jobs(a.random, a.seed, a.ncu_random, TARGET):
+    for j in jobs:
         row = dict(res["rows"][j.name])
         row.update({"kernel": j.label, "group": j.group, "dtype": j.plan.dtype.name})
         rows.append(row)

@@ -268,10 +268,13 @@ def show(spec, src, dst, swizzle_name, shape, warps, dtype, target, path_, matri
     run(body)
 
 
+BENCH_MEASURES = ("loop", "stream", "wavefronts")
+
+
 @main.command()
 @click.option("--suite", default=None, help="Benchmark a suite (core).")
 @_conversion_options
-@click.option("--measures", default="loop,stream,wavefronts", show_default=True,
+@click.option("--measures", default=",".join(BENCH_MEASURES), show_default=True,
               help="Comma list of loop, stream, wavefronts (Nsight Compute's shared-memory counters).")
 @click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
 @click.option("--rep", default=100, show_default=True, help="do_bench repetition time (ms) per measurement.")
@@ -280,8 +283,8 @@ def bench(suite, src, dst, shape, dtype, warps, target, path_, measures, outdir,
     """On a GPU: time llgen against Triton, naive and classic baselines; write the report."""
     def body() -> None:
         meas = {m.strip() for m in measures.split(",") if m.strip()}
-        if meas - {"loop", "stream", "wavefronts"}:
-            raise LlgenError(f"unknown measure(s) {sorted(meas - {'loop', 'stream', 'wavefronts'})}; use loop, stream, wavefronts.")
+        if meas - set(BENCH_MEASURES):
+            raise LlgenError(f"unknown measure(s) {sorted(meas - set(BENCH_MEASURES))}; use {', '.join(BENCH_MEASURES)}.")
         cases = _cases(suite, src, dst, shape, dtype, warps, target)
         from .runtime.bench import run
         from .runtime.benchreport import write_report

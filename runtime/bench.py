@@ -261,7 +261,8 @@ def measure_wavefronts(cases, target: str, report: dict, log) -> None:
         path = Path(tmp) / "cases.json"
         path.write_text(json.dumps([{"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps,
                                      "src": c.src.to_dict(), "dst": c.dst.to_dict()} for c in cases]))
-        res = measure(f"llgen.runtime.bench:wavefront_plans {path} {target}", 600, Path(tmp), target, log)
+        source = f"llgen.runtime.bench:wavefront_plans {path} {target}"
+        res = measure(wavefront_plans(str(path), target), source, 600, Path(tmp), target, log)
     report["info"]["ncu"] = {k: res[k] for k in ("metrics", "rc", "timed_out", "seconds")}
     for c in report["cases"]:
         for name, v in c["variants"].items():

@@ -1,8 +1,8 @@
 """Nsight Compute's shared-memory counters for emitted kernels, next to the planner's prediction.
 
-`measure(source, ...)` runs this module under ncu as a worker: the worker calls ``source`` ("module:function
-arg...", returning [(name, plan)]), compiles each plan's debug kernel and launches it once (one CTA = one tile),
-and ncu records the wavefront and instruction counters of every ``*_debug`` launch. `make gpu-check` and
+`measure(plans, source, ...)` runs this module under ncu as a worker: the worker calls ``source`` ("module:function
+arg...", returning the caller's [(name, plan)] again), compiles each plan's debug kernel and launches it LAUNCHES
+times (one CTA = one tile), and ncu records the wavefront and instruction counters of every ``*_debug`` launch. `make gpu-check` and
 `llgen bench --measures wavefronts` both measure through here.
 """
 
@@ -166,9 +166,10 @@ def _plans(source: str) -> list:
     return getattr(importlib.import_module(module), func)(*args)
 
 
-def measure(source: str, timeout: float, log_dir: Path, target: str = "sm_90", log=print) -> dict:
-    """Every shared-memory plan of ``source`` under ncu. Returns {"rows": {name: compared row}, "metrics", "rc",
-    "timed_out", "seconds", "out"}; a missing ncu gives no rows and says so in "out"."""
+def measure(plans: list, source: str, timeout: float, log_dir: Path, target: str = "sm_90", log=print) -> dict:
+    """Every shared-memory plan of ``plans`` [(name, plan)] under ncu; ``source`` is how the worker process rebuilds
+    the same list. Returns {"rows": {name: compared row}, "metrics", "rc", "timed_out", "seconds", "out"}; a missing
+    ncu gives no rows and says so in "out"."""
     ncu = tool_path("ncu")
     if not ncu:
         return {"rows": {}, "metrics": [], "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}
@@ -191,7 +192,7 @@ def measure(source: str, timeout: float, log_dir: Path, target: str = "sm_90", l
         r, measured = attempt(metrics, max(20.0, timeout - (time.monotonic() - t0)))
     (log_dir / "ncu-stdout.txt").write_text(r["out"])
     rows = {}
-    for name, plan in _plans(source):
+    for name, plan in plans:
         if plan.path == "shared":
             rows[name] = compare_launches(prediction(plan), measured.get(f"{name}_debug") or [])
     return {"rows": rows, "metrics": metrics, "rc": r["rc"], "timed_out": r["timed_out"],

@@ -49,7 +49,7 @@ def _report(ncu_rows: dict, monkeypatch) -> dict:
                        "date": "2026-11-23 06:35:18 UTC", "date_end": "2026-11-23 06:37:45 UTC", "d2d_copy_GBps": 3027.0},
               "measures": ["loop", "stream", "wavefronts"], "cases": [{"id": case.id, "variants": variants}]}
     from llgen.runtime import ncu
-    monkeypatch.setattr(ncu, "measure", lambda source, timeout, log_dir, target, log: {
+    monkeypatch.setattr(ncu, "measure", lambda plans, source, timeout, log_dir, target, log: {
         "rows": ncu_rows, "metrics": [], "rc": 0, "timed_out": False, "seconds": 1.0, "out": ""})
     bench.measure_wavefronts([case], "sm_90", report, log=lambda m: None)
     return report
