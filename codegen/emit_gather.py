@@ -74,7 +74,7 @@ def _shared_ctx(plan, a: RegArray, b: RegArray) -> dict:
     d = plan.detail
     lb = plan.target.lane_bits
     st = d.store
-    stores = [dict(_vector(a, list(i.regs), plan.dtype.bytes), addr=_addr("st", i.xor_const, i.add_const)) for i in st.instrs]
+    stores = [dict(_vector(a, list(i.regs), plan.dtype.bytes), **_addr("st", i.xor_const, i.add_const, plan.dtype.bytes)) for i in st.instrs]
     raw = plan.dtype.raw
     loads = []
     for j, c in d.loads:

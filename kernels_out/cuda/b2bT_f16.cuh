@@ -40,133 +40,133 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 9) ^ ((lane & 0x10u) << 9) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(__byte_perm(a[0], a[16], 0x5410u), __byte_perm(a[32], a[48], 0x5410u), __byte_perm(a[0], a[16], 0x7632u), __byte_perm(a[32], a[48], 0x7632u));
-*reinterpret_cast<uint4*>(s + (st + 0x200u) * 2) = make_uint4(__byte_perm(a[1], a[17], 0x5410u), __byte_perm(a[33], a[49], 0x5410u), __byte_perm(a[1], a[17], 0x7632u), __byte_perm(a[33], a[49], 0x7632u));
-*reinterpret_cast<uint4*>(s + (st + 0x400u) * 2) = make_uint4(__byte_perm(a[2], a[18], 0x5410u), __byte_perm(a[34], a[50], 0x5410u), __byte_perm(a[2], a[18], 0x7632u), __byte_perm(a[34], a[50], 0x7632u));
-*reinterpret_cast<uint4*>(s + (st + 0x600u) * 2) = make_uint4(__byte_perm(a[3], a[19], 0x5410u), __byte_perm(a[35], a[51], 0x5410u), __byte_perm(a[3], a[19], 0x7632u), __byte_perm(a[35], a[51], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 2) = make_uint4(__byte_perm(a[4], a[20], 0x5410u), __byte_perm(a[36], a[52], 0x5410u), __byte_perm(a[4], a[20], 0x7632u), __byte_perm(a[36], a[52], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x280u) * 2) = make_uint4(__byte_perm(a[5], a[21], 0x5410u), __byte_perm(a[37], a[53], 0x5410u), __byte_perm(a[5], a[21], 0x7632u), __byte_perm(a[37], a[53], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x480u) * 2) = make_uint4(__byte_perm(a[6], a[22], 0x5410u), __byte_perm(a[38], a[54], 0x5410u), __byte_perm(a[6], a[22], 0x7632u), __byte_perm(a[38], a[54], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x680u) * 2) = make_uint4(__byte_perm(a[7], a[23], 0x5410u), __byte_perm(a[39], a[55], 0x5410u), __byte_perm(a[7], a[23], 0x7632u), __byte_perm(a[39], a[55], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x100u) * 2) = make_uint4(__byte_perm(a[8], a[24], 0x5410u), __byte_perm(a[40], a[56], 0x5410u), __byte_perm(a[8], a[24], 0x7632u), __byte_perm(a[40], a[56], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x300u) * 2) = make_uint4(__byte_perm(a[9], a[25], 0x5410u), __byte_perm(a[41], a[57], 0x5410u), __byte_perm(a[9], a[25], 0x7632u), __byte_perm(a[41], a[57], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x500u) * 2) = make_uint4(__byte_perm(a[10], a[26], 0x5410u), __byte_perm(a[42], a[58], 0x5410u), __byte_perm(a[10], a[26], 0x7632u), __byte_perm(a[42], a[58], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x700u) * 2) = make_uint4(__byte_perm(a[11], a[27], 0x5410u), __byte_perm(a[43], a[59], 0x5410u), __byte_perm(a[11], a[27], 0x7632u), __byte_perm(a[43], a[59], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x180u) * 2) = make_uint4(__byte_perm(a[12], a[28], 0x5410u), __byte_perm(a[44], a[60], 0x5410u), __byte_perm(a[12], a[28], 0x7632u), __byte_perm(a[44], a[60], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x380u) * 2) = make_uint4(__byte_perm(a[13], a[29], 0x5410u), __byte_perm(a[45], a[61], 0x5410u), __byte_perm(a[13], a[29], 0x7632u), __byte_perm(a[45], a[61], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x580u) * 2) = make_uint4(__byte_perm(a[14], a[30], 0x5410u), __byte_perm(a[46], a[62], 0x5410u), __byte_perm(a[14], a[30], 0x7632u), __byte_perm(a[46], a[62], 0x7632u));
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x780u) * 2) = make_uint4(__byte_perm(a[15], a[31], 0x5410u), __byte_perm(a[47], a[63], 0x5410u), __byte_perm(a[15], a[31], 0x7632u), __byte_perm(a[47], a[63], 0x7632u));
+*reinterpret_cast<uint4*>(s + st * 2) = make_uint4(__byte_perm(a[0], a[16], 0x5410u), __byte_perm(a[32], a[48], 0x5410u), __byte_perm(a[0], a[16], 0x7632u), __byte_perm(a[32], a[48], 0x7632u));
+*reinterpret_cast<uint4*>(s + st * 2 + 0x400u) = make_uint4(__byte_perm(a[1], a[17], 0x5410u), __byte_perm(a[33], a[49], 0x5410u), __byte_perm(a[1], a[17], 0x7632u), __byte_perm(a[33], a[49], 0x7632u));
+*reinterpret_cast<uint4*>(s + st * 2 + 0x800u) = make_uint4(__byte_perm(a[2], a[18], 0x5410u), __byte_perm(a[34], a[50], 0x5410u), __byte_perm(a[2], a[18], 0x7632u), __byte_perm(a[34], a[50], 0x7632u));
+*reinterpret_cast<uint4*>(s + st * 2 + 0xc00u) = make_uint4(__byte_perm(a[3], a[19], 0x5410u), __byte_perm(a[35], a[51], 0x5410u), __byte_perm(a[3], a[19], 0x7632u), __byte_perm(a[35], a[51], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x100u) = make_uint4(__byte_perm(a[4], a[20], 0x5410u), __byte_perm(a[36], a[52], 0x5410u), __byte_perm(a[4], a[20], 0x7632u), __byte_perm(a[36], a[52], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x500u) = make_uint4(__byte_perm(a[5], a[21], 0x5410u), __byte_perm(a[37], a[53], 0x5410u), __byte_perm(a[5], a[21], 0x7632u), __byte_perm(a[37], a[53], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x900u) = make_uint4(__byte_perm(a[6], a[22], 0x5410u), __byte_perm(a[38], a[54], 0x5410u), __byte_perm(a[6], a[22], 0x7632u), __byte_perm(a[38], a[54], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0xd00u) = make_uint4(__byte_perm(a[7], a[23], 0x5410u), __byte_perm(a[39], a[55], 0x5410u), __byte_perm(a[7], a[23], 0x7632u), __byte_perm(a[39], a[55], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x200u) = make_uint4(__byte_perm(a[8], a[24], 0x5410u), __byte_perm(a[40], a[56], 0x5410u), __byte_perm(a[8], a[24], 0x7632u), __byte_perm(a[40], a[56], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x600u) = make_uint4(__byte_perm(a[9], a[25], 0x5410u), __byte_perm(a[41], a[57], 0x5410u), __byte_perm(a[9], a[25], 0x7632u), __byte_perm(a[41], a[57], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0xa00u) = make_uint4(__byte_perm(a[10], a[26], 0x5410u), __byte_perm(a[42], a[58], 0x5410u), __byte_perm(a[10], a[26], 0x7632u), __byte_perm(a[42], a[58], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0xe00u) = make_uint4(__byte_perm(a[11], a[27], 0x5410u), __byte_perm(a[43], a[59], 0x5410u), __byte_perm(a[11], a[27], 0x7632u), __byte_perm(a[43], a[59], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x300u) = make_uint4(__byte_perm(a[12], a[28], 0x5410u), __byte_perm(a[44], a[60], 0x5410u), __byte_perm(a[12], a[28], 0x7632u), __byte_perm(a[44], a[60], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x700u) = make_uint4(__byte_perm(a[13], a[29], 0x5410u), __byte_perm(a[45], a[61], 0x5410u), __byte_perm(a[13], a[29], 0x7632u), __byte_perm(a[45], a[61], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0xb00u) = make_uint4(__byte_perm(a[14], a[30], 0x5410u), __byte_perm(a[46], a[62], 0x5410u), __byte_perm(a[14], a[30], 0x7632u), __byte_perm(a[46], a[62], 0x7632u));
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0xf00u) = make_uint4(__byte_perm(a[15], a[31], 0x5410u), __byte_perm(a[47], a[63], 0x5410u), __byte_perm(a[15], a[31], 0x7632u), __byte_perm(a[47], a[63], 0x7632u));
   }
   __syncthreads();
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 8u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 8u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x18u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x18u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x28u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x28u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x38u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x38u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 8u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 8u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x18u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x18u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x28u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x28u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x38u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x38u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3;
     }
@@ -182,22 +182,22 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
   for (int k = 0; k < 64; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 2); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1400u) * 2); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 2); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1c00u) * 2); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2000u) * 2); a[32] = v.x; a[33] = v.y; a[34] = v.z; a[35] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2400u) * 2); a[36] = v.x; a[37] = v.y; a[38] = v.z; a[39] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2800u) * 2); a[40] = v.x; a[41] = v.y; a[42] = v.z; a[43] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2c00u) * 2); a[44] = v.x; a[45] = v.y; a[46] = v.z; a[47] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3000u) * 2); a[48] = v.x; a[49] = v.y; a[50] = v.z; a[51] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3400u) * 2); a[52] = v.x; a[53] = v.y; a[54] = v.z; a[55] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3800u) * 2); a[56] = v.x; a[57] = v.y; a[58] = v.z; a[59] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3c00u) * 2); a[60] = v.x; a[61] = v.y; a[62] = v.z; a[63] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2000u); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2800u); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3000u); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3800u); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x4000u); a[32] = v.x; a[33] = v.y; a[34] = v.z; a[35] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x4800u); a[36] = v.x; a[37] = v.y; a[38] = v.z; a[39] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x5000u); a[40] = v.x; a[41] = v.y; a[42] = v.z; a[43] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x5800u); a[44] = v.x; a[45] = v.y; a[46] = v.z; a[47] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x6000u); a[48] = v.x; a[49] = v.y; a[50] = v.z; a[51] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x6800u); a[52] = v.x; a[53] = v.y; a[54] = v.z; a[55] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x7000u); a[56] = v.x; a[57] = v.y; a[58] = v.z; a[59] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x7800u); a[60] = v.x; a[61] = v.y; a[62] = v.z; a[63] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -207,134 +207,134 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 10) ^ ((lane & 2u) << 10) ^ ((lane & 4u) << 10) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 1);
-  *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x80u) * 2) = static_cast<unsigned short>((b[0] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x100u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x180u) * 2) = static_cast<unsigned short>((b[1] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x200u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x280u) * 2) = static_cast<unsigned short>((b[2] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x300u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x380u) * 2) = static_cast<unsigned short>((b[3] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 8u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x88u) * 2) = static_cast<unsigned short>((b[4] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x108u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x188u) * 2) = static_cast<unsigned short>((b[5] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x208u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x288u) * 2) = static_cast<unsigned short>((b[6] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x308u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x388u) * 2) = static_cast<unsigned short>((b[7] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x90u) * 2) = static_cast<unsigned short>((b[8] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x110u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x190u) * 2) = static_cast<unsigned short>((b[9] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x210u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x290u) * 2) = static_cast<unsigned short>((b[10] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x310u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x390u) * 2) = static_cast<unsigned short>((b[11] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x98u) * 2) = static_cast<unsigned short>((b[12] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x118u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x198u) * 2) = static_cast<unsigned short>((b[13] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x218u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x298u) * 2) = static_cast<unsigned short>((b[14] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x318u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x398u) * 2) = static_cast<unsigned short>((b[15] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x20u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xa0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x120u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1a0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x220u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2a0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x320u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3a0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x28u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xa8u) * 2) = static_cast<unsigned short>((b[20] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x128u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1a8u) * 2) = static_cast<unsigned short>((b[21] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x228u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2a8u) * 2) = static_cast<unsigned short>((b[22] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x328u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3a8u) * 2) = static_cast<unsigned short>((b[23] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x30u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xb0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x130u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1b0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x230u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2b0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x330u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3b0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x38u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xb8u) * 2) = static_cast<unsigned short>((b[28] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x138u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1b8u) * 2) = static_cast<unsigned short>((b[29] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x238u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2b8u) * 2) = static_cast<unsigned short>((b[30] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x338u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3b8u) * 2) = static_cast<unsigned short>((b[31] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x40u) * 2) = static_cast<unsigned short>((b[32] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc0u) * 2) = static_cast<unsigned short>((b[32] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x140u) * 2) = static_cast<unsigned short>((b[33] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c0u) * 2) = static_cast<unsigned short>((b[33] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x240u) * 2) = static_cast<unsigned short>((b[34] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2c0u) * 2) = static_cast<unsigned short>((b[34] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x340u) * 2) = static_cast<unsigned short>((b[35] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3c0u) * 2) = static_cast<unsigned short>((b[35] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x48u) * 2) = static_cast<unsigned short>((b[36] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc8u) * 2) = static_cast<unsigned short>((b[36] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x148u) * 2) = static_cast<unsigned short>((b[37] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c8u) * 2) = static_cast<unsigned short>((b[37] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x248u) * 2) = static_cast<unsigned short>((b[38] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2c8u) * 2) = static_cast<unsigned short>((b[38] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x348u) * 2) = static_cast<unsigned short>((b[39] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3c8u) * 2) = static_cast<unsigned short>((b[39] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x50u) * 2) = static_cast<unsigned short>((b[40] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xd0u) * 2) = static_cast<unsigned short>((b[40] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x150u) * 2) = static_cast<unsigned short>((b[41] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1d0u) * 2) = static_cast<unsigned short>((b[41] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x250u) * 2) = static_cast<unsigned short>((b[42] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2d0u) * 2) = static_cast<unsigned short>((b[42] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x350u) * 2) = static_cast<unsigned short>((b[43] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3d0u) * 2) = static_cast<unsigned short>((b[43] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x58u) * 2) = static_cast<unsigned short>((b[44] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xd8u) * 2) = static_cast<unsigned short>((b[44] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x158u) * 2) = static_cast<unsigned short>((b[45] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1d8u) * 2) = static_cast<unsigned short>((b[45] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x258u) * 2) = static_cast<unsigned short>((b[46] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2d8u) * 2) = static_cast<unsigned short>((b[46] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x358u) * 2) = static_cast<unsigned short>((b[47] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3d8u) * 2) = static_cast<unsigned short>((b[47] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x60u) * 2) = static_cast<unsigned short>((b[48] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xe0u) * 2) = static_cast<unsigned short>((b[48] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x160u) * 2) = static_cast<unsigned short>((b[49] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1e0u) * 2) = static_cast<unsigned short>((b[49] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x260u) * 2) = static_cast<unsigned short>((b[50] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2e0u) * 2) = static_cast<unsigned short>((b[50] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x360u) * 2) = static_cast<unsigned short>((b[51] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3e0u) * 2) = static_cast<unsigned short>((b[51] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x68u) * 2) = static_cast<unsigned short>((b[52] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xe8u) * 2) = static_cast<unsigned short>((b[52] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x168u) * 2) = static_cast<unsigned short>((b[53] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1e8u) * 2) = static_cast<unsigned short>((b[53] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x268u) * 2) = static_cast<unsigned short>((b[54] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2e8u) * 2) = static_cast<unsigned short>((b[54] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x368u) * 2) = static_cast<unsigned short>((b[55] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3e8u) * 2) = static_cast<unsigned short>((b[55] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x70u) * 2) = static_cast<unsigned short>((b[56] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xf0u) * 2) = static_cast<unsigned short>((b[56] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x170u) * 2) = static_cast<unsigned short>((b[57] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1f0u) * 2) = static_cast<unsigned short>((b[57] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x270u) * 2) = static_cast<unsigned short>((b[58] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2f0u) * 2) = static_cast<unsigned short>((b[58] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x370u) * 2) = static_cast<unsigned short>((b[59] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3f0u) * 2) = static_cast<unsigned short>((b[59] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x78u) * 2) = static_cast<unsigned short>((b[60] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xf8u) * 2) = static_cast<unsigned short>((b[60] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x178u) * 2) = static_cast<unsigned short>((b[61] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1f8u) * 2) = static_cast<unsigned short>((b[61] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x278u) * 2) = static_cast<unsigned short>((b[62] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2f8u) * 2) = static_cast<unsigned short>((b[62] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x378u) * 2) = static_cast<unsigned short>((b[63] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3f8u) * 2) = static_cast<unsigned short>((b[63] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x100u) = static_cast<unsigned short>((b[0] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x200u) = static_cast<unsigned short>((b[1] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x300u) = static_cast<unsigned short>((b[1] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x400u) = static_cast<unsigned short>((b[2] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x500u) = static_cast<unsigned short>((b[2] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x600u) = static_cast<unsigned short>((b[3] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x700u) = static_cast<unsigned short>((b[3] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x10u) = static_cast<unsigned short>((b[4] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x110u) = static_cast<unsigned short>((b[4] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x210u) = static_cast<unsigned short>((b[5] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x310u) = static_cast<unsigned short>((b[5] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x410u) = static_cast<unsigned short>((b[6] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x510u) = static_cast<unsigned short>((b[6] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x610u) = static_cast<unsigned short>((b[7] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x710u) = static_cast<unsigned short>((b[7] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x20u) = static_cast<unsigned short>((b[8] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x120u) = static_cast<unsigned short>((b[8] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x220u) = static_cast<unsigned short>((b[9] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x320u) = static_cast<unsigned short>((b[9] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x420u) = static_cast<unsigned short>((b[10] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x520u) = static_cast<unsigned short>((b[10] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x620u) = static_cast<unsigned short>((b[11] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x720u) = static_cast<unsigned short>((b[11] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x30u) = static_cast<unsigned short>((b[12] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x130u) = static_cast<unsigned short>((b[12] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x230u) = static_cast<unsigned short>((b[13] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x330u) = static_cast<unsigned short>((b[13] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x430u) = static_cast<unsigned short>((b[14] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x530u) = static_cast<unsigned short>((b[14] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x630u) = static_cast<unsigned short>((b[15] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x730u) = static_cast<unsigned short>((b[15] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x40u) = static_cast<unsigned short>((b[16] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x140u) = static_cast<unsigned short>((b[16] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x240u) = static_cast<unsigned short>((b[17] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x340u) = static_cast<unsigned short>((b[17] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x440u) = static_cast<unsigned short>((b[18] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x540u) = static_cast<unsigned short>((b[18] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x640u) = static_cast<unsigned short>((b[19] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x740u) = static_cast<unsigned short>((b[19] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x50u) = static_cast<unsigned short>((b[20] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x150u) = static_cast<unsigned short>((b[20] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x250u) = static_cast<unsigned short>((b[21] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x350u) = static_cast<unsigned short>((b[21] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x450u) = static_cast<unsigned short>((b[22] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x550u) = static_cast<unsigned short>((b[22] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x650u) = static_cast<unsigned short>((b[23] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x750u) = static_cast<unsigned short>((b[23] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x60u) = static_cast<unsigned short>((b[24] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x160u) = static_cast<unsigned short>((b[24] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x260u) = static_cast<unsigned short>((b[25] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x360u) = static_cast<unsigned short>((b[25] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x460u) = static_cast<unsigned short>((b[26] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x560u) = static_cast<unsigned short>((b[26] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x660u) = static_cast<unsigned short>((b[27] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x760u) = static_cast<unsigned short>((b[27] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x70u) = static_cast<unsigned short>((b[28] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x170u) = static_cast<unsigned short>((b[28] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x270u) = static_cast<unsigned short>((b[29] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x370u) = static_cast<unsigned short>((b[29] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x470u) = static_cast<unsigned short>((b[30] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x570u) = static_cast<unsigned short>((b[30] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x670u) = static_cast<unsigned short>((b[31] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x770u) = static_cast<unsigned short>((b[31] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x80u) = static_cast<unsigned short>((b[32] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x180u) = static_cast<unsigned short>((b[32] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x280u) = static_cast<unsigned short>((b[33] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x380u) = static_cast<unsigned short>((b[33] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x480u) = static_cast<unsigned short>((b[34] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x580u) = static_cast<unsigned short>((b[34] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x680u) = static_cast<unsigned short>((b[35] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x780u) = static_cast<unsigned short>((b[35] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x90u) = static_cast<unsigned short>((b[36] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x190u) = static_cast<unsigned short>((b[36] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x290u) = static_cast<unsigned short>((b[37] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x390u) = static_cast<unsigned short>((b[37] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x490u) = static_cast<unsigned short>((b[38] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x590u) = static_cast<unsigned short>((b[38] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x690u) = static_cast<unsigned short>((b[39] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x790u) = static_cast<unsigned short>((b[39] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xa0u) = static_cast<unsigned short>((b[40] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1a0u) = static_cast<unsigned short>((b[40] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2a0u) = static_cast<unsigned short>((b[41] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3a0u) = static_cast<unsigned short>((b[41] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x4a0u) = static_cast<unsigned short>((b[42] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x5a0u) = static_cast<unsigned short>((b[42] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x6a0u) = static_cast<unsigned short>((b[43] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x7a0u) = static_cast<unsigned short>((b[43] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xb0u) = static_cast<unsigned short>((b[44] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1b0u) = static_cast<unsigned short>((b[44] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2b0u) = static_cast<unsigned short>((b[45] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3b0u) = static_cast<unsigned short>((b[45] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x4b0u) = static_cast<unsigned short>((b[46] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x5b0u) = static_cast<unsigned short>((b[46] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x6b0u) = static_cast<unsigned short>((b[47] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x7b0u) = static_cast<unsigned short>((b[47] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xc0u) = static_cast<unsigned short>((b[48] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1c0u) = static_cast<unsigned short>((b[48] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2c0u) = static_cast<unsigned short>((b[49] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3c0u) = static_cast<unsigned short>((b[49] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x4c0u) = static_cast<unsigned short>((b[50] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x5c0u) = static_cast<unsigned short>((b[50] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x6c0u) = static_cast<unsigned short>((b[51] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x7c0u) = static_cast<unsigned short>((b[51] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xd0u) = static_cast<unsigned short>((b[52] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1d0u) = static_cast<unsigned short>((b[52] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2d0u) = static_cast<unsigned short>((b[53] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3d0u) = static_cast<unsigned short>((b[53] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x4d0u) = static_cast<unsigned short>((b[54] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x5d0u) = static_cast<unsigned short>((b[54] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x6d0u) = static_cast<unsigned short>((b[55] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x7d0u) = static_cast<unsigned short>((b[55] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xe0u) = static_cast<unsigned short>((b[56] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1e0u) = static_cast<unsigned short>((b[56] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2e0u) = static_cast<unsigned short>((b[57] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3e0u) = static_cast<unsigned short>((b[57] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x4e0u) = static_cast<unsigned short>((b[58] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x5e0u) = static_cast<unsigned short>((b[58] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x6e0u) = static_cast<unsigned short>((b[59] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x7e0u) = static_cast<unsigned short>((b[59] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xf0u) = static_cast<unsigned short>((b[60] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1f0u) = static_cast<unsigned short>((b[60] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2f0u) = static_cast<unsigned short>((b[61] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3f0u) = static_cast<unsigned short>((b[61] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x4f0u) = static_cast<unsigned short>((b[62] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x5f0u) = static_cast<unsigned short>((b[62] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x6f0u) = static_cast<unsigned short>((b[63] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x7f0u) = static_cast<unsigned short>((b[63] >> 16));
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -42,63 +42,63 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x400u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+2048], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x800u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+4096], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0xc00u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+6144], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+8192], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[16]), "r"(a[17]), "r"(a[18]), "r"(a[19]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1400u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+10240], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[20]), "r"(a[21]), "r"(a[22]), "r"(a[23]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1800u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+12288], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[24]), "r"(a[25]), "r"(a[26]), "r"(a[27]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1c00u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+14336], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[28]), "r"(a[29]), "r"(a[30]), "r"(a[31]) : "memory");
     }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x200u) * 2); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x40u) * 2); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x240u) * 2); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xa00u) * 2); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x840u) * 2); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0xa40u) * 2); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[32] = v.x; b[34] = v.y; b[36] = v.z; b[38] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1200u) * 2); b[33] = v.x; b[35] = v.y; b[37] = v.z; b[39] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1040u) * 2); b[40] = v.x; b[42] = v.y; b[44] = v.z; b[46] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1240u) * 2); b[41] = v.x; b[43] = v.y; b[45] = v.z; b[47] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[48] = v.x; b[50] = v.y; b[52] = v.z; b[54] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1a00u) * 2); b[49] = v.x; b[51] = v.y; b[53] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1840u) * 2); b[56] = v.x; b[58] = v.y; b[60] = v.z; b[62] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1a40u) * 2); b[57] = v.x; b[59] = v.y; b[61] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x400u); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x80u); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x480u); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1000u); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1400u); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x1080u); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x1480u); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[32] = v.x; b[34] = v.y; b[36] = v.z; b[38] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2400u); b[33] = v.x; b[35] = v.y; b[37] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2080u); b[40] = v.x; b[42] = v.y; b[44] = v.z; b[46] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2480u); b[41] = v.x; b[43] = v.y; b[45] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3000u); b[48] = v.x; b[50] = v.y; b[52] = v.z; b[54] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3400u); b[49] = v.x; b[51] = v.y; b[53] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x3080u); b[56] = v.x; b[58] = v.y; b[60] = v.z; b[62] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x3480u); b[57] = v.x; b[59] = v.y; b[61] = v.z; b[63] = v.w; }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
@@ -109,125 +109,125 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 8u : 0u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(a[0], a[1], a[2], a[3]);
-*reinterpret_cast<uint4*>(s + (st + 0x400u) * 2) = make_uint4(a[4], a[5], a[6], a[7]);
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 2) = make_uint4(a[8], a[9], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + (st + 0xc00u) * 2) = make_uint4(a[12], a[13], a[14], a[15]);
-*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 2) = make_uint4(a[16], a[17], a[18], a[19]);
-*reinterpret_cast<uint4*>(s + (st + 0x1400u) * 2) = make_uint4(a[20], a[21], a[22], a[23]);
-*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 2) = make_uint4(a[24], a[25], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + (st + 0x1c00u) * 2) = make_uint4(a[28], a[29], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x800u) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x1000u) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x1800u) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x2000u) = make_uint4(a[16], a[17], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x2800u) = make_uint4(a[20], a[21], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x3000u) = make_uint4(a[24], a[25], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x3800u) = make_uint4(a[28], a[29], a[30], a[31]);
   }
   __syncthreads();
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+12288];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x1800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+12288];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+12288];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x1800u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+12288];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3;
     }
@@ -244,14 +244,14 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 2); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1400u) * 2); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 2); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1c00u) * 2); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2000u); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2800u); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3000u); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3800u); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -262,70 +262,70 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 2) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 8u) * 2) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 0x208u) * 2) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 2) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 2) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0x18u) * 2) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0x218u) * 2) = b[7];
-  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 2) = b[8];
-  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 2) = b[9];
-  *reinterpret_cast<unsigned*>(p + (g + 0x28u) * 2) = b[10];
-  *reinterpret_cast<unsigned*>(p + (g + 0x228u) * 2) = b[11];
-  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 2) = b[12];
-  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 2) = b[13];
-  *reinterpret_cast<unsigned*>(p + (g + 0x38u) * 2) = b[14];
-  *reinterpret_cast<unsigned*>(p + (g + 0x238u) * 2) = b[15];
-  *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 2) = b[16];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa00u) * 2) = b[17];
-  *reinterpret_cast<unsigned*>(p + (g + 0x808u) * 2) = b[18];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa08u) * 2) = b[19];
-  *reinterpret_cast<unsigned*>(p + (g + 0x810u) * 2) = b[20];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa10u) * 2) = b[21];
-  *reinterpret_cast<unsigned*>(p + (g + 0x818u) * 2) = b[22];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa18u) * 2) = b[23];
-  *reinterpret_cast<unsigned*>(p + (g + 0x820u) * 2) = b[24];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa20u) * 2) = b[25];
-  *reinterpret_cast<unsigned*>(p + (g + 0x828u) * 2) = b[26];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa28u) * 2) = b[27];
-  *reinterpret_cast<unsigned*>(p + (g + 0x830u) * 2) = b[28];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa30u) * 2) = b[29];
-  *reinterpret_cast<unsigned*>(p + (g + 0x838u) * 2) = b[30];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa38u) * 2) = b[31];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1000u) * 2) = b[32];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1200u) * 2) = b[33];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1008u) * 2) = b[34];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1208u) * 2) = b[35];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1010u) * 2) = b[36];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1210u) * 2) = b[37];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1018u) * 2) = b[38];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1218u) * 2) = b[39];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1020u) * 2) = b[40];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1220u) * 2) = b[41];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1028u) * 2) = b[42];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1228u) * 2) = b[43];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1030u) * 2) = b[44];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1230u) * 2) = b[45];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1038u) * 2) = b[46];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1238u) * 2) = b[47];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1800u) * 2) = b[48];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a00u) * 2) = b[49];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1808u) * 2) = b[50];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a08u) * 2) = b[51];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1810u) * 2) = b[52];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a10u) * 2) = b[53];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1818u) * 2) = b[54];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a18u) * 2) = b[55];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1820u) * 2) = b[56];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a20u) * 2) = b[57];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1828u) * 2) = b[58];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a28u) * 2) = b[59];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1830u) * 2) = b[60];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a30u) * 2) = b[61];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1838u) * 2) = b[62];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a38u) * 2) = b[63];
+  *reinterpret_cast<unsigned*>(p + g * 2) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x400u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x410u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x420u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x430u) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x40u) = b[8];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x440u) = b[9];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x50u) = b[10];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x450u) = b[11];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x60u) = b[12];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x460u) = b[13];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x70u) = b[14];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x470u) = b[15];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1000u) = b[16];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1400u) = b[17];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1010u) = b[18];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1410u) = b[19];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1020u) = b[20];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1420u) = b[21];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1030u) = b[22];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1430u) = b[23];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1040u) = b[24];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1440u) = b[25];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1050u) = b[26];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1450u) = b[27];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1060u) = b[28];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1460u) = b[29];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1070u) = b[30];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1470u) = b[31];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2000u) = b[32];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2400u) = b[33];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2010u) = b[34];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2410u) = b[35];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2020u) = b[36];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2420u) = b[37];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2030u) = b[38];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2430u) = b[39];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2040u) = b[40];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2440u) = b[41];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2050u) = b[42];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2450u) = b[43];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2060u) = b[44];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2460u) = b[45];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2070u) = b[46];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2470u) = b[47];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3000u) = b[48];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3400u) = b[49];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3010u) = b[50];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3410u) = b[51];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3020u) = b[52];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3420u) = b[53];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3030u) = b[54];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3430u) = b[55];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3040u) = b[56];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3440u) = b[57];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3050u) = b[58];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3450u) = b[59];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3060u) = b[60];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3460u) = b[61];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3070u) = b[62];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x3470u) = b[63];
 }
 
 // The conversion on typed registers (any 2-byte element type).

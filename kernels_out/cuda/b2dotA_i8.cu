@@ -43,35 +43,35 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 1));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 1));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x800u) * 1));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 1));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+2048], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1000u) * 1));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 1));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+4096], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1800u) * 1));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 1));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+6144], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
     }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 1); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x200u) * 1); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 1); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xa00u) * 1); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 1); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1200u) * 1); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 1); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1a00u) * 1); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x200u); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x800u); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0xa00u); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1000u); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1200u); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1800u); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1a00u); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 4 | bank 3 | seg 6]
@@ -82,65 +82,65 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   const unsigned ld = ((lane & 1u) << 6) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 6) ^ (lane & 0x10u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 1) = make_uint4(a[0], a[1], a[2], a[3]);
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 1) = make_uint4(a[4], a[5], a[6], a[7]);
-*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 1) = make_uint4(a[8], a[9], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 1) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 1) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + st * 1 + 0x800u) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + st * 1 + 0x1000u) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + st * 1 + 0x1800u) = make_uint4(a[12], a[13], a[14], a[15]);
   }
   __syncthreads();
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 1));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0u) * 1));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 1));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x800u) * 1));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 1));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+2048];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x800u) * 1));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 1));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+2048];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1000u) * 1));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 1));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1000u) * 1));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 1));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+4096];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1800u) * 1));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 1));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+6144];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1800u) * 1));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 1));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+6144];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3;
     }
@@ -157,10 +157,10 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 1); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 1); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 1); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -171,38 +171,38 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 1) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 1) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 1) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 1) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 1) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 1) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 1) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 1) = b[7];
-  *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 1) = b[8];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa00u) * 1) = b[9];
-  *reinterpret_cast<unsigned*>(p + (g + 0x810u) * 1) = b[10];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa10u) * 1) = b[11];
-  *reinterpret_cast<unsigned*>(p + (g + 0x820u) * 1) = b[12];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa20u) * 1) = b[13];
-  *reinterpret_cast<unsigned*>(p + (g + 0x830u) * 1) = b[14];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa30u) * 1) = b[15];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1000u) * 1) = b[16];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1200u) * 1) = b[17];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1010u) * 1) = b[18];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1210u) * 1) = b[19];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1020u) * 1) = b[20];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1220u) * 1) = b[21];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1030u) * 1) = b[22];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1230u) * 1) = b[23];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1800u) * 1) = b[24];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a00u) * 1) = b[25];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1810u) * 1) = b[26];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a10u) * 1) = b[27];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1820u) * 1) = b[28];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a20u) * 1) = b[29];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1830u) * 1) = b[30];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1a30u) * 1) = b[31];
+  *reinterpret_cast<unsigned*>(p + g * 1) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x200u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x210u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x220u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x230u) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x800u) = b[8];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa00u) = b[9];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x810u) = b[10];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa10u) = b[11];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x820u) = b[12];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa20u) = b[13];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x830u) = b[14];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa30u) = b[15];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1000u) = b[16];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1200u) = b[17];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1010u) = b[18];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1210u) = b[19];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1020u) = b[20];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1220u) = b[21];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1030u) = b[22];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1230u) = b[23];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1800u) = b[24];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1a00u) = b[25];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1810u) = b[26];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1a10u) = b[27];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1820u) = b[28];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1a20u) = b[29];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1830u) = b[30];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x1a30u) = b[31];
 }
 
 // The conversion on typed registers (any 1-byte element type).

@@ -41,125 +41,125 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 7) ^ ((lane & 0x10u) << 7) ^ ((warp & 1u) << 3);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(a[0], a[1], a[2], a[3]);
-*reinterpret_cast<uint4*>(s + (st + 0x400u) * 2) = make_uint4(a[4], a[5], a[6], a[7]);
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 2) = make_uint4(a[8], a[9], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + (st + 0xc00u) * 2) = make_uint4(a[12], a[13], a[14], a[15]);
-*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 2) = make_uint4(a[16], a[17], a[18], a[19]);
-*reinterpret_cast<uint4*>(s + (st + 0x1400u) * 2) = make_uint4(a[20], a[21], a[22], a[23]);
-*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 2) = make_uint4(a[24], a[25], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + (st + 0x1c00u) * 2) = make_uint4(a[28], a[29], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x800u) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x1000u) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x1800u) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x2000u) = make_uint4(a[16], a[17], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x2800u) = make_uint4(a[20], a[21], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x3000u) = make_uint4(a[24], a[25], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x3800u) = make_uint4(a[28], a[29], a[30], a[31]);
   }
   __syncthreads();
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x1000u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+8192];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+1024];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x1200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+9216];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+1024];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x10u) + 0x1200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x10u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+9216];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+1024];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x20u) + 0x1200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x20u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+9216];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+1024];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3;
     }
 {  // ldmatrix.x4.trans: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((ld ^ 0x30u) + 0x1200u) * 2));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld ^ 0x30u) * 2));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+9216];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3;
     }
@@ -175,14 +175,14 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 2); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1400u) * 2); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 2); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1c00u) * 2); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2000u); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2800u); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3000u); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3800u); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -193,134 +193,134 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 8) ^ ((lane & 2u) << 8) ^ ((lane >> 2) & 1u ? 1u : 0u) ^ ((lane >> 3) & 1u ? 2u : 0u) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((warp & 1u) << 3);
   if (((lane & 0u) | (warp & 2u)) != 0u) return;
-  *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x80u) * 2) = static_cast<unsigned short>((b[0] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x400u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x480u) * 2) = static_cast<unsigned short>((b[1] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x800u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x880u) * 2) = static_cast<unsigned short>((b[2] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc00u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc80u) * 2) = static_cast<unsigned short>((b[3] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1000u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1080u) * 2) = static_cast<unsigned short>((b[4] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1400u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1480u) * 2) = static_cast<unsigned short>((b[5] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1800u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1880u) * 2) = static_cast<unsigned short>((b[6] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c00u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c80u) * 2) = static_cast<unsigned short>((b[7] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x90u) * 2) = static_cast<unsigned short>((b[8] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x410u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x490u) * 2) = static_cast<unsigned short>((b[9] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x810u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x890u) * 2) = static_cast<unsigned short>((b[10] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc10u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc90u) * 2) = static_cast<unsigned short>((b[11] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1010u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1090u) * 2) = static_cast<unsigned short>((b[12] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1410u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1490u) * 2) = static_cast<unsigned short>((b[13] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1810u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1890u) * 2) = static_cast<unsigned short>((b[14] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c10u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c90u) * 2) = static_cast<unsigned short>((b[15] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x20u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xa0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x420u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4a0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x820u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8a0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc20u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xca0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1020u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10a0u) * 2) = static_cast<unsigned short>((b[20] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1420u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14a0u) * 2) = static_cast<unsigned short>((b[21] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1820u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18a0u) * 2) = static_cast<unsigned short>((b[22] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c20u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1ca0u) * 2) = static_cast<unsigned short>((b[23] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x30u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xb0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x430u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4b0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x830u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8b0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc30u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xcb0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1030u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10b0u) * 2) = static_cast<unsigned short>((b[28] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1430u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14b0u) * 2) = static_cast<unsigned short>((b[29] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1830u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18b0u) * 2) = static_cast<unsigned short>((b[30] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c30u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1cb0u) * 2) = static_cast<unsigned short>((b[31] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x40u) * 2) = static_cast<unsigned short>((b[32] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc0u) * 2) = static_cast<unsigned short>((b[32] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x440u) * 2) = static_cast<unsigned short>((b[33] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4c0u) * 2) = static_cast<unsigned short>((b[33] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x840u) * 2) = static_cast<unsigned short>((b[34] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8c0u) * 2) = static_cast<unsigned short>((b[34] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc40u) * 2) = static_cast<unsigned short>((b[35] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xcc0u) * 2) = static_cast<unsigned short>((b[35] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1040u) * 2) = static_cast<unsigned short>((b[36] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10c0u) * 2) = static_cast<unsigned short>((b[36] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1440u) * 2) = static_cast<unsigned short>((b[37] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14c0u) * 2) = static_cast<unsigned short>((b[37] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1840u) * 2) = static_cast<unsigned short>((b[38] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18c0u) * 2) = static_cast<unsigned short>((b[38] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c40u) * 2) = static_cast<unsigned short>((b[39] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1cc0u) * 2) = static_cast<unsigned short>((b[39] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x50u) * 2) = static_cast<unsigned short>((b[40] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xd0u) * 2) = static_cast<unsigned short>((b[40] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x450u) * 2) = static_cast<unsigned short>((b[41] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4d0u) * 2) = static_cast<unsigned short>((b[41] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x850u) * 2) = static_cast<unsigned short>((b[42] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8d0u) * 2) = static_cast<unsigned short>((b[42] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc50u) * 2) = static_cast<unsigned short>((b[43] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xcd0u) * 2) = static_cast<unsigned short>((b[43] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1050u) * 2) = static_cast<unsigned short>((b[44] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10d0u) * 2) = static_cast<unsigned short>((b[44] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1450u) * 2) = static_cast<unsigned short>((b[45] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14d0u) * 2) = static_cast<unsigned short>((b[45] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1850u) * 2) = static_cast<unsigned short>((b[46] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18d0u) * 2) = static_cast<unsigned short>((b[46] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c50u) * 2) = static_cast<unsigned short>((b[47] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1cd0u) * 2) = static_cast<unsigned short>((b[47] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x60u) * 2) = static_cast<unsigned short>((b[48] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xe0u) * 2) = static_cast<unsigned short>((b[48] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x460u) * 2) = static_cast<unsigned short>((b[49] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4e0u) * 2) = static_cast<unsigned short>((b[49] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x860u) * 2) = static_cast<unsigned short>((b[50] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8e0u) * 2) = static_cast<unsigned short>((b[50] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc60u) * 2) = static_cast<unsigned short>((b[51] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xce0u) * 2) = static_cast<unsigned short>((b[51] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1060u) * 2) = static_cast<unsigned short>((b[52] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10e0u) * 2) = static_cast<unsigned short>((b[52] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1460u) * 2) = static_cast<unsigned short>((b[53] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14e0u) * 2) = static_cast<unsigned short>((b[53] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1860u) * 2) = static_cast<unsigned short>((b[54] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18e0u) * 2) = static_cast<unsigned short>((b[54] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c60u) * 2) = static_cast<unsigned short>((b[55] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1ce0u) * 2) = static_cast<unsigned short>((b[55] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x70u) * 2) = static_cast<unsigned short>((b[56] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xf0u) * 2) = static_cast<unsigned short>((b[56] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x470u) * 2) = static_cast<unsigned short>((b[57] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4f0u) * 2) = static_cast<unsigned short>((b[57] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x870u) * 2) = static_cast<unsigned short>((b[58] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8f0u) * 2) = static_cast<unsigned short>((b[58] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc70u) * 2) = static_cast<unsigned short>((b[59] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xcf0u) * 2) = static_cast<unsigned short>((b[59] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1070u) * 2) = static_cast<unsigned short>((b[60] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10f0u) * 2) = static_cast<unsigned short>((b[60] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1470u) * 2) = static_cast<unsigned short>((b[61] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14f0u) * 2) = static_cast<unsigned short>((b[61] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1870u) * 2) = static_cast<unsigned short>((b[62] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18f0u) * 2) = static_cast<unsigned short>((b[62] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c70u) * 2) = static_cast<unsigned short>((b[63] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1cf0u) * 2) = static_cast<unsigned short>((b[63] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x100u) = static_cast<unsigned short>((b[0] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x800u) = static_cast<unsigned short>((b[1] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x900u) = static_cast<unsigned short>((b[1] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1000u) = static_cast<unsigned short>((b[2] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1100u) = static_cast<unsigned short>((b[2] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1800u) = static_cast<unsigned short>((b[3] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1900u) = static_cast<unsigned short>((b[3] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2000u) = static_cast<unsigned short>((b[4] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2100u) = static_cast<unsigned short>((b[4] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2800u) = static_cast<unsigned short>((b[5] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2900u) = static_cast<unsigned short>((b[5] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3000u) = static_cast<unsigned short>((b[6] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3100u) = static_cast<unsigned short>((b[6] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3800u) = static_cast<unsigned short>((b[7] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3900u) = static_cast<unsigned short>((b[7] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x20u) = static_cast<unsigned short>((b[8] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x120u) = static_cast<unsigned short>((b[8] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x820u) = static_cast<unsigned short>((b[9] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x920u) = static_cast<unsigned short>((b[9] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1020u) = static_cast<unsigned short>((b[10] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1120u) = static_cast<unsigned short>((b[10] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1820u) = static_cast<unsigned short>((b[11] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1920u) = static_cast<unsigned short>((b[11] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2020u) = static_cast<unsigned short>((b[12] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2120u) = static_cast<unsigned short>((b[12] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2820u) = static_cast<unsigned short>((b[13] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2920u) = static_cast<unsigned short>((b[13] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3020u) = static_cast<unsigned short>((b[14] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3120u) = static_cast<unsigned short>((b[14] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3820u) = static_cast<unsigned short>((b[15] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3920u) = static_cast<unsigned short>((b[15] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x40u) = static_cast<unsigned short>((b[16] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x140u) = static_cast<unsigned short>((b[16] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x840u) = static_cast<unsigned short>((b[17] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x940u) = static_cast<unsigned short>((b[17] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1040u) = static_cast<unsigned short>((b[18] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1140u) = static_cast<unsigned short>((b[18] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1840u) = static_cast<unsigned short>((b[19] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1940u) = static_cast<unsigned short>((b[19] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2040u) = static_cast<unsigned short>((b[20] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2140u) = static_cast<unsigned short>((b[20] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2840u) = static_cast<unsigned short>((b[21] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2940u) = static_cast<unsigned short>((b[21] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3040u) = static_cast<unsigned short>((b[22] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3140u) = static_cast<unsigned short>((b[22] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3840u) = static_cast<unsigned short>((b[23] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3940u) = static_cast<unsigned short>((b[23] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x60u) = static_cast<unsigned short>((b[24] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x160u) = static_cast<unsigned short>((b[24] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x860u) = static_cast<unsigned short>((b[25] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x960u) = static_cast<unsigned short>((b[25] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1060u) = static_cast<unsigned short>((b[26] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1160u) = static_cast<unsigned short>((b[26] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1860u) = static_cast<unsigned short>((b[27] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1960u) = static_cast<unsigned short>((b[27] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2060u) = static_cast<unsigned short>((b[28] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2160u) = static_cast<unsigned short>((b[28] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2860u) = static_cast<unsigned short>((b[29] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2960u) = static_cast<unsigned short>((b[29] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3060u) = static_cast<unsigned short>((b[30] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3160u) = static_cast<unsigned short>((b[30] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3860u) = static_cast<unsigned short>((b[31] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3960u) = static_cast<unsigned short>((b[31] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x80u) = static_cast<unsigned short>((b[32] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x180u) = static_cast<unsigned short>((b[32] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x880u) = static_cast<unsigned short>((b[33] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x980u) = static_cast<unsigned short>((b[33] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1080u) = static_cast<unsigned short>((b[34] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1180u) = static_cast<unsigned short>((b[34] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1880u) = static_cast<unsigned short>((b[35] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1980u) = static_cast<unsigned short>((b[35] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2080u) = static_cast<unsigned short>((b[36] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2180u) = static_cast<unsigned short>((b[36] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2880u) = static_cast<unsigned short>((b[37] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2980u) = static_cast<unsigned short>((b[37] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3080u) = static_cast<unsigned short>((b[38] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3180u) = static_cast<unsigned short>((b[38] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3880u) = static_cast<unsigned short>((b[39] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3980u) = static_cast<unsigned short>((b[39] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xa0u) = static_cast<unsigned short>((b[40] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1a0u) = static_cast<unsigned short>((b[40] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x8a0u) = static_cast<unsigned short>((b[41] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x9a0u) = static_cast<unsigned short>((b[41] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x10a0u) = static_cast<unsigned short>((b[42] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x11a0u) = static_cast<unsigned short>((b[42] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x18a0u) = static_cast<unsigned short>((b[43] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x19a0u) = static_cast<unsigned short>((b[43] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x20a0u) = static_cast<unsigned short>((b[44] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x21a0u) = static_cast<unsigned short>((b[44] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x28a0u) = static_cast<unsigned short>((b[45] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x29a0u) = static_cast<unsigned short>((b[45] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x30a0u) = static_cast<unsigned short>((b[46] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x31a0u) = static_cast<unsigned short>((b[46] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x38a0u) = static_cast<unsigned short>((b[47] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x39a0u) = static_cast<unsigned short>((b[47] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xc0u) = static_cast<unsigned short>((b[48] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1c0u) = static_cast<unsigned short>((b[48] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x8c0u) = static_cast<unsigned short>((b[49] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x9c0u) = static_cast<unsigned short>((b[49] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x10c0u) = static_cast<unsigned short>((b[50] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x11c0u) = static_cast<unsigned short>((b[50] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x18c0u) = static_cast<unsigned short>((b[51] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x19c0u) = static_cast<unsigned short>((b[51] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x20c0u) = static_cast<unsigned short>((b[52] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x21c0u) = static_cast<unsigned short>((b[52] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x28c0u) = static_cast<unsigned short>((b[53] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x29c0u) = static_cast<unsigned short>((b[53] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x30c0u) = static_cast<unsigned short>((b[54] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x31c0u) = static_cast<unsigned short>((b[54] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x38c0u) = static_cast<unsigned short>((b[55] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x39c0u) = static_cast<unsigned short>((b[55] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0xe0u) = static_cast<unsigned short>((b[56] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1e0u) = static_cast<unsigned short>((b[56] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x8e0u) = static_cast<unsigned short>((b[57] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x9e0u) = static_cast<unsigned short>((b[57] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x10e0u) = static_cast<unsigned short>((b[58] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x11e0u) = static_cast<unsigned short>((b[58] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x18e0u) = static_cast<unsigned short>((b[59] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x19e0u) = static_cast<unsigned short>((b[59] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x20e0u) = static_cast<unsigned short>((b[60] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x21e0u) = static_cast<unsigned short>((b[60] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x28e0u) = static_cast<unsigned short>((b[61] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x29e0u) = static_cast<unsigned short>((b[61] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x30e0u) = static_cast<unsigned short>((b[62] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x31e0u) = static_cast<unsigned short>((b[62] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x38e0u) = static_cast<unsigned short>((b[63] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x39e0u) = static_cast<unsigned short>((b[63] >> 16));
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -39,76 +39,76 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   const unsigned ld = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((lane & 8u) << 6) ^ ((lane & 0x10u) << 6) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[8], a[9]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(a[2], a[3], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + (st + 0x400u) * 4) = make_uint4(a[4], a[5], a[12], a[13]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x400u) * 4) = make_uint4(a[6], a[7], a[14], a[15]);
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 4) = make_uint4(a[16], a[17], a[24], a[25]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x800u) * 4) = make_uint4(a[18], a[19], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + (st + 0xc00u) * 4) = make_uint4(a[20], a[21], a[28], a[29]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xc00u) * 4) = make_uint4(a[22], a[23], a[30], a[31]);
-*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 4) = make_uint4(a[32], a[33], a[40], a[41]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1000u) * 4) = make_uint4(a[34], a[35], a[42], a[43]);
-*reinterpret_cast<uint4*>(s + (st + 0x1400u) * 4) = make_uint4(a[36], a[37], a[44], a[45]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1400u) * 4) = make_uint4(a[38], a[39], a[46], a[47]);
-*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 4) = make_uint4(a[48], a[49], a[56], a[57]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1800u) * 4) = make_uint4(a[50], a[51], a[58], a[59]);
-*reinterpret_cast<uint4*>(s + (st + 0x1c00u) * 4) = make_uint4(a[52], a[53], a[60], a[61]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1c00u) * 4) = make_uint4(a[54], a[55], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[8], a[9]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4) = make_uint4(a[2], a[3], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x1000u) = make_uint4(a[4], a[5], a[12], a[13]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x1000u) = make_uint4(a[6], a[7], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x2000u) = make_uint4(a[16], a[17], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x2000u) = make_uint4(a[18], a[19], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x3000u) = make_uint4(a[20], a[21], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x3000u) = make_uint4(a[22], a[23], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x4000u) = make_uint4(a[32], a[33], a[40], a[41]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x4000u) = make_uint4(a[34], a[35], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x5000u) = make_uint4(a[36], a[37], a[44], a[45]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x5000u) = make_uint4(a[38], a[39], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x6000u) = make_uint4(a[48], a[49], a[56], a[57]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x6000u) = make_uint4(a[50], a[51], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x7000u) = make_uint4(a[52], a[53], a[60], a[61]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x7000u) = make_uint4(a[54], a[55], a[62], a[63]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x80u) * 4); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x80u) * 4); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x100u) * 4); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x100u) * 4); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x180u) * 4); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x180u) * 4); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 4); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1080u) * 4); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1080u) * 4); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1100u) * 4); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1100u) * 4); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1180u) * 4); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1180u) * 4); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x200u); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x200u); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x400u); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x400u); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x600u); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x600u); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4000u); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4200u); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4200u); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4400u); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4400u); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4600u); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4600u); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
   __syncthreads();
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[64], a[65], a[72], a[73]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(a[66], a[67], a[74], a[75]);
-*reinterpret_cast<uint4*>(s + (st + 0x400u) * 4) = make_uint4(a[68], a[69], a[76], a[77]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x400u) * 4) = make_uint4(a[70], a[71], a[78], a[79]);
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 4) = make_uint4(a[80], a[81], a[88], a[89]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x800u) * 4) = make_uint4(a[82], a[83], a[90], a[91]);
-*reinterpret_cast<uint4*>(s + (st + 0xc00u) * 4) = make_uint4(a[84], a[85], a[92], a[93]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xc00u) * 4) = make_uint4(a[86], a[87], a[94], a[95]);
-*reinterpret_cast<uint4*>(s + (st + 0x1000u) * 4) = make_uint4(a[96], a[97], a[104], a[105]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1000u) * 4) = make_uint4(a[98], a[99], a[106], a[107]);
-*reinterpret_cast<uint4*>(s + (st + 0x1400u) * 4) = make_uint4(a[100], a[101], a[108], a[109]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1400u) * 4) = make_uint4(a[102], a[103], a[110], a[111]);
-*reinterpret_cast<uint4*>(s + (st + 0x1800u) * 4) = make_uint4(a[112], a[113], a[120], a[121]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1800u) * 4) = make_uint4(a[114], a[115], a[122], a[123]);
-*reinterpret_cast<uint4*>(s + (st + 0x1c00u) * 4) = make_uint4(a[116], a[117], a[124], a[125]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1c00u) * 4) = make_uint4(a[118], a[119], a[126], a[127]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[64], a[65], a[72], a[73]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4) = make_uint4(a[66], a[67], a[74], a[75]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x1000u) = make_uint4(a[68], a[69], a[76], a[77]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x1000u) = make_uint4(a[70], a[71], a[78], a[79]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x2000u) = make_uint4(a[80], a[81], a[88], a[89]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x2000u) = make_uint4(a[82], a[83], a[90], a[91]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x3000u) = make_uint4(a[84], a[85], a[92], a[93]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x3000u) = make_uint4(a[86], a[87], a[94], a[95]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x4000u) = make_uint4(a[96], a[97], a[104], a[105]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x4000u) = make_uint4(a[98], a[99], a[106], a[107]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x5000u) = make_uint4(a[100], a[101], a[108], a[109]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x5000u) = make_uint4(a[102], a[103], a[110], a[111]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x6000u) = make_uint4(a[112], a[113], a[120], a[121]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x6000u) = make_uint4(a[114], a[115], a[122], a[123]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x7000u) = make_uint4(a[116], a[117], a[124], a[125]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x7000u) = make_uint4(a[118], a[119], a[126], a[127]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[64] = v.x; b[65] = v.y; b[66] = v.z; b[67] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[68] = v.x; b[69] = v.y; b[70] = v.z; b[71] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x80u) * 4); b[72] = v.x; b[73] = v.y; b[74] = v.z; b[75] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x80u) * 4); b[76] = v.x; b[77] = v.y; b[78] = v.z; b[79] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x100u) * 4); b[80] = v.x; b[81] = v.y; b[82] = v.z; b[83] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x100u) * 4); b[84] = v.x; b[85] = v.y; b[86] = v.z; b[87] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x180u) * 4); b[88] = v.x; b[89] = v.y; b[90] = v.z; b[91] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x180u) * 4); b[92] = v.x; b[93] = v.y; b[94] = v.z; b[95] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[96] = v.x; b[97] = v.y; b[98] = v.z; b[99] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 4); b[100] = v.x; b[101] = v.y; b[102] = v.z; b[103] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1080u) * 4); b[104] = v.x; b[105] = v.y; b[106] = v.z; b[107] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1080u) * 4); b[108] = v.x; b[109] = v.y; b[110] = v.z; b[111] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1100u) * 4); b[112] = v.x; b[113] = v.y; b[114] = v.z; b[115] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1100u) * 4); b[116] = v.x; b[117] = v.y; b[118] = v.z; b[119] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1180u) * 4); b[120] = v.x; b[121] = v.y; b[122] = v.z; b[123] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1180u) * 4); b[124] = v.x; b[125] = v.y; b[126] = v.z; b[127] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[64] = v.x; b[65] = v.y; b[66] = v.z; b[67] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4); b[68] = v.x; b[69] = v.y; b[70] = v.z; b[71] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x200u); b[72] = v.x; b[73] = v.y; b[74] = v.z; b[75] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x200u); b[76] = v.x; b[77] = v.y; b[78] = v.z; b[79] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x400u); b[80] = v.x; b[81] = v.y; b[82] = v.z; b[83] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x400u); b[84] = v.x; b[85] = v.y; b[86] = v.z; b[87] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x600u); b[88] = v.x; b[89] = v.y; b[90] = v.z; b[91] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x600u); b[92] = v.x; b[93] = v.y; b[94] = v.z; b[95] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[96] = v.x; b[97] = v.y; b[98] = v.z; b[99] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4000u); b[100] = v.x; b[101] = v.y; b[102] = v.z; b[103] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4200u); b[104] = v.x; b[105] = v.y; b[106] = v.z; b[107] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4200u); b[108] = v.x; b[109] = v.y; b[110] = v.z; b[111] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4400u); b[112] = v.x; b[113] = v.y; b[114] = v.z; b[115] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4400u); b[116] = v.x; b[117] = v.y; b[118] = v.z; b[119] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4600u); b[120] = v.x; b[121] = v.y; b[122] = v.z; b[123] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4600u); b[124] = v.x; b[125] = v.y; b[126] = v.z; b[127] = v.w; }
 
 }
 
@@ -119,38 +119,38 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[128]
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x200u) * 4); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 4); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x600u) * 4); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 4); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xa00u) * 4); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 4); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xe00u) * 4); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 4); a[32] = v.x; a[33] = v.y; a[34] = v.z; a[35] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1200u) * 4); a[36] = v.x; a[37] = v.y; a[38] = v.z; a[39] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1400u) * 4); a[40] = v.x; a[41] = v.y; a[42] = v.z; a[43] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1600u) * 4); a[44] = v.x; a[45] = v.y; a[46] = v.z; a[47] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 4); a[48] = v.x; a[49] = v.y; a[50] = v.z; a[51] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1a00u) * 4); a[52] = v.x; a[53] = v.y; a[54] = v.z; a[55] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1c00u) * 4); a[56] = v.x; a[57] = v.y; a[58] = v.z; a[59] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1e00u) * 4); a[60] = v.x; a[61] = v.y; a[62] = v.z; a[63] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2000u) * 4); a[64] = v.x; a[65] = v.y; a[66] = v.z; a[67] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2200u) * 4); a[68] = v.x; a[69] = v.y; a[70] = v.z; a[71] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2400u) * 4); a[72] = v.x; a[73] = v.y; a[74] = v.z; a[75] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2600u) * 4); a[76] = v.x; a[77] = v.y; a[78] = v.z; a[79] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2800u) * 4); a[80] = v.x; a[81] = v.y; a[82] = v.z; a[83] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2a00u) * 4); a[84] = v.x; a[85] = v.y; a[86] = v.z; a[87] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2c00u) * 4); a[88] = v.x; a[89] = v.y; a[90] = v.z; a[91] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x2e00u) * 4); a[92] = v.x; a[93] = v.y; a[94] = v.z; a[95] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3000u) * 4); a[96] = v.x; a[97] = v.y; a[98] = v.z; a[99] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3200u) * 4); a[100] = v.x; a[101] = v.y; a[102] = v.z; a[103] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3400u) * 4); a[104] = v.x; a[105] = v.y; a[106] = v.z; a[107] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3600u) * 4); a[108] = v.x; a[109] = v.y; a[110] = v.z; a[111] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3800u) * 4); a[112] = v.x; a[113] = v.y; a[114] = v.z; a[115] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3a00u) * 4); a[116] = v.x; a[117] = v.y; a[118] = v.z; a[119] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3c00u) * 4); a[120] = v.x; a[121] = v.y; a[122] = v.z; a[123] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x3e00u) * 4); a[124] = v.x; a[125] = v.y; a[126] = v.z; a[127] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x2000u); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x2800u); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x3000u); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x3800u); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x4000u); a[32] = v.x; a[33] = v.y; a[34] = v.z; a[35] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x4800u); a[36] = v.x; a[37] = v.y; a[38] = v.z; a[39] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x5000u); a[40] = v.x; a[41] = v.y; a[42] = v.z; a[43] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x5800u); a[44] = v.x; a[45] = v.y; a[46] = v.z; a[47] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x6000u); a[48] = v.x; a[49] = v.y; a[50] = v.z; a[51] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x6800u); a[52] = v.x; a[53] = v.y; a[54] = v.z; a[55] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x7000u); a[56] = v.x; a[57] = v.y; a[58] = v.z; a[59] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x7800u); a[60] = v.x; a[61] = v.y; a[62] = v.z; a[63] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x8000u); a[64] = v.x; a[65] = v.y; a[66] = v.z; a[67] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x8800u); a[68] = v.x; a[69] = v.y; a[70] = v.z; a[71] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x9000u); a[72] = v.x; a[73] = v.y; a[74] = v.z; a[75] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x9800u); a[76] = v.x; a[77] = v.y; a[78] = v.z; a[79] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xa000u); a[80] = v.x; a[81] = v.y; a[82] = v.z; a[83] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xa800u); a[84] = v.x; a[85] = v.y; a[86] = v.z; a[87] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xb000u); a[88] = v.x; a[89] = v.y; a[90] = v.z; a[91] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xb800u); a[92] = v.x; a[93] = v.y; a[94] = v.z; a[95] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xc000u); a[96] = v.x; a[97] = v.y; a[98] = v.z; a[99] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xc800u); a[100] = v.x; a[101] = v.y; a[102] = v.z; a[103] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xd000u); a[104] = v.x; a[105] = v.y; a[106] = v.z; a[107] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xd800u); a[108] = v.x; a[109] = v.y; a[110] = v.z; a[111] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xe000u); a[112] = v.x; a[113] = v.y; a[114] = v.z; a[115] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xe800u); a[116] = v.x; a[117] = v.y; a[118] = v.z; a[119] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xf000u); a[120] = v.x; a[121] = v.y; a[122] = v.z; a[123] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0xf800u); a[124] = v.x; a[125] = v.y; a[126] = v.z; a[127] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -160,70 +160,70 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[128
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
-  *reinterpret_cast<uint2*>(p + (g + 0u) * 4) = make_uint2(b[0], b[1]);
-  *reinterpret_cast<uint2*>(p + (g + 0x400u) * 4) = make_uint2(b[2], b[3]);
-  *reinterpret_cast<uint2*>(p + (g + 0x10u) * 4) = make_uint2(b[4], b[5]);
-  *reinterpret_cast<uint2*>(p + (g + 0x410u) * 4) = make_uint2(b[6], b[7]);
-  *reinterpret_cast<uint2*>(p + (g + 0x20u) * 4) = make_uint2(b[8], b[9]);
-  *reinterpret_cast<uint2*>(p + (g + 0x420u) * 4) = make_uint2(b[10], b[11]);
-  *reinterpret_cast<uint2*>(p + (g + 0x30u) * 4) = make_uint2(b[12], b[13]);
-  *reinterpret_cast<uint2*>(p + (g + 0x430u) * 4) = make_uint2(b[14], b[15]);
-  *reinterpret_cast<uint2*>(p + (g + 0x40u) * 4) = make_uint2(b[16], b[17]);
-  *reinterpret_cast<uint2*>(p + (g + 0x440u) * 4) = make_uint2(b[18], b[19]);
-  *reinterpret_cast<uint2*>(p + (g + 0x50u) * 4) = make_uint2(b[20], b[21]);
-  *reinterpret_cast<uint2*>(p + (g + 0x450u) * 4) = make_uint2(b[22], b[23]);
-  *reinterpret_cast<uint2*>(p + (g + 0x60u) * 4) = make_uint2(b[24], b[25]);
-  *reinterpret_cast<uint2*>(p + (g + 0x460u) * 4) = make_uint2(b[26], b[27]);
-  *reinterpret_cast<uint2*>(p + (g + 0x70u) * 4) = make_uint2(b[28], b[29]);
-  *reinterpret_cast<uint2*>(p + (g + 0x470u) * 4) = make_uint2(b[30], b[31]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1000u) * 4) = make_uint2(b[32], b[33]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1400u) * 4) = make_uint2(b[34], b[35]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1010u) * 4) = make_uint2(b[36], b[37]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1410u) * 4) = make_uint2(b[38], b[39]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1020u) * 4) = make_uint2(b[40], b[41]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1420u) * 4) = make_uint2(b[42], b[43]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1030u) * 4) = make_uint2(b[44], b[45]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1430u) * 4) = make_uint2(b[46], b[47]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1040u) * 4) = make_uint2(b[48], b[49]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1440u) * 4) = make_uint2(b[50], b[51]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1050u) * 4) = make_uint2(b[52], b[53]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1450u) * 4) = make_uint2(b[54], b[55]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1060u) * 4) = make_uint2(b[56], b[57]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1460u) * 4) = make_uint2(b[58], b[59]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1070u) * 4) = make_uint2(b[60], b[61]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1470u) * 4) = make_uint2(b[62], b[63]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2000u) * 4) = make_uint2(b[64], b[65]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2400u) * 4) = make_uint2(b[66], b[67]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2010u) * 4) = make_uint2(b[68], b[69]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2410u) * 4) = make_uint2(b[70], b[71]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2020u) * 4) = make_uint2(b[72], b[73]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2420u) * 4) = make_uint2(b[74], b[75]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2030u) * 4) = make_uint2(b[76], b[77]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2430u) * 4) = make_uint2(b[78], b[79]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2040u) * 4) = make_uint2(b[80], b[81]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2440u) * 4) = make_uint2(b[82], b[83]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2050u) * 4) = make_uint2(b[84], b[85]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2450u) * 4) = make_uint2(b[86], b[87]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2060u) * 4) = make_uint2(b[88], b[89]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2460u) * 4) = make_uint2(b[90], b[91]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2070u) * 4) = make_uint2(b[92], b[93]);
-  *reinterpret_cast<uint2*>(p + (g + 0x2470u) * 4) = make_uint2(b[94], b[95]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3000u) * 4) = make_uint2(b[96], b[97]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3400u) * 4) = make_uint2(b[98], b[99]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3010u) * 4) = make_uint2(b[100], b[101]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3410u) * 4) = make_uint2(b[102], b[103]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3020u) * 4) = make_uint2(b[104], b[105]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3420u) * 4) = make_uint2(b[106], b[107]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3030u) * 4) = make_uint2(b[108], b[109]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3430u) * 4) = make_uint2(b[110], b[111]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3040u) * 4) = make_uint2(b[112], b[113]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3440u) * 4) = make_uint2(b[114], b[115]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3050u) * 4) = make_uint2(b[116], b[117]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3450u) * 4) = make_uint2(b[118], b[119]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3060u) * 4) = make_uint2(b[120], b[121]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3460u) * 4) = make_uint2(b[122], b[123]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3070u) * 4) = make_uint2(b[124], b[125]);
-  *reinterpret_cast<uint2*>(p + (g + 0x3470u) * 4) = make_uint2(b[126], b[127]);
+  *reinterpret_cast<uint2*>(p + g * 4) = make_uint2(b[0], b[1]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1000u) = make_uint2(b[2], b[3]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x40u) = make_uint2(b[4], b[5]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1040u) = make_uint2(b[6], b[7]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x80u) = make_uint2(b[8], b[9]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1080u) = make_uint2(b[10], b[11]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc0u) = make_uint2(b[12], b[13]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x10c0u) = make_uint2(b[14], b[15]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x100u) = make_uint2(b[16], b[17]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1100u) = make_uint2(b[18], b[19]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x140u) = make_uint2(b[20], b[21]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1140u) = make_uint2(b[22], b[23]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x180u) = make_uint2(b[24], b[25]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1180u) = make_uint2(b[26], b[27]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1c0u) = make_uint2(b[28], b[29]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x11c0u) = make_uint2(b[30], b[31]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4000u) = make_uint2(b[32], b[33]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5000u) = make_uint2(b[34], b[35]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4040u) = make_uint2(b[36], b[37]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5040u) = make_uint2(b[38], b[39]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4080u) = make_uint2(b[40], b[41]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5080u) = make_uint2(b[42], b[43]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x40c0u) = make_uint2(b[44], b[45]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x50c0u) = make_uint2(b[46], b[47]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4100u) = make_uint2(b[48], b[49]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5100u) = make_uint2(b[50], b[51]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4140u) = make_uint2(b[52], b[53]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5140u) = make_uint2(b[54], b[55]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4180u) = make_uint2(b[56], b[57]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5180u) = make_uint2(b[58], b[59]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x41c0u) = make_uint2(b[60], b[61]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x51c0u) = make_uint2(b[62], b[63]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x8000u) = make_uint2(b[64], b[65]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x9000u) = make_uint2(b[66], b[67]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x8040u) = make_uint2(b[68], b[69]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x9040u) = make_uint2(b[70], b[71]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x8080u) = make_uint2(b[72], b[73]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x9080u) = make_uint2(b[74], b[75]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x80c0u) = make_uint2(b[76], b[77]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x90c0u) = make_uint2(b[78], b[79]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x8100u) = make_uint2(b[80], b[81]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x9100u) = make_uint2(b[82], b[83]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x8140u) = make_uint2(b[84], b[85]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x9140u) = make_uint2(b[86], b[87]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x8180u) = make_uint2(b[88], b[89]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x9180u) = make_uint2(b[90], b[91]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x81c0u) = make_uint2(b[92], b[93]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x91c0u) = make_uint2(b[94], b[95]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc000u) = make_uint2(b[96], b[97]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd000u) = make_uint2(b[98], b[99]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc040u) = make_uint2(b[100], b[101]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd040u) = make_uint2(b[102], b[103]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc080u) = make_uint2(b[104], b[105]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd080u) = make_uint2(b[106], b[107]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc0c0u) = make_uint2(b[108], b[109]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd0c0u) = make_uint2(b[110], b[111]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc100u) = make_uint2(b[112], b[113]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd100u) = make_uint2(b[114], b[115]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc140u) = make_uint2(b[116], b[117]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd140u) = make_uint2(b[118], b[119]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc180u) = make_uint2(b[120], b[121]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd180u) = make_uint2(b[122], b[123]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc1c0u) = make_uint2(b[124], b[125]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xd1c0u) = make_uint2(b[126], b[127]);
 }
 
 // The conversion on typed registers (any 4-byte element type).

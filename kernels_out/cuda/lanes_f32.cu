@@ -235,14 +235,14 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x200u) * 4); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 4); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x600u) * 4); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 4); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xa00u) * 4); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 4); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xe00u) * 4); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x2000u); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x2800u); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x3000u); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x3800u); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -252,14 +252,14 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(b[0], b[1], b[2], b[3]);
-  *reinterpret_cast<uint4*>(p + (g + 0x200u) * 4) = make_uint4(b[4], b[5], b[6], b[7]);
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 4) = make_uint4(b[8], b[9], b[10], b[11]);
-  *reinterpret_cast<uint4*>(p + (g + 0x600u) * 4) = make_uint4(b[12], b[13], b[14], b[15]);
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 4) = make_uint4(b[16], b[17], b[18], b[19]);
-  *reinterpret_cast<uint4*>(p + (g + 0xa00u) * 4) = make_uint4(b[20], b[21], b[22], b[23]);
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 4) = make_uint4(b[24], b[25], b[26], b[27]);
-  *reinterpret_cast<uint4*>(p + (g + 0xe00u) * 4) = make_uint4(b[28], b[29], b[30], b[31]);
+  *reinterpret_cast<uint4*>(p + g * 4) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x1800u) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x2000u) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x2800u) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x3000u) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x3800u) = make_uint4(b[28], b[29], b[30], b[31]);
 }
 
 // The conversion on typed registers (any 4-byte element type).

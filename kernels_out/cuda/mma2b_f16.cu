@@ -43,103 +43,103 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0u) * 2));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
       asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[4]), "r"(a[5]), "r"(a[6]), "r"(a[7]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+1024], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[8]), "r"(a[9]), "r"(a[10]), "r"(a[11]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+1024], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[12]), "r"(a[13]), "r"(a[14]), "r"(a[15]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+8192], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[16]), "r"(a[17]), "r"(a[18]), "r"(a[19]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x1000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+8192], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[20]), "r"(a[21]), "r"(a[22]), "r"(a[23]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x1200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+9216], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[24]), "r"(a[25]), "r"(a[26]), "r"(a[27]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x1200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+9216], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[28]), "r"(a[29]), "r"(a[30]), "r"(a[31]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x2000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+16384], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[32]), "r"(a[33]), "r"(a[34]), "r"(a[35]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x2000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+16384], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[36]), "r"(a[37]), "r"(a[38]), "r"(a[39]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x2200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+17408], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[40]), "r"(a[41]), "r"(a[42]), "r"(a[43]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x2200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+17408], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[44]), "r"(a[45]), "r"(a[46]), "r"(a[47]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x3000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+24576], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[48]), "r"(a[49]), "r"(a[50]), "r"(a[51]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x3000u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+24576], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[52]), "r"(a[53]), "r"(a[54]), "r"(a[55]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st + 0x3200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+25600], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[56]), "r"(a[57]), "r"(a[58]), "r"(a[59]) : "memory");
     }
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ((st ^ 0x20u) + 0x3200u) * 2));
-      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (st ^ 0x20u) * 2));
+      asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+25600], {%1, %2, %3, %4};"
                    :: "r"(p), "r"(a[60]), "r"(a[61]), "r"(a[62]), "r"(a[63]) : "memory");
     }
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 2); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 2); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 2); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 2); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 2); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 2); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2000u) * 2); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2400u) * 2); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2800u) * 2); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2c00u) * 2); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3000u) * 2); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3400u) * 2); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3800u) * 2); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3c00u) * 2); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x800u); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1000u); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1800u); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2800u); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3000u); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3800u); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4000u); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4800u); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x5000u); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x5800u); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6000u); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6800u); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x7000u); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x7800u); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
@@ -150,40 +150,40 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(a[0], a[1], a[16], a[17]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 2) = make_uint4(a[2], a[3], a[18], a[19]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0u) * 2) = make_uint4(a[4], a[5], a[20], a[21]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x80u) * 2) = make_uint4(a[6], a[7], a[22], a[23]);
-*reinterpret_cast<uint4*>(s + (st + 0x200u) * 2) = make_uint4(a[8], a[9], a[24], a[25]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x280u) * 2) = make_uint4(a[10], a[11], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x200u) * 2) = make_uint4(a[12], a[13], a[28], a[29]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x280u) * 2) = make_uint4(a[14], a[15], a[30], a[31]);
-*reinterpret_cast<uint4*>(s + (st + 0x2000u) * 2) = make_uint4(a[32], a[33], a[48], a[49]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x2080u) * 2) = make_uint4(a[34], a[35], a[50], a[51]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x2000u) * 2) = make_uint4(a[36], a[37], a[52], a[53]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x2080u) * 2) = make_uint4(a[38], a[39], a[54], a[55]);
-*reinterpret_cast<uint4*>(s + (st + 0x2200u) * 2) = make_uint4(a[40], a[41], a[56], a[57]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x2280u) * 2) = make_uint4(a[42], a[43], a[58], a[59]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x2200u) * 2) = make_uint4(a[44], a[45], a[60], a[61]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x2280u) * 2) = make_uint4(a[46], a[47], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[16], a[17]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x100u) = make_uint4(a[2], a[3], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2) = make_uint4(a[4], a[5], a[20], a[21]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x100u) = make_uint4(a[6], a[7], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x400u) = make_uint4(a[8], a[9], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x500u) = make_uint4(a[10], a[11], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x400u) = make_uint4(a[12], a[13], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x500u) = make_uint4(a[14], a[15], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x4000u) = make_uint4(a[32], a[33], a[48], a[49]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x4100u) = make_uint4(a[34], a[35], a[50], a[51]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x4000u) = make_uint4(a[36], a[37], a[52], a[53]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x4100u) = make_uint4(a[38], a[39], a[54], a[55]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x4400u) = make_uint4(a[40], a[41], a[56], a[57]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x4500u) = make_uint4(a[42], a[43], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x4400u) = make_uint4(a[44], a[45], a[60], a[61]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x4500u) = make_uint4(a[46], a[47], a[62], a[63]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x1000u) * 2); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x2000u) * 2); b[32] = v.x; b[36] = v.y; b[48] = v.z; b[52] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[33] = v.x; b[37] = v.y; b[49] = v.z; b[53] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x2000u) * 2); b[34] = v.x; b[38] = v.y; b[50] = v.z; b[54] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x2000u) * 2); b[35] = v.x; b[39] = v.y; b[51] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x3000u) * 2); b[40] = v.x; b[44] = v.y; b[56] = v.z; b[60] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[41] = v.x; b[45] = v.y; b[57] = v.z; b[61] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x3000u) * 2); b[42] = v.x; b[46] = v.y; b[58] = v.z; b[62] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x3000u) * 2); b[43] = v.x; b[47] = v.y; b[59] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2000u); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x2000u); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x2000u); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4000u); b[32] = v.x; b[36] = v.y; b[48] = v.z; b[52] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x4000u); b[33] = v.x; b[37] = v.y; b[49] = v.z; b[53] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x4000u); b[34] = v.x; b[38] = v.y; b[50] = v.z; b[54] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x4000u); b[35] = v.x; b[39] = v.y; b[51] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6000u); b[40] = v.x; b[44] = v.y; b[56] = v.z; b[60] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x6000u); b[41] = v.x; b[45] = v.y; b[57] = v.z; b[61] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x6000u); b[42] = v.x; b[46] = v.y; b[58] = v.z; b[62] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x6000u); b[43] = v.x; b[47] = v.y; b[59] = v.z; b[63] = v.w; }
 
 #endif
 }
@@ -197,70 +197,70 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
   for (int k = 0; k < 64; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x400u) * 2); a[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x10u) * 2); a[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x410u) * 2); a[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 2); a[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x420u) * 2); a[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x30u) * 2); a[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x430u) * 2); a[7] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x40u) * 2); a[8] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x440u) * 2); a[9] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x50u) * 2); a[10] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x450u) * 2); a[11] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x60u) * 2); a[12] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x460u) * 2); a[13] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x70u) * 2); a[14] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x470u) * 2); a[15] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1000u) * 2); a[16] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1400u) * 2); a[17] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1010u) * 2); a[18] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1410u) * 2); a[19] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1020u) * 2); a[20] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1420u) * 2); a[21] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1030u) * 2); a[22] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1430u) * 2); a[23] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1040u) * 2); a[24] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1440u) * 2); a[25] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1050u) * 2); a[26] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1450u) * 2); a[27] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1060u) * 2); a[28] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1460u) * 2); a[29] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1070u) * 2); a[30] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1470u) * 2); a[31] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2000u) * 2); a[32] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2400u) * 2); a[33] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2010u) * 2); a[34] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2410u) * 2); a[35] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2020u) * 2); a[36] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2420u) * 2); a[37] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2030u) * 2); a[38] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2430u) * 2); a[39] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2040u) * 2); a[40] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2440u) * 2); a[41] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2050u) * 2); a[42] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2450u) * 2); a[43] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2060u) * 2); a[44] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2460u) * 2); a[45] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2070u) * 2); a[46] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x2470u) * 2); a[47] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3000u) * 2); a[48] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3400u) * 2); a[49] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3010u) * 2); a[50] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3410u) * 2); a[51] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3020u) * 2); a[52] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3420u) * 2); a[53] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3030u) * 2); a[54] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3430u) * 2); a[55] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3040u) * 2); a[56] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3440u) * 2); a[57] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3050u) * 2); a[58] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3450u) * 2); a[59] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3060u) * 2); a[60] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3460u) * 2); a[61] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3070u) * 2); a[62] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x3470u) * 2); a[63] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x800u); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20u); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x820u); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x40u); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x840u); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x60u); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x860u); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x80u); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x880u); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0xa0u); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x8a0u); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0xc0u); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x8c0u); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0xe0u); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x8e0u); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2000u); a[16] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2800u); a[17] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2020u); a[18] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2820u); a[19] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2040u); a[20] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2840u); a[21] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2060u); a[22] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2860u); a[23] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2080u); a[24] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2880u); a[25] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20a0u); a[26] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x28a0u); a[27] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20c0u); a[28] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x28c0u); a[29] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20e0u); a[30] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x28e0u); a[31] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4000u); a[32] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4800u); a[33] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4020u); a[34] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4820u); a[35] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4040u); a[36] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4840u); a[37] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4060u); a[38] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4860u); a[39] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4080u); a[40] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x4880u); a[41] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x40a0u); a[42] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x48a0u); a[43] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x40c0u); a[44] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x48c0u); a[45] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x40e0u); a[46] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x48e0u); a[47] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6000u); a[48] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6800u); a[49] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6020u); a[50] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6820u); a[51] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6040u); a[52] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6840u); a[53] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6060u); a[54] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6860u); a[55] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6080u); a[56] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x6880u); a[57] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x60a0u); a[58] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x68a0u); a[59] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x60c0u); a[60] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x68c0u); a[61] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x60e0u); a[62] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x68e0u); a[63] = v; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -270,22 +270,22 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 2) = make_uint4(b[0], b[1], b[2], b[3]);
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 2) = make_uint4(b[4], b[5], b[6], b[7]);
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 2) = make_uint4(b[8], b[9], b[10], b[11]);
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 2) = make_uint4(b[12], b[13], b[14], b[15]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 2) = make_uint4(b[16], b[17], b[18], b[19]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 2) = make_uint4(b[20], b[21], b[22], b[23]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 2) = make_uint4(b[24], b[25], b[26], b[27]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 2) = make_uint4(b[28], b[29], b[30], b[31]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2000u) * 2) = make_uint4(b[32], b[33], b[34], b[35]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2400u) * 2) = make_uint4(b[36], b[37], b[38], b[39]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2800u) * 2) = make_uint4(b[40], b[41], b[42], b[43]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2c00u) * 2) = make_uint4(b[44], b[45], b[46], b[47]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3000u) * 2) = make_uint4(b[48], b[49], b[50], b[51]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3400u) * 2) = make_uint4(b[52], b[53], b[54], b[55]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3800u) * 2) = make_uint4(b[56], b[57], b[58], b[59]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3c00u) * 2) = make_uint4(b[60], b[61], b[62], b[63]);
+  *reinterpret_cast<uint4*>(p + g * 2) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x1800u) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x2000u) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x2800u) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x3000u) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x3800u) = make_uint4(b[28], b[29], b[30], b[31]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x4000u) = make_uint4(b[32], b[33], b[34], b[35]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x4800u) = make_uint4(b[36], b[37], b[38], b[39]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x5000u) = make_uint4(b[40], b[41], b[42], b[43]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x5800u) = make_uint4(b[44], b[45], b[46], b[47]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x6000u) = make_uint4(b[48], b[49], b[50], b[51]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x6800u) = make_uint4(b[52], b[53], b[54], b[55]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x7000u) = make_uint4(b[56], b[57], b[58], b[59]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x7800u) = make_uint4(b[60], b[61], b[62], b[63]);
 }
 
 // The conversion on typed registers (any 2-byte element type).

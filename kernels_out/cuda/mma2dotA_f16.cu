@@ -78,38 +78,38 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x200u) * 2); a[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 8u) * 2); a[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x208u) * 2); a[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x10u) * 2); a[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x210u) * 2); a[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x18u) * 2); a[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x218u) * 2); a[7] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 2); a[8] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x220u) * 2); a[9] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x28u) * 2); a[10] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x228u) * 2); a[11] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x30u) * 2); a[12] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x230u) * 2); a[13] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x38u) * 2); a[14] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x238u) * 2); a[15] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1000u) * 2); a[16] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1200u) * 2); a[17] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1008u) * 2); a[18] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1208u) * 2); a[19] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1010u) * 2); a[20] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1210u) * 2); a[21] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1018u) * 2); a[22] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1218u) * 2); a[23] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1020u) * 2); a[24] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1220u) * 2); a[25] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1028u) * 2); a[26] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1228u) * 2); a[27] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1030u) * 2); a[28] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1230u) * 2); a[29] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1038u) * 2); a[30] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1238u) * 2); a[31] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x400u); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x10u); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x410u); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20u); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x420u); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x30u); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x430u); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x40u); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x440u); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x50u); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x450u); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x60u); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x460u); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x70u); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x470u); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2000u); a[16] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2400u); a[17] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2010u); a[18] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2410u); a[19] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2020u); a[20] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2420u); a[21] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2030u); a[22] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2430u); a[23] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2040u); a[24] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2440u); a[25] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2050u); a[26] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2450u); a[27] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2060u); a[28] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2460u); a[29] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2070u); a[30] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2470u); a[31] = v; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -119,38 +119,38 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 2) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 8u) * 2) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 0x208u) * 2) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 2) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 2) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0x18u) * 2) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0x218u) * 2) = b[7];
-  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 2) = b[8];
-  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 2) = b[9];
-  *reinterpret_cast<unsigned*>(p + (g + 0x28u) * 2) = b[10];
-  *reinterpret_cast<unsigned*>(p + (g + 0x228u) * 2) = b[11];
-  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 2) = b[12];
-  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 2) = b[13];
-  *reinterpret_cast<unsigned*>(p + (g + 0x38u) * 2) = b[14];
-  *reinterpret_cast<unsigned*>(p + (g + 0x238u) * 2) = b[15];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1000u) * 2) = b[16];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1200u) * 2) = b[17];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1008u) * 2) = b[18];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1208u) * 2) = b[19];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1010u) * 2) = b[20];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1210u) * 2) = b[21];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1018u) * 2) = b[22];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1218u) * 2) = b[23];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1020u) * 2) = b[24];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1220u) * 2) = b[25];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1028u) * 2) = b[26];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1228u) * 2) = b[27];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1030u) * 2) = b[28];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1230u) * 2) = b[29];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1038u) * 2) = b[30];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1238u) * 2) = b[31];
+  *reinterpret_cast<unsigned*>(p + g * 2) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x400u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x410u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x420u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x430u) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x40u) = b[8];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x440u) = b[9];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x50u) = b[10];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x450u) = b[11];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x60u) = b[12];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x460u) = b[13];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x70u) = b[14];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x470u) = b[15];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2000u) = b[16];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2400u) = b[17];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2010u) = b[18];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2410u) = b[19];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2020u) = b[20];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2420u) = b[21];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2030u) = b[22];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2430u) = b[23];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2040u) = b[24];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2440u) = b[25];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2050u) = b[26];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2450u) = b[27];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2060u) = b[28];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2460u) = b[29];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2070u) = b[30];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x2470u) = b[31];
 }
 
 // The conversion on typed registers (any 2-byte element type).

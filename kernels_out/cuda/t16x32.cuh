@@ -38,37 +38,37 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x28u : 0u) ^ ((lane >> 1) & 1u ? 0x50u : 0u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);  // element offset of this thread's loads
   __syncwarp();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[2], a[3]);
-*reinterpret_cast<uint4*>(s + ((st ^ 8u) + 0x20u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x40u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x18u) + 0x60u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + (st ^ 8u) * 4 + 0x80u) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x100u) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x18u) * 4 + 0x180u) = make_uint4(a[12], a[13], a[14], a[15]);
   }
   __syncwarp();
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0u) * 4));
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 4));
       asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x80u) * 4));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 4));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+512];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x100u) * 4));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 4));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+1024];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3;
     }
 {  // ldmatrix.x4: lane 8m+r gives row r of matrix m
       unsigned w0, w1, w2, w3;
-      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + (ld + 0x180u) * 4));
-      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+      const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + ld * 4));
+      asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4+1536];"
                    : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(p) : "memory");
       b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3;
     }
@@ -82,22 +82,22 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 4); a[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 4); a[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x40u) * 4); a[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x60u) * 4); a[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x80u) * 4); a[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xa0u) * 4); a[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xc0u) * 4); a[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xe0u) * 4); a[7] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x100u) * 4); a[8] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x120u) * 4); a[9] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x140u) * 4); a[10] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x160u) * 4); a[11] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x180u) * 4); a[12] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1a0u) * 4); a[13] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1c0u) * 4); a[14] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1e0u) * 4); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x80u); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x100u); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x180u); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x200u); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x280u); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x300u); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x380u); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x400u); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x480u); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x500u); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x580u); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x600u); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x680u); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x700u); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x780u); a[15] = v; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -107,22 +107,22 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u);
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 4) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 2u) * 4) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 4u) * 4) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 6u) * 4) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 8u) * 4) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0xau) * 4) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0xcu) * 4) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0xeu) * 4) = b[7];
-  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 4) = b[8];
-  *reinterpret_cast<unsigned*>(p + (g + 0x12u) * 4) = b[9];
-  *reinterpret_cast<unsigned*>(p + (g + 0x14u) * 4) = b[10];
-  *reinterpret_cast<unsigned*>(p + (g + 0x16u) * 4) = b[11];
-  *reinterpret_cast<unsigned*>(p + (g + 0x18u) * 4) = b[12];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1au) * 4) = b[13];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1cu) * 4) = b[14];
-  *reinterpret_cast<unsigned*>(p + (g + 0x1eu) * 4) = b[15];
+  *reinterpret_cast<unsigned*>(p + g * 4) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 8u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x18u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x28u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x38u) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x40u) = b[8];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x48u) = b[9];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x50u) = b[10];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x58u) = b[11];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x60u) = b[12];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x68u) = b[13];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x70u) = b[14];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x78u) = b[15];
 }
 
 // The conversion on typed registers (any 4-byte element type).

@@ -38,76 +38,76 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   const unsigned ld = ((lane & 1u) << 3) ^ ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp & 2u) << 8);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[2], a[3]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x20u) * 4) = make_uint4(a[4], a[5], a[6], a[7]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x20u) * 4) = make_uint4(a[12], a[13], a[14], a[15]);
-*reinterpret_cast<uint4*>(s + (st + 0x80u) * 4) = make_uint4(a[16], a[17], a[18], a[19]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xa0u) * 4) = make_uint4(a[20], a[21], a[22], a[23]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 4) = make_uint4(a[24], a[25], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0xa0u) * 4) = make_uint4(a[28], a[29], a[30], a[31]);
-*reinterpret_cast<uint4*>(s + (st + 0x100u) * 4) = make_uint4(a[32], a[33], a[34], a[35]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x120u) * 4) = make_uint4(a[36], a[37], a[38], a[39]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x100u) * 4) = make_uint4(a[40], a[41], a[42], a[43]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x120u) * 4) = make_uint4(a[44], a[45], a[46], a[47]);
-*reinterpret_cast<uint4*>(s + (st + 0x180u) * 4) = make_uint4(a[48], a[49], a[50], a[51]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1a0u) * 4) = make_uint4(a[52], a[53], a[54], a[55]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x180u) * 4) = make_uint4(a[56], a[57], a[58], a[59]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x1a0u) * 4) = make_uint4(a[60], a[61], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x80u) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x80u) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x200u) = make_uint4(a[16], a[17], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x280u) = make_uint4(a[20], a[21], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x200u) = make_uint4(a[24], a[25], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x280u) = make_uint4(a[28], a[29], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x400u) = make_uint4(a[32], a[33], a[34], a[35]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x480u) = make_uint4(a[36], a[37], a[38], a[39]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint4(a[40], a[41], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x480u) = make_uint4(a[44], a[45], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x600u) = make_uint4(a[48], a[49], a[50], a[51]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x680u) = make_uint4(a[52], a[53], a[54], a[55]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x600u) = make_uint4(a[56], a[57], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x680u) = make_uint4(a[60], a[61], a[62], a[63]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; b[8] = v.z; b[9] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0u) * 4); b[2] = v.x; b[3] = v.y; b[10] = v.z; b[11] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 4); b[4] = v.x; b[5] = v.y; b[12] = v.z; b[13] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x400u) * 4); b[6] = v.x; b[7] = v.y; b[14] = v.z; b[15] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 4); b[16] = v.x; b[17] = v.y; b[24] = v.z; b[25] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x800u) * 4); b[18] = v.x; b[19] = v.y; b[26] = v.z; b[27] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 4); b[20] = v.x; b[21] = v.y; b[28] = v.z; b[29] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0xc00u) * 4); b[22] = v.x; b[23] = v.y; b[30] = v.z; b[31] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[32] = v.x; b[33] = v.y; b[40] = v.z; b[41] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1000u) * 4); b[34] = v.x; b[35] = v.y; b[42] = v.z; b[43] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 4); b[36] = v.x; b[37] = v.y; b[44] = v.z; b[45] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1400u) * 4); b[38] = v.x; b[39] = v.y; b[46] = v.z; b[47] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 4); b[48] = v.x; b[49] = v.y; b[56] = v.z; b[57] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1800u) * 4); b[50] = v.x; b[51] = v.y; b[58] = v.z; b[59] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 4); b[52] = v.x; b[53] = v.y; b[60] = v.z; b[61] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1c00u) * 4); b[54] = v.x; b[55] = v.y; b[62] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[0] = v.x; b[1] = v.y; b[8] = v.z; b[9] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4); b[2] = v.x; b[3] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x1000u); b[4] = v.x; b[5] = v.y; b[12] = v.z; b[13] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x1000u); b[6] = v.x; b[7] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x2000u); b[16] = v.x; b[17] = v.y; b[24] = v.z; b[25] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x2000u); b[18] = v.x; b[19] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x3000u); b[20] = v.x; b[21] = v.y; b[28] = v.z; b[29] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x3000u); b[22] = v.x; b[23] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[32] = v.x; b[33] = v.y; b[40] = v.z; b[41] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x4000u); b[34] = v.x; b[35] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x5000u); b[36] = v.x; b[37] = v.y; b[44] = v.z; b[45] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x5000u); b[38] = v.x; b[39] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x6000u); b[48] = v.x; b[49] = v.y; b[56] = v.z; b[57] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x6000u); b[50] = v.x; b[51] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x7000u); b[52] = v.x; b[53] = v.y; b[60] = v.z; b[61] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x7000u); b[54] = v.x; b[55] = v.y; b[62] = v.z; b[63] = v.w; }
   __syncthreads();
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[64], a[65], a[66], a[67]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x20u) * 4) = make_uint4(a[68], a[69], a[70], a[71]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint4(a[72], a[73], a[74], a[75]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x20u) * 4) = make_uint4(a[76], a[77], a[78], a[79]);
-*reinterpret_cast<uint4*>(s + (st + 0x80u) * 4) = make_uint4(a[80], a[81], a[82], a[83]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xa0u) * 4) = make_uint4(a[84], a[85], a[86], a[87]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 4) = make_uint4(a[88], a[89], a[90], a[91]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0xa0u) * 4) = make_uint4(a[92], a[93], a[94], a[95]);
-*reinterpret_cast<uint4*>(s + (st + 0x100u) * 4) = make_uint4(a[96], a[97], a[98], a[99]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x120u) * 4) = make_uint4(a[100], a[101], a[102], a[103]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x100u) * 4) = make_uint4(a[104], a[105], a[106], a[107]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x120u) * 4) = make_uint4(a[108], a[109], a[110], a[111]);
-*reinterpret_cast<uint4*>(s + (st + 0x180u) * 4) = make_uint4(a[112], a[113], a[114], a[115]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x1a0u) * 4) = make_uint4(a[116], a[117], a[118], a[119]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x180u) * 4) = make_uint4(a[120], a[121], a[122], a[123]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x14u) + 0x1a0u) * 4) = make_uint4(a[124], a[125], a[126], a[127]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[64], a[65], a[66], a[67]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x80u) = make_uint4(a[68], a[69], a[70], a[71]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4) = make_uint4(a[72], a[73], a[74], a[75]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x80u) = make_uint4(a[76], a[77], a[78], a[79]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x200u) = make_uint4(a[80], a[81], a[82], a[83]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x280u) = make_uint4(a[84], a[85], a[86], a[87]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x200u) = make_uint4(a[88], a[89], a[90], a[91]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x280u) = make_uint4(a[92], a[93], a[94], a[95]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x400u) = make_uint4(a[96], a[97], a[98], a[99]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x480u) = make_uint4(a[100], a[101], a[102], a[103]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint4(a[104], a[105], a[106], a[107]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x480u) = make_uint4(a[108], a[109], a[110], a[111]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x600u) = make_uint4(a[112], a[113], a[114], a[115]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x680u) = make_uint4(a[116], a[117], a[118], a[119]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x600u) = make_uint4(a[120], a[121], a[122], a[123]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x680u) = make_uint4(a[124], a[125], a[126], a[127]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[64] = v.x; b[65] = v.y; b[72] = v.z; b[73] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0u) * 4); b[66] = v.x; b[67] = v.y; b[74] = v.z; b[75] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x400u) * 4); b[68] = v.x; b[69] = v.y; b[76] = v.z; b[77] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x400u) * 4); b[70] = v.x; b[71] = v.y; b[78] = v.z; b[79] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x800u) * 4); b[80] = v.x; b[81] = v.y; b[88] = v.z; b[89] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x800u) * 4); b[82] = v.x; b[83] = v.y; b[90] = v.z; b[91] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0xc00u) * 4); b[84] = v.x; b[85] = v.y; b[92] = v.z; b[93] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0xc00u) * 4); b[86] = v.x; b[87] = v.y; b[94] = v.z; b[95] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 4); b[96] = v.x; b[97] = v.y; b[104] = v.z; b[105] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1000u) * 4); b[98] = v.x; b[99] = v.y; b[106] = v.z; b[107] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1400u) * 4); b[100] = v.x; b[101] = v.y; b[108] = v.z; b[109] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1400u) * 4); b[102] = v.x; b[103] = v.y; b[110] = v.z; b[111] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1800u) * 4); b[112] = v.x; b[113] = v.y; b[120] = v.z; b[121] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1800u) * 4); b[114] = v.x; b[115] = v.y; b[122] = v.z; b[123] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1c00u) * 4); b[116] = v.x; b[117] = v.y; b[124] = v.z; b[125] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 4u) + 0x1c00u) * 4); b[118] = v.x; b[119] = v.y; b[126] = v.z; b[127] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[64] = v.x; b[65] = v.y; b[72] = v.z; b[73] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4); b[66] = v.x; b[67] = v.y; b[74] = v.z; b[75] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x1000u); b[68] = v.x; b[69] = v.y; b[76] = v.z; b[77] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x1000u); b[70] = v.x; b[71] = v.y; b[78] = v.z; b[79] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x2000u); b[80] = v.x; b[81] = v.y; b[88] = v.z; b[89] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x2000u); b[82] = v.x; b[83] = v.y; b[90] = v.z; b[91] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x3000u); b[84] = v.x; b[85] = v.y; b[92] = v.z; b[93] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x3000u); b[86] = v.x; b[87] = v.y; b[94] = v.z; b[95] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[96] = v.x; b[97] = v.y; b[104] = v.z; b[105] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x4000u); b[98] = v.x; b[99] = v.y; b[106] = v.z; b[107] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x5000u); b[100] = v.x; b[101] = v.y; b[108] = v.z; b[109] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x5000u); b[102] = v.x; b[103] = v.y; b[110] = v.z; b[111] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x6000u); b[112] = v.x; b[113] = v.y; b[120] = v.z; b[121] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x6000u); b[114] = v.x; b[115] = v.y; b[122] = v.z; b[123] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x7000u); b[116] = v.x; b[117] = v.y; b[124] = v.z; b[125] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x7000u); b[118] = v.x; b[119] = v.y; b[126] = v.z; b[127] = v.w; }
 
 }
 
@@ -118,70 +118,70 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[128]
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x400u) * 4); a[2] = v.x; a[3] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 8u) * 4); a[4] = v.x; a[5] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x408u) * 4); a[6] = v.x; a[7] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x10u) * 4); a[8] = v.x; a[9] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x410u) * 4); a[10] = v.x; a[11] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x18u) * 4); a[12] = v.x; a[13] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x418u) * 4); a[14] = v.x; a[15] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x20u) * 4); a[16] = v.x; a[17] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x420u) * 4); a[18] = v.x; a[19] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x28u) * 4); a[20] = v.x; a[21] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x428u) * 4); a[22] = v.x; a[23] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x30u) * 4); a[24] = v.x; a[25] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x430u) * 4); a[26] = v.x; a[27] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x38u) * 4); a[28] = v.x; a[29] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x438u) * 4); a[30] = v.x; a[31] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x40u) * 4); a[32] = v.x; a[33] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x440u) * 4); a[34] = v.x; a[35] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x48u) * 4); a[36] = v.x; a[37] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x448u) * 4); a[38] = v.x; a[39] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x50u) * 4); a[40] = v.x; a[41] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x450u) * 4); a[42] = v.x; a[43] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x58u) * 4); a[44] = v.x; a[45] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x458u) * 4); a[46] = v.x; a[47] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x60u) * 4); a[48] = v.x; a[49] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x460u) * 4); a[50] = v.x; a[51] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x68u) * 4); a[52] = v.x; a[53] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x468u) * 4); a[54] = v.x; a[55] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x70u) * 4); a[56] = v.x; a[57] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x470u) * 4); a[58] = v.x; a[59] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x78u) * 4); a[60] = v.x; a[61] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x478u) * 4); a[62] = v.x; a[63] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2000u) * 4); a[64] = v.x; a[65] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2400u) * 4); a[66] = v.x; a[67] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2008u) * 4); a[68] = v.x; a[69] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2408u) * 4); a[70] = v.x; a[71] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2010u) * 4); a[72] = v.x; a[73] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2410u) * 4); a[74] = v.x; a[75] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2018u) * 4); a[76] = v.x; a[77] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2418u) * 4); a[78] = v.x; a[79] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2020u) * 4); a[80] = v.x; a[81] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2420u) * 4); a[82] = v.x; a[83] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2028u) * 4); a[84] = v.x; a[85] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2428u) * 4); a[86] = v.x; a[87] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2030u) * 4); a[88] = v.x; a[89] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2430u) * 4); a[90] = v.x; a[91] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2038u) * 4); a[92] = v.x; a[93] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2438u) * 4); a[94] = v.x; a[95] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2040u) * 4); a[96] = v.x; a[97] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2440u) * 4); a[98] = v.x; a[99] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2048u) * 4); a[100] = v.x; a[101] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2448u) * 4); a[102] = v.x; a[103] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2050u) * 4); a[104] = v.x; a[105] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2450u) * 4); a[106] = v.x; a[107] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2058u) * 4); a[108] = v.x; a[109] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2458u) * 4); a[110] = v.x; a[111] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2060u) * 4); a[112] = v.x; a[113] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2460u) * 4); a[114] = v.x; a[115] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2068u) * 4); a[116] = v.x; a[117] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2468u) * 4); a[118] = v.x; a[119] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2070u) * 4); a[120] = v.x; a[121] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2470u) * 4); a[122] = v.x; a[123] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2078u) * 4); a[124] = v.x; a[125] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x2478u) * 4); a[126] = v.x; a[127] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4); a[0] = v.x; a[1] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1000u); a[2] = v.x; a[3] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x20u); a[4] = v.x; a[5] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1020u); a[6] = v.x; a[7] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x40u); a[8] = v.x; a[9] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1040u); a[10] = v.x; a[11] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x60u); a[12] = v.x; a[13] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1060u); a[14] = v.x; a[15] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x80u); a[16] = v.x; a[17] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1080u); a[18] = v.x; a[19] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0xa0u); a[20] = v.x; a[21] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x10a0u); a[22] = v.x; a[23] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0xc0u); a[24] = v.x; a[25] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x10c0u); a[26] = v.x; a[27] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0xe0u); a[28] = v.x; a[29] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x10e0u); a[30] = v.x; a[31] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x100u); a[32] = v.x; a[33] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1100u); a[34] = v.x; a[35] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x120u); a[36] = v.x; a[37] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1120u); a[38] = v.x; a[39] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x140u); a[40] = v.x; a[41] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1140u); a[42] = v.x; a[43] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x160u); a[44] = v.x; a[45] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1160u); a[46] = v.x; a[47] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x180u); a[48] = v.x; a[49] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1180u); a[50] = v.x; a[51] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1a0u); a[52] = v.x; a[53] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x11a0u); a[54] = v.x; a[55] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1c0u); a[56] = v.x; a[57] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x11c0u); a[58] = v.x; a[59] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1e0u); a[60] = v.x; a[61] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x11e0u); a[62] = v.x; a[63] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8000u); a[64] = v.x; a[65] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9000u); a[66] = v.x; a[67] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8020u); a[68] = v.x; a[69] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9020u); a[70] = v.x; a[71] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8040u); a[72] = v.x; a[73] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9040u); a[74] = v.x; a[75] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8060u); a[76] = v.x; a[77] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9060u); a[78] = v.x; a[79] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8080u); a[80] = v.x; a[81] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9080u); a[82] = v.x; a[83] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x80a0u); a[84] = v.x; a[85] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x90a0u); a[86] = v.x; a[87] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x80c0u); a[88] = v.x; a[89] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x90c0u); a[90] = v.x; a[91] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x80e0u); a[92] = v.x; a[93] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x90e0u); a[94] = v.x; a[95] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8100u); a[96] = v.x; a[97] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9100u); a[98] = v.x; a[99] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8120u); a[100] = v.x; a[101] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9120u); a[102] = v.x; a[103] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8140u); a[104] = v.x; a[105] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9140u); a[106] = v.x; a[107] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8160u); a[108] = v.x; a[109] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9160u); a[110] = v.x; a[111] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x8180u); a[112] = v.x; a[113] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x9180u); a[114] = v.x; a[115] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x81a0u); a[116] = v.x; a[117] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x91a0u); a[118] = v.x; a[119] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x81c0u); a[120] = v.x; a[121] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x91c0u); a[122] = v.x; a[123] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x81e0u); a[124] = v.x; a[125] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x91e0u); a[126] = v.x; a[127] = v.y; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -191,38 +191,38 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[128
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(b[0], b[1], b[2], b[3]);
-  *reinterpret_cast<uint4*>(p + (g + 0x200u) * 4) = make_uint4(b[4], b[5], b[6], b[7]);
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 4) = make_uint4(b[8], b[9], b[10], b[11]);
-  *reinterpret_cast<uint4*>(p + (g + 0x600u) * 4) = make_uint4(b[12], b[13], b[14], b[15]);
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 4) = make_uint4(b[16], b[17], b[18], b[19]);
-  *reinterpret_cast<uint4*>(p + (g + 0xa00u) * 4) = make_uint4(b[20], b[21], b[22], b[23]);
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 4) = make_uint4(b[24], b[25], b[26], b[27]);
-  *reinterpret_cast<uint4*>(p + (g + 0xe00u) * 4) = make_uint4(b[28], b[29], b[30], b[31]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 4) = make_uint4(b[32], b[33], b[34], b[35]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1200u) * 4) = make_uint4(b[36], b[37], b[38], b[39]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 4) = make_uint4(b[40], b[41], b[42], b[43]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1600u) * 4) = make_uint4(b[44], b[45], b[46], b[47]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 4) = make_uint4(b[48], b[49], b[50], b[51]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1a00u) * 4) = make_uint4(b[52], b[53], b[54], b[55]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 4) = make_uint4(b[56], b[57], b[58], b[59]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1e00u) * 4) = make_uint4(b[60], b[61], b[62], b[63]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2000u) * 4) = make_uint4(b[64], b[65], b[66], b[67]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2200u) * 4) = make_uint4(b[68], b[69], b[70], b[71]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2400u) * 4) = make_uint4(b[72], b[73], b[74], b[75]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2600u) * 4) = make_uint4(b[76], b[77], b[78], b[79]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2800u) * 4) = make_uint4(b[80], b[81], b[82], b[83]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2a00u) * 4) = make_uint4(b[84], b[85], b[86], b[87]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2c00u) * 4) = make_uint4(b[88], b[89], b[90], b[91]);
-  *reinterpret_cast<uint4*>(p + (g + 0x2e00u) * 4) = make_uint4(b[92], b[93], b[94], b[95]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3000u) * 4) = make_uint4(b[96], b[97], b[98], b[99]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3200u) * 4) = make_uint4(b[100], b[101], b[102], b[103]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3400u) * 4) = make_uint4(b[104], b[105], b[106], b[107]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3600u) * 4) = make_uint4(b[108], b[109], b[110], b[111]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3800u) * 4) = make_uint4(b[112], b[113], b[114], b[115]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3a00u) * 4) = make_uint4(b[116], b[117], b[118], b[119]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3c00u) * 4) = make_uint4(b[120], b[121], b[122], b[123]);
-  *reinterpret_cast<uint4*>(p + (g + 0x3e00u) * 4) = make_uint4(b[124], b[125], b[126], b[127]);
+  *reinterpret_cast<uint4*>(p + g * 4) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x1800u) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x2000u) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x2800u) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x3000u) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x3800u) = make_uint4(b[28], b[29], b[30], b[31]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x4000u) = make_uint4(b[32], b[33], b[34], b[35]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x4800u) = make_uint4(b[36], b[37], b[38], b[39]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x5000u) = make_uint4(b[40], b[41], b[42], b[43]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x5800u) = make_uint4(b[44], b[45], b[46], b[47]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x6000u) = make_uint4(b[48], b[49], b[50], b[51]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x6800u) = make_uint4(b[52], b[53], b[54], b[55]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x7000u) = make_uint4(b[56], b[57], b[58], b[59]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x7800u) = make_uint4(b[60], b[61], b[62], b[63]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x8000u) = make_uint4(b[64], b[65], b[66], b[67]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x8800u) = make_uint4(b[68], b[69], b[70], b[71]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x9000u) = make_uint4(b[72], b[73], b[74], b[75]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x9800u) = make_uint4(b[76], b[77], b[78], b[79]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xa000u) = make_uint4(b[80], b[81], b[82], b[83]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xa800u) = make_uint4(b[84], b[85], b[86], b[87]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xb000u) = make_uint4(b[88], b[89], b[90], b[91]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xb800u) = make_uint4(b[92], b[93], b[94], b[95]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xc000u) = make_uint4(b[96], b[97], b[98], b[99]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xc800u) = make_uint4(b[100], b[101], b[102], b[103]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xd000u) = make_uint4(b[104], b[105], b[106], b[107]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xd800u) = make_uint4(b[108], b[109], b[110], b[111]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xe000u) = make_uint4(b[112], b[113], b[114], b[115]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xe800u) = make_uint4(b[116], b[117], b[118], b[119]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xf000u) = make_uint4(b[120], b[121], b[122], b[123]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0xf800u) = make_uint4(b[124], b[125], b[126], b[127]);
 }
 
 // The conversion on typed registers (any 4-byte element type).

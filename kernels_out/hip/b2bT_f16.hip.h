@@ -41,104 +41,104 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 4) & 1u ? 2u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<unsigned short*>(s + (st + 0u) * 2) = static_cast<unsigned short>((a[0] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + (st + 2u) * 2) = static_cast<unsigned short>((a[0] >> 16));
-*reinterpret_cast<unsigned short*>(s + (st + 0x400u) * 2) = static_cast<unsigned short>((a[1] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + (st + 0x402u) * 2) = static_cast<unsigned short>((a[1] >> 16));
-*reinterpret_cast<unsigned short*>(s + (st + 0x800u) * 2) = static_cast<unsigned short>((a[2] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + (st + 0x802u) * 2) = static_cast<unsigned short>((a[2] >> 16));
-*reinterpret_cast<unsigned short*>(s + (st + 0xc00u) * 2) = static_cast<unsigned short>((a[3] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + (st + 0xc02u) * 2) = static_cast<unsigned short>((a[3] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0x40u) * 2) = static_cast<unsigned short>((a[4] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0x42u) * 2) = static_cast<unsigned short>((a[4] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0x440u) * 2) = static_cast<unsigned short>((a[5] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0x442u) * 2) = static_cast<unsigned short>((a[5] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0x840u) * 2) = static_cast<unsigned short>((a[6] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0x842u) * 2) = static_cast<unsigned short>((a[6] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0xc40u) * 2) = static_cast<unsigned short>((a[7] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 4u) + 0xc42u) * 2) = static_cast<unsigned short>((a[7] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0x80u) * 2) = static_cast<unsigned short>((a[8] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0x82u) * 2) = static_cast<unsigned short>((a[8] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0x480u) * 2) = static_cast<unsigned short>((a[9] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0x482u) * 2) = static_cast<unsigned short>((a[9] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0x880u) * 2) = static_cast<unsigned short>((a[10] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0x882u) * 2) = static_cast<unsigned short>((a[10] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0xc80u) * 2) = static_cast<unsigned short>((a[11] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 8u) + 0xc82u) * 2) = static_cast<unsigned short>((a[11] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0xc0u) * 2) = static_cast<unsigned short>((a[12] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0xc2u) * 2) = static_cast<unsigned short>((a[12] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0x4c0u) * 2) = static_cast<unsigned short>((a[13] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0x4c2u) * 2) = static_cast<unsigned short>((a[13] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0x8c0u) * 2) = static_cast<unsigned short>((a[14] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0x8c2u) * 2) = static_cast<unsigned short>((a[14] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0xcc0u) * 2) = static_cast<unsigned short>((a[15] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0xcu) + 0xcc2u) * 2) = static_cast<unsigned short>((a[15] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0x100u) * 2) = static_cast<unsigned short>((a[16] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0x102u) * 2) = static_cast<unsigned short>((a[16] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0x500u) * 2) = static_cast<unsigned short>((a[17] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0x502u) * 2) = static_cast<unsigned short>((a[17] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0x900u) * 2) = static_cast<unsigned short>((a[18] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0x902u) * 2) = static_cast<unsigned short>((a[18] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0xd00u) * 2) = static_cast<unsigned short>((a[19] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x10u) + 0xd02u) * 2) = static_cast<unsigned short>((a[19] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0x140u) * 2) = static_cast<unsigned short>((a[20] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0x142u) * 2) = static_cast<unsigned short>((a[20] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0x540u) * 2) = static_cast<unsigned short>((a[21] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0x542u) * 2) = static_cast<unsigned short>((a[21] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0x940u) * 2) = static_cast<unsigned short>((a[22] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0x942u) * 2) = static_cast<unsigned short>((a[22] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0xd40u) * 2) = static_cast<unsigned short>((a[23] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x14u) + 0xd42u) * 2) = static_cast<unsigned short>((a[23] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0x180u) * 2) = static_cast<unsigned short>((a[24] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0x182u) * 2) = static_cast<unsigned short>((a[24] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0x580u) * 2) = static_cast<unsigned short>((a[25] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0x582u) * 2) = static_cast<unsigned short>((a[25] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0x980u) * 2) = static_cast<unsigned short>((a[26] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0x982u) * 2) = static_cast<unsigned short>((a[26] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0xd80u) * 2) = static_cast<unsigned short>((a[27] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x18u) + 0xd82u) * 2) = static_cast<unsigned short>((a[27] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0x1c0u) * 2) = static_cast<unsigned short>((a[28] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0x1c2u) * 2) = static_cast<unsigned short>((a[28] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0x5c0u) * 2) = static_cast<unsigned short>((a[29] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0x5c2u) * 2) = static_cast<unsigned short>((a[29] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0x9c0u) * 2) = static_cast<unsigned short>((a[30] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0x9c2u) * 2) = static_cast<unsigned short>((a[30] >> 16));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0xdc0u) * 2) = static_cast<unsigned short>((a[31] & 0xffffu));
-*reinterpret_cast<unsigned short*>(s + ((st ^ 0x1cu) + 0xdc2u) * 2) = static_cast<unsigned short>((a[31] >> 16));
+*reinterpret_cast<unsigned short*>(s + st * 2) = static_cast<unsigned short>((a[0] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + st * 2 + 4u) = static_cast<unsigned short>((a[0] >> 16));
+*reinterpret_cast<unsigned short*>(s + st * 2 + 0x800u) = static_cast<unsigned short>((a[1] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + st * 2 + 0x804u) = static_cast<unsigned short>((a[1] >> 16));
+*reinterpret_cast<unsigned short*>(s + st * 2 + 0x1000u) = static_cast<unsigned short>((a[2] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + st * 2 + 0x1004u) = static_cast<unsigned short>((a[2] >> 16));
+*reinterpret_cast<unsigned short*>(s + st * 2 + 0x1800u) = static_cast<unsigned short>((a[3] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + st * 2 + 0x1804u) = static_cast<unsigned short>((a[3] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x80u) = static_cast<unsigned short>((a[4] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x84u) = static_cast<unsigned short>((a[4] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x880u) = static_cast<unsigned short>((a[5] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x884u) = static_cast<unsigned short>((a[5] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1080u) = static_cast<unsigned short>((a[6] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1084u) = static_cast<unsigned short>((a[6] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1880u) = static_cast<unsigned short>((a[7] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1884u) = static_cast<unsigned short>((a[7] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x100u) = static_cast<unsigned short>((a[8] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x104u) = static_cast<unsigned short>((a[8] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x900u) = static_cast<unsigned short>((a[9] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x904u) = static_cast<unsigned short>((a[9] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1100u) = static_cast<unsigned short>((a[10] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1104u) = static_cast<unsigned short>((a[10] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1900u) = static_cast<unsigned short>((a[11] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1904u) = static_cast<unsigned short>((a[11] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x180u) = static_cast<unsigned short>((a[12] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x184u) = static_cast<unsigned short>((a[12] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x980u) = static_cast<unsigned short>((a[13] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x984u) = static_cast<unsigned short>((a[13] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1180u) = static_cast<unsigned short>((a[14] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1184u) = static_cast<unsigned short>((a[14] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1980u) = static_cast<unsigned short>((a[15] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1984u) = static_cast<unsigned short>((a[15] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x200u) = static_cast<unsigned short>((a[16] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x204u) = static_cast<unsigned short>((a[16] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0xa00u) = static_cast<unsigned short>((a[17] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0xa04u) = static_cast<unsigned short>((a[17] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1200u) = static_cast<unsigned short>((a[18] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1204u) = static_cast<unsigned short>((a[18] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1a00u) = static_cast<unsigned short>((a[19] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1a04u) = static_cast<unsigned short>((a[19] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x280u) = static_cast<unsigned short>((a[20] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x284u) = static_cast<unsigned short>((a[20] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0xa80u) = static_cast<unsigned short>((a[21] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0xa84u) = static_cast<unsigned short>((a[21] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1280u) = static_cast<unsigned short>((a[22] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1284u) = static_cast<unsigned short>((a[22] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1a80u) = static_cast<unsigned short>((a[23] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1a84u) = static_cast<unsigned short>((a[23] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x300u) = static_cast<unsigned short>((a[24] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x304u) = static_cast<unsigned short>((a[24] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0xb00u) = static_cast<unsigned short>((a[25] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0xb04u) = static_cast<unsigned short>((a[25] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1300u) = static_cast<unsigned short>((a[26] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1304u) = static_cast<unsigned short>((a[26] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1b00u) = static_cast<unsigned short>((a[27] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1b04u) = static_cast<unsigned short>((a[27] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x380u) = static_cast<unsigned short>((a[28] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x384u) = static_cast<unsigned short>((a[28] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0xb80u) = static_cast<unsigned short>((a[29] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0xb84u) = static_cast<unsigned short>((a[29] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1380u) = static_cast<unsigned short>((a[30] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1384u) = static_cast<unsigned short>((a[30] >> 16));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1b80u) = static_cast<unsigned short>((a[31] & 0xffffu));
+*reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1b84u) = static_cast<unsigned short>((a[31] >> 16));
   }
   __syncthreads();
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 2); b[0] = (b[0] & 0xffff0000u) | ((v & 0xffffu)); b[4] = (b[4] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0u) * 2); b[0] = (b[0] & 0xffffu) | (((v & 0xffffu)) << 16); b[4] = (b[4] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x1000u) * 2); b[1] = (b[1] & 0xffff0000u) | ((v & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[1] = (b[1] & 0xffffu) | (((v & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x2000u) * 2); b[2] = (b[2] & 0xffff0000u) | ((v & 0xffffu)); b[6] = (b[6] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x2000u) * 2); b[2] = (b[2] & 0xffffu) | (((v & 0xffffu)) << 16); b[6] = (b[6] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0x3000u) * 2); b[3] = (b[3] & 0xffff0000u) | ((v & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x20u) + 0x3000u) * 2); b[3] = (b[3] & 0xffffu) | (((v & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v & 0xffffu)); b[12] = (b[12] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0u) * 2); b[8] = (b[8] & 0xffffu) | (((v & 0xffffu)) << 16); b[12] = (b[12] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x1000u) * 2); b[9] = (b[9] & 0xffff0000u) | ((v & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x1000u) * 2); b[9] = (b[9] & 0xffffu) | (((v & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x2000u) * 2); b[10] = (b[10] & 0xffff0000u) | ((v & 0xffffu)); b[14] = (b[14] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x2000u) * 2); b[10] = (b[10] & 0xffffu) | (((v & 0xffffu)) << 16); b[14] = (b[14] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0x3000u) * 2); b[11] = (b[11] & 0xffff0000u) | ((v & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x24u) + 0x3000u) * 2); b[11] = (b[11] & 0xffffu) | (((v & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 2); b[16] = (b[16] & 0xffff0000u) | ((v & 0xffffu)); b[20] = (b[20] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0u) * 2); b[16] = (b[16] & 0xffffu) | (((v & 0xffffu)) << 16); b[20] = (b[20] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[17] = (b[17] & 0xffff0000u) | ((v & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x1000u) * 2); b[17] = (b[17] & 0xffffu) | (((v & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x2000u) * 2); b[18] = (b[18] & 0xffff0000u) | ((v & 0xffffu)); b[22] = (b[22] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x2000u) * 2); b[18] = (b[18] & 0xffffu) | (((v & 0xffffu)) << 16); b[22] = (b[22] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0x3000u) * 2); b[19] = (b[19] & 0xffff0000u) | ((v & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x28u) + 0x3000u) * 2); b[19] = (b[19] & 0xffffu) | (((v & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 2); b[24] = (b[24] & 0xffff0000u) | ((v & 0xffffu)); b[28] = (b[28] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0u) * 2); b[24] = (b[24] & 0xffffu) | (((v & 0xffffu)) << 16); b[28] = (b[28] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x1000u) * 2); b[25] = (b[25] & 0xffff0000u) | ((v & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x1000u) * 2); b[25] = (b[25] & 0xffffu) | (((v & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x2000u) * 2); b[26] = (b[26] & 0xffff0000u) | ((v & 0xffffu)); b[30] = (b[30] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x2000u) * 2); b[26] = (b[26] & 0xffffu) | (((v & 0xffffu)) << 16); b[30] = (b[30] & 0xffffu) | (((v >> 16)) << 16); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0x3000u) * 2); b[27] = (b[27] & 0xffff0000u) | ((v & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v >> 16)); }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0x2cu) + 0x3000u) * 2); b[27] = (b[27] & 0xffffu) | (((v & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2); b[0] = (b[0] & 0xffff0000u) | ((v & 0xffffu)); b[4] = (b[4] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2); b[0] = (b[0] & 0xffffu) | (((v & 0xffffu)) << 16); b[4] = (b[4] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x2000u); b[1] = (b[1] & 0xffff0000u) | ((v & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x2000u); b[1] = (b[1] & 0xffffu) | (((v & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x4000u); b[2] = (b[2] & 0xffff0000u) | ((v & 0xffffu)); b[6] = (b[6] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x4000u); b[2] = (b[2] & 0xffffu) | (((v & 0xffffu)) << 16); b[6] = (b[6] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x6000u); b[3] = (b[3] & 0xffff0000u) | ((v & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x6000u); b[3] = (b[3] & 0xffffu) | (((v & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v & 0xffffu)); b[12] = (b[12] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2); b[8] = (b[8] & 0xffffu) | (((v & 0xffffu)) << 16); b[12] = (b[12] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x2000u); b[9] = (b[9] & 0xffff0000u) | ((v & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x2000u); b[9] = (b[9] & 0xffffu) | (((v & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x4000u); b[10] = (b[10] & 0xffff0000u) | ((v & 0xffffu)); b[14] = (b[14] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x4000u); b[10] = (b[10] & 0xffffu) | (((v & 0xffffu)) << 16); b[14] = (b[14] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x6000u); b[11] = (b[11] & 0xffff0000u) | ((v & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x6000u); b[11] = (b[11] & 0xffffu) | (((v & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2); b[16] = (b[16] & 0xffff0000u) | ((v & 0xffffu)); b[20] = (b[20] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2); b[16] = (b[16] & 0xffffu) | (((v & 0xffffu)) << 16); b[20] = (b[20] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x2000u); b[17] = (b[17] & 0xffff0000u) | ((v & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x2000u); b[17] = (b[17] & 0xffffu) | (((v & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x4000u); b[18] = (b[18] & 0xffff0000u) | ((v & 0xffffu)); b[22] = (b[22] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x4000u); b[18] = (b[18] & 0xffffu) | (((v & 0xffffu)) << 16); b[22] = (b[22] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x6000u); b[19] = (b[19] & 0xffff0000u) | ((v & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x6000u); b[19] = (b[19] & 0xffffu) | (((v & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2); b[24] = (b[24] & 0xffff0000u) | ((v & 0xffffu)); b[28] = (b[28] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2); b[24] = (b[24] & 0xffffu) | (((v & 0xffffu)) << 16); b[28] = (b[28] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x2000u); b[25] = (b[25] & 0xffff0000u) | ((v & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x2000u); b[25] = (b[25] & 0xffffu) | (((v & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x4000u); b[26] = (b[26] & 0xffff0000u) | ((v & 0xffffu)); b[30] = (b[30] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x4000u); b[26] = (b[26] & 0xffffu) | (((v & 0xffffu)) << 16); b[30] = (b[30] & 0xffffu) | (((v >> 16)) << 16); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x6000u); b[27] = (b[27] & 0xffff0000u) | ((v & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v >> 16)); }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x6000u); b[27] = (b[27] & 0xffffu) | (((v & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v >> 16)) << 16); }
 
 }
 
@@ -151,14 +151,14 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 2); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1400u) * 2); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 2); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1c00u) * 2); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2000u); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x2800u); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3000u); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x3800u); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -168,70 +168,70 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 10) ^ ((lane & 2u) << 10) ^ ((lane & 4u) << 10) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane & 0x20u) << 1) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 1);
-  *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x80u) * 2) = static_cast<unsigned short>((b[0] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x100u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x180u) * 2) = static_cast<unsigned short>((b[1] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x200u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x280u) * 2) = static_cast<unsigned short>((b[2] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x300u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x380u) * 2) = static_cast<unsigned short>((b[3] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 8u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x88u) * 2) = static_cast<unsigned short>((b[4] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x108u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x188u) * 2) = static_cast<unsigned short>((b[5] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x208u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x288u) * 2) = static_cast<unsigned short>((b[6] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x308u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x388u) * 2) = static_cast<unsigned short>((b[7] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x90u) * 2) = static_cast<unsigned short>((b[8] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x110u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x190u) * 2) = static_cast<unsigned short>((b[9] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x210u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x290u) * 2) = static_cast<unsigned short>((b[10] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x310u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x390u) * 2) = static_cast<unsigned short>((b[11] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x98u) * 2) = static_cast<unsigned short>((b[12] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x118u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x198u) * 2) = static_cast<unsigned short>((b[13] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x218u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x298u) * 2) = static_cast<unsigned short>((b[14] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x318u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x398u) * 2) = static_cast<unsigned short>((b[15] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x20u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xa0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x120u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1a0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x220u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2a0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x320u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3a0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x28u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xa8u) * 2) = static_cast<unsigned short>((b[20] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x128u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1a8u) * 2) = static_cast<unsigned short>((b[21] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x228u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2a8u) * 2) = static_cast<unsigned short>((b[22] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x328u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3a8u) * 2) = static_cast<unsigned short>((b[23] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x30u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xb0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x130u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1b0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x230u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2b0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x330u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3b0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x38u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xb8u) * 2) = static_cast<unsigned short>((b[28] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x138u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1b8u) * 2) = static_cast<unsigned short>((b[29] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x238u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x2b8u) * 2) = static_cast<unsigned short>((b[30] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x338u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x3b8u) * 2) = static_cast<unsigned short>((b[31] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x100u) = static_cast<unsigned short>((b[0] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x200u) = static_cast<unsigned short>((b[1] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x300u) = static_cast<unsigned short>((b[1] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x400u) = static_cast<unsigned short>((b[2] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x500u) = static_cast<unsigned short>((b[2] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x600u) = static_cast<unsigned short>((b[3] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x700u) = static_cast<unsigned short>((b[3] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x10u) = static_cast<unsigned short>((b[4] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x110u) = static_cast<unsigned short>((b[4] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x210u) = static_cast<unsigned short>((b[5] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x310u) = static_cast<unsigned short>((b[5] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x410u) = static_cast<unsigned short>((b[6] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x510u) = static_cast<unsigned short>((b[6] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x610u) = static_cast<unsigned short>((b[7] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x710u) = static_cast<unsigned short>((b[7] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x20u) = static_cast<unsigned short>((b[8] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x120u) = static_cast<unsigned short>((b[8] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x220u) = static_cast<unsigned short>((b[9] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x320u) = static_cast<unsigned short>((b[9] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x420u) = static_cast<unsigned short>((b[10] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x520u) = static_cast<unsigned short>((b[10] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x620u) = static_cast<unsigned short>((b[11] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x720u) = static_cast<unsigned short>((b[11] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x30u) = static_cast<unsigned short>((b[12] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x130u) = static_cast<unsigned short>((b[12] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x230u) = static_cast<unsigned short>((b[13] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x330u) = static_cast<unsigned short>((b[13] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x430u) = static_cast<unsigned short>((b[14] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x530u) = static_cast<unsigned short>((b[14] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x630u) = static_cast<unsigned short>((b[15] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x730u) = static_cast<unsigned short>((b[15] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x40u) = static_cast<unsigned short>((b[16] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x140u) = static_cast<unsigned short>((b[16] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x240u) = static_cast<unsigned short>((b[17] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x340u) = static_cast<unsigned short>((b[17] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x440u) = static_cast<unsigned short>((b[18] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x540u) = static_cast<unsigned short>((b[18] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x640u) = static_cast<unsigned short>((b[19] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x740u) = static_cast<unsigned short>((b[19] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x50u) = static_cast<unsigned short>((b[20] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x150u) = static_cast<unsigned short>((b[20] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x250u) = static_cast<unsigned short>((b[21] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x350u) = static_cast<unsigned short>((b[21] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x450u) = static_cast<unsigned short>((b[22] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x550u) = static_cast<unsigned short>((b[22] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x650u) = static_cast<unsigned short>((b[23] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x750u) = static_cast<unsigned short>((b[23] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x60u) = static_cast<unsigned short>((b[24] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x160u) = static_cast<unsigned short>((b[24] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x260u) = static_cast<unsigned short>((b[25] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x360u) = static_cast<unsigned short>((b[25] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x460u) = static_cast<unsigned short>((b[26] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x560u) = static_cast<unsigned short>((b[26] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x660u) = static_cast<unsigned short>((b[27] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x760u) = static_cast<unsigned short>((b[27] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x70u) = static_cast<unsigned short>((b[28] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x170u) = static_cast<unsigned short>((b[28] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x270u) = static_cast<unsigned short>((b[29] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x370u) = static_cast<unsigned short>((b[29] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x470u) = static_cast<unsigned short>((b[30] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x570u) = static_cast<unsigned short>((b[30] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x670u) = static_cast<unsigned short>((b[31] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x770u) = static_cast<unsigned short>((b[31] >> 16));
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -42,32 +42,32 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   const unsigned ld = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 3) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 2) = make_uint2(a[0], a[8]);
-*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0u) * 2) = make_uint2(a[1], a[9]);
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 2) = make_uint2(a[2], a[10]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0u) * 2) = make_uint2(a[3], a[11]);
-*reinterpret_cast<uint2*>(s + (st + 0x800u) * 2) = make_uint2(a[4], a[12]);
-*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0x800u) * 2) = make_uint2(a[5], a[13]);
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0x800u) * 2) = make_uint2(a[6], a[14]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0x800u) * 2) = make_uint2(a[7], a[15]);
+*reinterpret_cast<uint2*>(s + st * 2) = make_uint2(a[0], a[8]);
+*reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2(a[1], a[9]);
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 2) = make_uint2(a[2], a[10]);
+*reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2) = make_uint2(a[3], a[11]);
+*reinterpret_cast<uint2*>(s + st * 2 + 0x1000u) = make_uint2(a[4], a[12]);
+*reinterpret_cast<uint2*>(s + (st ^ 4u) * 2 + 0x1000u) = make_uint2(a[5], a[13]);
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 2 + 0x1000u) = make_uint2(a[6], a[14]);
+*reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x1000u) = make_uint2(a[7], a[15]);
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 2); b[0] = v.x; b[16] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x400u) * 2); b[1] = v.x; b[17] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 4u) + 0x40u) * 2); b[2] = v.x; b[18] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 4u) + 0x440u) * 2); b[3] = v.x; b[19] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 8u) + 0x80u) * 2); b[4] = v.x; b[20] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 8u) + 0x480u) * 2); b[5] = v.x; b[21] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xcu) + 0xc0u) * 2); b[6] = v.x; b[22] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0xcu) + 0x4c0u) * 2); b[7] = v.x; b[23] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x10u) + 0u) * 2); b[8] = v.x; b[24] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x10u) + 0x400u) * 2); b[9] = v.x; b[25] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x14u) + 0x40u) * 2); b[10] = v.x; b[26] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x14u) + 0x440u) * 2); b[11] = v.x; b[27] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x18u) + 0x80u) * 2); b[12] = v.x; b[28] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x18u) + 0x480u) * 2); b[13] = v.x; b[29] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x1cu) + 0xc0u) * 2); b[14] = v.x; b[30] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x1cu) + 0x4c0u) * 2); b[15] = v.x; b[31] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = v.x; b[16] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x800u); b[1] = v.x; b[17] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x80u); b[2] = v.x; b[18] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x880u); b[3] = v.x; b[19] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x100u); b[4] = v.x; b[20] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x900u); b[5] = v.x; b[21] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x180u); b[6] = v.x; b[22] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x980u); b[7] = v.x; b[23] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2); b[8] = v.x; b[24] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2 + 0x800u); b[9] = v.x; b[25] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x80u); b[10] = v.x; b[26] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x880u); b[11] = v.x; b[27] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x100u); b[12] = v.x; b[28] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x900u); b[13] = v.x; b[29] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x180u); b[14] = v.x; b[30] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x980u); b[15] = v.x; b[31] = v.y; }
 
 }
 
@@ -80,10 +80,10 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -94,38 +94,38 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 2) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 8u) * 2) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 0x208u) * 2) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 2) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 2) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0x18u) * 2) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0x218u) * 2) = b[7];
-  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 2) = b[8];
-  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 2) = b[9];
-  *reinterpret_cast<unsigned*>(p + (g + 0x28u) * 2) = b[10];
-  *reinterpret_cast<unsigned*>(p + (g + 0x228u) * 2) = b[11];
-  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 2) = b[12];
-  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 2) = b[13];
-  *reinterpret_cast<unsigned*>(p + (g + 0x38u) * 2) = b[14];
-  *reinterpret_cast<unsigned*>(p + (g + 0x238u) * 2) = b[15];
-  *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 2) = b[16];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa00u) * 2) = b[17];
-  *reinterpret_cast<unsigned*>(p + (g + 0x808u) * 2) = b[18];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa08u) * 2) = b[19];
-  *reinterpret_cast<unsigned*>(p + (g + 0x810u) * 2) = b[20];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa10u) * 2) = b[21];
-  *reinterpret_cast<unsigned*>(p + (g + 0x818u) * 2) = b[22];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa18u) * 2) = b[23];
-  *reinterpret_cast<unsigned*>(p + (g + 0x820u) * 2) = b[24];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa20u) * 2) = b[25];
-  *reinterpret_cast<unsigned*>(p + (g + 0x828u) * 2) = b[26];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa28u) * 2) = b[27];
-  *reinterpret_cast<unsigned*>(p + (g + 0x830u) * 2) = b[28];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa30u) * 2) = b[29];
-  *reinterpret_cast<unsigned*>(p + (g + 0x838u) * 2) = b[30];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa38u) * 2) = b[31];
+  *reinterpret_cast<unsigned*>(p + g * 2) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x400u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x410u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x420u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x430u) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x40u) = b[8];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x440u) = b[9];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x50u) = b[10];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x450u) = b[11];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x60u) = b[12];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x460u) = b[13];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x70u) = b[14];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x470u) = b[15];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1000u) = b[16];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1400u) = b[17];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1010u) = b[18];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1410u) = b[19];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1020u) = b[20];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1420u) = b[21];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1030u) = b[22];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1430u) = b[23];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1040u) = b[24];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1440u) = b[25];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1050u) = b[26];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1450u) = b[27];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1060u) = b[28];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1460u) = b[29];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1070u) = b[30];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x1470u) = b[31];
 }
 
 // The conversion on typed registers (any 2-byte element type).

@@ -41,20 +41,20 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
   const unsigned ld = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 1) = make_uint2(a[0], a[4]);
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 1) = make_uint2(a[1], a[5]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x10u) + 0u) * 1) = make_uint2(a[2], a[6]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x18u) + 0u) * 1) = make_uint2(a[3], a[7]);
+*reinterpret_cast<uint2*>(s + st * 1) = make_uint2(a[0], a[4]);
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 1) = make_uint2(a[1], a[5]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 1) = make_uint2(a[2], a[6]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 1) = make_uint2(a[3], a[7]);
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 1); b[0] = v.x; b[8] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x400u) * 1); b[1] = v.x; b[9] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 8u) + 0x80u) * 1); b[2] = v.x; b[10] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 8u) + 0x480u) * 1); b[3] = v.x; b[11] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x10u) + 0x100u) * 1); b[4] = v.x; b[12] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x10u) + 0x500u) * 1); b[5] = v.x; b[13] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x18u) + 0x180u) * 1); b[6] = v.x; b[14] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x18u) + 0x580u) * 1); b[7] = v.x; b[15] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 1); b[0] = v.x; b[8] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 1 + 0x400u); b[1] = v.x; b[9] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x80u); b[2] = v.x; b[10] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x480u); b[3] = v.x; b[11] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x100u); b[4] = v.x; b[12] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x500u); b[5] = v.x; b[13] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x180u); b[6] = v.x; b[14] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x580u); b[7] = v.x; b[15] = v.y; }
 
 }
 
@@ -67,8 +67,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[8]) 
   for (int k = 0; k < 8; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 1); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -79,22 +79,22 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 1) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 1) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 1) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 1) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 1) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 1) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 1) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 1) = b[7];
-  *reinterpret_cast<unsigned*>(p + (g + 0x800u) * 1) = b[8];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa00u) * 1) = b[9];
-  *reinterpret_cast<unsigned*>(p + (g + 0x810u) * 1) = b[10];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa10u) * 1) = b[11];
-  *reinterpret_cast<unsigned*>(p + (g + 0x820u) * 1) = b[12];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa20u) * 1) = b[13];
-  *reinterpret_cast<unsigned*>(p + (g + 0x830u) * 1) = b[14];
-  *reinterpret_cast<unsigned*>(p + (g + 0xa30u) * 1) = b[15];
+  *reinterpret_cast<unsigned*>(p + g * 1) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x200u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x210u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x220u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x230u) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x800u) = b[8];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa00u) = b[9];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x810u) = b[10];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa10u) = b[11];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x820u) = b[12];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa20u) = b[13];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0x830u) = b[14];
+  *reinterpret_cast<unsigned*>(p + g * 1 + 0xa30u) = b[15];
 }
 
 // The conversion on typed registers (any 1-byte element type).

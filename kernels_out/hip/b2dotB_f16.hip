@@ -42,32 +42,32 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ (lane & 4u) ^ (lane & 8u) ^ ((lane & 0x10u) << 6) ^ ((lane >> 5) & 1u ? 0x208u : 0u) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 2) = make_uint2((((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16)), (((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16)));
-*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0u) * 2) = make_uint2((((a[0] >> 16)) | ((a[4] >> 16) << 16)), (((a[8] >> 16)) | ((a[12] >> 16) << 16)));
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 2) = make_uint2((((a[1] & 0xffffu)) | ((a[5] & 0xffffu) << 16)), (((a[9] & 0xffffu)) | ((a[13] & 0xffffu) << 16)));
-*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0u) * 2) = make_uint2((((a[1] >> 16)) | ((a[5] >> 16) << 16)), (((a[9] >> 16)) | ((a[13] >> 16) << 16)));
-*reinterpret_cast<uint2*>(s + (st + 0x400u) * 2) = make_uint2((((a[2] & 0xffffu)) | ((a[6] & 0xffffu) << 16)), (((a[10] & 0xffffu)) | ((a[14] & 0xffffu) << 16)));
-*reinterpret_cast<uint2*>(s + ((st ^ 4u) + 0x400u) * 2) = make_uint2((((a[2] >> 16)) | ((a[6] >> 16) << 16)), (((a[10] >> 16)) | ((a[14] >> 16) << 16)));
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0x400u) * 2) = make_uint2((((a[3] & 0xffffu)) | ((a[7] & 0xffffu) << 16)), (((a[11] & 0xffffu)) | ((a[15] & 0xffffu) << 16)));
-*reinterpret_cast<uint2*>(s + ((st ^ 0xcu) + 0x400u) * 2) = make_uint2((((a[3] >> 16)) | ((a[7] >> 16) << 16)), (((a[11] >> 16)) | ((a[15] >> 16) << 16)));
+*reinterpret_cast<uint2*>(s + st * 2) = make_uint2((((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16)), (((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2((((a[0] >> 16)) | ((a[4] >> 16) << 16)), (((a[8] >> 16)) | ((a[12] >> 16) << 16)));
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 2) = make_uint2((((a[1] & 0xffffu)) | ((a[5] & 0xffffu) << 16)), (((a[9] & 0xffffu)) | ((a[13] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2) = make_uint2((((a[1] >> 16)) | ((a[5] >> 16) << 16)), (((a[9] >> 16)) | ((a[13] >> 16) << 16)));
+*reinterpret_cast<uint2*>(s + st * 2 + 0x800u) = make_uint2((((a[2] & 0xffffu)) | ((a[6] & 0xffffu) << 16)), (((a[10] & 0xffffu)) | ((a[14] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + (st ^ 4u) * 2 + 0x800u) = make_uint2((((a[2] >> 16)) | ((a[6] >> 16) << 16)), (((a[10] >> 16)) | ((a[14] >> 16) << 16)));
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 2 + 0x800u) = make_uint2((((a[3] & 0xffffu)) | ((a[7] & 0xffffu) << 16)), (((a[11] & 0xffffu)) | ((a[15] & 0xffffu) << 16)));
+*reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x800u) = make_uint2((((a[3] >> 16)) | ((a[7] >> 16) << 16)), (((a[11] >> 16)) | ((a[15] >> 16) << 16)));
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[1] = (b[1] & 0xffff0000u) | ((v.x >> 16)); b[2] = (b[2] & 0xffff0000u) | ((v.y & 0xffffu)); b[3] = (b[3] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x800u) * 2); b[0] = (b[0] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[1] = (b[1] & 0xffffu) | (((v.x >> 16)) << 16); b[2] = (b[2] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[3] = (b[3] & 0xffffu) | (((v.y >> 16)) << 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x1000u) * 2); b[4] = (b[4] & 0xffff0000u) | ((v.x & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | ((v.x >> 16)); b[6] = (b[6] & 0xffff0000u) | ((v.y & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x1800u) * 2); b[4] = (b[4] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | (((v.x >> 16)) << 16); b[6] = (b[6] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | (((v.y >> 16)) << 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x20u) + 0u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v.x & 0xffffu)); b[9] = (b[9] & 0xffff0000u) | ((v.x >> 16)); b[10] = (b[10] & 0xffff0000u) | ((v.y & 0xffffu)); b[11] = (b[11] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x20u) + 0x800u) * 2); b[8] = (b[8] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[9] = (b[9] & 0xffffu) | (((v.x >> 16)) << 16); b[10] = (b[10] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[11] = (b[11] & 0xffffu) | (((v.y >> 16)) << 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x20u) + 0x1000u) * 2); b[12] = (b[12] & 0xffff0000u) | ((v.x & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v.x >> 16)); b[14] = (b[14] & 0xffff0000u) | ((v.y & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x20u) + 0x1800u) * 2); b[12] = (b[12] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v.x >> 16)) << 16); b[14] = (b[14] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v.y >> 16)) << 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 4u) + 0x100u) * 2); b[16] = (b[16] & 0xffff0000u) | ((v.x & 0xffffu)); b[17] = (b[17] & 0xffff0000u) | ((v.x >> 16)); b[18] = (b[18] & 0xffff0000u) | ((v.y & 0xffffu)); b[19] = (b[19] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 4u) + 0x900u) * 2); b[16] = (b[16] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[17] = (b[17] & 0xffffu) | (((v.x >> 16)) << 16); b[18] = (b[18] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[19] = (b[19] & 0xffffu) | (((v.y >> 16)) << 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 4u) + 0x1100u) * 2); b[20] = (b[20] & 0xffff0000u) | ((v.x & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v.x >> 16)); b[22] = (b[22] & 0xffff0000u) | ((v.y & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 4u) + 0x1900u) * 2); b[20] = (b[20] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v.x >> 16)) << 16); b[22] = (b[22] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v.y >> 16)) << 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x24u) + 0x100u) * 2); b[24] = (b[24] & 0xffff0000u) | ((v.x & 0xffffu)); b[25] = (b[25] & 0xffff0000u) | ((v.x >> 16)); b[26] = (b[26] & 0xffff0000u) | ((v.y & 0xffffu)); b[27] = (b[27] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x24u) + 0x900u) * 2); b[24] = (b[24] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[25] = (b[25] & 0xffffu) | (((v.x >> 16)) << 16); b[26] = (b[26] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[27] = (b[27] & 0xffffu) | (((v.y >> 16)) << 16); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x24u) + 0x1100u) * 2); b[28] = (b[28] & 0xffff0000u) | ((v.x & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v.x >> 16)); b[30] = (b[30] & 0xffff0000u) | ((v.y & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v.y >> 16)); }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 0x24u) + 0x1900u) * 2); b[28] = (b[28] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v.x >> 16)) << 16); b[30] = (b[30] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[1] = (b[1] & 0xffff0000u) | ((v.x >> 16)); b[2] = (b[2] & 0xffff0000u) | ((v.y & 0xffffu)); b[3] = (b[3] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x1000u); b[0] = (b[0] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[1] = (b[1] & 0xffffu) | (((v.x >> 16)) << 16); b[2] = (b[2] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[3] = (b[3] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x2000u); b[4] = (b[4] & 0xffff0000u) | ((v.x & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | ((v.x >> 16)); b[6] = (b[6] & 0xffff0000u) | ((v.y & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x3000u); b[4] = (b[4] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | (((v.x >> 16)) << 16); b[6] = (b[6] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v.x & 0xffffu)); b[9] = (b[9] & 0xffff0000u) | ((v.x >> 16)); b[10] = (b[10] & 0xffff0000u) | ((v.y & 0xffffu)); b[11] = (b[11] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x1000u); b[8] = (b[8] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[9] = (b[9] & 0xffffu) | (((v.x >> 16)) << 16); b[10] = (b[10] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[11] = (b[11] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x2000u); b[12] = (b[12] & 0xffff0000u) | ((v.x & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v.x >> 16)); b[14] = (b[14] & 0xffff0000u) | ((v.y & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x3000u); b[12] = (b[12] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v.x >> 16)) << 16); b[14] = (b[14] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x200u); b[16] = (b[16] & 0xffff0000u) | ((v.x & 0xffffu)); b[17] = (b[17] & 0xffff0000u) | ((v.x >> 16)); b[18] = (b[18] & 0xffff0000u) | ((v.y & 0xffffu)); b[19] = (b[19] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x1200u); b[16] = (b[16] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[17] = (b[17] & 0xffffu) | (((v.x >> 16)) << 16); b[18] = (b[18] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[19] = (b[19] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x2200u); b[20] = (b[20] & 0xffff0000u) | ((v.x & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v.x >> 16)); b[22] = (b[22] & 0xffff0000u) | ((v.y & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x3200u); b[20] = (b[20] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v.x >> 16)) << 16); b[22] = (b[22] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x200u); b[24] = (b[24] & 0xffff0000u) | ((v.x & 0xffffu)); b[25] = (b[25] & 0xffff0000u) | ((v.x >> 16)); b[26] = (b[26] & 0xffff0000u) | ((v.y & 0xffffu)); b[27] = (b[27] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x1200u); b[24] = (b[24] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[25] = (b[25] & 0xffffu) | (((v.x >> 16)) << 16); b[26] = (b[26] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[27] = (b[27] & 0xffffu) | (((v.y >> 16)) << 16); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x2200u); b[28] = (b[28] & 0xffff0000u) | ((v.x & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v.x >> 16)); b[30] = (b[30] & 0xffff0000u) | ((v.y & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v.y >> 16)); }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x3200u); b[28] = (b[28] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v.x >> 16)) << 16); b[30] = (b[30] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v.y >> 16)) << 16); }
 
 }
 
@@ -80,10 +80,10 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 2); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 2); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 2); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -94,70 +94,70 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 8) ^ ((lane & 2u) << 8) ^ ((lane >> 2) & 1u ? 1u : 0u) ^ ((lane >> 3) & 1u ? 2u : 0u) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((lane & 0x20u) << 1) ^ ((warp & 1u) << 3);
   if (((lane & 0u) | (warp & 2u)) != 0u) return;
-  *reinterpret_cast<unsigned short*>(p + (g + 0u) * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x80u) * 2) = static_cast<unsigned short>((b[0] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x400u) * 2) = static_cast<unsigned short>((b[1] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x480u) * 2) = static_cast<unsigned short>((b[1] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x800u) * 2) = static_cast<unsigned short>((b[2] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x880u) * 2) = static_cast<unsigned short>((b[2] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc00u) * 2) = static_cast<unsigned short>((b[3] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc80u) * 2) = static_cast<unsigned short>((b[3] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1000u) * 2) = static_cast<unsigned short>((b[4] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1080u) * 2) = static_cast<unsigned short>((b[4] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1400u) * 2) = static_cast<unsigned short>((b[5] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1480u) * 2) = static_cast<unsigned short>((b[5] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1800u) * 2) = static_cast<unsigned short>((b[6] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1880u) * 2) = static_cast<unsigned short>((b[6] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c00u) * 2) = static_cast<unsigned short>((b[7] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c80u) * 2) = static_cast<unsigned short>((b[7] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10u) * 2) = static_cast<unsigned short>((b[8] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x90u) * 2) = static_cast<unsigned short>((b[8] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x410u) * 2) = static_cast<unsigned short>((b[9] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x490u) * 2) = static_cast<unsigned short>((b[9] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x810u) * 2) = static_cast<unsigned short>((b[10] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x890u) * 2) = static_cast<unsigned short>((b[10] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc10u) * 2) = static_cast<unsigned short>((b[11] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc90u) * 2) = static_cast<unsigned short>((b[11] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1010u) * 2) = static_cast<unsigned short>((b[12] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1090u) * 2) = static_cast<unsigned short>((b[12] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1410u) * 2) = static_cast<unsigned short>((b[13] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1490u) * 2) = static_cast<unsigned short>((b[13] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1810u) * 2) = static_cast<unsigned short>((b[14] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1890u) * 2) = static_cast<unsigned short>((b[14] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c10u) * 2) = static_cast<unsigned short>((b[15] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c90u) * 2) = static_cast<unsigned short>((b[15] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x20u) * 2) = static_cast<unsigned short>((b[16] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xa0u) * 2) = static_cast<unsigned short>((b[16] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x420u) * 2) = static_cast<unsigned short>((b[17] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4a0u) * 2) = static_cast<unsigned short>((b[17] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x820u) * 2) = static_cast<unsigned short>((b[18] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8a0u) * 2) = static_cast<unsigned short>((b[18] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc20u) * 2) = static_cast<unsigned short>((b[19] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xca0u) * 2) = static_cast<unsigned short>((b[19] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1020u) * 2) = static_cast<unsigned short>((b[20] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10a0u) * 2) = static_cast<unsigned short>((b[20] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1420u) * 2) = static_cast<unsigned short>((b[21] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14a0u) * 2) = static_cast<unsigned short>((b[21] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1820u) * 2) = static_cast<unsigned short>((b[22] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18a0u) * 2) = static_cast<unsigned short>((b[22] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c20u) * 2) = static_cast<unsigned short>((b[23] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1ca0u) * 2) = static_cast<unsigned short>((b[23] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x30u) * 2) = static_cast<unsigned short>((b[24] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xb0u) * 2) = static_cast<unsigned short>((b[24] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x430u) * 2) = static_cast<unsigned short>((b[25] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x4b0u) * 2) = static_cast<unsigned short>((b[25] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x830u) * 2) = static_cast<unsigned short>((b[26] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x8b0u) * 2) = static_cast<unsigned short>((b[26] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xc30u) * 2) = static_cast<unsigned short>((b[27] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0xcb0u) * 2) = static_cast<unsigned short>((b[27] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1030u) * 2) = static_cast<unsigned short>((b[28] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x10b0u) * 2) = static_cast<unsigned short>((b[28] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1430u) * 2) = static_cast<unsigned short>((b[29] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x14b0u) * 2) = static_cast<unsigned short>((b[29] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1830u) * 2) = static_cast<unsigned short>((b[30] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x18b0u) * 2) = static_cast<unsigned short>((b[30] >> 16));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1c30u) * 2) = static_cast<unsigned short>((b[31] & 0xffffu));
-  *reinterpret_cast<unsigned short*>(p + (g + 0x1cb0u) * 2) = static_cast<unsigned short>((b[31] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x100u) = static_cast<unsigned short>((b[0] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x800u) = static_cast<unsigned short>((b[1] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x900u) = static_cast<unsigned short>((b[1] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1000u) = static_cast<unsigned short>((b[2] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1100u) = static_cast<unsigned short>((b[2] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1800u) = static_cast<unsigned short>((b[3] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1900u) = static_cast<unsigned short>((b[3] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2000u) = static_cast<unsigned short>((b[4] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2100u) = static_cast<unsigned short>((b[4] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2800u) = static_cast<unsigned short>((b[5] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2900u) = static_cast<unsigned short>((b[5] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3000u) = static_cast<unsigned short>((b[6] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3100u) = static_cast<unsigned short>((b[6] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3800u) = static_cast<unsigned short>((b[7] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3900u) = static_cast<unsigned short>((b[7] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x20u) = static_cast<unsigned short>((b[8] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x120u) = static_cast<unsigned short>((b[8] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x820u) = static_cast<unsigned short>((b[9] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x920u) = static_cast<unsigned short>((b[9] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1020u) = static_cast<unsigned short>((b[10] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1120u) = static_cast<unsigned short>((b[10] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1820u) = static_cast<unsigned short>((b[11] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1920u) = static_cast<unsigned short>((b[11] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2020u) = static_cast<unsigned short>((b[12] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2120u) = static_cast<unsigned short>((b[12] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2820u) = static_cast<unsigned short>((b[13] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2920u) = static_cast<unsigned short>((b[13] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3020u) = static_cast<unsigned short>((b[14] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3120u) = static_cast<unsigned short>((b[14] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3820u) = static_cast<unsigned short>((b[15] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3920u) = static_cast<unsigned short>((b[15] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x40u) = static_cast<unsigned short>((b[16] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x140u) = static_cast<unsigned short>((b[16] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x840u) = static_cast<unsigned short>((b[17] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x940u) = static_cast<unsigned short>((b[17] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1040u) = static_cast<unsigned short>((b[18] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1140u) = static_cast<unsigned short>((b[18] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1840u) = static_cast<unsigned short>((b[19] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1940u) = static_cast<unsigned short>((b[19] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2040u) = static_cast<unsigned short>((b[20] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2140u) = static_cast<unsigned short>((b[20] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2840u) = static_cast<unsigned short>((b[21] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2940u) = static_cast<unsigned short>((b[21] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3040u) = static_cast<unsigned short>((b[22] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3140u) = static_cast<unsigned short>((b[22] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3840u) = static_cast<unsigned short>((b[23] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3940u) = static_cast<unsigned short>((b[23] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x60u) = static_cast<unsigned short>((b[24] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x160u) = static_cast<unsigned short>((b[24] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x860u) = static_cast<unsigned short>((b[25] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x960u) = static_cast<unsigned short>((b[25] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1060u) = static_cast<unsigned short>((b[26] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1160u) = static_cast<unsigned short>((b[26] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1860u) = static_cast<unsigned short>((b[27] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x1960u) = static_cast<unsigned short>((b[27] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2060u) = static_cast<unsigned short>((b[28] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2160u) = static_cast<unsigned short>((b[28] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2860u) = static_cast<unsigned short>((b[29] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x2960u) = static_cast<unsigned short>((b[29] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3060u) = static_cast<unsigned short>((b[30] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3160u) = static_cast<unsigned short>((b[30] >> 16));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3860u) = static_cast<unsigned short>((b[31] & 0xffffu));
+  *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3960u) = static_cast<unsigned short>((b[31] >> 16));
 }
 
 // The conversion on typed registers (any 2-byte element type).

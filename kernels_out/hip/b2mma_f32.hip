@@ -40,44 +40,44 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned ld = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((lane & 8u) << 6) ^ ((lane & 0x10u) << 6) ^ ((lane & 0x20u) << 7) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[0], a[1], a[8], a[9]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(a[2], a[3], a[10], a[11]);
-*reinterpret_cast<uint4*>(s + (st + 0x400u) * 4) = make_uint4(a[4], a[5], a[12], a[13]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x400u) * 4) = make_uint4(a[6], a[7], a[14], a[15]);
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 4) = make_uint4(a[16], a[17], a[24], a[25]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x800u) * 4) = make_uint4(a[18], a[19], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + (st + 0xc00u) * 4) = make_uint4(a[20], a[21], a[28], a[29]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xc00u) * 4) = make_uint4(a[22], a[23], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[8], a[9]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4) = make_uint4(a[2], a[3], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x1000u) = make_uint4(a[4], a[5], a[12], a[13]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x1000u) = make_uint4(a[6], a[7], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x2000u) = make_uint4(a[16], a[17], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x2000u) = make_uint4(a[18], a[19], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x3000u) = make_uint4(a[20], a[21], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x3000u) = make_uint4(a[22], a[23], a[30], a[31]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x80u) * 4); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x80u) * 4); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x100u) * 4); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x100u) * 4); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x180u) * 4); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x180u) * 4); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x200u); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x200u); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x400u); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x400u); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x600u); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x600u); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
   __syncthreads();
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 4) = make_uint4(a[32], a[33], a[40], a[41]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0u) * 4) = make_uint4(a[34], a[35], a[42], a[43]);
-*reinterpret_cast<uint4*>(s + (st + 0x400u) * 4) = make_uint4(a[36], a[37], a[44], a[45]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x400u) * 4) = make_uint4(a[38], a[39], a[46], a[47]);
-*reinterpret_cast<uint4*>(s + (st + 0x800u) * 4) = make_uint4(a[48], a[49], a[56], a[57]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0x800u) * 4) = make_uint4(a[50], a[51], a[58], a[59]);
-*reinterpret_cast<uint4*>(s + (st + 0xc00u) * 4) = make_uint4(a[52], a[53], a[60], a[61]);
-*reinterpret_cast<uint4*>(s + ((st ^ 4u) + 0xc00u) * 4) = make_uint4(a[54], a[55], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[32], a[33], a[40], a[41]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4) = make_uint4(a[34], a[35], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x1000u) = make_uint4(a[36], a[37], a[44], a[45]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x1000u) = make_uint4(a[38], a[39], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x2000u) = make_uint4(a[48], a[49], a[56], a[57]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x2000u) = make_uint4(a[50], a[51], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x3000u) = make_uint4(a[52], a[53], a[60], a[61]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x3000u) = make_uint4(a[54], a[55], a[62], a[63]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 4); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 4); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x80u) * 4); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x80u) * 4); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x100u) * 4); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x100u) * 4); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x180u) * 4); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x180u) * 4); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x200u); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x200u); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x400u); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x400u); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x600u); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x600u); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
 
 }
 
@@ -88,22 +88,22 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x200u) * 4); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x400u) * 4); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x600u) * 4); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x800u) * 4); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xa00u) * 4); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xc00u) * 4); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0xe00u) * 4); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1000u) * 4); a[32] = v.x; a[33] = v.y; a[34] = v.z; a[35] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1200u) * 4); a[36] = v.x; a[37] = v.y; a[38] = v.z; a[39] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1400u) * 4); a[40] = v.x; a[41] = v.y; a[42] = v.z; a[43] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1600u) * 4); a[44] = v.x; a[45] = v.y; a[46] = v.z; a[47] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1800u) * 4); a[48] = v.x; a[49] = v.y; a[50] = v.z; a[51] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1a00u) * 4); a[52] = v.x; a[53] = v.y; a[54] = v.z; a[55] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1c00u) * 4); a[56] = v.x; a[57] = v.y; a[58] = v.z; a[59] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(p + (g + 0x1e00u) * 4); a[60] = v.x; a[61] = v.y; a[62] = v.z; a[63] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1800u); a[12] = v.x; a[13] = v.y; a[14] = v.z; a[15] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x2000u); a[16] = v.x; a[17] = v.y; a[18] = v.z; a[19] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x2800u); a[20] = v.x; a[21] = v.y; a[22] = v.z; a[23] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x3000u); a[24] = v.x; a[25] = v.y; a[26] = v.z; a[27] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x3800u); a[28] = v.x; a[29] = v.y; a[30] = v.z; a[31] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x4000u); a[32] = v.x; a[33] = v.y; a[34] = v.z; a[35] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x4800u); a[36] = v.x; a[37] = v.y; a[38] = v.z; a[39] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x5000u); a[40] = v.x; a[41] = v.y; a[42] = v.z; a[43] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x5800u); a[44] = v.x; a[45] = v.y; a[46] = v.z; a[47] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x6000u); a[48] = v.x; a[49] = v.y; a[50] = v.z; a[51] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x6800u); a[52] = v.x; a[53] = v.y; a[54] = v.z; a[55] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x7000u); a[56] = v.x; a[57] = v.y; a[58] = v.z; a[59] = v.w; }
+  { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x7800u); a[60] = v.x; a[61] = v.y; a[62] = v.z; a[63] = v.w; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -113,38 +113,38 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
-  *reinterpret_cast<uint2*>(p + (g + 0u) * 4) = make_uint2(b[0], b[1]);
-  *reinterpret_cast<uint2*>(p + (g + 0x400u) * 4) = make_uint2(b[2], b[3]);
-  *reinterpret_cast<uint2*>(p + (g + 0x10u) * 4) = make_uint2(b[4], b[5]);
-  *reinterpret_cast<uint2*>(p + (g + 0x410u) * 4) = make_uint2(b[6], b[7]);
-  *reinterpret_cast<uint2*>(p + (g + 0x20u) * 4) = make_uint2(b[8], b[9]);
-  *reinterpret_cast<uint2*>(p + (g + 0x420u) * 4) = make_uint2(b[10], b[11]);
-  *reinterpret_cast<uint2*>(p + (g + 0x30u) * 4) = make_uint2(b[12], b[13]);
-  *reinterpret_cast<uint2*>(p + (g + 0x430u) * 4) = make_uint2(b[14], b[15]);
-  *reinterpret_cast<uint2*>(p + (g + 0x40u) * 4) = make_uint2(b[16], b[17]);
-  *reinterpret_cast<uint2*>(p + (g + 0x440u) * 4) = make_uint2(b[18], b[19]);
-  *reinterpret_cast<uint2*>(p + (g + 0x50u) * 4) = make_uint2(b[20], b[21]);
-  *reinterpret_cast<uint2*>(p + (g + 0x450u) * 4) = make_uint2(b[22], b[23]);
-  *reinterpret_cast<uint2*>(p + (g + 0x60u) * 4) = make_uint2(b[24], b[25]);
-  *reinterpret_cast<uint2*>(p + (g + 0x460u) * 4) = make_uint2(b[26], b[27]);
-  *reinterpret_cast<uint2*>(p + (g + 0x70u) * 4) = make_uint2(b[28], b[29]);
-  *reinterpret_cast<uint2*>(p + (g + 0x470u) * 4) = make_uint2(b[30], b[31]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1000u) * 4) = make_uint2(b[32], b[33]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1400u) * 4) = make_uint2(b[34], b[35]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1010u) * 4) = make_uint2(b[36], b[37]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1410u) * 4) = make_uint2(b[38], b[39]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1020u) * 4) = make_uint2(b[40], b[41]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1420u) * 4) = make_uint2(b[42], b[43]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1030u) * 4) = make_uint2(b[44], b[45]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1430u) * 4) = make_uint2(b[46], b[47]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1040u) * 4) = make_uint2(b[48], b[49]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1440u) * 4) = make_uint2(b[50], b[51]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1050u) * 4) = make_uint2(b[52], b[53]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1450u) * 4) = make_uint2(b[54], b[55]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1060u) * 4) = make_uint2(b[56], b[57]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1460u) * 4) = make_uint2(b[58], b[59]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1070u) * 4) = make_uint2(b[60], b[61]);
-  *reinterpret_cast<uint2*>(p + (g + 0x1470u) * 4) = make_uint2(b[62], b[63]);
+  *reinterpret_cast<uint2*>(p + g * 4) = make_uint2(b[0], b[1]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1000u) = make_uint2(b[2], b[3]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x40u) = make_uint2(b[4], b[5]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1040u) = make_uint2(b[6], b[7]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x80u) = make_uint2(b[8], b[9]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1080u) = make_uint2(b[10], b[11]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0xc0u) = make_uint2(b[12], b[13]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x10c0u) = make_uint2(b[14], b[15]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x100u) = make_uint2(b[16], b[17]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1100u) = make_uint2(b[18], b[19]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x140u) = make_uint2(b[20], b[21]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1140u) = make_uint2(b[22], b[23]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x180u) = make_uint2(b[24], b[25]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1180u) = make_uint2(b[26], b[27]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x1c0u) = make_uint2(b[28], b[29]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x11c0u) = make_uint2(b[30], b[31]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4000u) = make_uint2(b[32], b[33]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5000u) = make_uint2(b[34], b[35]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4040u) = make_uint2(b[36], b[37]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5040u) = make_uint2(b[38], b[39]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4080u) = make_uint2(b[40], b[41]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5080u) = make_uint2(b[42], b[43]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x40c0u) = make_uint2(b[44], b[45]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x50c0u) = make_uint2(b[46], b[47]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4100u) = make_uint2(b[48], b[49]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5100u) = make_uint2(b[50], b[51]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4140u) = make_uint2(b[52], b[53]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5140u) = make_uint2(b[54], b[55]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x4180u) = make_uint2(b[56], b[57]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x5180u) = make_uint2(b[58], b[59]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x41c0u) = make_uint2(b[60], b[61]);
+  *reinterpret_cast<uint2*>(p + g * 4 + 0x51c0u) = make_uint2(b[62], b[63]);
 }
 
 // The conversion on typed registers (any 4-byte element type).

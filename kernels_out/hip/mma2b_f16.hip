@@ -42,24 +42,24 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint4*>(s + (st + 0u) * 2) = make_uint4(a[0], a[1], a[16], a[17]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x80u) * 2) = make_uint4(a[2], a[3], a[18], a[19]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0u) * 2) = make_uint4(a[4], a[5], a[20], a[21]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x80u) * 2) = make_uint4(a[6], a[7], a[22], a[23]);
-*reinterpret_cast<uint4*>(s + (st + 0x200u) * 2) = make_uint4(a[8], a[9], a[24], a[25]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x10u) + 0x280u) * 2) = make_uint4(a[10], a[11], a[26], a[27]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x20u) + 0x200u) * 2) = make_uint4(a[12], a[13], a[28], a[29]);
-*reinterpret_cast<uint4*>(s + ((st ^ 0x30u) + 0x280u) * 2) = make_uint4(a[14], a[15], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[16], a[17]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x100u) = make_uint4(a[2], a[3], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2) = make_uint4(a[4], a[5], a[20], a[21]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x100u) = make_uint4(a[6], a[7], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + st * 2 + 0x400u) = make_uint4(a[8], a[9], a[24], a[25]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x500u) = make_uint4(a[10], a[11], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x400u) = make_uint4(a[12], a[13], a[28], a[29]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x500u) = make_uint4(a[14], a[15], a[30], a[31]);
   }
   __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0u) * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld + 0x1000u) * 2); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 8u) + 0x1000u) * 2); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x10u) + 0x1000u) * 2); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ((ld ^ 0x18u) + 0x1000u) * 2); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2000u); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x2000u); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x2000u); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
 
 }
 
@@ -72,38 +72,38 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x400u) * 2); a[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x10u) * 2); a[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x410u) * 2); a[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 2); a[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x420u) * 2); a[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x30u) * 2); a[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x430u) * 2); a[7] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x40u) * 2); a[8] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x440u) * 2); a[9] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x50u) * 2); a[10] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x450u) * 2); a[11] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x60u) * 2); a[12] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x460u) * 2); a[13] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x70u) * 2); a[14] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x470u) * 2); a[15] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1000u) * 2); a[16] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1400u) * 2); a[17] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1010u) * 2); a[18] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1410u) * 2); a[19] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1020u) * 2); a[20] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1420u) * 2); a[21] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1030u) * 2); a[22] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1430u) * 2); a[23] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1040u) * 2); a[24] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1440u) * 2); a[25] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1050u) * 2); a[26] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1450u) * 2); a[27] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1060u) * 2); a[28] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1460u) * 2); a[29] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1070u) * 2); a[30] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x1470u) * 2); a[31] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x800u); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20u); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x820u); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x40u); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x840u); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x60u); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x860u); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x80u); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x880u); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0xa0u); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x8a0u); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0xc0u); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x8c0u); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0xe0u); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x8e0u); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2000u); a[16] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2800u); a[17] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2020u); a[18] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2820u); a[19] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2040u); a[20] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2840u); a[21] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2060u); a[22] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2860u); a[23] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2080u); a[24] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x2880u); a[25] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20a0u); a[26] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x28a0u); a[27] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20c0u); a[28] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x28c0u); a[29] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20e0u); a[30] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x28e0u); a[31] = v; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -113,14 +113,14 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 2) = make_uint4(b[0], b[1], b[2], b[3]);
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 2) = make_uint4(b[4], b[5], b[6], b[7]);
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 2) = make_uint4(b[8], b[9], b[10], b[11]);
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 2) = make_uint4(b[12], b[13], b[14], b[15]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 2) = make_uint4(b[16], b[17], b[18], b[19]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 2) = make_uint4(b[20], b[21], b[22], b[23]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 2) = make_uint4(b[24], b[25], b[26], b[27]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 2) = make_uint4(b[28], b[29], b[30], b[31]);
+  *reinterpret_cast<uint4*>(p + g * 2) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x1800u) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x2000u) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x2800u) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x3000u) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + g * 2 + 0x3800u) = make_uint4(b[28], b[29], b[30], b[31]);
 }
 
 // The conversion on typed registers (any 2-byte element type).

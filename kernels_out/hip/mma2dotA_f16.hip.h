@@ -62,22 +62,22 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 2); a[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x200u) * 2); a[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 8u) * 2); a[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x208u) * 2); a[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x10u) * 2); a[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x210u) * 2); a[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x18u) * 2); a[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x218u) * 2); a[7] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 2); a[8] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x220u) * 2); a[9] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x28u) * 2); a[10] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x228u) * 2); a[11] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x30u) * 2); a[12] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x230u) * 2); a[13] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x38u) * 2); a[14] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x238u) * 2); a[15] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x400u); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x10u); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x410u); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20u); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x420u); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x30u); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x430u); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x40u); a[8] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x440u); a[9] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x50u); a[10] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x450u); a[11] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x60u); a[12] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x460u); a[13] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x70u); a[14] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x470u); a[15] = v; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -87,22 +87,22 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 2) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 0x200u) * 2) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 8u) * 2) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 0x208u) * 2) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 0x10u) * 2) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0x210u) * 2) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0x18u) * 2) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0x218u) * 2) = b[7];
-  *reinterpret_cast<unsigned*>(p + (g + 0x20u) * 2) = b[8];
-  *reinterpret_cast<unsigned*>(p + (g + 0x220u) * 2) = b[9];
-  *reinterpret_cast<unsigned*>(p + (g + 0x28u) * 2) = b[10];
-  *reinterpret_cast<unsigned*>(p + (g + 0x228u) * 2) = b[11];
-  *reinterpret_cast<unsigned*>(p + (g + 0x30u) * 2) = b[12];
-  *reinterpret_cast<unsigned*>(p + (g + 0x230u) * 2) = b[13];
-  *reinterpret_cast<unsigned*>(p + (g + 0x38u) * 2) = b[14];
-  *reinterpret_cast<unsigned*>(p + (g + 0x238u) * 2) = b[15];
+  *reinterpret_cast<unsigned*>(p + g * 2) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x400u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x410u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x420u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x430u) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x40u) = b[8];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x440u) = b[9];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x50u) = b[10];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x450u) = b[11];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x60u) = b[12];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x460u) = b[13];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x70u) = b[14];
+  *reinterpret_cast<unsigned*>(p + g * 2 + 0x470u) = b[15];
 }
 
 // The conversion on typed registers (any 2-byte element type).

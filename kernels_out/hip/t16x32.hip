@@ -40,24 +40,24 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
   const unsigned ld = ((lane >> 0) & 1u ? 0x22u : 0u) ^ ((lane >> 1) & 1u ? 0x44u : 0u) ^ ((lane >> 2) & 1u ? 0x88u : 0u) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<unsigned*>(s + (st + 0u) * 4) = a[0];
-*reinterpret_cast<unsigned*>(s + ((st ^ 2u) + 0x20u) * 4) = a[1];
-*reinterpret_cast<unsigned*>(s + ((st ^ 4u) + 0x40u) * 4) = a[2];
-*reinterpret_cast<unsigned*>(s + ((st ^ 6u) + 0x60u) * 4) = a[3];
-*reinterpret_cast<unsigned*>(s + ((st ^ 8u) + 0x80u) * 4) = a[4];
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xau) + 0xa0u) * 4) = a[5];
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xcu) + 0xc0u) * 4) = a[6];
-*reinterpret_cast<unsigned*>(s + ((st ^ 0xeu) + 0xe0u) * 4) = a[7];
+*reinterpret_cast<unsigned*>(s + st * 4) = a[0];
+*reinterpret_cast<unsigned*>(s + (st ^ 2u) * 4 + 0x80u) = a[1];
+*reinterpret_cast<unsigned*>(s + (st ^ 4u) * 4 + 0x100u) = a[2];
+*reinterpret_cast<unsigned*>(s + (st ^ 6u) * 4 + 0x180u) = a[3];
+*reinterpret_cast<unsigned*>(s + (st ^ 8u) * 4 + 0x200u) = a[4];
+*reinterpret_cast<unsigned*>(s + (st ^ 0xau) * 4 + 0x280u) = a[5];
+*reinterpret_cast<unsigned*>(s + (st ^ 0xcu) * 4 + 0x300u) = a[6];
+*reinterpret_cast<unsigned*>(s + (st ^ 0xeu) * 4 + 0x380u) = a[7];
   }
   __syncthreads();
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld + 0u) * 4); b[0] = v; }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 2u) + 0u) * 4); b[1] = v; }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 4u) + 0u) * 4); b[2] = v; }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 6u) + 0u) * 4); b[3] = v; }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 8u) + 0u) * 4); b[4] = v; }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xau) + 0u) * 4); b[5] = v; }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xcu) + 0u) * 4); b[6] = v; }
-{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ((ld ^ 0xeu) + 0u) * 4); b[7] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 4); b[0] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 2u) * 4); b[1] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 4); b[2] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 6u) * 4); b[3] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 4); b[4] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xau) * 4); b[5] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 4); b[6] = v; }
+{ const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xeu) * 4); b[7] = v; }
 
 }
 
@@ -68,14 +68,14 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[8]) 
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u) ^ ((lane & 0x20u) << 3);
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0u) * 4); a[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x20u) * 4); a[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x40u) * 4); a[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x60u) * 4); a[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0x80u) * 4); a[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xa0u) * 4); a[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xc0u) * 4); a[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(p + (g + 0xe0u) * 4); a[7] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4); a[0] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x80u); a[1] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x100u); a[2] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x180u); a[3] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x200u); a[4] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x280u); a[5] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x300u); a[6] = v; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x380u); a[7] = v; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -85,14 +85,14 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[8])
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u);
-  *reinterpret_cast<unsigned*>(p + (g + 0u) * 4) = b[0];
-  *reinterpret_cast<unsigned*>(p + (g + 2u) * 4) = b[1];
-  *reinterpret_cast<unsigned*>(p + (g + 4u) * 4) = b[2];
-  *reinterpret_cast<unsigned*>(p + (g + 6u) * 4) = b[3];
-  *reinterpret_cast<unsigned*>(p + (g + 8u) * 4) = b[4];
-  *reinterpret_cast<unsigned*>(p + (g + 0xau) * 4) = b[5];
-  *reinterpret_cast<unsigned*>(p + (g + 0xcu) * 4) = b[6];
-  *reinterpret_cast<unsigned*>(p + (g + 0xeu) * 4) = b[7];
+  *reinterpret_cast<unsigned*>(p + g * 4) = b[0];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 8u) = b[1];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x10u) = b[2];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x18u) = b[3];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x20u) = b[4];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x28u) = b[5];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x30u) = b[6];
+  *reinterpret_cast<unsigned*>(p + g * 4 + 0x38u) = b[7];
 }
 
 // The conversion on typed registers (any 4-byte element type).

@@ -39,76 +39,76 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned ld = ((lane & 1u) << 2) ^ ((lane >> 1) & 1u ? 0x22u : 0u) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp >> 0) & 1u ? 0x48u : 0u) ^ ((warp >> 1) & 1u ? 0x90u : 0u);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 4) = make_uint2(a[0], a[1]);
-*reinterpret_cast<uint2*>(s + ((st ^ 2u) + 0x20u) * 4) = make_uint2(a[4], a[5]);
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 4) = make_uint2(a[8], a[9]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0xau) + 0x20u) * 4) = make_uint2(a[12], a[13]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint2(a[16], a[17]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x12u) + 0x20u) * 4) = make_uint2(a[20], a[21]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x18u) + 0u) * 4) = make_uint2(a[24], a[25]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x1au) + 0x20u) * 4) = make_uint2(a[28], a[29]);
-*reinterpret_cast<uint2*>(s + (st + 0x100u) * 4) = make_uint2(a[32], a[33]);
-*reinterpret_cast<uint2*>(s + ((st ^ 2u) + 0x120u) * 4) = make_uint2(a[36], a[37]);
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0x100u) * 4) = make_uint2(a[40], a[41]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0xau) + 0x120u) * 4) = make_uint2(a[44], a[45]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x10u) + 0x100u) * 4) = make_uint2(a[48], a[49]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x12u) + 0x120u) * 4) = make_uint2(a[52], a[53]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x18u) + 0x100u) * 4) = make_uint2(a[56], a[57]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x1au) + 0x120u) * 4) = make_uint2(a[60], a[61]);
+*reinterpret_cast<uint2*>(s + st * 4) = make_uint2(a[0], a[1]);
+*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x80u) = make_uint2(a[4], a[5]);
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4) = make_uint2(a[8], a[9]);
+*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x80u) = make_uint2(a[12], a[13]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4) = make_uint2(a[16], a[17]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x80u) = make_uint2(a[20], a[21]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4) = make_uint2(a[24], a[25]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x80u) = make_uint2(a[28], a[29]);
+*reinterpret_cast<uint2*>(s + st * 4 + 0x400u) = make_uint2(a[32], a[33]);
+*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x480u) = make_uint2(a[36], a[37]);
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4 + 0x400u) = make_uint2(a[40], a[41]);
+*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x480u) = make_uint2(a[44], a[45]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint2(a[48], a[49]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x480u) = make_uint2(a[52], a[53]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4 + 0x400u) = make_uint2(a[56], a[57]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x480u) = make_uint2(a[60], a[61]);
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 4); b[0] = v.x; b[1] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0u) * 4); b[2] = v.x; b[3] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x200u) * 4); b[4] = v.x; b[5] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x200u) * 4); b[6] = v.x; b[7] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x400u) * 4); b[16] = v.x; b[17] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x400u) * 4); b[18] = v.x; b[19] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x600u) * 4); b[20] = v.x; b[21] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x600u) * 4); b[22] = v.x; b[23] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x800u) * 4); b[32] = v.x; b[33] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x800u) * 4); b[34] = v.x; b[35] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0xa00u) * 4); b[36] = v.x; b[37] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0xa00u) * 4); b[38] = v.x; b[39] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0xc00u) * 4); b[48] = v.x; b[49] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0xc00u) * 4); b[50] = v.x; b[51] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0xe00u) * 4); b[52] = v.x; b[53] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0xe00u) * 4); b[54] = v.x; b[55] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4); b[0] = v.x; b[1] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4); b[2] = v.x; b[3] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x800u); b[4] = v.x; b[5] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x800u); b[6] = v.x; b[7] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1000u); b[16] = v.x; b[17] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1000u); b[18] = v.x; b[19] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1800u); b[20] = v.x; b[21] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1800u); b[22] = v.x; b[23] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2000u); b[32] = v.x; b[33] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2000u); b[34] = v.x; b[35] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2800u); b[36] = v.x; b[37] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2800u); b[38] = v.x; b[39] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3000u); b[48] = v.x; b[49] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3000u); b[50] = v.x; b[51] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3800u); b[52] = v.x; b[53] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3800u); b[54] = v.x; b[55] = v.y; }
   __syncthreads();
   {
-*reinterpret_cast<uint2*>(s + (st + 0u) * 4) = make_uint2(a[2], a[3]);
-*reinterpret_cast<uint2*>(s + ((st ^ 2u) + 0x20u) * 4) = make_uint2(a[6], a[7]);
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0u) * 4) = make_uint2(a[10], a[11]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0xau) + 0x20u) * 4) = make_uint2(a[14], a[15]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x10u) + 0u) * 4) = make_uint2(a[18], a[19]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x12u) + 0x20u) * 4) = make_uint2(a[22], a[23]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x18u) + 0u) * 4) = make_uint2(a[26], a[27]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x1au) + 0x20u) * 4) = make_uint2(a[30], a[31]);
-*reinterpret_cast<uint2*>(s + (st + 0x100u) * 4) = make_uint2(a[34], a[35]);
-*reinterpret_cast<uint2*>(s + ((st ^ 2u) + 0x120u) * 4) = make_uint2(a[38], a[39]);
-*reinterpret_cast<uint2*>(s + ((st ^ 8u) + 0x100u) * 4) = make_uint2(a[42], a[43]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0xau) + 0x120u) * 4) = make_uint2(a[46], a[47]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x10u) + 0x100u) * 4) = make_uint2(a[50], a[51]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x12u) + 0x120u) * 4) = make_uint2(a[54], a[55]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x18u) + 0x100u) * 4) = make_uint2(a[58], a[59]);
-*reinterpret_cast<uint2*>(s + ((st ^ 0x1au) + 0x120u) * 4) = make_uint2(a[62], a[63]);
+*reinterpret_cast<uint2*>(s + st * 4) = make_uint2(a[2], a[3]);
+*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x80u) = make_uint2(a[6], a[7]);
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4) = make_uint2(a[10], a[11]);
+*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x80u) = make_uint2(a[14], a[15]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4) = make_uint2(a[18], a[19]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x80u) = make_uint2(a[22], a[23]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4) = make_uint2(a[26], a[27]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x80u) = make_uint2(a[30], a[31]);
+*reinterpret_cast<uint2*>(s + st * 4 + 0x400u) = make_uint2(a[34], a[35]);
+*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x480u) = make_uint2(a[38], a[39]);
+*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4 + 0x400u) = make_uint2(a[42], a[43]);
+*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x480u) = make_uint2(a[46], a[47]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint2(a[50], a[51]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x480u) = make_uint2(a[54], a[55]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4 + 0x400u) = make_uint2(a[58], a[59]);
+*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x480u) = make_uint2(a[62], a[63]);
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0u) * 4); b[8] = v.x; b[9] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0u) * 4); b[10] = v.x; b[11] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x200u) * 4); b[12] = v.x; b[13] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x200u) * 4); b[14] = v.x; b[15] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x400u) * 4); b[24] = v.x; b[25] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x400u) * 4); b[26] = v.x; b[27] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x600u) * 4); b[28] = v.x; b[29] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x600u) * 4); b[30] = v.x; b[31] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0x800u) * 4); b[40] = v.x; b[41] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0x800u) * 4); b[42] = v.x; b[43] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0xa00u) * 4); b[44] = v.x; b[45] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0xa00u) * 4); b[46] = v.x; b[47] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0xc00u) * 4); b[56] = v.x; b[57] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0xc00u) * 4); b[58] = v.x; b[59] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld + 0xe00u) * 4); b[60] = v.x; b[61] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ((ld ^ 2u) + 0xe00u) * 4); b[62] = v.x; b[63] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4); b[8] = v.x; b[9] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4); b[10] = v.x; b[11] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x800u); b[12] = v.x; b[13] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x800u); b[14] = v.x; b[15] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1000u); b[24] = v.x; b[25] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1000u); b[26] = v.x; b[27] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1800u); b[28] = v.x; b[29] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1800u); b[30] = v.x; b[31] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2000u); b[40] = v.x; b[41] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2000u); b[42] = v.x; b[43] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2800u); b[44] = v.x; b[45] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2800u); b[46] = v.x; b[47] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3000u); b[56] = v.x; b[57] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3000u); b[58] = v.x; b[59] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3800u); b[60] = v.x; b[61] = v.y; }
+{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3800u); b[62] = v.x; b[63] = v.y; }
 
 }
 
@@ -119,38 +119,38 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0u) * 4); a[0] = v.x; a[1] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x400u) * 4); a[2] = v.x; a[3] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 8u) * 4); a[4] = v.x; a[5] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x408u) * 4); a[6] = v.x; a[7] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x10u) * 4); a[8] = v.x; a[9] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x410u) * 4); a[10] = v.x; a[11] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x18u) * 4); a[12] = v.x; a[13] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x418u) * 4); a[14] = v.x; a[15] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x20u) * 4); a[16] = v.x; a[17] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x420u) * 4); a[18] = v.x; a[19] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x28u) * 4); a[20] = v.x; a[21] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x428u) * 4); a[22] = v.x; a[23] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x30u) * 4); a[24] = v.x; a[25] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x430u) * 4); a[26] = v.x; a[27] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x38u) * 4); a[28] = v.x; a[29] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x438u) * 4); a[30] = v.x; a[31] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x40u) * 4); a[32] = v.x; a[33] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x440u) * 4); a[34] = v.x; a[35] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x48u) * 4); a[36] = v.x; a[37] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x448u) * 4); a[38] = v.x; a[39] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x50u) * 4); a[40] = v.x; a[41] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x450u) * 4); a[42] = v.x; a[43] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x58u) * 4); a[44] = v.x; a[45] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x458u) * 4); a[46] = v.x; a[47] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x60u) * 4); a[48] = v.x; a[49] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x460u) * 4); a[50] = v.x; a[51] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x68u) * 4); a[52] = v.x; a[53] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x468u) * 4); a[54] = v.x; a[55] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x70u) * 4); a[56] = v.x; a[57] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x470u) * 4); a[58] = v.x; a[59] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x78u) * 4); a[60] = v.x; a[61] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(p + (g + 0x478u) * 4); a[62] = v.x; a[63] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4); a[0] = v.x; a[1] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1000u); a[2] = v.x; a[3] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x20u); a[4] = v.x; a[5] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1020u); a[6] = v.x; a[7] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x40u); a[8] = v.x; a[9] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1040u); a[10] = v.x; a[11] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x60u); a[12] = v.x; a[13] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1060u); a[14] = v.x; a[15] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x80u); a[16] = v.x; a[17] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1080u); a[18] = v.x; a[19] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0xa0u); a[20] = v.x; a[21] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x10a0u); a[22] = v.x; a[23] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0xc0u); a[24] = v.x; a[25] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x10c0u); a[26] = v.x; a[27] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0xe0u); a[28] = v.x; a[29] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x10e0u); a[30] = v.x; a[31] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x100u); a[32] = v.x; a[33] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1100u); a[34] = v.x; a[35] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x120u); a[36] = v.x; a[37] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1120u); a[38] = v.x; a[39] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x140u); a[40] = v.x; a[41] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1140u); a[42] = v.x; a[43] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x160u); a[44] = v.x; a[45] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1160u); a[46] = v.x; a[47] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x180u); a[48] = v.x; a[49] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1180u); a[50] = v.x; a[51] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1a0u); a[52] = v.x; a[53] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x11a0u); a[54] = v.x; a[55] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1c0u); a[56] = v.x; a[57] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x11c0u); a[58] = v.x; a[59] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1e0u); a[60] = v.x; a[61] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x11e0u); a[62] = v.x; a[63] = v.y; }
 }
 
 // Store this thread's registers of layout B into a row-major tile (one replica writes).
@@ -160,22 +160,22 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
-  *reinterpret_cast<uint4*>(p + (g + 0u) * 4) = make_uint4(b[0], b[1], b[2], b[3]);
-  *reinterpret_cast<uint4*>(p + (g + 0x200u) * 4) = make_uint4(b[4], b[5], b[6], b[7]);
-  *reinterpret_cast<uint4*>(p + (g + 0x400u) * 4) = make_uint4(b[8], b[9], b[10], b[11]);
-  *reinterpret_cast<uint4*>(p + (g + 0x600u) * 4) = make_uint4(b[12], b[13], b[14], b[15]);
-  *reinterpret_cast<uint4*>(p + (g + 0x800u) * 4) = make_uint4(b[16], b[17], b[18], b[19]);
-  *reinterpret_cast<uint4*>(p + (g + 0xa00u) * 4) = make_uint4(b[20], b[21], b[22], b[23]);
-  *reinterpret_cast<uint4*>(p + (g + 0xc00u) * 4) = make_uint4(b[24], b[25], b[26], b[27]);
-  *reinterpret_cast<uint4*>(p + (g + 0xe00u) * 4) = make_uint4(b[28], b[29], b[30], b[31]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1000u) * 4) = make_uint4(b[32], b[33], b[34], b[35]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1200u) * 4) = make_uint4(b[36], b[37], b[38], b[39]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1400u) * 4) = make_uint4(b[40], b[41], b[42], b[43]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1600u) * 4) = make_uint4(b[44], b[45], b[46], b[47]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1800u) * 4) = make_uint4(b[48], b[49], b[50], b[51]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1a00u) * 4) = make_uint4(b[52], b[53], b[54], b[55]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1c00u) * 4) = make_uint4(b[56], b[57], b[58], b[59]);
-  *reinterpret_cast<uint4*>(p + (g + 0x1e00u) * 4) = make_uint4(b[60], b[61], b[62], b[63]);
+  *reinterpret_cast<uint4*>(p + g * 4) = make_uint4(b[0], b[1], b[2], b[3]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x1800u) = make_uint4(b[12], b[13], b[14], b[15]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x2000u) = make_uint4(b[16], b[17], b[18], b[19]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x2800u) = make_uint4(b[20], b[21], b[22], b[23]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x3000u) = make_uint4(b[24], b[25], b[26], b[27]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x3800u) = make_uint4(b[28], b[29], b[30], b[31]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x4000u) = make_uint4(b[32], b[33], b[34], b[35]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x4800u) = make_uint4(b[36], b[37], b[38], b[39]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x5000u) = make_uint4(b[40], b[41], b[42], b[43]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x5800u) = make_uint4(b[44], b[45], b[46], b[47]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x6000u) = make_uint4(b[48], b[49], b[50], b[51]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x6800u) = make_uint4(b[52], b[53], b[54], b[55]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x7000u) = make_uint4(b[56], b[57], b[58], b[59]);
+  *reinterpret_cast<uint4*>(p + g * 4 + 0x7800u) = make_uint4(b[60], b[61], b[62], b[63]);
 }
 
 // The conversion on typed registers (any 4-byte element type).
