@@ -226,9 +226,11 @@ def device_info() -> dict:
     import subprocess
 
     import cupy as cp
+    from llgen.runtime.compile import nvrtc_version
     props = cp.cuda.runtime.getDeviceProperties(0)
     info = {"device": props["name"].decode(), "sms": props["multiProcessorCount"],
             "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+            "nvrtc": nvrtc_version(cp),
             "commit": os.environ.get("LLGEN_COMMIT", "?")}  # the GPU machine gets a copy of the tree without .git
     try:
         q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem",

@@ -60,6 +60,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         (f"- device: {info.get('device')} ({info.get('sms')} SMs); nvidia-smi (driver, sm clock, max sm clock, mem clock): "
          f"{info.get('nvidia_smi')}"),
         f"- date: {info.get('date')} to {info.get('date_end')}; llgen commit {info.get('commit', '?')}",
+        (f"- our kernels compiled by CuPy's {info.get('nvrtc', 'NVRTC ?')} (CUDA runtime {info.get('cuda_runtime')}); "
+         "Triton's by its own ptxas"),
         ("- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
          "medians of triton.testing.do_bench, ours and Triton's alike. STREAM: 1 GiB, A -> B -> A per tile, "
          "time over the same kernel's copy (no conversion)."),

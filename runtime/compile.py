@@ -122,7 +122,16 @@ def cuda_device() -> Device:
     driver = _nvidia_smi_driver() or f"CUDA {_cuda_version(cp.cuda.runtime.driverGetVersion())}"
     return Device(name=name, arch=f"sm_{props['major']}{props['minor']}", sms=int(props["multiProcessorCount"]),
                   driver=driver, runtime=f"CUDA runtime {_cuda_version(cp.cuda.runtime.runtimeGetVersion())}, "
-                  f"CuPy {cp.__version__}", lang="cuda")
+                  f"{nvrtc_version(cp)}, CuPy {cp.__version__}", lang="cuda")
+
+
+def nvrtc_version(cp) -> str:
+    """The NVRTC that compiles our kernels (CuPy's): it decides registers, and can differ from the runtime's."""
+    try:
+        major, minor = cp.cuda.nvrtc.getVersion()
+    except Exception as e:  # noqa: BLE001 - informational only
+        return f"NVRTC ? ({type(e).__name__})"
+    return f"NVRTC {major}.{minor}"
 
 
 # ----------------------------------------------------------------------------------------------- HIP
