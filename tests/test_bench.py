@@ -141,3 +141,9 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
         out = np.zeros_like(x)
         mod.launch(kernel, 1, threads, (x, out, 3, s))
         assert (out == want).all(), kernel
+
+
+def test_the_ideal_assumes_the_max_sm_clock_not_an_idle_reading():
+    from llgen.runtime.benchreport import sm_clock_mhz
+    assert sm_clock_mhz({"nvidia_smi": "580.159.04, 345 MHz, 1980 MHz, 2619 MHz"}) == 1980
+    assert sm_clock_mhz({"nvidia_smi": "unavailable"}) is None
