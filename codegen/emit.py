@@ -261,14 +261,13 @@ def _vector(regs_arr: RegArray, regs: list[int], elem_bytes: int) -> dict:
 
 
 def _addr(base: str, xor_const: int, add_const: int, elem_bytes: int) -> dict:
-    """A shared or global address as printable pieces: ``base``, the thread part with its XOR (in
-    elements); ``imm``, the constant part in bytes; ``addr``, the whole byte offset. The constant
-    stays a separate term so it lands in the instruction's immediate: accesses that share an XOR
-    pattern share one address register (ptxas 13.0 does not fold ``(st + c) * 2`` itself), and
-    ldmatrix/stmatrix print it as ``[%p+imm]``."""
-    thread = f"({base} ^ {hexu(xor_const)})" if xor_const else base
+    """A shared or global address as printable byte offsets: ``base``, the thread part with its XOR;
+    ``imm``, the constant part; ``addr``, their sum. The constant stays a separate term so it lands in
+    the instruction's immediate: accesses that share an XOR pattern share one address register
+    (ptxas 13.0 does not fold ``(st + c) * 2`` itself), and ldmatrix/stmatrix print it as ``[%p+imm]``."""
+    thread = f"({base} ^ {hexu(xor_const)}) * {elem_bytes}" if xor_const else f"{base} * {elem_bytes}"
     imm = add_const * elem_bytes
-    return {"base": thread, "imm": imm, "addr": f"{thread} * {elem_bytes}" + (f" + {hexu(imm)}" if imm else "")}
+    return {"base": thread, "imm": imm, "addr": thread + (f" + {hexu(imm)}" if imm else "")}
 
 
 def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[dict]:
