@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One call on the lent GPU machine: install, `make gpu-check` (correctness, ncu, sanitizers), then `make bench`.
+# One call on the lent GPU machine: install, `make gpu-check` (correctness, ncu, sanitizers), `make bench`, then
+# bench/probes.py (PROBES=0 skips it).
 # Reports land in bench/ and are copied to $OUT; the tools' logs go to $OUT/logs.tgz (the device tool brings
 # back at most 8 files). Usage: LLGEN_COMMIT=<hash> bench/device_run.sh [CHECK_BUDGET_S] [BENCH_ARGS...]
 # (the tree travels without .git, so the reports learn the commit from LLGEN_COMMIT)
@@ -24,6 +25,11 @@ if [ "${BENCH:-1}" != 0 ]; then
   timeout 400 python3 -m llgen.cli bench --suite core -o bench/ "$@" 2>&1 | tee "$out/bench.log" | tail -n 40
   rc=$((rc | $?))
   cp bench/report.md bench/report.json bench/report.png "$out/" 2>/dev/null
+fi
+if [ "${PROBES:-1}" != 0 ]; then
+  timeout 300 python3 bench/probes.py 2>&1 | tee bench/probes.txt | tail -n 40
+  rc=$((rc | $?))
+  cp bench/probes.txt "$out/"
 fi
 tar czf "$out/logs.tgz" -C /tmp llgen-gpu-check-logs "$out/gpu-check.log" "$out/bench.log" 2>/dev/null
 rm -f "$out/gpu-check.log" "$out/bench.log"

@@ -56,9 +56,8 @@ def emit_bench(fwd, bwd, name: str) -> str:
     ctx = {
         "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
         "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
-        # an SM holds at most 32 CTAs: a one-warp CTA fills half its warp slots, so STREAM and copy load two
-        # tiles before converting either, to keep more bytes in flight (four measured no better on the H100)
-        "unroll": max(1, 2 // fwd.warps),
+        # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
+        "groups": stream_groups(fwd), "unroll": 2 if fwd.warps == 1 else 1,
         "inc_b": [f"b[{k}] = {_add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
         "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
         "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
@@ -66,6 +65,15 @@ def emit_bench(fwd, bwd, name: str) -> str:
         "fwd_source": env.get_template("convert.j2").render(**cf), "bwd_source": env.get_template("convert.j2").render(**cb),
     }
     return env.get_template("bench.j2").render(**ctx)
+
+
+def stream_groups(plan) -> int:
+    """How many copies of the layout's CTA one STREAM/copy CTA runs side by side, each on its own tiles and its own
+    scratch. An SM holds at most 32 CTAs, so one-warp CTAs fill only half its warp slots: t16x32's copy reached
+    92.8% of a device-to-device copy on the H100, and 94.0% with eight warps per CTA (bench/NOTES.md, probe 1).
+    Only a one-warp CUDA conversion can share its CTA this way: it synchronises with __syncwarp, so each warp may
+    stop at its own last tile. HIP's conversions use __syncthreads and keep one group."""
+    return 8 if plan.warps == 1 and plan.target.lang == "cuda" else 1
 
 
 def _add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from llgen.emit import emit_bench
+from llgen.emit import emit_bench, stream_groups
 from llgen.errors import LlgenError
 from llgen.plan import plan_conversion
 
@@ -131,13 +131,14 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
                 r[f"loop_{tag}_ns"] = (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * tiles)
             r["loop_per_sm_ns"] = r["loop_thr_ns"] * sms
         if "stream" in measures:
-            grid = min(nstream, sms * 32)
+            block = threads * stream_groups(v.fwd)
+            grid = min(nstream, sms * 2 * 2048 // block)  # two waves at full occupancy
             ys[:] = 0
-            stream((grid,), (threads,), (xs, ys, np.int32(nstream), raw(0)))
+            stream((grid,), (block,), (xs, ys, np.int32(nstream), raw(0)))
             r["stream_correct"] = bool((ys == xs).all())
             args = (xs, ys, np.int32(nstream), raw(0))
-            ts = _bench(lambda f=stream, g=grid, a=args: f((g,), (threads,), a), rep)
-            tc = _bench(lambda f=copy, g=grid, a=args: f((g,), (threads,), a), rep)
+            ts = _bench(lambda f=stream, g=grid, b=block, a=args: f((g,), (b,), a), rep)
+            tc = _bench(lambda f=copy, g=grid, b=block, a=args: f((g,), (b,), a), rep)
             r.update(stream_ms=ts, copy_ms=tc, stream_ratio=ts / tc,
                      copy_GBps=2 * xs.nbytes / tc / 1e6)
         res["variants"][v.name] = r

@@ -2,9 +2,9 @@
 
 The simulator (llgen.simulate) proves a plan; it cannot see a slip in the printed C++ (an operator
 precedence, a wrong shift). Here the emitted kernels are compiled as host C++ by g++ against a small
-shim: each GPU thread is a std::thread, a block's threads meet at one std::barrier for __syncthreads,
-__syncwarp and every shuffle (all three are reached uniformly in our code), and __shared__ arrays are
-function statics (blocks run one after another). Inline PTX (ldmatrix, stmatrix) has no host meaning:
+shim: each GPU thread is a std::thread, a block's threads meet at one std::barrier for __syncthreads, a
+warp's threads at the warp's own for __syncwarp and every shuffle (each reached uniformly by the threads it
+syncs, in our code), and __shared__ arrays are function statics (blocks run one after another). Inline PTX (ldmatrix, stmatrix) has no host meaning:
 sources that use it are refused, so plans run here with ``matrix=False``.
 
 `compile(source, target)` returns a `HostModule` with the same operations as the GPU modules
@@ -30,9 +30,11 @@ from .compile import CompileFailed, RuntimeUnavailable
 # One header for both languages: CUDA's names and HIP's (the HIP source includes <hip/hip_runtime.h>, which
 # resolves here). LLGEN_HOST_LANES is the wave size of the target: 32 for CUDA, 64 for gfx90a/gfx942.
 HOST_SHIM = r"""#pragma once
+#include <algorithm>
 #include <barrier>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 #define __global__
@@ -53,24 +55,28 @@ inline llgen_dim3 blockDim, gridDim;
 
 namespace llgen_host {
 inline std::barrier<>* block_barrier = nullptr;
+inline std::vector<std::unique_ptr<std::barrier<>>> warp_barriers;
 inline unsigned long long exchange[1024];
 inline void sync() { block_barrier->arrive_and_wait(); }
+inline void warp_sync() { warp_barriers[threadIdx.x / LLGEN_HOST_LANES]->arrive_and_wait(); }
 // Every thread publishes its value, all meet, each reads its source lane's value, all meet again.
 template <class T>
 inline T shuffle(T v, unsigned src_lane) {
   static_assert(sizeof(T) <= 8, "shuffle of a value wider than 64 bits");
   const unsigned self = threadIdx.x, base = self & ~(LLGEN_HOST_LANES - 1u);
   memcpy(&exchange[self], &v, sizeof(T));
-  sync();
+  warp_sync();
   T r;
   memcpy(&r, &exchange[base + (src_lane & (LLGEN_HOST_LANES - 1u))], sizeof(T));
-  sync();
+  warp_sync();
   return r;
 }
 template <class F>
 inline void launch(unsigned grid, unsigned block, F&& body) {
   std::barrier<> bar(block);
   block_barrier = &bar;
+  for (unsigned w = 0; w < block; w += LLGEN_HOST_LANES)
+    warp_barriers.push_back(std::make_unique<std::barrier<>>(std::min(block - w, static_cast<unsigned>(LLGEN_HOST_LANES))));
   blockDim = {block, 1, 1};
   gridDim = {grid, 1, 1};
   for (unsigned b = 0; b < grid; ++b) {
@@ -81,11 +87,12 @@ inline void launch(unsigned grid, unsigned block, F&& body) {
     for (auto& th : threads) th.join();
   }
   block_barrier = nullptr;
+  warp_barriers.clear();
 }
 }  // namespace llgen_host
 
 inline void __syncthreads() { llgen_host::sync(); }
-inline void __syncwarp(unsigned = 0xffffffffu) { llgen_host::sync(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { llgen_host::warp_sync(); }
 template <class T> inline T __shfl_sync(unsigned, T v, int src) { return llgen_host::shuffle(v, src); }
 template <class T> inline T __shfl_xor_sync(unsigned, T v, int m) { return llgen_host::shuffle(v, (threadIdx.x & (LLGEN_HOST_LANES - 1u)) ^ m); }
 template <class T> inline T __shfl(T v, int src) { return llgen_host::shuffle(v, src); }

@@ -6,7 +6,10 @@ from ..target import Target
 from .shared import SharedPlan
 from .shuffle import ShufflePlan
 
-# Throughputs per SM per clock on sm_80/sm_90 (the same model is used for gfx9):
+# Throughputs per SM per clock on sm_80/sm_90 (the same model is used for gfx9). A warp-wide SHFL and a
+# shared-memory wavefront take turns in one pipe: on the H100, a round trip that sends K of 32 registers by
+# SHFL and the rest through shared memory takes K + 2(32 - K) clocks per warp, not max(K, 2(32 - K))
+# (bench/NOTES.md, probe 2). So splitting a conversion between the two paths never beats the cheaper one.
 SHFL_PER_CLK = 1.0  # warp-wide SHFL (32 x 4 bytes = one wavefront's worth of data)
 WAVEFRONTS_PER_CLK = 1.0  # shared-memory wavefronts (128 bytes)
 ALU_PER_CLK = 4.0  # warp-wide integer/select instructions (4 sub-partitions)
