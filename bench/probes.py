@@ -12,7 +12,7 @@ import time
 import cupy as cp
 import numpy as np
 from llgen.emit import emit_bench, stream_groups
-from llgen.runtime.bench import _bench, d2d_copy_gbps, variants
+from llgen.runtime.bench import _bench, d2d_copy_gbps, stream_grid, variants
 from llgen.suite import core
 
 REP = 200
@@ -108,7 +108,8 @@ def copies(mod, sms: int) -> None:
 
     block = 32 * stream_groups(T16X32.fwd)
     for name in ("b_copy", "b_stream"):  # the suite's kernels, launched as `llgen bench` launches them
-        run(name, sms * 2 * 2048 // block, block)
+        run(name, stream_grid(sms, block), block)
+        run(name, 2 * stream_grid(sms, block), block)
     for w, u in ((1, 2), (2, 2), (4, 1), (4, 2), (8, 1), (8, 2)):
         for kind in ("copy", "stream"):
             for per_sm in sorted({32 // w, 64 // w}) if w > 1 else (32,):
