@@ -26,6 +26,12 @@ def ideal_ns(case: dict, clock_mhz: float | None) -> float | None:
     return v["ideal_clocks"] / clock_mhz * 1e3
 
 
+def _correct(r: dict) -> str:
+    """Whether the variant's LOOP kernel, and its STREAM kernel where it ran, gave NumPy's answer bit for bit."""
+    got = [r[k] for k in ("loop_correct", "stream_correct") if k in r]
+    return str(all(got)) if got else "-"
+
+
 def write_report(report: dict, outdir: str) -> list[Path]:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -54,7 +60,7 @@ def write_report(report: dict, outdir: str) -> list[Path]:
                      _f(v.get("classic", {}).get("loop_per_sm_ns")), _f(share * 100 if share else None, 0),
                      _f(me.get("stream_ratio"), 3), _f(tr.get("stream_ratio"), 3), str(me.get("regs", "-")),
                      str(tr.get("regs", "-")), str(me.get("local_bytes", "-")), _wavefronts_cell(me),
-                     str(me.get("loop_correct", "-"))))
+                     _correct(me)))
     gmean = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
     lines = [
         "# llgen bench", "",
@@ -71,7 +77,7 @@ def write_report(report: dict, outdir: str) -> list[Path]:
                      for c in report["cases"] if c["variants"].get("llgen", {}).get("copy_GBps") and info.get("d2d_copy_GBps"))),
         "",
         ("| case | path | llgen ns | Triton ns | Triton/llgen | naive ns | classic ns | % of ideal | STREAM llgen | "
-         "STREAM Triton | regs | Triton regs | local B | wavefronts meas/pred | correct |"),
+         "STREAM Triton | regs | Triton regs | local B | wavefronts meas/pred | exact (LOOP, STREAM) |"),
         "|" + "---|" * 15,
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]

@@ -148,3 +148,16 @@ def test_the_ideal_assumes_the_max_sm_clock_not_an_idle_reading():
     from llgen.runtime.benchreport import sm_clock_mhz
     assert sm_clock_mhz({"nvidia_smi": "580.159.04, 345 MHz, 1980 MHz, 2619 MHz"}) == 1980
     assert sm_clock_mhz({"nvidia_smi": "unavailable"}) is None
+
+
+def test_report_marks_a_wrong_stream_kernel_and_a_loop_tie_at_the_limit(tmp_path, monkeypatch):
+    """The exact column covers STREAM as well as LOOP; a LOOP miss names both sides' share of the ideal."""
+    report = _report({}, monkeypatch)
+    llgen = report["cases"][0]["variants"]["llgen"]
+    llgen.update(stream_correct=False, loop_per_sm_ns=19.6)
+    benchreport.write_report(report, str(tmp_path))
+    text = (tmp_path / "report.md").read_text()
+    assert "| t16x32 | shared/shared | 19.6 | 19.5 |" in text and text.split("\n| t16x32 |")[1].split("\n")[0].endswith("| False |")
+    ideal = 32 / 1980 * 1e3  # ns: 32 clocks at the max SM clock
+    assert (f"MISSED: LOOP, Triton / llgen >= 1.0 on every case: t16x32 0.995 (llgen {100 * ideal / 19.6:.1f}%, "
+            f"Triton {100 * ideal / 19.5:.1f}% of the ideal) below") in text
