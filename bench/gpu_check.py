@@ -3,10 +3,11 @@
 
 1. correctness: every core-suite case by every valid path (default, shuffle, shared optimal, unswizzled,
    classic, vector-only), then random layout pairs; every slot and replica of B (debug kernel) and every
-   output element (stacked-tile kernel) against NumPy, bit for bit, on fresh random input;
+   output element (stacked-tile kernel) against NumPy, bit for bit, on fresh random input; the gather kernels and
+   `llgen bench`'s STREAM and copy kernels too;
 2. Nsight Compute: shared-memory wavefronts and instructions of every shared-memory debug kernel (one CTA =
    one tile) next to the planner's prediction;
-3. compute-sanitizer memcheck, synccheck and racecheck over every suite kernel.
+3. compute-sanitizer memcheck, synccheck and racecheck over every suite, gather, STREAM and copy kernel.
 
 Each part runs in its own try (and the tools in their own processes, re-running this script as a worker),
 so one failure loses nothing else; bench/gpu-check.md and .json are rewritten after every part, and copied
@@ -83,7 +84,8 @@ def worker_sanitize(args) -> int:
         log(f"worker: {r.label} {'ok' if r.ok else 'FAIL ' + (r.error or str(r.first_bad))}")
     check_many([(j.label, j.plan) for j in jobs], tiles=4, runs=1, batch=16, sms=8, on_result=done)
     gathers = run_gathers(tiles=4, on_result=done)
-    log(f"worker: done {len(jobs) + len(gathers)} kernels, {bad} failed")
+    streams = run_streams(on_result=done)
+    log(f"worker: done {len(jobs) + len(gathers) + 2 * len(streams)} kernels, {bad} failed")
     return 1 if bad else 0
 
 
@@ -99,6 +101,25 @@ def run_gathers(tiles: int, on_result) -> list:
     for n, p in plans.items():
         r = check_gather(mod, p, n, tiles=tiles)
         r.label = f"gather/{n}"
+        out.append(r)
+        on_result(r)
+    return out
+
+
+def run_streams(on_result) -> list:
+    """`llgen bench`'s STREAM and copy kernels of llgen's pick for every core case, one NVRTC compile: the
+    one-warp cases run eight warps per CTA, each on its own scratch, which racecheck must find apart."""
+    from llgen.emit import emit_bench
+    from llgen.runtime.bench import variants
+    from llgen.runtime.check import check_stream
+    from llgen.runtime.compile import compile as compile_source
+    from llgen.suite import core
+    picks = {c.id: variants(c, TARGET)[0] for c in core()}
+    mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k) for k, v in picks.items()), TARGET)
+    out = []
+    for k, v in picks.items():
+        r = check_stream(mod, v.fwd, k)
+        r.label = f"stream/{k}"
         out.append(r)
         on_result(r)
     return out
@@ -163,6 +184,7 @@ def part_correctness(st: State) -> None:
     check_many([(j.label, j.plan) for j in uniq], tiles=args.tiles, runs=args.runs, batch=16, sms=sms,
                on_result=on(st.suite_results))
     run_gathers(tiles=args.tiles, on_result=on(st.suite_results))
+    run_streams(on_result=on(st.suite_results))
     st.save()
     rjobs = random_list(args)
     stop_at = st.slot_start + st.slot

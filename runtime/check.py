@@ -240,3 +240,38 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
         res.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def check_stream(module, fwd, name: str, *, tiles: int = 19, grid: int = 2, seed: int | None = None) -> CheckResult:
+    """Run a bench source's ``name``_stream and ``name``_copy (A -> B -> A plus s per tile, and load + s + store) over
+    ``tiles`` stacked tiles on ``grid`` CTAs of ``stream_groups`` layout groups, on fresh random input; each must
+    add s to every element, bit for bit. An odd tile count leaves groups with a short last step or none."""
+    from ..emit import stream_groups
+    t0 = time.perf_counter()
+    shape = tuple(fwd.src.shape)
+    res = CheckResult(label=name, name=name, path=fwd.path, dtype=fwd.dtype.name, target=fwd.target.name,
+                      warps=fwd.warps, shape=shape, seed=seed if seed is not None else secrets.randbits(62))
+    rng = np.random.default_rng(res.seed)
+    raw = raw_dtype(fwd.dtype)
+    x = random_input(raw, tiles * int(np.prod(shape)), rng)
+    s = raw.type(rng.integers(1, 100))
+    want = (x + s).astype(raw)  # the kernels add in the raw bits, wrapping
+    block = fwd.warps * fwd.lanes * stream_groups(fwd)
+    try:
+        for kernel in ("stream", "copy"):
+            out = module.filled(x.size, raw, poison_value(raw))
+            module.launch(f"{name}_{kernel}", grid, block, (module.to_device(x), out, tiles, s))
+            module.synchronize()
+            bad = mismatches(want, module.to_host(out))
+            res.tile_bad += int(bad.size)
+            if bad.size and res.first_bad_tile is None:
+                t, e = divmod(int(bad[0]), int(np.prod(shape)))
+                res.first_bad_tile = {"kernel": kernel, "tile": t, "element": e, "expected": int(want[bad[0]]),
+                                      "got": int(module.to_host(out)[bad[0]])}
+        res.tiles, res.grid, res.elems, res.runs = tiles, grid, 2 * x.size, 1
+    except RuntimeUnavailable:
+        raise
+    except Exception as e:  # noqa: BLE001  (a launch error is a result, not a crash)
+        res.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+    res.seconds = time.perf_counter() - t0
+    return res

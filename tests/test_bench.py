@@ -161,3 +161,21 @@ def test_report_marks_a_wrong_stream_kernel_and_a_loop_tie_at_the_limit(tmp_path
     ideal = 32 / 1980 * 1e3  # ns: 32 clocks at the max SM clock
     assert (f"MISSED: LOOP, Triton / llgen >= 1.0 on every case: t16x32 0.995 (llgen {100 * ideal / 19.6:.1f}%, "
             f"Triton {100 * ideal / 19.5:.1f}% of the ideal) below") in text
+
+
+@pytest.mark.parametrize("case_id,tiles", [("t16x32", 19), ("b2dotA_i8", 3)])
+def test_check_stream_passes_the_bench_kernels_and_catches_a_wrong_one(case_id, tiles):
+    """gpu-check's STREAM/copy check (runtime.check.check_stream), here on CPU threads: eight one-warp groups per CTA
+    over an odd tile count pass; a copy that skips its last tile is caught."""
+    from llgen.emit import emit_bench
+    from llgen.runtime import host
+    from llgen.runtime.check import check_stream
+    case = next(c for c in core() if c.id == case_id)
+    fwd, bwd = _pair(case, matrix=False)
+    src = emit_bench(fwd, bwd, "b")
+    r = check_stream(host.compile(src, "sm_90"), fwd, "b", tiles=tiles, grid=2)
+    assert r.ok and r.elems == 2 * tiles * (1 << case.src.total_out_bits)
+    head, copy = src.rsplit("for (int t = ", 1)  # the copy is the last kernel: make it skip tile 0
+    broken = head + "for (int t = 1 + " + copy
+    bad = check_stream(host.compile(broken, "sm_90"), fwd, "b", tiles=tiles, grid=2)
+    assert not bad.ok and bad.first_bad_tile["kernel"] == "copy"
