@@ -149,9 +149,9 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
 
 
 def stream_grid(sms: int, block: int) -> int:
-    """CTAs for STREAM and copy, which walk the tiles grid-stride: two waves of 4-warp CTAs, as before one-warp
-    conversions were grouped; one wave of 8-warp CTAs (t16x32's copy, H100: 94.2% of a d2d copy at one wave,
-    90.8% at two; bench/probes.txt)."""
+    """CTAs for STREAM and copy, which walk the tiles grid-stride: two waves of 4-warp CTAs (as since the first
+    runs), one wave of the 8-warp CTAs that group one-warp conversions. On the H100 one and two waves of those
+    measured within 0.2% of each other (t16x32's copy, bench/probes.txt)."""
     return sms * 32 if block <= 128 else sms * 2048 // block
 
 

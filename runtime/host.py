@@ -4,8 +4,9 @@ The simulator (llgen.simulate) proves a plan; it cannot see a slip in the printe
 precedence, a wrong shift). Here the emitted kernels are compiled as host C++ by g++ against a small
 shim: each GPU thread is a std::thread, a block's threads meet at one std::barrier for __syncthreads, a
 warp's threads at the warp's own for __syncwarp and every shuffle (each reached uniformly by the threads it
-syncs, in our code), and __shared__ arrays are function statics (blocks run one after another). Inline PTX (ldmatrix, stmatrix) has no host meaning:
-sources that use it are refused, so plans run here with ``matrix=False``.
+syncs, in our code), and __shared__ arrays are function statics (blocks run one after another). Inline PTX
+(ldmatrix, stmatrix) has no host meaning: sources that use it are refused, so plans run here with
+``matrix=False``.
 
 `compile(source, target)` returns a `HostModule` with the same operations as the GPU modules
 (to_device, filled, to_host, launch, synchronize), so `check_many(..., compiler=compile)` runs unchanged.
