@@ -97,6 +97,18 @@ def new_result(label: str, plan, name: str | None = None) -> CheckResult:
                        target=plan.target.name, warps=plan.warps, shape=tuple(plan.src.shape))
 
 
+def launch_error(e: Exception) -> str:
+    """A failed launch as a result's error: the exception's type and its first line."""
+    text = str(e).strip()
+    return f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+def first_bad_tile(bad: np.ndarray, tile: int, want: np.ndarray, got: np.ndarray, **where) -> dict:
+    """The first mismatch of a stacked-tile run (``bad``: mismatching flat indices), located by tile and element."""
+    t, e = divmod(int(bad[0]), tile)
+    return {**where, "tile": t, "element": e, "expected": int(want[bad[0]]), "got": int(got[bad[0]])}
+
+
 def run_checks(module, plan, res: CheckResult, *, tiles: int = 1000, runs: int = 1, seed: int | None = None,
                sms: int | None = None) -> CheckResult:
     """Run ``res.name``'s debug and tile kernels ``runs`` times on fresh input and fill ``res``."""
@@ -127,14 +139,12 @@ def run_checks(module, plan, res: CheckResult, *, tiles: int = 1000, runs: int =
                 bad = mismatches(exp_t, got_t)
                 res.tile_bad += int(bad.size)
                 if bad.size and res.first_bad_tile is None:
-                    t, e = divmod(int(bad[0]), tile)
-                    res.first_bad_tile = {"tile": t, "element": e, "expected": int(bits(exp_t)[bad[0]]),
-                                          "got": int(bits(got_t)[bad[0]])}
+                    res.first_bad_tile = first_bad_tile(bad, tile, bits(exp_t), bits(got_t))
             res.runs += 1
     except RuntimeUnavailable:
         raise
     except Exception as e:  # noqa: BLE001  (a launch error is a result, not a crash of the whole check)
-        res.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        res.error = launch_error(e)
     res.seconds += time.perf_counter() - t0
     return res
 
@@ -224,8 +234,7 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
         bad = mismatches(want.reshape(-1), got)
         res.tiles, res.grid, res.elems, res.tile_bad = tiles, min(grid, tiles), x.size, int(bad.size)
         if bad.size:
-            t, e = divmod(int(bad[0]), want[0].size)
-            res.first_bad_tile = {"tile": t, "element": e, "expected": int(want.reshape(-1)[bad[0]]), "got": int(got[bad[0]])}
+            res.first_bad_tile = first_bad_tile(bad, want[0].size, want.reshape(-1), got)
         slots = module.filled(threads * plan.n_regs, raw, poison_value(raw))
         module.launch(f"{name}_debug", 1, threads, (module.to_device(np.ascontiguousarray(x[0])),
                                                      module.to_device(np.ascontiguousarray(ix[0])), slots))
@@ -237,7 +246,7 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
     except RuntimeUnavailable:
         raise
     except Exception as e:  # noqa: BLE001  (a launch error is a result, not a crash)
-        res.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        res.error = launch_error(e)
     res.seconds = time.perf_counter() - t0
     return res
 
@@ -248,12 +257,12 @@ def check_stream(module, fwd, name: str, *, tiles: int = 19, grid: int = 2, seed
     add s to every element, bit for bit. An odd tile count leaves groups with a short last step or none."""
     from ..emit import stream_groups
     t0 = time.perf_counter()
-    shape = tuple(fwd.src.shape)
-    res = CheckResult(label=name, name=name, path=fwd.path, dtype=fwd.dtype.name, target=fwd.target.name,
-                      warps=fwd.warps, shape=shape, seed=seed if seed is not None else secrets.randbits(62))
+    res = new_result(name, fwd, name)
+    res.seed = seed if seed is not None else secrets.randbits(62)
     rng = np.random.default_rng(res.seed)
     raw = raw_dtype(fwd.dtype)
-    x = random_input(raw, tiles * int(np.prod(shape)), rng)
+    tile = tile_elems(fwd)
+    x = random_input(raw, tiles * tile, rng)
     s = raw.type(rng.integers(1, 100))
     want = (x + s).astype(raw)  # the kernels add in the raw bits, wrapping
     block = fwd.warps * fwd.lanes * stream_groups(fwd)
@@ -262,16 +271,15 @@ def check_stream(module, fwd, name: str, *, tiles: int = 19, grid: int = 2, seed
             out = module.filled(x.size, raw, poison_value(raw))
             module.launch(f"{name}_{kernel}", grid, block, (module.to_device(x), out, tiles, s))
             module.synchronize()
-            bad = mismatches(want, module.to_host(out))
+            got = module.to_host(out)
+            bad = mismatches(want, got)
             res.tile_bad += int(bad.size)
             if bad.size and res.first_bad_tile is None:
-                t, e = divmod(int(bad[0]), int(np.prod(shape)))
-                res.first_bad_tile = {"kernel": kernel, "tile": t, "element": e, "expected": int(want[bad[0]]),
-                                      "got": int(module.to_host(out)[bad[0]])}
+                res.first_bad_tile = first_bad_tile(bad, tile, want, got, kernel=kernel)
         res.tiles, res.grid, res.elems, res.runs = tiles, grid, 2 * x.size, 1
     except RuntimeUnavailable:
         raise
     except Exception as e:  # noqa: BLE001  (a launch error is a result, not a crash)
-        res.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        res.error = launch_error(e)
     res.seconds = time.perf_counter() - t0
     return res
