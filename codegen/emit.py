@@ -102,18 +102,35 @@ def hexu(x: int) -> str:
 
 
 def affine_expr(aff: Affine, lane_bits: int) -> str:
-    """Bit arithmetic on `lane` and `warp` for an affine map of the thread bits."""
+    """Bit arithmetic on `lane` and `warp` for an affine map of the thread bits. A run of consecutive thread
+    bits that lands on consecutive bits is one shift-and-mask: ptxas gave lanes_f32's loop 48 registers with
+    the bits spelled one by one, and 40 (Triton's count) with `(lane >> 1) & 0xfu` (bench/NOTES.md)."""
     terms = [hexu(aff.const)] if aff.const or aff.is_constant else []
+    runs: list[list[int]] = []  # [var index, first bit, first destination bit, width]
     for i, c in enumerate(aff.cols):
         if not c:
             continue
-        var, bit = ("lane", i) if i < lane_bits else ("warp", i - lane_bits)
-        if c & (c - 1) == 0 and c >= 1 << bit:
-            shift = c.bit_length() - 1 - bit
-            terms.append(f"(({var} & {hexu(1 << bit)}) << {shift})" if shift else f"({var} & {hexu(1 << bit)})")
-        else:
+        v, bit = (0, i) if i < lane_bits else (1, i - lane_bits)
+        var = ("lane", "warp")[v]
+        if c & (c - 1):  # one thread bit flips several bits: select the constant
             terms.append(f"(({var} >> {bit}) & 1u ? {hexu(c)} : 0u)")
+            continue
+        dst = c.bit_length() - 1
+        last = runs[-1] if runs else None
+        if last and last[0] == v and last[1] + last[3] == bit and last[2] + last[3] == dst:
+            last[3] += 1
+        else:
+            runs.append([v, bit, dst, 1])
+    terms += [run_term(("lane", "warp")[v], s, d, w) for v, s, d, w in runs]
     return " ^ ".join(terms)
+
+
+def run_term(var: str, src: int, dst: int, width: int) -> str:
+    """C for ``width`` bits of ``var`` from bit ``src`` moved to bit ``dst``: one mask and at most one shift."""
+    if src > dst:
+        return f"(({var} >> {src - dst}) & {hexu((1 << width) - 1 << dst)})"
+    t = f"({var} & {hexu((1 << width) - 1 << src)})"
+    return f"({t} << {dst - src})" if dst > src else t
 
 
 @dataclass(frozen=True)

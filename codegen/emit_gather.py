@@ -11,7 +11,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from .dtypes import dtype as to_dtype
-from .emit import RegArray, _addr, _env, _global_ctx, _vector, affine_expr, check_name, hexu
+from .emit import RegArray, _addr, _env, _global_ctx, _vector, affine_expr, check_name, hexu, run_term
 from .errors import LlgenError
 
 
@@ -37,15 +37,7 @@ def emit_gather(plan, form: str = "header", name: str | None = None) -> str:
 
 def _deposit_expr(var: str, runs) -> str:
     """C for OR over runs (src, dst, width) of ((var >> src) & mask) << dst."""
-    terms = []
-    for s, d, w in runs:
-        t = f"({var} & {hexu(((1 << w) - 1) << s)})"
-        if d > s:
-            t = f"({t} << {d - s})"
-        elif s > d:
-            t = f"({t} >> {s - d})"
-        terms.append(t)
-    return " | ".join(terms) if terms else "0u"
+    return " | ".join(run_term(var, s, d, w) for s, d, w in runs) or "0u"
 
 
 def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:

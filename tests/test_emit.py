@@ -142,3 +142,29 @@ def test_emit_cli_is_fast():
     assert r.returncode == 0, r.stderr
     assert "convert" in r.stdout
     assert time.time() - t < 0.5, f"llgen emit took {time.time() - t:.2f} s"
+
+
+def _c_value(expr: str, lane: int, warp: int) -> int:
+    """Evaluate affine_expr's C in Python: unsigned literals, and `(x ? c : 0u)` selects."""
+    py = re.sub(r"\b(0x[0-9a-f]+|\d+)u\b", r"\1", expr)
+    py = re.sub(r"\(\((\w+) >> (\d+)\) & 1 \? (\w+) : 0\)", r"(\3 if (\1 >> \2) & 1 else 0)", py)
+    return eval(py, {}, {"lane": lane, "warp": warp})  # our own expression, checked against Affine.value
+
+
+def test_affine_expr_is_the_map_and_moves_each_run_of_bits_with_one_shift():
+    """Runs of thread bits that land on consecutive bits are one shift-and-mask (lanes_f32's bwd source lane is
+    `(lane >> 1) & 0xfu`, not four one-bit terms: that spelling cost its LOOP kernel 8 registers); bits that
+    fan out to several bits keep a select. Every spelling evaluates to Affine.value on every thread."""
+    import random
+
+    from llgen.emit import affine_expr
+    from llgen.plan.affine import Affine
+    rot = Affine(0, (16, 1, 2, 4, 8, 128, 256))  # lane bit 0 -> 4, bits 1-4 -> 0-3, warp bits -> 7-8
+    assert affine_expr(rot, 5) == "((lane & 1u) << 4) ^ ((lane >> 1) & 0xfu) ^ ((warp & 3u) << 7)"
+    rng = random.Random(7)
+    for _ in range(300):
+        cols = tuple(rng.choice([0, 1 << rng.randrange(9), rng.randrange(1, 512)]) for _ in range(7))
+        aff = Affine(rng.choice([0, rng.randrange(512)]), cols)
+        expr = affine_expr(aff, 5)
+        for x in range(128):
+            assert _c_value(expr, x & 31, x >> 5) == aff.value(x), (aff, expr, x)

@@ -37,8 +37,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   // offset bit -> element (flat row-major index): 0x1000u, 0x2000u, 1u, 8u, 0x10u, 0x20u, 0x88u, 0x410u, 0x820u, 2u, 4u, 0x40u, 0x100u, 0x200u
   // store st.shared (4 wavefront(s) each), load ldmatrix.trans x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 8) ^ ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp & 1u) << 12) ^ ((warp & 2u) << 12);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 9) ^ ((lane & 0x10u) << 9) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 8) ^ ((warp & 3u) << 12);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 9) ^ ((warp & 3u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(__byte_perm(a[0], a[16], 0x5410u), __byte_perm(a[32], a[48], 0x5410u), __byte_perm(a[0], a[16], 0x7632u), __byte_perm(a[32], a[48], 0x7632u));
@@ -182,7 +182,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
 #pragma unroll
   for (int k = 0; k < 64; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
+  const unsigned g = ((lane & 0x1fu) << 3) ^ ((warp & 3u) << 8);
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
@@ -207,7 +207,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 10) ^ ((lane & 2u) << 10) ^ ((lane & 4u) << 10) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 1);
+  const unsigned g = ((lane & 0xfu) << 10) ^ ((lane >> 4) & 1u) ^ ((warp & 3u) << 1);
   *reinterpret_cast<unsigned short*>(p + g * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
   *reinterpret_cast<unsigned short*>(p + g * 2 + 0x100u) = static_cast<unsigned short>((b[0] >> 16));
   *reinterpret_cast<unsigned short*>(p + g * 2 + 0x200u) = static_cast<unsigned short>((b[1] & 0xffffu));

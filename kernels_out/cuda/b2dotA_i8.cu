@@ -38,8 +38,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   // offset bit -> element (flat row-major index): 1u, 2u, 0x10u, 0x20u, 4u, 8u, 0x40u, 0x84u, 0x108u, 0x200u, 0x400u, 0x800u, 0x1000u
   // store stmatrix x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 6) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 1) ^ ((lane & 0x10u) << 1) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's stores
-  const unsigned ld = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 1u) << 6) ^ ((lane & 0x18u) << 1) ^ ((warp & 3u) << 9);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 4) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
@@ -78,8 +78,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x40u, 0x90u, 0x120u, 0x200u, 0x400u, 0x800u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ldmatrix x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);  // element offset of this thread's stores
-  const unsigned ld = ((lane & 1u) << 6) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 6) ^ (lane & 0x10u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 4) ^ ((warp & 3u) << 9);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 1u) << 6) ^ ((lane & 8u) << 6) ^ (lane & 0x10u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 1) = make_uint4(a[0], a[1], a[2], a[3]);
@@ -156,7 +156,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
 #pragma unroll
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
+  const unsigned g = ((lane & 0x1fu) << 4) ^ ((warp & 3u) << 9);
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
@@ -169,7 +169,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);
+  const unsigned g = ((lane & 3u) << 2) ^ ((lane & 0x1cu) << 4) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
   *reinterpret_cast<unsigned*>(p + g * 1) = b[0];
   *reinterpret_cast<unsigned*>(p + g * 1 + 0x200u) = b[1];

@@ -35,8 +35,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 3) ^ ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
-  const unsigned ld = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((lane & 8u) << 6) ^ ((lane & 0x10u) << 6) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[8], a[9]);
@@ -118,7 +118,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[128]
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  const unsigned g = ((lane & 0x1fu) << 2) ^ ((warp & 3u) << 7);
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
@@ -159,7 +159,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[128
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
+  const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
   *reinterpret_cast<uint2*>(p + g * 4) = make_uint2(b[0], b[1]);
   *reinterpret_cast<uint2*>(p + g * 4 + 0x1000u) = make_uint2(b[2], b[3]);
   *reinterpret_cast<uint2*>(p + g * 4 + 0x40u) = make_uint2(b[4], b[5]);

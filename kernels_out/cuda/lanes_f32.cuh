@@ -31,7 +31,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   // warp shuffle: 32 rounds; each thread sends one word and fills one per round
-  const unsigned src_sel = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane >> 4) & 1u ? 1u : 0u);  // source lane, linear part
+  const unsigned src_sel = ((lane & 0xfu) << 1) ^ ((lane >> 4) & 1u);  // source lane, linear part
   {  // round 0: shfl.idx from lane 0u ^ src_sel
     unsigned w0 = a[0];
     w0 = __shfl_sync(0xffffffffu, w0, src_sel ^ 0u);
@@ -233,7 +233,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  const unsigned g = ((lane & 0x1fu) << 2) ^ ((warp & 3u) << 7);
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 4 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
@@ -250,7 +250,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane >> 4) & 1u ? 4u : 0u) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  const unsigned g = ((lane & 0xfu) << 3) ^ ((lane >> 2) & 4u) ^ ((warp & 3u) << 7);
   *reinterpret_cast<uint4*>(p + g * 4) = make_uint4(b[0], b[1], b[2], b[3]);
   *reinterpret_cast<uint4*>(p + g * 4 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
   *reinterpret_cast<uint4*>(p + g * 4 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);

@@ -39,7 +39,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   // store stmatrix x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 7) ^ (lane & 0x10u) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);  // element offset of this thread's stores
-  const unsigned ld = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp >> 0) & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u);  // element offset of this thread's loads
+  const unsigned ld = ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp >> 0) & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 6);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
@@ -146,8 +146,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   // offset bit -> element (flat row-major index): 1u, 0x400u, 0x1000u, 2u, 4u, 0x20u, 0xau, 0x14u, 0xa0u, 0x40u, 0x100u, 0x200u, 0x800u, 0x2000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 7) ^ ((lane & 0x10u) << 7) ^ ((warp >> 0) & 1u ? 0x48u : 0u) ^ ((warp & 2u) << 11);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((warp >> 0) & 1u ? 0x48u : 0u) ^ ((lane & 3u) << 3) ^ ((lane & 0x18u) << 7) ^ ((warp & 2u) << 11);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[16], a[17]);
@@ -196,7 +196,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
 #pragma unroll
   for (int k = 0; k < 64; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
+  const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 5) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2); a[0] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x800u); a[1] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x20u); a[2] = v; }
@@ -269,7 +269,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
+  const unsigned g = ((lane & 0x1fu) << 3) ^ ((warp & 3u) << 8);
   *reinterpret_cast<uint4*>(p + g * 2) = make_uint4(b[0], b[1], b[2], b[3]);
   *reinterpret_cast<uint4*>(p + g * 2 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
   *reinterpret_cast<uint4*>(p + g * 2 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);

@@ -34,8 +34,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   // offset bit -> element (flat row-major index): 0x20u, 0x40u, 1u, 2u, 4u, 0x82u, 0x104u, 8u, 0x10u
   // store st.shared (4 wavefront(s) each), load ldmatrix x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x28u : 0u) ^ ((lane >> 1) & 1u ? 0x50u : 0u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);  // element offset of this thread's loads
+  const unsigned st = ((lane & 7u) << 2) ^ ((lane & 0x18u) << 4);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x28u : 0u) ^ ((lane >> 1) & 1u ? 0x50u : 0u) ^ (lane & 0x1cu);  // element offset of this thread's loads
   __syncwarp();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[2], a[3]);
@@ -81,7 +81,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u);
+  const unsigned g = (lane & 0x1fu);
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4); a[0] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x80u); a[1] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x100u); a[2] = v; }
@@ -106,7 +106,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u);
+  const unsigned g = ((lane & 0xfu) << 5) ^ ((lane >> 4) & 1u);
   *reinterpret_cast<unsigned*>(p + g * 4) = b[0];
   *reinterpret_cast<unsigned*>(p + g * 4 + 8u) = b[1];
   *reinterpret_cast<unsigned*>(p + g * 4 + 0x10u) = b[2];

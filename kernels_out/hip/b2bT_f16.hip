@@ -38,8 +38,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   // offset bit -> element (flat row-major index): 8u, 1u, 0x10u, 0x20u, 0x40u, 0x80u, 0x410u, 0x820u, 0x1040u, 0x2080u, 2u, 4u, 0x100u, 0x200u
   // store st.shared (2 wavefront(s) each), load ld.shared (2 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = (lane & 1u) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane & 0x10u) << 1) ^ ((lane >> 5) & 1u ? 0x220u : 0u) ^ ((warp & 1u) << 12) ^ ((warp & 2u) << 12);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 4) & 1u ? 2u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 5) & 1u ? 0x220u : 0u) ^ (lane & 1u) ^ ((lane & 0x1eu) << 1) ^ ((warp & 3u) << 12);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 3) & 2u) ^ ((lane >> 1) & 0x10u) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<unsigned short*>(s + st * 2) = static_cast<unsigned short>((a[0] & 0xffffu));
@@ -151,7 +151,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[32])
 #pragma unroll
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 8) ^ ((warp & 2u) << 8);
+  const unsigned g = ((lane & 0x1fu) << 3) ^ ((lane & 0x20u) << 8) ^ ((warp & 3u) << 8);
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 2 + 0x1000u); a[8] = v.x; a[9] = v.y; a[10] = v.z; a[11] = v.w; }
@@ -168,7 +168,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 10) ^ ((lane & 2u) << 10) ^ ((lane & 4u) << 10) ^ ((lane & 8u) << 10) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane & 0x20u) << 1) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 1);
+  const unsigned g = ((lane & 0xfu) << 10) ^ ((lane >> 4) & 1u) ^ ((lane & 0x20u) << 1) ^ ((warp & 3u) << 1);
   *reinterpret_cast<unsigned short*>(p + g * 2) = static_cast<unsigned short>((b[0] & 0xffffu));
   *reinterpret_cast<unsigned short*>(p + g * 2 + 0x100u) = static_cast<unsigned short>((b[0] >> 16));
   *reinterpret_cast<unsigned short*>(p + g * 2 + 0x200u) = static_cast<unsigned short>((b[1] & 0xffffu));

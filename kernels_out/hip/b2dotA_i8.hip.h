@@ -37,8 +37,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
   // offset bit -> element (flat row-major index): 1u, 2u, 0x800u, 4u, 8u, 0x40u, 0x80u, 0x14u, 0x28u, 0x100u, 0x200u, 0x400u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 0) & 1u ? 0x88u : 0u) ^ ((lane >> 1) & 1u ? 0x110u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's stores
-  const unsigned ld = ((lane & 1u) << 3) ^ ((lane & 2u) << 3) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 0) & 1u ? 0x88u : 0u) ^ ((lane >> 1) & 1u ? 0x110u : 0u) ^ ((lane & 0xcu) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);  // element offset of this thread's stores
+  const unsigned ld = ((lane & 0xfu) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint2*>(s + st * 1) = make_uint2(a[0], a[4]);
@@ -66,7 +66,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[8]) 
 #pragma unroll
   for (int k = 0; k < 8; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 4) ^ ((lane & 2u) << 4) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 9) ^ ((warp & 2u) << 9);
+  const unsigned g = ((lane & 0x1fu) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 9);
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1); a[0] = v.x; a[1] = v.y; a[2] = v.z; a[3] = v.w; }
   { const uint4 v = *reinterpret_cast<const uint4*>(p + g * 1 + 0x800u); a[4] = v.x; a[5] = v.y; a[6] = v.z; a[7] = v.w; }
 }
@@ -77,7 +77,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
+  const unsigned g = ((lane & 3u) << 2) ^ ((lane & 0x1cu) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 9);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
   *reinterpret_cast<unsigned*>(p + g * 1) = b[0];
   *reinterpret_cast<unsigned*>(p + g * 1 + 0x200u) = b[1];

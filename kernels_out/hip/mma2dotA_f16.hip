@@ -62,7 +62,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[16])
 #pragma unroll
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
+  const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2); a[0] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x400u); a[1] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 2 + 0x10u); a[2] = v; }
@@ -87,7 +87,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 4) ^ ((lane & 8u) << 4) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);
+  const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);
   *reinterpret_cast<unsigned*>(p + g * 2) = b[0];
   *reinterpret_cast<unsigned*>(p + g * 2 + 0x400u) = b[1];
   *reinterpret_cast<unsigned*>(p + g * 2 + 0x10u) = b[2];

@@ -35,8 +35,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x22u, 0x44u, 0x88u, 0x110u
   // store st.shared (2 wavefront(s) each), load ld.shared (2 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u) ^ ((lane >> 5) & 1u ? 0x110u : 0u);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x22u : 0u) ^ ((lane >> 1) & 1u ? 0x44u : 0u) ^ ((lane >> 2) & 1u ? 0x88u : 0u) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 5) & 1u ? 0x110u : 0u) ^ (lane & 0x1fu);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x22u : 0u) ^ ((lane >> 1) & 1u ? 0x44u : 0u) ^ ((lane >> 2) & 1u ? 0x88u : 0u) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane >> 4) & 1u) ^ ((lane >> 1) & 0x10u);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<unsigned*>(s + st * 4) = a[0];
@@ -66,7 +66,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[8]) 
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = (lane & 1u) ^ (lane & 2u) ^ (lane & 4u) ^ (lane & 8u) ^ (lane & 0x10u) ^ ((lane & 0x20u) << 3);
+  const unsigned g = (lane & 0x1fu) ^ ((lane & 0x20u) << 3);
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4); a[0] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x80u); a[1] = v; }
   { const unsigned v = *reinterpret_cast<const unsigned*>(p + g * 4 + 0x100u); a[2] = v; }
@@ -83,7 +83,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[8])
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 5) ^ ((lane & 2u) << 5) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane >> 4) & 1u ? 1u : 0u) ^ ((lane >> 5) & 1u ? 0x10u : 0u);
+  const unsigned g = ((lane & 0xfu) << 5) ^ ((lane >> 4) & 1u) ^ ((lane >> 1) & 0x10u);
   *reinterpret_cast<unsigned*>(p + g * 4) = b[0];
   *reinterpret_cast<unsigned*>(p + g * 4 + 8u) = b[1];
   *reinterpret_cast<unsigned*>(p + g * 4 + 0x10u) = b[2];

@@ -36,8 +36,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 0x10u, 0x20u, 0xau, 0x90u, 0x120u, 0x40u, 0x200u, 0x400u, 0x800u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane >> 2) & 1u ? 0x48u : 0u) ^ ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 1u) << 10) ^ ((warp & 2u) << 10);  // element offset of this thread's stores
-  const unsigned ld = ((lane & 1u) << 2) ^ ((lane >> 1) & 1u ? 0x22u : 0u) ^ ((lane & 4u) << 1) ^ ((lane & 8u) << 1) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp >> 0) & 1u ? 0x48u : 0u) ^ ((warp >> 1) & 1u ? 0x90u : 0u);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 2) & 1u ? 0x48u : 0u) ^ ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane & 3u) << 1) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 1) & 1u ? 0x22u : 0u) ^ ((warp >> 0) & 1u ? 0x48u : 0u) ^ ((warp >> 1) & 1u ? 0x90u : 0u) ^ ((lane & 1u) << 2) ^ ((lane & 0xcu) << 1) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7);  // element offset of this thread's loads
   __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint2*>(s + st * 4) = make_uint2(a[0], a[1]);
@@ -119,7 +119,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, unsigned (&a)[64])
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 1) ^ ((lane & 2u) << 1) ^ ((lane & 4u) << 5) ^ ((lane & 8u) << 5) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 11) ^ ((warp & 2u) << 11);
+  const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 3u) << 11);
   { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4); a[0] = v.x; a[1] = v.y; }
   { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x1000u); a[2] = v.x; a[3] = v.y; }
   { const uint2 v = *reinterpret_cast<const uint2*>(p + g * 4 + 0x20u); a[4] = v.x; a[5] = v.y; }
@@ -160,7 +160,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
   unsigned char* p = static_cast<unsigned char*>(tile);
-  const unsigned g = ((lane & 1u) << 2) ^ ((lane & 2u) << 2) ^ ((lane & 4u) << 2) ^ ((lane & 8u) << 2) ^ ((lane & 0x10u) << 2) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 7) ^ ((warp & 2u) << 7);
+  const unsigned g = ((lane & 0x1fu) << 2) ^ ((lane & 0x20u) << 8) ^ ((warp & 3u) << 7);
   *reinterpret_cast<uint4*>(p + g * 4) = make_uint4(b[0], b[1], b[2], b[3]);
   *reinterpret_cast<uint4*>(p + g * 4 + 0x800u) = make_uint4(b[4], b[5], b[6], b[7]);
   *reinterpret_cast<uint4*>(p + g * 4 + 0x1000u) = make_uint4(b[8], b[9], b[10], b[11]);
