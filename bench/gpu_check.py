@@ -84,8 +84,8 @@ def worker_sanitize(args) -> int:
         log(f"worker: {r.label} {'ok' if r.ok else 'FAIL ' + (r.error or str(r.first_bad))}")
     check_many([(j.label, j.plan) for j in jobs], tiles=4, runs=1, batch=16, sms=8, on_result=done)
     gathers = run_gathers(tiles=4, on_result=done)
-    streams = run_streams(on_result=done)
-    log(f"worker: done {len(jobs) + len(gathers) + len(streams)} kernels, {bad} failed")
+    benches = run_bench_kernels(on_result=done)
+    log(f"worker: done {len(jobs) + len(gathers) + len(benches)} kernels, {bad} failed")
     return 1 if bad else 0
 
 
@@ -106,20 +106,21 @@ def run_gathers(tiles: int, on_result) -> list:
     return out
 
 
-def run_streams(on_result) -> list:
-    """`llgen bench`'s STREAM and copy kernels of llgen's pick for every core case, one NVRTC compile: the
-    one-warp cases run eight warps per CTA, each on its own scratch, which racecheck must find apart."""
+def run_bench_kernels(on_result) -> list:
+    """`llgen bench`'s STREAM, copy and LOOP kernels of llgen's pick for every core case, one NVRTC compile: the
+    one-warp cases run eight warps per CTA, each on its own scratch, and LOOP gives A -> B and B -> A their own
+    scratch with one barrier each, which racecheck must find race-free."""
     from llgen.emit import emit_bench
     from llgen.runtime.bench import variants
-    from llgen.runtime.check import check_stream
+    from llgen.runtime.check import check_bench
     from llgen.runtime.compile import compile as compile_source
     from llgen.suite import core
     picks = {c.id: variants(c, TARGET)[0] for c in core()}
     mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k) for k, v in picks.items()), TARGET)
     out = []
     for k, v in picks.items():
-        r = check_stream(mod, v.fwd, k)
-        r.label = f"stream/{k}"
+        r = check_bench(mod, v.fwd, v.bwd, k)
+        r.label = f"bench/{k}"
         out.append(r)
         on_result(r)
     return out
@@ -184,7 +185,7 @@ def part_correctness(st: State) -> None:
     check_many([(j.label, j.plan) for j in uniq], tiles=args.tiles, runs=args.runs, batch=16, sms=sms,
                on_result=on(st.suite_results))
     run_gathers(tiles=args.tiles, on_result=on(st.suite_results))
-    run_streams(on_result=on(st.suite_results))
+    run_bench_kernels(on_result=on(st.suite_results))
     st.save()
     rjobs = random_list(args)
     stop_at = st.slot_start + st.slot

@@ -55,6 +55,7 @@ def emit_bench(fwd, bwd, name: str) -> str:
     a, b = RegArray("a", fwd.dtype.bits, fwd.n_in), RegArray("b", fwd.dtype.bits, fwd.n_out)
     ctx = {
         "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
+        "dtype": fwd.dtype.name,
         "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
         # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
         "groups": stream_groups(fwd), "unroll": 2 if fwd.warps == 1 else 1,
@@ -62,9 +63,44 @@ def emit_bench(fwd, bwd, name: str) -> str:
         "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
         "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
         "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]), "fwd_smem": cf["smem_bytes"], "bwd_smem": cb["smem_bytes"],
+        "loop_scratch": loop_scratch(fwd, bwd),
         "fwd_source": env.get_template("convert.j2").render(**cf), "bwd_source": env.get_template("convert.j2").render(**cb),
     }
     return env.get_template("bench.j2").render(**ctx)
+
+
+@dataclass(frozen=True)
+class LoopScratch:
+    """The LOOP kernel's dynamic shared memory: ``bytes`` in all, A -> B's scratch at ``fwd_offset`` (B -> A's at 0)."""
+
+    bytes: int
+    fwd_offset: int
+
+    @property
+    def two_buffers(self) -> bool:
+        return self.fwd_offset > 0
+
+
+def loop_scratch(fwd, bwd) -> LoopScratch:
+    """Where the LOOP kernel's A -> B and B -> A keep their scratch. In one buffer each conversion needs a barrier
+    before its stores, since the other may still be reading. In two buffers it does not: the other conversion's
+    barrier between its stores and its loads already stands between a buffer's last load and its next store
+    (on the H100 this took b2bT_f16 from 268 to 264 ns per conversion, bench/NOTES.md). That holds when both use
+    shared memory behind __syncthreads and both fit in one CTA's shared memory. A __syncwarp costs next to
+    nothing: t16x32 measured the same with two buffers and paid 4 more registers, so warp-synchronous plans keep
+    one. A -> B's buffer goes after B -> A's, on a 128-byte boundary so its banks are unchanged: that order gave
+    four core cases 1-2 fewer registers under NVRTC 13.0 than the other, and none more."""
+    f, b = scratch_bytes(fwd), scratch_bytes(bwd)
+    if f and b and _cta_wide(fwd) and _cta_wide(bwd):
+        offset = -(-b // 128) * 128
+        if offset + f <= fwd.target.smem_per_cta:
+            return LoopScratch(offset + f, offset)
+    return LoopScratch(max(f, b), 0)
+
+
+def _cta_wide(plan) -> bool:
+    """Whether the plan's shared-memory barrier is __syncthreads (HIP always; CUDA unless warps keep to their own scratch)."""
+    return plan.target.lang == "hip" or not plan.detail.warp_sync
 
 
 def stream_groups(plan) -> int:
@@ -357,6 +393,21 @@ def _smem_bytes(plan) -> int:
     return plan.detail.scratch_bytes if plan.path == "shared" else 0
 
 
+def _fallback(plan):
+    """The same conversion planned for sm_80 when the plan uses stmatrix: headers must also build there."""
+    if not _uses_stmatrix(plan):
+        return None
+    from .plan import plan_conversion
+    from .target import target as to_target
+    return plan_conversion(plan.src, plan.dst, plan.dtype, to_target("sm_80"), path=plan.path, **dict(plan.options))
+
+
+def scratch_bytes(plan, fallback=False) -> int:
+    """The header's kSmemBytes: the plan's scratch, or its sm_80 fallback's where that is larger."""
+    old = _fallback(plan) if fallback is False else fallback
+    return max(_smem_bytes(plan), _smem_bytes(old) if old else 0)
+
+
 def _body_ctx(plan) -> dict:
     """The printable conversion body of one plan."""
     lb = plan.target.lane_bits
@@ -399,13 +450,8 @@ def context(plan, name: str) -> dict:
                a_sets=[a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(in[{i}]))") for i in range(plan.n_in)],
                b_sets=[b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(plan.n_out)])
     ctx["body"] = _body_ctx(plan)
-    ctx["smem_bytes"] = _smem_bytes(plan)
-    ctx["fallback"] = None
-    if _uses_stmatrix(plan):  # headers must also build for sm_80: plan the same conversion without stmatrix
-        from .plan import plan_conversion
-        from .target import target as to_target
-        old = plan_conversion(plan.src, plan.dst, plan.dtype, to_target("sm_80"), path=plan.path, **dict(plan.options))
-        ctx["fallback"] = _body_ctx(old)
-        ctx["smem_bytes"] = max(ctx["smem_bytes"], _smem_bytes(old))
+    old = _fallback(plan)
+    ctx["fallback"] = _body_ctx(old) if old else None
+    ctx["smem_bytes"] = scratch_bytes(plan, old)
     ctx["_ctx"] = ctx  # macros take the whole context
     return ctx

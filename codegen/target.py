@@ -17,6 +17,7 @@ class Target:
     max_access_bytes: int = 16  # widest ld/st.shared per thread
     shuffle_bytes: int = 4  # one shuffle moves a 32-bit word
     smem_budget: int = 48 * 1024  # default scratch budget per CTA (a planner parameter)
+    smem_per_cta: int = 64 * 1024  # the most shared memory one CTA may use (CUDA: with the opt-in attribute)
     ldmatrix: bool = False
     stmatrix: bool = False
 
@@ -30,8 +31,8 @@ class Target:
 
 
 TARGETS = {t.name: t for t in (
-    Target("sm_80", "cuda", 32, ldmatrix=True),
-    Target("sm_90", "cuda", 32, ldmatrix=True, stmatrix=True),
+    Target("sm_80", "cuda", 32, smem_per_cta=163 * 1024, ldmatrix=True),
+    Target("sm_90", "cuda", 32, smem_per_cta=227 * 1024, ldmatrix=True, stmatrix=True),
     Target("gfx90a", "hip", 64),
     Target("gfx942", "hip", 64),
 )}

@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from llgen.emit import emit_bench, stream_groups
+from llgen.emit import emit_bench, loop_scratch, stream_groups
 from llgen.errors import LlgenError
 from llgen.plan import plan_conversion
+
+from .reference import loop_input, plus_one
 
 RAW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 KS = (64, 128)
@@ -53,7 +55,6 @@ def variants(case, target: str) -> list[Variant]:
     return out
 
 
-FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 
 
 def coalesced(layout, elem_bytes: int) -> bool:
@@ -63,29 +64,6 @@ def coalesced(layout, elem_bytes: int) -> bool:
     got = {layout.flatten_out(layout.apply({"register": r, "lane": lane}))
            for lane in range(layout.in_size("lane")) for r in range(vec)}
     return max(got) - min(got) + 1 == len(got)
-
-
-def loop_input(dtype: str, raw, n: int, rng) -> np.ndarray:
-    """Random tile data for LOOP: finite values for float types (their +1 is checked in NumPy),
-    random non-zero bits otherwise."""
-    if dtype in FLOATS:
-        return rng.uniform(-64, 64, size=n).astype(FLOATS[dtype]).view(raw)
-    return rng.integers(1, np.iinfo(raw).max, size=n, dtype=raw, endpoint=True)
-
-
-def plus_one(dtype: str, x: np.ndarray, k: int) -> np.ndarray:
-    """x after k round trips of the LOOP kernel: +1 k times in the tile's own arithmetic."""
-    if dtype == "f16":
-        v = x.view(np.float16)
-        for _ in range(k):
-            v = (v + np.float16(1)).astype(np.float16)
-        return v.view(x.dtype)
-    if dtype in FLOATS:
-        v = x.view(FLOATS[dtype])
-        for _ in range(k):
-            v = v + FLOATS[dtype](1)
-        return v.view(x.dtype)
-    return (x + x.dtype.type(k)).astype(x.dtype)
 
 
 def _bench(fn, rep: int) -> float:
@@ -113,23 +91,25 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
     if "stream" in measures:
         xs = cp.asarray(rng.integers(1, np.iinfo(raw).max, size=tile * nstream, dtype=raw, endpoint=True))
         ys = cp.empty_like(xs)
+    launches = {}  # LOOP launchers (k, grid) of llgen's pick and Triton's, for the alternating rounds
     for v in variants(case, target):
         log(f"  {case.id} / {v.name}: compile")
         mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b"), options=("-std=c++17",))
         loop, stream, copy = (mod.get_function(f"b_{k}") for k in ("loop", "stream", "copy"))
+        smem = loop_scratch(v.fwd, v.bwd).bytes  # LOOP's scratch is dynamic shared memory
+        loop.max_dynamic_shared_size_bytes = smem
         r = {"path": f"{v.fwd.path}/{v.bwd.path}", "regs": loop.num_regs, "local_bytes": loop.local_size_bytes,
              "smem": max(_smem(v.fwd), _smem(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd),
              "ideal_clocks": (_ideal_clocks(v.fwd) + _ideal_clocks(v.bwd)) / 2}
         # correctness of the loop kernel: k = 3 round trips add 3 in the tile's dtype
         y[:] = 0
-        loop((tiles_thr,), (threads,), (x, y, np.int32(3)))
+        loop((tiles_thr,), (threads,), (x, y, np.int32(3)), shared_mem=smem)
         r["loop_correct"] = bool((y == expect3).all())
         if "loop" in measures:
-            for grid, tag in ((tiles_thr, "thr"), (tiles_lat, "lat")):
-                t = {k: _bench(lambda k=k, g=grid, f=loop: f((g,), (threads,), (x, y, np.int32(k))), rep) for k in KS}
-                tiles = grid if tag == "thr" else 1
-                r[f"loop_{tag}_ns"] = (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * tiles)
-            r["loop_per_sm_ns"] = r["loop_thr_ns"] * sms
+            def run(k, g, f=loop, smem=smem):
+                f((g,), (threads,), (x, y, np.int32(k)), shared_mem=smem)
+            _loop_times(r, run, tiles_thr, tiles_lat, sms, rep)
+            launches[v.name] = run
         if "stream" in measures:
             block = threads * stream_groups(v.fwd)
             grid = min(nstream, stream_grid(sms, block))
@@ -144,8 +124,41 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
         res["variants"][v.name] = r
         log(f"  {case.id} / {v.name}: {_short(r)}")
     if with_triton:
-        res["variants"]["triton"] = _triton(case, x, y, xs, nstream, sms, rep, log)
+        res["variants"]["triton"] = _triton(case, x, y, xs, nstream, sms, rep, log, launches)
+    if "llgen" in launches and "triton" in launches:
+        _alternate(res["variants"], launches, tiles_thr, sms, rep)
+        log(f"  {case.id}: llgen vs triton, {LOOP_ROUNDS} alternating rounds: "
+            + ", ".join(f"{n} {res['variants'][n]['loop_per_sm_ns']:.2f} ns" for n in ("llgen", "triton")))
     return res
+
+
+LOOP_ROUNDS = 5
+
+
+def _per_sm_ns(run, grid: int, sms: int, rep: int) -> float:
+    """LOOP's ns per conversion per tile per SM, from K = 64 and K = 128 (BENCHMARKS.md)."""
+    t = {k: _bench(lambda k=k: run(k, grid), rep) for k in KS}
+    return (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * grid) * sms
+
+
+def _loop_times(r: dict, run, tiles_thr: int, tiles_lat: int, sms: int, rep: int) -> None:
+    """Throughput (32 CTAs per SM) and latency (one CTA per SM) forms of LOOP, into r."""
+    r["loop_per_sm_ns"] = _per_sm_ns(run, tiles_thr, sms, rep)
+    r["loop_thr_ns"] = r["loop_per_sm_ns"] / sms
+    r["loop_lat_ns"] = _per_sm_ns(run, tiles_lat, sms, rep) / sms * tiles_lat
+
+
+def _alternate(results: dict, launches: dict, grid: int, sms: int, rep: int) -> None:
+    """Time llgen's and Triton's LOOP again in LOOP_ROUNDS rounds, alternating which goes first, and keep each
+    side's median: where both sit at the same limit, a single pair of readings drifted by up to 0.5% with the
+    order of measurement (lanes_f32 and b2bT_f16 on the H100, bench/NOTES.md)."""
+    rounds = {n: [] for n in ("llgen", "triton")}
+    for i in range(LOOP_ROUNDS):
+        for n in (("llgen", "triton") if i % 2 == 0 else ("triton", "llgen")):
+            rounds[n].append(_per_sm_ns(launches[n], grid, sms, rep))
+    for n, ts in rounds.items():
+        results[n].update(loop_rounds_ns=ts, loop_per_sm_ns=float(np.median(ts)))
+        results[n]["loop_thr_ns"] = results[n]["loop_per_sm_ns"] / sms
 
 
 def stream_grid(sms: int, block: int) -> int:
@@ -155,7 +168,7 @@ def stream_grid(sms: int, block: int) -> int:
     return sms * 32 if block <= 128 else sms * 2048 // block
 
 
-def _triton(case, x, y, xs, nstream, sms, rep, log) -> dict:
+def _triton(case, x, y, xs, nstream, sms, rep, log, launches: dict) -> dict:
     import torch
 
     from .gluon import TORCH_DTYPES, TritonCase
@@ -166,11 +179,11 @@ def _triton(case, x, y, xs, nstream, sms, rep, log) -> dict:
         ty = torch.empty_like(tx)
         tc = TritonCase(case.src, case.dst, case.warps)
         tc.loop(tx, ty, 1, sms * 32)
-        for grid, tag in ((sms * 32, "thr"), (sms, "lat")):
-            t = {k: _bench(lambda k=k, g=grid: tc.loop(tx, ty, k, g), rep) for k in KS}
-            tiles = grid if tag == "thr" else 1
-            r[f"loop_{tag}_ns"] = (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * tiles)
-        r["loop_per_sm_ns"] = r["loop_thr_ns"] * sms
+
+        def run(k, g):
+            tc.loop(tx, ty, k, g)
+        _loop_times(r, run, sms * 32, sms, sms, rep)
+        launches["triton"] = run
         r.update(tc.resources())
         if xs is not None:
             txs = torch.as_tensor(xs, device="cuda").view(tdt)

@@ -25,7 +25,9 @@ from .reference import (
     expected_output,
     expected_slots,
     first_bad_slot,
+    loop_input,
     mismatches,
+    plus_one,
     poison_value,
     random_input,
     raw_dtype,
@@ -251,11 +253,13 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
     return res
 
 
-def check_stream(module, fwd, name: str, *, tiles: int = 19, grid: int = 2, seed: int | None = None) -> CheckResult:
-    """Run a bench source's ``name``_stream and ``name``_copy (A -> B -> A plus s per tile, and load + s + store) over
-    ``tiles`` stacked tiles on ``grid`` CTAs of ``stream_groups`` layout groups, on fresh random input; each must
-    add s to every element, bit for bit. An odd tile count leaves groups with a short last step or none."""
-    from ..emit import stream_groups
+def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, seed: int | None = None) -> CheckResult:
+    """Run a bench source's kernels on fresh random input: ``name``_stream and ``name``_copy (A -> B -> A plus s per
+    tile, and load + s + store) over ``tiles`` stacked tiles on ``grid`` CTAs of ``stream_groups`` layout groups,
+    each adding s to every element bit for bit; then ``name``_loop, two round trips per tile on ``tiles`` CTAs
+    (the second reuses each scratch buffer), adding 2 in the tile's arithmetic. An odd tile count leaves STREAM
+    groups with a short last step or none."""
+    from ..emit import loop_scratch, stream_groups
     t0 = time.perf_counter()
     res = new_result(name, fwd, name)
     res.seed = seed if seed is not None else secrets.randbits(62)
@@ -264,19 +268,22 @@ def check_stream(module, fwd, name: str, *, tiles: int = 19, grid: int = 2, seed
     tile = tile_elems(fwd)
     x = random_input(raw, tiles * tile, rng)
     s = raw.type(rng.integers(1, 100))
-    want = (x + s).astype(raw)  # the kernels add in the raw bits, wrapping
-    block = fwd.warps * fwd.lanes * stream_groups(fwd)
+    xl = loop_input(fwd.dtype.name, raw, tiles * tile, rng)
+    block = fwd.warps * fwd.lanes
+    runs = (("stream", x, (x + s).astype(raw), grid, block * stream_groups(fwd), (tiles, s), 0),  # adds in the raw bits
+            ("copy", x, (x + s).astype(raw), grid, block * stream_groups(fwd), (tiles, s), 0),
+            ("loop", xl, plus_one(fwd.dtype.name, xl, 2), tiles, block, (2,), loop_scratch(fwd, bwd).bytes))
     try:
-        for kernel in ("stream", "copy"):
-            out = module.filled(x.size, raw, poison_value(raw))
-            module.launch(f"{name}_{kernel}", grid, block, (module.to_device(x), out, tiles, s))
+        for kernel, xin, want, g, b, rest, smem in runs:
+            out = module.filled(xin.size, raw, poison_value(raw))
+            module.launch(f"{name}_{kernel}", g, b, (module.to_device(xin), out, *rest), smem=smem)
             module.synchronize()
             got = module.to_host(out)
             bad = mismatches(want, got)
             res.tile_bad += int(bad.size)
             if bad.size and res.first_bad_tile is None:
                 res.first_bad_tile = first_bad_tile(bad, tile, want, got, kernel=kernel)
-        res.tiles, res.grid, res.elems, res.runs = tiles, grid, 2 * x.size, 1
+        res.tiles, res.grid, res.elems, res.runs = tiles, grid, 3 * x.size, 1
     except RuntimeUnavailable:
         raise
     except Exception as e:  # noqa: BLE001  (a launch error is a result, not a crash)

@@ -106,9 +106,13 @@ class CudaModule:
     def to_host(self, dev) -> np.ndarray:
         return self.cp.asnumpy(dev)
 
-    def launch(self, name: str, grid: int, block: int, args: tuple) -> None:
+    def launch(self, name: str, grid: int, block: int, args: tuple, smem: int = 0) -> None:
+        """``smem``: bytes of dynamic shared memory (over 48 KB needs the kernel's opt-in attribute)."""
         conv = tuple(np.int32(a) if isinstance(a, int) else a for a in args)
-        self.function(name)((grid,), (block,), conv)
+        fn = self.function(name)
+        if smem > 48 * 1024:
+            fn.max_dynamic_shared_size_bytes = smem
+        fn((grid,), (block,), conv, shared_mem=smem)
 
     def synchronize(self) -> None:
         self.cp.cuda.Device().synchronize()
@@ -222,9 +226,9 @@ class HipModule:
         self._check(self.hip.hipMemcpy(host, dev.ptr, dev.nbytes, self.hip.hipMemcpyKind.hipMemcpyDeviceToHost), "hipMemcpy")
         return host
 
-    def launch(self, name: str, grid: int, block: int, args: tuple) -> None:
+    def launch(self, name: str, grid: int, block: int, args: tuple, smem: int = 0) -> None:
         extra = tuple(a.ptr if isinstance(a, HipArray) else ctypes.c_int(a) for a in args)
-        self._check(self.hip.hipModuleLaunchKernel(self.function(name), grid, 1, 1, block, 1, 1, sharedMemBytes=0,
+        self._check(self.hip.hipModuleLaunchKernel(self.function(name), grid, 1, 1, block, 1, 1, sharedMemBytes=smem,
                                                    stream=None, kernelParams=None, extra=extra), "hipModuleLaunchKernel")
 
     def synchronize(self) -> None:

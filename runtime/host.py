@@ -45,6 +45,7 @@ HOST_SHIM = r"""#pragma once
 #define __launch_bounds__(n)
 #define __restrict__ __restrict
 #define __shared__ static
+#define LLGEN_DYNAMIC_SCRATCH(name) alignas(16) static unsigned char name[256 * 1024]  // blocks run one by one
 using std::memcpy;
 struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
@@ -171,7 +172,8 @@ class HostModule:
     def to_host(self, dev: np.ndarray) -> np.ndarray:
         return dev.copy()
 
-    def launch(self, name: str, grid: int, block: int, args: tuple) -> None:
+    def launch(self, name: str, grid: int, block: int, args: tuple, smem: int = 0) -> None:
+        assert smem <= 256 * 1024, "LLGEN_DYNAMIC_SCRATCH holds 256 KB on the CPU"
         # scalars travel as 8 little-endian bytes: the trampoline reads the low bytes its parameter's type needs
         keep = [ctypes.c_void_p(a.ctypes.data) if isinstance(a, np.ndarray) else ctypes.c_uint64(int(a) % (1 << 64))
                 for a in args]

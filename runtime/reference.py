@@ -39,6 +39,32 @@ def poisoned(raw, n: int) -> np.ndarray:
     return np.full(n, poison_value(raw), dtype=np.dtype(raw))
 
 
+FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+
+
+def loop_input(dtype: str, raw, n: int, rng) -> np.ndarray:
+    """Random tile data for LOOP: finite values for float types (their +1 is checked in NumPy),
+    random non-zero bits otherwise."""
+    if dtype in FLOATS:
+        return rng.uniform(-64, 64, size=n).astype(FLOATS[dtype]).view(raw)
+    return rng.integers(1, np.iinfo(raw).max, size=n, dtype=raw, endpoint=True)
+
+
+def plus_one(dtype: str, x: np.ndarray, k: int) -> np.ndarray:
+    """x after k round trips of the LOOP kernel: +1 k times in the tile's own arithmetic."""
+    if dtype == "f16":
+        v = x.view(np.float16)
+        for _ in range(k):
+            v = (v + np.float16(1)).astype(np.float16)
+        return v.view(x.dtype)
+    if dtype in FLOATS:
+        v = x.view(FLOATS[dtype])
+        for _ in range(k):
+            v = v + FLOATS[dtype](1)
+        return v.view(x.dtype)
+    return (x + x.dtype.type(k)).astype(x.dtype)
+
+
 def tile_elems(plan) -> int:
     return 1 << plan.src.total_out_bits
 

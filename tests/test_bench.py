@@ -171,18 +171,54 @@ def test_report_marks_a_wrong_stream_kernel_and_a_loop_tie_at_the_limit(tmp_path
 
 
 @pytest.mark.parametrize("case_id,tiles", [("t16x32", 19), ("b2dotA_i8", 3)])
-def test_check_stream_passes_the_bench_kernels_and_catches_a_wrong_one(case_id, tiles):
-    """gpu-check's STREAM/copy check (runtime.check.check_stream), here on CPU threads: eight one-warp groups per CTA
-    over an odd tile count pass; a copy that skips its last tile is caught."""
+def test_check_bench_passes_the_bench_kernels_and_catches_wrong_ones(case_id, tiles):
+    """gpu-check's check of the bench kernels (runtime.check.check_bench), here on CPU threads: eight one-warp groups
+    per CTA over an odd tile count pass, and so does LOOP's two-buffer scratch; a copy that skips its last tile and
+    a LOOP that runs one round trip too few are caught."""
     from llgen.emit import emit_bench
     from llgen.runtime import host
-    from llgen.runtime.check import check_stream
+    from llgen.runtime.check import check_bench
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
     src = emit_bench(fwd, bwd, "b")
-    r = check_stream(host.compile(src, "sm_90"), fwd, "b", tiles=tiles, grid=2)
-    assert r.ok and r.elems == 2 * tiles * (1 << case.src.total_out_bits)
+    r = check_bench(host.compile(src, "sm_90"), fwd, bwd, "b", tiles=tiles, grid=2)
+    assert r.ok and r.elems == 3 * tiles * (1 << case.src.total_out_bits)
     head, copy = src.rsplit("for (int t = ", 1)  # the copy is the last kernel: make it skip tile 0
-    broken = head + "for (int t = 1 + " + copy
-    bad = check_stream(host.compile(broken, "sm_90"), fwd, "b", tiles=tiles, grid=2)
-    assert not bad.ok and bad.first_bad_tile["kernel"] == "copy"
+    for broken, kernel in ((head + "for (int t = 1 + " + copy, "copy"),
+                           (src.replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)"), "loop")):
+        bad = check_bench(host.compile(broken, "sm_90"), fwd, bwd, "b", tiles=tiles, grid=2)
+        assert not bad.ok and bad.first_bad_tile["kernel"] == kernel
+
+
+def test_loop_scratch_gives_each_direction_a_buffer_only_where_the_other_barrier_covers_it():
+    from dataclasses import replace
+
+    from llgen.emit import LoopScratch, loop_scratch
+    from llgen.plan import plan_conversion
+    from llgen.target import target
+    by_id = {c.id: c for c in core()}
+    assert loop_scratch(*_pair(by_id["b2bT_f16"])) == LoopScratch(65536, 32768)
+    fwd, bwd = _pair(by_id["t16x32"])  # one warp: __syncwarp is nearly free, a second buffer is not
+    assert fwd.detail.warp_sync and bwd.detail.warp_sync and loop_scratch(fwd, bwd) == LoopScratch(2048, 0)
+    lanes = by_id["lanes_f32"]  # a shuffle has no barrier to lend: the shared side keeps its own
+    shfl = plan_conversion(lanes.src, lanes.dst, lanes.dtype, "sm_90")
+    shared = plan_conversion(lanes.dst, lanes.src, lanes.dtype, "sm_90", path="shared")
+    assert loop_scratch(shfl, shared) == LoopScratch(shared.detail.scratch_bytes, 0)
+    b2b = by_id["b2bT_f16"]  # two 32 KB buffers need 64 KB in one CTA
+    for room, two in ((64 * 1024, True), (64 * 1024 - 1, False)):
+        tgt = replace(target("sm_90"), smem_per_cta=room)
+        pair = [plan_conversion(s, d, b2b.dtype, tgt) for s, d in ((b2b.src, b2b.dst), (b2b.dst, b2b.src))]
+        assert loop_scratch(*pair).two_buffers == two
+
+
+def test_two_scratch_buffers_leave_one_barrier_per_conversion_in_the_loop():
+    """b2bT_f16's LOOP kernel has 2 BAR per round trip (4 with one buffer); the STREAM kernel, one buffer, keeps 4."""
+    from llgen.emit import emit_bench
+    from llgen.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+    case = next(c for c in core() if c.id == "b2bT_f16")
+    try:
+        sass = disassemble(compile_cuda(emit_bench(*_pair(case), "b"), "sm_90"))
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    bars = {k: sum(n for op, n in sass[f"b_{k}"].opcodes.items() if op.startswith("BAR")) for k in ("loop", "stream")}
+    assert bars == {"loop": 2, "stream": 4}

@@ -27,7 +27,10 @@ __device__ __forceinline__ To bit_cast(const From& x) {
 
 // The conversion on raw bits. Registers are packed 4 per unsigned (8-bit elements);
 // a[] holds A's registers, b[] receives B's.
-__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem) {
+// scratch_free = true skips the first barrier: pass it only when no thread of the CTA can still be reading
+// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
+// It must have the same value in every thread.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem, bool scratch_free = false) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
@@ -40,7 +43,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 1u) << 6) ^ ((lane & 0x18u) << 1) ^ ((warp & 3u) << 9);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 4) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 {  // stmatrix.x4: lane 8m+r gives row r of matrix m
       const unsigned p = static_cast<unsigned>(__cvta_generic_to_shared(s + st * 1));
@@ -80,7 +83,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 4) ^ ((warp & 3u) << 9);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 1u) << 6) ^ ((lane & 8u) << 6) ^ (lane & 0x10u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 1) = make_uint4(a[0], a[1], a[2], a[3]);
 *reinterpret_cast<uint4*>(s + st * 1 + 0x800u) = make_uint4(a[4], a[5], a[6], a[7]);
@@ -205,9 +208,9 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   *reinterpret_cast<unsigned*>(p + g * 1 + 0x1a30u) = b[31];
 }
 
-// The conversion on typed registers (any 1-byte element type).
+// The conversion on typed registers (any 1-byte element type); scratch_free as for convert_bits.
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[128], void* smem) {
+__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[128], void* smem, bool scratch_free = false) {
   static_assert(sizeof(T) == 1, "this conversion was generated for 1-byte elements");
   unsigned a[16] = {};
   unsigned b[32];
@@ -275,7 +278,7 @@ __device__ __forceinline__ void convert(const T (&in)[64], T (&out)[128], void* 
   a[15] = (a[15] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[61]))) << 8);
   a[15] = (a[15] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[62]))) << 16);
   a[15] = (a[15] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[63]))) << 24);
-  convert_bits(a, b, smem);
+  convert_bits(a, b, smem, scratch_free);
   out[0] = bit_cast<T>(static_cast<unsigned char>((b[0] & 0xffu)));
   out[1] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 8) & 0xffu)));
   out[2] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 16) & 0xffu)));

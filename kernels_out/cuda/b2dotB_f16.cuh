@@ -26,7 +26,10 @@ __device__ __forceinline__ To bit_cast(const From& x) {
 
 // The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
 // a[] holds A's registers, b[] receives B's.
-__device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (&b)[64], void* smem) {
+// scratch_free = true skips the first barrier: pass it only when no thread of the CTA can still be reading
+// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
+// It must have the same value in every thread.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (&b)[64], void* smem, bool scratch_free = false) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
@@ -38,7 +41,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[32], unsigned (
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp >> 0) & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 6);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 7) ^ ((warp & 1u) << 3);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[2], a[3]);
 *reinterpret_cast<uint4*>(s + st * 2 + 0x800u) = make_uint4(a[4], a[5], a[6], a[7]);
@@ -322,9 +325,9 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   *reinterpret_cast<unsigned short*>(p + g * 2 + 0x39e0u) = static_cast<unsigned short>((b[63] >> 16));
 }
 
-// The conversion on typed registers (any 2-byte element type).
+// The conversion on typed registers (any 2-byte element type); scratch_free as for convert_bits.
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[128], void* smem) {
+__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[128], void* smem, bool scratch_free = false) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
   unsigned a[32] = {};
   unsigned b[64];
@@ -392,7 +395,7 @@ __device__ __forceinline__ void convert(const T (&in)[64], T (&out)[128], void* 
   a[30] = (a[30] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[61]))) << 16);
   a[31] = (a[31] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[62])));
   a[31] = (a[31] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[63]))) << 16);
-  convert_bits(a, b, smem);
+  convert_bits(a, b, smem, scratch_free);
   out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
   out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
   out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));

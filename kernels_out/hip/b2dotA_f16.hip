@@ -28,7 +28,10 @@ __device__ __forceinline__ To bit_cast(const From& x) {
 
 // The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
 // a[] holds A's registers, b[] receives B's.
-__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem) {
+// scratch_free = true skips the first barrier: pass it only when no thread of the CTA can still be reading
+// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
+// It must have the same value in every thread.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem, bool scratch_free = false) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
@@ -40,7 +43,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 4) & 1u ? 0x110u : 0u) ^ ((lane & 0xcu) << 2) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 9);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 4u) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint2*>(s + st * 2) = make_uint2(a[0], a[8]);
 *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2(a[1], a[9]);
@@ -128,9 +131,9 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   *reinterpret_cast<unsigned*>(p + g * 2 + 0x1470u) = b[31];
 }
 
-// The conversion on typed registers (any 2-byte element type).
+// The conversion on typed registers (any 2-byte element type); scratch_free as for convert_bits.
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem) {
+__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem, bool scratch_free = false) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
   unsigned a[16] = {};
   unsigned b[32];
@@ -166,7 +169,7 @@ __device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* s
   a[14] = (a[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[29]))) << 16);
   a[15] = (a[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[30])));
   a[15] = (a[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[31]))) << 16);
-  convert_bits(a, b, smem);
+  convert_bits(a, b, smem, scratch_free);
   out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
   out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
   out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));

@@ -27,7 +27,10 @@ __device__ __forceinline__ To bit_cast(const From& x) {
 
 // The conversion on raw bits. Registers are packed 4 per unsigned (8-bit elements);
 // a[] holds A's registers, b[] receives B's.
-__device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&b)[16], void* smem) {
+// scratch_free = true skips the first barrier: pass it only when no thread of the CTA can still be reading
+// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
+// It must have the same value in every thread.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&b)[16], void* smem, bool scratch_free = false) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
@@ -39,7 +42,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 0) & 1u ? 0x88u : 0u) ^ ((lane >> 1) & 1u ? 0x110u : 0u) ^ ((lane & 0xcu) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);  // element offset of this thread's stores
   const unsigned ld = ((lane & 0xfu) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint2*>(s + st * 1) = make_uint2(a[0], a[4]);
 *reinterpret_cast<uint2*>(s + (st ^ 8u) * 1) = make_uint2(a[1], a[5]);
@@ -97,9 +100,9 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   *reinterpret_cast<unsigned*>(p + g * 1 + 0xa30u) = b[15];
 }
 
-// The conversion on typed registers (any 1-byte element type).
+// The conversion on typed registers (any 1-byte element type); scratch_free as for convert_bits.
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem) {
+__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem, bool scratch_free = false) {
   static_assert(sizeof(T) == 1, "this conversion was generated for 1-byte elements");
   unsigned a[8] = {};
   unsigned b[16];
@@ -135,7 +138,7 @@ __device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* s
   a[7] = (a[7] & 0xffff00ffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[29]))) << 8);
   a[7] = (a[7] & 0xff00ffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[30]))) << 16);
   a[7] = (a[7] & 0xffffffu) | ((static_cast<unsigned>(bit_cast<unsigned char>(in[31]))) << 24);
-  convert_bits(a, b, smem);
+  convert_bits(a, b, smem, scratch_free);
   out[0] = bit_cast<T>(static_cast<unsigned char>((b[0] & 0xffu)));
   out[1] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 8) & 0xffu)));
   out[2] = bit_cast<T>(static_cast<unsigned char>(((b[0] >> 16) & 0xffu)));

@@ -28,7 +28,10 @@ __device__ __forceinline__ To bit_cast(const From& x) {
 
 // The conversion on raw bits. Registers are packed 2 per unsigned (16-bit elements);
 // a[] holds A's registers, b[] receives B's.
-__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem) {
+// scratch_free = true skips the first barrier: pass it only when no thread of the CTA can still be reading
+// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
+// It must have the same value in every thread.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (&b)[32], void* smem, bool scratch_free = false) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
@@ -40,7 +43,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[16], unsigned (
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 2) & 1u ? 0x104u : 0u) ^ ((lane >> 3) & 1u ? 0x208u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp >> 1) & 1u ? 0xa0u : 0u) ^ ((lane & 3u) << 4) ^ ((lane & 0x30u) << 7);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ ((lane >> 5) & 1u ? 0x208u : 0u) ^ (lane & 0xcu) ^ ((lane & 0x10u) << 6) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint2*>(s + st * 2) = make_uint2((((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16)), (((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16)));
 *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2((((a[0] >> 16)) | ((a[4] >> 16) << 16)), (((a[8] >> 16)) | ((a[12] >> 16) << 16)));
@@ -160,9 +163,9 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   *reinterpret_cast<unsigned short*>(p + g * 2 + 0x3960u) = static_cast<unsigned short>((b[31] >> 16));
 }
 
-// The conversion on typed registers (any 2-byte element type).
+// The conversion on typed registers (any 2-byte element type); scratch_free as for convert_bits.
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem) {
+__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* smem, bool scratch_free = false) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
   unsigned a[16] = {};
   unsigned b[32];
@@ -198,7 +201,7 @@ __device__ __forceinline__ void convert(const T (&in)[32], T (&out)[64], void* s
   a[14] = (a[14] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[29]))) << 16);
   a[15] = (a[15] & 0xffff0000u) | (static_cast<unsigned>(bit_cast<unsigned short>(in[30])));
   a[15] = (a[15] & 0xffffu) | ((static_cast<unsigned>(bit_cast<unsigned short>(in[31]))) << 16);
-  convert_bits(a, b, smem);
+  convert_bits(a, b, smem, scratch_free);
   out[0] = bit_cast<T>(static_cast<unsigned short>((b[0] & 0xffffu)));
   out[1] = bit_cast<T>(static_cast<unsigned short>((b[0] >> 16)));
   out[2] = bit_cast<T>(static_cast<unsigned short>((b[1] & 0xffffu)));

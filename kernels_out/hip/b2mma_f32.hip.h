@@ -27,7 +27,10 @@ __device__ __forceinline__ To bit_cast(const From& x) {
 
 // The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
 // a[] holds A's registers, b[] receives B's.
-__device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (&b)[64], void* smem) {
+// scratch_free = true skips the first barrier: pass it only when no thread of the CTA can still be reading
+// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
+// It must have the same value in every thread.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (&b)[64], void* smem, bool scratch_free = false) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
@@ -37,7 +40,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[8], a[9]);
 *reinterpret_cast<uint4*>(s + (st ^ 4u) * 4) = make_uint4(a[2], a[3], a[10], a[11]);
@@ -146,9 +149,9 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[64]
   *reinterpret_cast<uint2*>(p + g * 4 + 0x51c0u) = make_uint2(b[62], b[63]);
 }
 
-// The conversion on typed registers (any 4-byte element type).
+// The conversion on typed registers (any 4-byte element type); scratch_free as for convert_bits.
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64], void* smem) {
+__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64], void* smem, bool scratch_free = false) {
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[64];
   unsigned b[64];
@@ -216,7 +219,7 @@ __device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64], void* s
   a[61] = static_cast<unsigned>(bit_cast<unsigned>(in[61]));
   a[62] = static_cast<unsigned>(bit_cast<unsigned>(in[62]));
   a[63] = static_cast<unsigned>(bit_cast<unsigned>(in[63]));
-  convert_bits(a, b, smem);
+  convert_bits(a, b, smem, scratch_free);
   out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
   out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
   out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));

@@ -27,7 +27,10 @@ __device__ __forceinline__ To bit_cast(const From& x) {
 
 // The conversion on raw bits. Registers are packed 1 per unsigned (32-bit elements);
 // a[] holds A's registers, b[] receives B's.
-__device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&b)[8], void* smem) {
+// scratch_free = true skips the first barrier: pass it only when no thread of the CTA can still be reading
+// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
+// It must have the same value in every thread.
+__device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&b)[8], void* smem, bool scratch_free = false) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
@@ -37,7 +40,7 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[8], unsigned (&
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 5) & 1u ? 0x110u : 0u) ^ (lane & 0x1fu);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 0) & 1u ? 0x22u : 0u) ^ ((lane >> 1) & 1u ? 0x44u : 0u) ^ ((lane >> 2) & 1u ? 0x88u : 0u) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane >> 4) & 1u) ^ ((lane >> 1) & 0x10u);  // element offset of this thread's loads
-  __syncthreads();  // the scratch may still be read by a previous conversion
+  if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<unsigned*>(s + st * 4) = a[0];
 *reinterpret_cast<unsigned*>(s + (st ^ 2u) * 4 + 0x80u) = a[1];
@@ -94,9 +97,9 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[8])
   *reinterpret_cast<unsigned*>(p + g * 4 + 0x38u) = b[7];
 }
 
-// The conversion on typed registers (any 4-byte element type).
+// The conversion on typed registers (any 4-byte element type); scratch_free as for convert_bits.
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[8], T (&out)[8], void* smem) {
+__device__ __forceinline__ void convert(const T (&in)[8], T (&out)[8], void* smem, bool scratch_free = false) {
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[8];
   unsigned b[8];
@@ -108,7 +111,7 @@ __device__ __forceinline__ void convert(const T (&in)[8], T (&out)[8], void* sme
   a[5] = static_cast<unsigned>(bit_cast<unsigned>(in[5]));
   a[6] = static_cast<unsigned>(bit_cast<unsigned>(in[6]));
   a[7] = static_cast<unsigned>(bit_cast<unsigned>(in[7]));
-  convert_bits(a, b, smem);
+  convert_bits(a, b, smem, scratch_free);
   out[0] = bit_cast<T>(static_cast<unsigned>(b[0]));
   out[1] = bit_cast<T>(static_cast<unsigned>(b[1]));
   out[2] = bit_cast<T>(static_cast<unsigned>(b[2]));
