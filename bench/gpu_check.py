@@ -126,6 +126,14 @@ def run_bench_kernels(on_result) -> list:
     return out
 
 
+def _git_head() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10, check=False).stdout.strip() or "?"
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
 # -------------------------------------------------------------------------------------------- parts
 class State:
     def __init__(self, args):
@@ -347,11 +355,8 @@ def main() -> int:
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     st.record["date"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     st.record["tools"] = {t: tool_path(t) for t in ("nvcc", "ncu", "compute-sanitizer")}
-    try:
-        st.record["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                             text=True, timeout=10, check=False).stdout.strip() or os.environ.get("LLGEN_COMMIT", "?")
-    except (OSError, subprocess.SubprocessError):
-        st.record["commit"] = os.environ.get("LLGEN_COMMIT", "?")
+    # LLGEN_COMMIT first: the device's copy of the tree may carry a stale .git
+    st.record["commit"] = os.environ.get("LLGEN_COMMIT") or _git_head()
     try:
         from llgen.runtime.compile import device
         st.device = device(TARGET).to_json()
