@@ -56,6 +56,7 @@ def emit_bench(fwd, bwd, name: str) -> str:
     ctx = {
         "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
         "dtype": fwd.dtype.name,
+        "keep": "v" if fwd.target.lang == "hip" else ("l" if b.ctype == "unsigned long long" else "r"),
         "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
         # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
         "groups": stream_groups(fwd), "unroll": 2 if fwd.warps == 1 else 1,
