@@ -390,7 +390,8 @@ def _uses_stmatrix(plan) -> bool:
     return plan.path == "shared" and plan.detail.store.op.startswith("stmatrix")
 
 
-def _smem_bytes(plan) -> int:
+def plan_scratch_bytes(plan) -> int:
+    """The scratch of this plan alone (kSmemBytes also covers its sm_80 fallback: scratch_bytes)."""
     return plan.detail.scratch_bytes if plan.path == "shared" else 0
 
 
@@ -406,7 +407,7 @@ def _fallback(plan):
 def scratch_bytes(plan, fallback=False) -> int:
     """The header's kSmemBytes: the plan's scratch, or its sm_80 fallback's where that is larger."""
     old = _fallback(plan) if fallback is False else fallback
-    return max(_smem_bytes(plan), _smem_bytes(old) if old else 0)
+    return max(plan_scratch_bytes(plan), plan_scratch_bytes(old) if old else 0)
 
 
 def _body_ctx(plan) -> dict:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from llgen.emit import emit_bench, loop_scratch, stream_groups
+from llgen.emit import emit_bench, loop_scratch, plan_scratch_bytes, stream_groups
 from llgen.errors import LlgenError
 from llgen.plan import plan_conversion
 
@@ -53,8 +53,6 @@ def variants(case, target: str) -> list[Variant]:
             continue  # the same kernels as llgen's own choice
         out.append(Variant(name, f, b))
     return out
-
-
 
 
 def coalesced(layout, elem_bytes: int) -> bool:
@@ -99,7 +97,7 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
         smem = loop_scratch(v.fwd, v.bwd).bytes  # LOOP's scratch is dynamic shared memory
         loop.max_dynamic_shared_size_bytes = smem
         r = {"path": f"{v.fwd.path}/{v.bwd.path}", "regs": loop.num_regs, "local_bytes": loop.local_size_bytes,
-             "smem": max(_smem(v.fwd), _smem(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd),
+             "smem": max(plan_scratch_bytes(v.fwd), plan_scratch_bytes(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd),
              "ideal_clocks": (_ideal_clocks(v.fwd) + _ideal_clocks(v.bwd)) / 2}
         # correctness of the loop kernel: k = 3 round trips add 3 in the tile's dtype
         y[:] = 0
@@ -202,9 +200,6 @@ def _bytes(dtype: str) -> int:
     from llgen.dtypes import dtype as to_dtype
     return to_dtype(dtype).bytes
 
-
-def _smem(plan) -> int:
-    return plan.detail.scratch_bytes if plan.path == "shared" else 0
 
 
 def _ideal_clocks(plan) -> float:

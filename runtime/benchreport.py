@@ -6,7 +6,7 @@ import math
 import re
 from pathlib import Path
 
-from .bench import write_json
+from .bench import LOOP_ROUNDS, write_json
 
 
 def sm_clock_mhz(info: dict) -> float | None:
@@ -69,8 +69,9 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         f"- date: {info.get('date')} to {info.get('date_end')}; llgen commit {info.get('commit', '?')}",
         f"- our kernels compiled by CuPy's {info.get('nvrtc', 'NVRTC ?')}; Triton's by its own ptxas",
         ("- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
-         "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run 5 more "
-         "rounds, alternating which goes first, and the table gives each side's median round. The LOOP kernel keeps "
+         "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
+         f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
+         "The LOOP kernel keeps "
          "A -> B's and B -> A's scratch apart where both sit behind __syncthreads (one barrier per conversion). "
          "STREAM: 1 GiB, A -> B -> A per tile, "
          "time over the same kernel's copy (no conversion)."),

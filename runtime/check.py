@@ -270,8 +270,9 @@ def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, 
     s = raw.type(rng.integers(1, 100))
     xl = loop_input(fwd.dtype.name, raw, tiles * tile, rng)
     block = fwd.warps * fwd.lanes
-    runs = (("stream", x, (x + s).astype(raw), grid, block * stream_groups(fwd), (tiles, s), 0),  # adds in the raw bits
-            ("copy", x, (x + s).astype(raw), grid, block * stream_groups(fwd), (tiles, s), 0),
+    added = (x + s).astype(raw)  # STREAM and copy add in the raw bits
+    groups = block * stream_groups(fwd)
+    runs = (("stream", x, added, grid, groups, (tiles, s), 0), ("copy", x, added, grid, groups, (tiles, s), 0),
             ("loop", xl, plus_one(fwd.dtype.name, xl, 2), tiles, block, (2,), loop_scratch(fwd, bwd).bytes))
     try:
         for kernel, xin, want, g, b, rest, smem in runs:
