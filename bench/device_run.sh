@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine: install, `make gpu-check` (correctness, ncu, sanitizers), `make bench`, then
-# bench/probes.py (PROBES=0 skips it).
+# bench/probes.py (PROBES=0 skips it; PROBE_PARTS="lanes roofline" runs those parts only).
 # Reports land in bench/ and are copied to $OUT; the tools' logs go to $OUT/logs.tgz (the device tool brings
 # back at most 8 files). Usage: LLGEN_COMMIT=<hash> bench/device_run.sh [CHECK_BUDGET_S] [BENCH_ARGS...]
 # (the tree travels without .git, so the reports learn the commit from LLGEN_COMMIT)
@@ -27,7 +27,7 @@ if [ "${BENCH:-1}" != 0 ]; then
   cp bench/report.md bench/report.json bench/report.png "$out/" 2>/dev/null
 fi
 if [ "${PROBES:-1}" != 0 ]; then
-  timeout 300 python3 bench/probes.py 2>&1 | tee bench/probes.txt | tail -n 40
+  timeout 300 python3 bench/probes.py ${PROBE_PARTS:-} 2>&1 | tee bench/probes.txt | tail -n 40
   rc=$((rc | $?))
   cp bench/probes.txt "$out/"
 fi

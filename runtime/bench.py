@@ -115,10 +115,15 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
             stream((grid,), (block,), (xs, ys, np.int32(nstream), raw(0)))
             r["stream_correct"] = bool((ys == xs).all())
             args = (xs, ys, np.int32(nstream), raw(0))
-            ts = _bench(lambda f=stream, g=grid, b=block, a=args: f((g,), (b,), a), rep)
-            tc = _bench(lambda f=copy, g=grid, b=block, a=args: f((g,), (b,), a), rep)
-            r.update(stream_ms=ts, copy_ms=tc, stream_ratio=ts / tc,
-                     copy_GBps=2 * xs.nbytes / tc / 1e6)
+            fns = {"stream": lambda f=stream, g=grid, b=block, a=args: f((g,), (b,), a),
+                   "copy": lambda f=copy, g=grid, b=block, a=args: f((g,), (b,), a)}
+            if v.name == "llgen":  # the roofline of our copy: cudaMemcpy of the same bytes, timed between its rounds
+                fns["d2d"] = lambda: cp.cuda.runtime.memcpyAsync(ys.data.ptr, xs.data.ptr, xs.nbytes, 3, 0)
+            t = _rounds(fns, STREAM_ROUNDS if v.name == "llgen" else 1, rep)
+            r.update(stream_ms=t["stream"], copy_ms=t["copy"], stream_ratio=t["stream"] / t["copy"],
+                     copy_GBps=2 * xs.nbytes / t["copy"] / 1e6)
+            if "d2d" in t:
+                r.update(d2d_ms=t["d2d"], copy_vs_d2d=t["d2d"] / t["copy"])
         res["variants"][v.name] = r
         log(f"  {case.id} / {v.name}: {_short(r)}")
     if with_triton:
@@ -131,6 +136,18 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
 
 
 LOOP_ROUNDS = 5
+STREAM_ROUNDS = 3
+
+
+def _rounds(fns: dict, rounds: int, rep: int) -> dict:
+    """Each launcher's median time over ``rounds`` rounds, the order rotating between rounds, so that drift over the
+    run (the copy kernels of one H100 run read 1.5-2% below an earlier run's) falls on all of them alike."""
+    names = list(fns)
+    times = {n: [] for n in names}
+    for i in range(rounds):
+        for n in names[i % len(names):] + names[:i % len(names)]:
+            times[n].append(_bench(fns[n], rep))
+    return {n: float(np.median(ts)) for n, ts in times.items()}
 
 
 def _per_sm_ns(run, grid: int, sms: int, rep: int) -> float:
@@ -226,10 +243,10 @@ def _short(r: dict) -> str:
     return ", ".join(f"{k}={r[k]:.3g}" if isinstance(r.get(k), float) else f"{k}={r[k]}" for k in keys if k in r)
 
 
-def d2d_copy_gbps(rep: int) -> float:
-    """The physical roofline for STREAM: cudaMemcpy device to device of 4 GiB, bytes read + written."""
+def d2d_copy_gbps(rep: int, nbytes: int = 4 << 30) -> float:
+    """cudaMemcpy device to device of ``nbytes``: GB/s read + written."""
     import cupy as cp
-    a = cp.empty(4 << 30, dtype=cp.uint8)
+    a = cp.empty(nbytes, dtype=cp.uint8)
     b = cp.empty_like(a)
     dst, src, n = b.data.ptr, a.data.ptr, a.nbytes
     ms = _bench(lambda: cp.cuda.runtime.memcpyAsync(dst, src, n, 3, 0), rep)
@@ -257,18 +274,89 @@ def device_info() -> dict:
     return info
 
 
+def _save_cases(cases, path: Path) -> str:
+    """The cases as JSON, for a worker process under ncu to rebuild with _load_cases."""
+    path.write_text(json.dumps([{"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps,
+                                 "src": c.src.to_dict(), "dst": c.dst.to_dict()} for c in cases]))
+    return str(path)
+
+
+def _load_cases(cases_json: str) -> list:
+    from llgen.layout import LinearLayout
+    from llgen.suite import Case
+    return [Case(c["id"], c["dtype"], tuple(c["shape"]), c["warps"], LinearLayout.from_dict(c["src"]),
+                 LinearLayout.from_dict(c["dst"])) for c in json.loads(Path(cases_json).read_text())]
+
+
 def wavefront_plans(cases_json: str, target: str) -> list[tuple[str, object]]:
     """Every variant's two plans for the cases saved by `run` (runtime.ncu's worker rebuilds them from the file),
     named <case>_<variant>_<fwd|bwd>."""
-    from llgen.layout import LinearLayout
-    from llgen.suite import Case
     out = []
-    for c in json.loads(Path(cases_json).read_text()):
-        case = Case(c["id"], c["dtype"], tuple(c["shape"]), c["warps"], LinearLayout.from_dict(c["src"]),
-                    LinearLayout.from_dict(c["dst"]))
+    for case in _load_cases(cases_json):
         for v in variants(case, target):
             out += [(f"{case.id}_{v.name}_fwd", v.fwd), (f"{case.id}_{v.name}_bwd", v.bwd)]
     return out
+
+
+def loop_ratio(case_result: dict) -> float | None:
+    """Triton's LOOP time over llgen's for one case of a report; None where either is missing."""
+    v = case_result["variants"]
+    me, tr = v.get("llgen", {}).get("loop_per_sm_ns"), v.get("triton", {}).get("loop_per_sm_ns")
+    return tr / me if me and tr and me > 0 else None
+
+
+PIPE_TIE = 1.01  # LOOP cases with Triton / llgen under this get the pipe counters of both LOOP kernels
+PIPE_K = 1024
+
+
+def loop_launches(cases_json: str, target: str) -> None:
+    """runtime.ncu's worker for `measure_pipes`: per case, llgen's LOOP kernel (<case>_loop) and then Triton's
+    (loop_kernel), each launched once with 32 CTAs per SM, as LOOP times them, and PIPE_K round trips, so that the
+    tile's load and store around the loop weigh little (LOOP's timing cancels them: it is a slope in K)."""
+    import cupy as cp
+    import torch
+
+    from .gluon import TORCH_DTYPES, TritonCase
+    sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
+    for case in _load_cases(cases_json):
+        v = variants(case, target)[0]
+        tile, raw = 1 << case.src.total_out_bits, RAW[_bytes(case.dtype)]
+        x = cp.asarray(loop_input(case.dtype, raw, tile * sms * 32, np.random.default_rng(1)))
+        y = cp.empty_like(x)
+        loop = cp.RawModule(code=emit_bench(v.fwd, v.bwd, case.id), options=("-std=c++17",)).get_function(f"{case.id}_loop")
+        smem = loop_scratch(v.fwd, v.bwd).bytes
+        loop.max_dynamic_shared_size_bytes = smem
+        loop((sms * 32,), (case.warps * 32,), (x, y, np.int32(PIPE_K)), shared_mem=smem)
+        tx = torch.as_tensor(x, device="cuda").view(getattr(torch, TORCH_DTYPES[case.dtype]))
+        TritonCase(case.src, case.dst, case.warps).loop(tx, torch.empty_like(tx), PIPE_K, sms * 32)
+        cp.cuda.Device(0).synchronize()
+
+
+def measure_pipes(cases, target: str, report: dict, log) -> None:
+    """Where llgen's LOOP is not clearly ahead of Triton's (ratio under PIPE_TIE), Nsight Compute's word on how busy
+    each LOOP kernel keeps the LSU data pipe, which shared-memory wavefronts and shuffles both go through: a kernel
+    that keeps it busy with no more wavefronts or shuffles than the conversion needs is at the hardware's limit.
+    variant["pipe"] = {busy_pct (of the cycles its SMs had work), busy_pct_elapsed, wavefronts, cycles} for llgen
+    and triton."""
+    from .ncu import PIPE_BUSY, pipe_busy
+    close = [c for c, rc in zip(cases, report["cases"], strict=True) if (loop_ratio(rc) or PIPE_TIE) < PIPE_TIE]
+    if not close:
+        return
+    with tempfile.TemporaryDirectory(prefix="llgen-pipes-") as tmp:
+        call = f"llgen.runtime.bench:loop_launches {_save_cases(close, Path(tmp) / 'cases.json')} {target}"
+        res = pipe_busy(call, "regex:_loop$|^loop_kernel$", 300, Path(tmp))
+    triton = iter(res["kernels"].get("loop_kernel", []))
+    by_id = {rc["id"]: rc for rc in report["cases"]}
+    for c in close:
+        for name, m in (("llgen", (res["kernels"].get(f"{c.id}_loop") or [None])[0]), ("triton", next(triton, None))):
+            if m and PIPE_BUSY in m:
+                by_id[c.id]["variants"][name]["pipe"] = {
+                    "busy_pct": m[PIPE_BUSY], "wavefronts": m.get("l1tex__data_pipe_lsu_wavefronts.sum"),
+                    "busy_pct_elapsed": m.get("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"),
+                    "cycles": m.get("sm__cycles_elapsed.avg")}
+    log(f"ncu: the LSU data pipe of {len(close)} close case(s) in {res['seconds']} s (rc {res['rc']}): "
+        + ", ".join(f"{c.id} " + "/".join(f"{by_id[c.id]['variants'][n].get('pipe', {}).get('busy_pct', float('nan')):.1f}%"
+                                         for n in ("llgen", "triton")) for c in close))
 
 
 def measure_wavefronts(cases, target: str, report: dict, log) -> None:
@@ -276,11 +364,9 @@ def measure_wavefronts(cases, target: str, report: dict, log) -> None:
     next to the prediction: variant["wavefronts_meas"][fwd|bwd] = {st, ld, pred_st, pred_ld, floor, verdict}."""
     from .ncu import measure
     with tempfile.TemporaryDirectory(prefix="llgen-bench-") as tmp:
-        path = Path(tmp) / "cases.json"
-        path.write_text(json.dumps([{"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps,
-                                     "src": c.src.to_dict(), "dst": c.dst.to_dict()} for c in cases]))
-        source = f"llgen.runtime.bench:wavefront_plans {path} {target}"
-        res = measure(wavefront_plans(str(path), target), source, 600, Path(tmp), target, log)
+        path = _save_cases(cases, Path(tmp) / "cases.json")
+        res = measure(wavefront_plans(path, target), f"llgen.runtime.bench:wavefront_plans {path} {target}", 600,
+                      Path(tmp), target, log)
     report["info"]["ncu"] = {k: res[k] for k in ("metrics", "rc", "timed_out", "seconds")}
     for c in report["cases"]:
         for name, v in c["variants"].items():
@@ -308,14 +394,13 @@ def run(cases, target: str = "sm_90", measures=("loop", "stream"), rep: int = 10
             with_triton = False
             report["info"]["triton"] = f"not run: {e.name} is not installed"
             log(f"Triton's baseline is not run: {e.name} is not installed")
-    if "stream" in measures:
-        report["info"]["d2d_copy_GBps"] = d2d_copy_gbps(rep)
-        log(f"device-to-device copy of 4 GiB: {report['info']['d2d_copy_GBps']:.0f} GB/s (read + write)")
     for case in cases:
         log(f"[{len(report['cases']) + 1}/{len(cases)}] {case.id}")
         report["cases"].append(run_case(case, target, set(measures), rep, with_triton, log))
     if "wavefronts" in measures:
         measure_wavefronts(cases, target, report, log)
+        if "loop" in measures and with_triton:
+            measure_pipes(cases, target, report, log)
     report["info"]["date_end"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     return report
 

@@ -1,9 +1,13 @@
-"""Nsight Compute's shared-memory counters for emitted kernels, next to the planner's prediction.
+"""Nsight Compute's counters for emitted kernels, next to the planner's prediction.
 
 `measure(plans, source, ...)` runs this module under ncu as a worker: the worker calls ``source`` ("module:function
 arg...", returning the caller's [(name, plan)] again), compiles each plan's debug kernel and launches it LAUNCHES
 times (one CTA = one tile), and ncu records the wavefront and instruction counters of every ``*_debug`` launch. `make gpu-check` and
 `llgen bench --measures wavefronts` both measure through here.
+
+`pipe_busy(call, kernels, ...)` runs ``call`` (a function that launches kernels itself) under ncu and reads how busy
+each matching kernel kept the SM's LSU data pipe, which carries shared-memory wavefronts and warp shuffles alike:
+whether a LOOP kernel is at the hardware's limit.
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ EXTRA_METRICS = [  # used where `ncu --query-metrics` lists them
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 ]
+
+
+PIPE_BUSY = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active"  # over the cycles an SM has work
+PIPE_METRICS = [PIPE_BUSY, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+                "l1tex__data_pipe_lsu_wavefronts.sum", "sm__cycles_elapsed.avg"]
 
 
 def tool_path(name: str) -> str | None:
@@ -159,8 +168,8 @@ def compare_launches(pred: dict, launches: list[dict]) -> dict:
     return row
 
 
-def _plans(source: str) -> list:
-    """``"module:function arg ..."`` -> function(*args): the [(name, plan)] to measure."""
+def _call(source: str):
+    """``"module:function arg ..."`` -> function(*args): for `measure`'s worker, the [(name, plan)] to measure."""
     ref, *args = source.split()
     module, func = ref.split(":")
     return getattr(importlib.import_module(module), func)(*args)
@@ -175,28 +184,45 @@ def measure(plans: list, source: str, timeout: float, log_dir: Path, target: str
         return {"rows": {}, "metrics": [], "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}
     t0 = time.monotonic()
     metrics = choose_metrics(query_metrics(ncu))
-    log_dir.mkdir(parents=True, exist_ok=True)
-    csv_path = log_dir / "ncu.csv"
-    base = [ncu, "--csv", "--page", "raw", "--print-units", "base", "-k", "regex:_debug$"]
     worker = [sys.executable, "-m", "llgen.runtime.ncu", target, source]
-
-    def attempt(ms: list[str], seconds: float):
-        csv_path.unlink(missing_ok=True)
-        r = run_proc(base + ["--metrics", ",".join(ms), "--log-file", str(csv_path)] + worker, seconds)
-        text = csv_path.read_text(errors="replace") if csv_path.exists() else ""
-        return r, parse_ncu_csv(text) or parse_ncu_csv(r["out"])
-    r, measured = attempt(metrics, timeout)
+    r, measured = _run_ncu(ncu, metrics, "regex:_debug$", worker, timeout, log_dir)
     if r["rc"] != 0 and not measured and metrics != CORE_METRICS and not r["timed_out"]:
         log("ncu: failed with the extra metrics; again with the four core metrics")
         metrics = list(CORE_METRICS)
-        r, measured = attempt(metrics, max(20.0, timeout - (time.monotonic() - t0)))
-    (log_dir / "ncu-stdout.txt").write_text(r["out"])
+        r, measured = _run_ncu(ncu, metrics, "regex:_debug$", worker, max(20.0, timeout - (time.monotonic() - t0)), log_dir)
     rows = {}
     for name, plan in plans:
         if plan.path == "shared":
             rows[name] = compare_launches(prediction(plan), measured.get(f"{name}_debug") or [])
     return {"rows": rows, "metrics": metrics, "rc": r["rc"], "timed_out": r["timed_out"],
             "seconds": round(time.monotonic() - t0, 1), "out": r["out"][-300:]}
+
+
+def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], timeout: float, log_dir: Path):
+    """ncu's raw counters of the launches of ``kernels`` (an ncu -k filter) that ``worker`` makes:
+    (run_proc's result, {kernel name: [{metric: value} per launch]}); its output is kept in log_dir."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    csv_path = log_dir / "ncu.csv"
+    csv_path.unlink(missing_ok=True)
+    r = run_proc([ncu, "--csv", "--page", "raw", "--print-units", "base", "-k", kernels, "--metrics", ",".join(metrics),
+                  "--log-file", str(csv_path)] + worker, timeout)
+    text = csv_path.read_text(errors="replace") if csv_path.exists() else ""
+    (log_dir / "ncu-stdout.txt").write_text(r["out"])
+    return r, parse_ncu_csv(text) or parse_ncu_csv(r["out"])
+
+
+def pipe_busy(call: str, kernels: str, timeout: float, log_dir: Path) -> dict:
+    """The LSU data pipe's counters (PIPE_METRICS) of every launch of ``kernels`` that ``call`` ("module:function
+    arg ...", run in a worker process) makes: {"kernels": {name: [{metric: value} per launch]}, "rc", "timed_out",
+    "seconds", "out"}."""
+    ncu = tool_path("ncu")
+    if not ncu:
+        return {"kernels": {}, "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}
+    t0 = time.monotonic()
+    r, measured = _run_ncu(ncu, PIPE_METRICS, kernels, [sys.executable, "-m", "llgen.runtime.ncu", "--call", call],
+                           timeout, log_dir)
+    return {"kernels": measured, "rc": r["rc"], "timed_out": r["timed_out"], "seconds": round(time.monotonic() - t0, 1),
+            "out": r["out"][-300:]}
 
 
 LAUNCHES = 2  # each kernel is measured this many times: a counter that varies between them is the hardware's noise
@@ -210,7 +236,7 @@ def worker(target: str, source: str) -> int:
     from .compile import compile as compile_source
     from .launch import run_debug
     from .reference import random_input, raw_dtype
-    jobs = [(n, p) for n, p in _plans(source) if p.path == "shared"]
+    jobs = [(n, p) for n, p in _call(source) if p.path == "shared"]
     rng = np.random.default_rng(1)
     for i in range(0, len(jobs), 16):
         group = jobs[i:i + 16]
@@ -223,4 +249,7 @@ def worker(target: str, source: str) -> int:
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "--call":
+        _call(sys.argv[2])  # the function launches its kernels itself
+        sys.exit(0)
     sys.exit(worker(sys.argv[1], sys.argv[2]))
