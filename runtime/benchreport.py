@@ -6,7 +6,7 @@ import math
 import re
 from pathlib import Path
 
-from .bench import LOOP_ROUNDS, STREAM_ROUNDS, loop_ratio, write_json
+from .bench import LOOP_ROUNDS, PIPE_K, PIPE_TIE, STREAM_ROUNDS, loop_ratio, write_json
 
 AT_LIMIT = 0.98  # a LOOP kernel this close to its ideal, with its LSU data pipe this busy, is at the hardware's limit
 
@@ -77,7 +77,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
          "A -> B's and B -> A's scratch apart where both sit behind __syncthreads (one barrier per conversion). "
          "STREAM: 1 GiB, A -> B -> A per tile, "
          f"time over the same kernel's copy (no conversion); llgen's STREAM, copy and a cudaMemcpy of the same bytes run "
-         f"{STREAM_ROUNDS} rounds in rotating order, medians."),
+         f"{STREAM_ROUNDS} rounds in rotating order, medians. Where Triton / llgen is under {PIPE_TIE}, Nsight Compute "
+         f"reads how busy both LOOP kernels (K = {PIPE_K}) keep the LSU data pipe that shared memory and shuffles share."),
         f"- geometric-mean LOOP speedup over Triton: {_f(gmean, 3)}",
         ("- STREAM roofline: our copy kernel's speed over cudaMemcpy device to device of the same bytes (GB/s read + "
          "written): " + ", ".join(f"{c['id']} {_f(100 * m['copy_vs_d2d'], 1)}% ({_f(m['copy_GBps'], 0)} GB/s)"
