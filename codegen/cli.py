@@ -275,7 +275,8 @@ BENCH_MEASURES = ("loop", "stream", "wavefronts")
 @click.option("--suite", default=None, help="Benchmark a suite (core).")
 @_conversion_options
 @click.option("--measures", default=",".join(BENCH_MEASURES), show_default=True,
-              help="Comma list of loop, stream, wavefronts (Nsight Compute's shared-memory counters).")
+              help=("Comma list of loop, stream, wavefronts (Nsight Compute's shared-memory counters, and with "
+                    "loop its LSU-pipe counters where llgen and Triton are close)."))
 @click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
 @click.option("--rep", default=100, show_default=True, help="do_bench repetition time (ms) per measurement.")
 @click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")

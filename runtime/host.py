@@ -30,6 +30,7 @@ from .compile import CompileFailed, RuntimeUnavailable
 
 # One header for both languages: CUDA's names and HIP's (the HIP source includes <hip/hip_runtime.h>, which
 # resolves here). LLGEN_HOST_LANES is the wave size of the target: 32 for CUDA, 64 for gfx90a/gfx942.
+DYNAMIC_SCRATCH_BYTES = 256 * 1024  # the shim's LLGEN_DYNAMIC_SCRATCH: more than any target's smem_per_cta
 HOST_SHIM = r"""#pragma once
 #include <algorithm>
 #include <barrier>
@@ -46,7 +47,7 @@ HOST_SHIM = r"""#pragma once
 #define __restrict__ __restrict
 #define __shared__ static
 #define LLGEN_KEEP(x) ((void)(x))
-#define LLGEN_DYNAMIC_SCRATCH(name) alignas(16) static unsigned char name[256 * 1024]  // blocks run one by one
+#define LLGEN_DYNAMIC_SCRATCH(name) alignas(16) static unsigned char name[DYNAMIC_SCRATCH_BYTES]  // blocks run one by one
 using std::memcpy;
 struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
@@ -112,7 +113,7 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
   return r;
 }
-"""
+""".replace("DYNAMIC_SCRATCH_BYTES", str(DYNAMIC_SCRATCH_BYTES))
 
 _KERNEL = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(([^)]*)\)')
 
@@ -174,7 +175,7 @@ class HostModule:
         return dev.copy()
 
     def launch(self, name: str, grid: int, block: int, args: tuple, smem: int = 0) -> None:
-        assert smem <= 256 * 1024, "LLGEN_DYNAMIC_SCRATCH holds 256 KB on the CPU"
+        assert smem <= DYNAMIC_SCRATCH_BYTES, f"LLGEN_DYNAMIC_SCRATCH holds {DYNAMIC_SCRATCH_BYTES} bytes on the CPU"
         # scalars travel as 8 little-endian bytes: the trampoline reads the low bytes its parameter's type needs
         keep = [ctypes.c_void_p(a.ctypes.data) if isinstance(a, np.ndarray) else ctypes.c_uint64(int(a) % (1 << 64))
                 for a in args]
