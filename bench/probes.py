@@ -21,7 +21,7 @@ import time
 
 import cupy as cp
 import numpy as np
-from llgen.emit import emit_bench, stream_groups
+from llgen.emit import emit_bench, stream_groups, stream_smem
 from llgen.runtime.bench import STREAM_BYTES, _bench, _per_sm_ns, d2d_copy_gbps, stream_grid, variants
 from llgen.suite import core
 
@@ -164,12 +164,13 @@ def copies(mod, sms: int) -> None:
 
     def run(name, grid, block, args=(xs, ys, n, s)):
         f = mod.get_function(name)
+        smem = stream_smem(T16X32.fwd, T16X32.bwd) if name == "b_stream" else 0  # as `llgen bench` launches it
         ys.fill(0)
-        f((grid,), (block,), args)
-        ms = _bench(lambda: f((grid,), (block,), args), REP)
+        f((grid,), (block,), args, shared_mem=smem)
+        ms = _bench(lambda: f((grid,), (block,), args, shared_mem=smem), REP)
         rows.append((f"{name} grid {grid} x {block} threads, exact {bool((ys == xs).all())}", ms))
 
-    block = 32 * stream_groups(T16X32.fwd)
+    block = 32 * stream_groups(T16X32.fwd, T16X32.bwd)
     for name in ("b_copy", "b_stream"):  # the suite's kernels, launched as `llgen bench` launches them
         run(name, stream_grid(sms, block), block)
         run(name, 2 * stream_grid(sms, block), block)
@@ -291,7 +292,7 @@ def roofline(sms: int) -> None:
         v = variants(next(c for c in core() if c.id == cid), "sm_90")[0]
         m = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "c"), options=("-std=c++17",))
         tile_bytes = (1 << v.fwd.src.total_out_bits) * v.fwd.dtype.bytes
-        block = 32 * v.fwd.warps * stream_groups(v.fwd)
+        block = 32 * v.fwd.warps * stream_groups(v.fwd, v.bwd)
         f = m.get_function("c_copy")
         raw = {1: np.uint8, 2: np.uint16, 4: np.uint32}[v.fwd.dtype.bytes]
         grid = min(n // tile_bytes, stream_grid(sms, block))

@@ -83,12 +83,16 @@ def _conversion_options(f):
         click.option("--warps", default=4, show_default=True, type=int, help="Warps per CTA."),
         click.option("--target", default="sm_90", show_default=True, help="sm_80 | sm_90 | gfx90a | gfx942."),
         click.option("--path", "path_", default=None, help="Force shuffle or shared."),
+        click.option("--smem-budget", type=int, default=None,
+                     help="Bytes of shared memory the conversion may use (default: the target's per-CTA limit); "
+                          "a tile over it is split into store/load rounds."),
     ]):
         f = opt(f)
     return f
 
 
-def _plan_from(src: str, dst: str, shape: str, dtype: str, warps: int, target: str, path_: str | None):
+def _plan_from(src: str, dst: str, shape: str, dtype: str, warps: int, target: str, path_: str | None,
+               smem_budget: int | None = None):
     from .dtypes import dtype as to_dtype
     from .plan import plan_conversion
     from .spec import parse_layout
@@ -97,7 +101,7 @@ def _plan_from(src: str, dst: str, shape: str, dtype: str, warps: int, target: s
     shp = parse_shape(shape)
     a = parse_layout(src, shp, warps, tgt.lanes, dt.bytes)
     b = parse_layout(dst, shp, warps, tgt.lanes, dt.bytes)
-    return plan_conversion(a, b, dt, tgt, path=path_)
+    return plan_conversion(a, b, dt, tgt, path=path_, smem_budget=smem_budget)
 
 
 def write_atomic(path, text: str) -> None:
@@ -123,7 +127,7 @@ def write_atomic(path, text: str) -> None:
 @click.option("-o", "output", default=None, help="Output file, or a directory (needed for --form both).")
 @click.option("--name", default=None, help="Namespace / kernel name (a C identifier).")
 @click.option("--explain", is_flag=True, help="Also explain the plan on stderr.")
-def emit(src, dst, shape, dtype, warps, target, path_, form, output, name, explain) -> None:
+def emit(src, dst, shape, dtype, warps, target, path_, smem_budget, form, output, name, explain) -> None:
     """Emit CUDA or HIP source for the conversion SRC -> DST (the language follows --target)."""
     def body() -> None:
         from pathlib import Path
@@ -132,7 +136,7 @@ def emit(src, dst, shape, dtype, warps, target, path_, form, output, name, expla
         from .emit import emit as emit_source
         if name is not None:
             check_name(name)
-        plan = _plan_from(src, dst, shape, dtype, warps, target, path_)
+        plan = _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
         forms = ["kernel", "header"] if form == "both" else [form]
         texts = {f: emit_source(plan, f, name) for f in forms}
         if explain:
@@ -158,10 +162,10 @@ def emit(src, dst, shape, dtype, warps, target, path_, form, output, name, expla
 @main.command()
 @_conversion_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (docs/plan-schema.md).")
-def plan(src, dst, shape, dtype, warps, target, path_, as_json) -> None:
+def plan(src, dst, shape, dtype, warps, target, path_, smem_budget, as_json) -> None:
     """Explain how SRC -> DST moves: path, C = B^-1 A, rounds, swizzle, widths, wavefronts."""
     def body() -> None:
-        p = _plan_from(src, dst, shape, dtype, warps, target, path_)
+        p = _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
         if as_json:
             import json
             click.echo(json.dumps(p.to_json()))
@@ -249,8 +253,7 @@ def show(spec, src, dst, swizzle_name, shape, warps, dtype, target, path_, matri
             if swizzle_name:
                 from .plan import plan_conversion
                 p = plan_conversion(p.src, p.dst, p.dtype, p.target, path="shared", swizzle=swizzle_name, matrix=False)
-                drop = sorted(c.bit_length() - 1 for c in p.detail.round_vectors)
-                mem = pictures.memory_from_swizzle(p.detail.swizzle.columns, p.src.outs, drop)
+                mem = pictures.memory_from_swizzle(p.detail, p.src.outs)
                 if matrix:
                     fig = pictures.matrix_figure(mem, f"{p.detail.swizzle.name} swizzle")
                 else:
@@ -280,22 +283,23 @@ BENCH_MEASURES = ("loop", "stream", "wavefronts")
 @click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
 @click.option("--rep", default=100, show_default=True, help="do_bench repetition time (ms) per measurement.")
 @click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")
-def bench(suite, src, dst, shape, dtype, warps, target, path_, measures, outdir, rep, no_triton) -> None:
+def bench(suite, src, dst, shape, dtype, warps, target, path_, smem_budget, measures, outdir, rep, no_triton) -> None:
     """On a GPU: time llgen against Triton, naive and classic baselines; write the report."""
     def body() -> None:
         meas = {m.strip() for m in measures.split(",") if m.strip()}
         if meas - set(BENCH_MEASURES):
             raise LlgenError(f"unknown measure(s) {sorted(meas - set(BENCH_MEASURES))}; use {', '.join(BENCH_MEASURES)}.")
-        cases = _cases(suite, src, dst, shape, dtype, warps, target)
+        cases = _cases(suite, src, dst, shape, dtype, warps, target, smem_budget)
         from .runtime.bench import run
         from .runtime.benchreport import write_report
-        report = run(cases, target, sorted(meas), rep, not no_triton, log=lambda m: click.echo(m, err=True))
+        report = run(cases, target, sorted(meas), rep, not no_triton, log=lambda m: click.echo(m, err=True),
+                     plan_options={"smem_budget": smem_budget} if smem_budget else {})
         for p in write_report(report, outdir):
             click.echo(str(p))
     run(body)
 
 
-def _cases(suite, src, dst, shape, dtype, warps, target):
+def _cases(suite, src, dst, shape, dtype, warps, target, smem_budget=None):
     """The suite's cases, or one case from --src/--dst."""
     if suite is not None:
         if suite != "core":
@@ -303,7 +307,7 @@ def _cases(suite, src, dst, shape, dtype, warps, target):
         from .suite import core
         return core()
     from .suite import Case
-    p = _plan_from(src, dst, shape, dtype, warps, target, None)
+    p = _plan_from(src, dst, shape, dtype, warps, target, None, smem_budget)
     return [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)]
 
 
@@ -315,16 +319,17 @@ def _cases(suite, src, dst, shape, dtype, warps, target):
 @click.option("--tiles", type=int, default=1000, show_default=True, help="Tiles per run of the stacked-tile kernel.")
 @click.option("--runs", type=int, default=1, show_default=True, help="Runs per kernel, each on fresh random input.")
 @click.option("--report", "report_prefix", default=None, help="Write PREFIX.md and PREFIX.json.")
-def check_command(src, dst, shape, dtype, warps, target, path_, suite, n_random, seed, tiles, runs, report_prefix) -> None:
+def check_command(src, dst, shape, dtype, warps, target, path_, smem_budget, suite, n_random, seed, tiles, runs,
+                  report_prefix) -> None:
     """On a GPU: compile, run, and compare every slot, replica and output element with NumPy, bit for bit.
 
     One case (--src/--dst ...), a suite (--suite core) or random pairs (--random N). Exit status 1 on any
     mismatch (the first bad slot is printed), 2 on bad input or when no GPU runtime is present."""
     def body() -> None:
         from .runtime.checkcmd import run_check  # the one command that reaches into llgen.runtime, lazily
-        plan = None if suite or n_random else _plan_from(src, dst, shape, dtype, warps, target, path_)
+        plan = None if suite or n_random else _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
         code = run_check(plan, suite=suite, n_random=n_random, seed=seed, target=target, tiles=tiles, runs=runs,
-                         report=report_prefix)
+                         report=report_prefix, plan_options={"smem_budget": smem_budget} if smem_budget else {})
         if code:
             sys.exit(code)
     run(body)

@@ -59,7 +59,7 @@ def emit_bench(fwd, bwd, name: str) -> str:
         "keep": "v" if fwd.target.lang == "hip" else ("l" if b.ctype == "unsigned long long" else "r"),
         "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
         # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
-        "groups": stream_groups(fwd), "unroll": 2 if fwd.warps == 1 else 1,
+        "groups": stream_groups(fwd, bwd), "unroll": 2 if fwd.warps == 1 else 1, "stream_smem": stream_smem(fwd, bwd),
         "inc_b": [f"b[{k}] = {_add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
         "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
         "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
@@ -104,13 +104,24 @@ def _cta_wide(plan) -> bool:
     return plan.target.lang == "hip" or not plan.detail.warp_sync
 
 
-def stream_groups(plan) -> int:
+def stream_groups(fwd, bwd=None) -> int:
     """How many copies of the layout's CTA one STREAM/copy CTA runs side by side, each on its own tiles and its own
-    scratch. An SM holds at most 32 CTAs, so one-warp CTAs fill only half its warp slots: t16x32's copy reached
-    92.8% of a device-to-device copy on the H100, and 94.0% with eight warps per CTA (bench/NOTES.md, probe 1).
-    Only a one-warp CUDA conversion can share its CTA this way: it synchronises with __syncwarp, so each warp may
-    stop at its own last tile. HIP's conversions use __syncthreads and keep one group."""
-    return 8 if plan.warps == 1 and plan.target.lang == "cuda" else 1
+    scratch. An SM holds at most 32 CTAs, so one-warp CTAs fill only half its warp slots unless several share a
+    CTA (bench/NOTES.md, probe 1). Only a one-warp CUDA conversion can share its CTA this way: it synchronises with
+    __syncwarp, so each warp may stop at its own last tile. HIP's conversions use __syncthreads and keep one group.
+    The groups' scratch together must fit one CTA's shared memory."""
+    if fwd.warps != 1 or fwd.target.lang != "cuda":
+        return 1
+    per = max(scratch_bytes(fwd), scratch_bytes(bwd) if bwd is not None else 0)
+    groups = 8
+    while groups > 1 and groups * per > fwd.target.smem_per_cta:
+        groups //= 2
+    return groups
+
+
+def stream_smem(fwd, bwd) -> int:
+    """Dynamic shared memory of the STREAM kernel: every group's scratch (0 when neither way needs any)."""
+    return stream_groups(fwd, bwd) * max(scratch_bytes(fwd), scratch_bytes(bwd))
 
 
 def _add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:
@@ -390,6 +401,13 @@ def _uses_stmatrix(plan) -> bool:
     return plan.path == "shared" and plan.detail.store.op.startswith("stmatrix")
 
 
+def kernel_dynamic_smem(plan) -> int:
+    """Dynamic shared memory the standalone kernels take at launch: their scratch when it is over the target's
+    static limit (then the kernels declare it extern and need the opt-in attribute), else 0."""
+    smem = scratch_bytes(plan)
+    return smem if smem > plan.target.static_smem else 0
+
+
 def plan_scratch_bytes(plan) -> int:
     """The scratch of this plan alone (kSmemBytes also covers its sm_80 fallback: scratch_bytes)."""
     return plan.detail.scratch_bytes if plan.path == "shared" else 0
@@ -455,5 +473,9 @@ def context(plan, name: str) -> dict:
     old = _fallback(plan)
     ctx["fallback"] = _body_ctx(old) if old else None
     ctx["smem_bytes"] = scratch_bytes(plan, old)
+    ctx["dynamic_smem"] = ctx["smem_bytes"] > tgt.static_smem
+    # with dynamic scratch ptxas cannot see how few CTAs fit an SM and budgets registers for many (b2mma_f32's
+    # 64 KB kernel got 40 registers and a spill on sm_80); the CTAs that fit by shared memory tell it
+    ctx["min_ctas"] = max(1, tgt.smem_per_cta // max(1, ctx["smem_bytes"]))
     ctx["_ctx"] = ctx  # macros take the whole context
     return ctx

@@ -357,14 +357,10 @@ class AccessStep:
     wavefronts: int  # the most distinct words in one bank
 
 
-def memory_from_swizzle(columns: Sequence[int], outs, drop: Sequence[int] = ()) -> LinearLayout:
-    """The memory layout (offset -> element) of a plan's swizzle columns; ``drop`` are the logical
-    bits split off into rounds (the scratch holds round 0 of them)."""
-    def expand(x: int) -> int:
-        for b in sorted(drop):
-            x = (x & ((1 << b) - 1)) | ((x >> b) << (b + 1))
-        return x
-    return LinearLayout((("offset", len(columns)),), tuple(outs), tuple(expand(c) for c in columns))
+def memory_from_swizzle(shared_plan, outs) -> LinearLayout:
+    """The memory layout (offset -> element) of a shared plan's scratch in round 0."""
+    columns = shared_plan.offset_vectors()
+    return LinearLayout((("offset", len(columns)),), tuple(outs), tuple(columns))
 
 
 def access_step(memory: LinearLayout, access: LinearLayout, step: int, elem_bytes: int) -> AccessStep:
@@ -608,8 +604,7 @@ def conversion_figure(plan, region: Region | None = None, src_name: str = "A", d
         lines.append(("wavefronts", (f"wavefronts: store {d.predicted_store_wavefronts} ({d.store.op}), "
                       f"load {d.predicted_load_wavefronts} ({d.load.op}); floor {d.floor_wavefronts}")))
         rows.append([_text_panel(lines, width)])
-        drop = sorted(c.bit_length() - 1 for c in d.round_vectors)
-        memory = memory_from_swizzle(sw.columns, a.outs, drop)
+        memory = memory_from_swizzle(d, a.outs)
         acc = access_step(memory, b, 0, plan.dtype.bytes)
         bank_rows, _ = _bank_panels(memory, plan.dtype.bytes, None if _bank_fits(memory, plan.dtype.bytes) else (0, 16, 0, -1),
                                     acc, b.in_size("lane"), "shared memory (destination's register 0 highlighted)", "smem-")

@@ -142,15 +142,26 @@ def _shuffle(plan, src, out, res) -> None:
 
 
 def _shared(plan, src, out, res) -> None:
+    """Every round: stores, the barrier the plan prints, loads, then a barrier before the next round's stores.
+    Besides the data, each shared word remembers which warp wrote it this round and which warps read it, so a
+    missing barrier is caught: a warp that reads a word another warp wrote (or overwrites a word another warp
+    read in the round before) with only __syncwarp between, a read of a word no one wrote this round, and two
+    warps writing one word without a barrier between them."""
     d = plan.detail
+    cta_barrier = plan.target.lang == "hip" or not d.warp_sync  # what the templates print
     smem = np.full(d.scratch_elems, POISON, dtype=src.dtype)
+    readers = np.zeros(d.scratch_elems, dtype=np.int64)  # bit w: warp w read the word in the previous round
     st_wf, ld_wf, st_ph, ld_ph = [], [], [], []
     for rnd in range(d.rounds):
         smem[:] = POISON
-        wf, ph = _access(plan, d.store, [i for i in d.store.instrs if i.round == rnd], smem, src, store=True)
+        writer = np.full(d.scratch_elems, -1, dtype=np.int64)
+        wf, ph = _access(plan, d.store, [i for i in d.store.instrs if i.round == rnd], smem, src, store=True,
+                         writer=writer, readers=readers, cta_barrier=cta_barrier)
         st_wf += wf
         st_ph += ph
-        wf, ph = _access(plan, d.load, [i for i in d.load.instrs if i.round == rnd], smem, out, store=False)
+        readers = np.zeros(d.scratch_elems, dtype=np.int64)
+        wf, ph = _access(plan, d.load, [i for i in d.load.instrs if i.round == rnd], smem, out, store=False,
+                         writer=writer, readers=readers, cta_barrier=cta_barrier)
         ld_wf += wf
         ld_ph += ph
     res.store_instr_wavefronts, res.load_instr_wavefronts = tuple(st_wf), tuple(ld_wf)
@@ -158,9 +169,12 @@ def _shared(plan, src, out, res) -> None:
     res.store_wavefronts, res.load_wavefronts = sum(st_wf), sum(ld_wf)
 
 
-def _access(plan, side, instrs, smem, regs, *, store: bool) -> tuple[list[int], list[int]]:
+def _access(plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, readers: np.ndarray,
+            cta_barrier: bool) -> tuple[list[int], list[int]]:
     """Execute instructions (all of one side and round) on every warp that runs them; returns
-    per instruction (wavefronts, phases), summed over warps, by brute force."""
+    per instruction (wavefronts, phases), summed over warps, by brute force. ``writer`` (per word, the warp
+    that stored it this round, -1 none) and ``readers`` (per word, a bit per warp that loaded it) are
+    updated and checked against the barrier (``cta_barrier``: __syncthreads, else __syncwarp)."""
     if not instrs:
         return [], []
     warps, lanes = plan.warps, plan.target.lanes
@@ -204,17 +218,52 @@ def _access(plan, side, instrs, smem, regs, *, store: bool) -> tuple[list[int], 
         raise SimError(f"offset {int(offs.max())} outside the scratch buffer of {len(smem)} elements")
     widx = np.nonzero(active)[0][None, :, None, None]
     lidx = t[None, None, :, None]
+    warp_of = np.broadcast_to(widx, offs.shape)
     if store:
         vals = regs[widx, lidx, regi]
+        _check_writes(offs.ravel(), warp_of.ravel(), writer, readers, cta_barrier)
         smem[offs] = vals
         if not (smem[offs] == vals).all():
             raise SimError("two threads store different elements to the same shared-memory offset")
     else:
+        _check_reads(offs.ravel(), warp_of.ravel(), writer, cta_barrier)
+        np.bitwise_or.at(readers, offs.ravel(), np.int64(1) << warp_of.ravel())
         regs[widx, lidx, regi] = smem[offs]
     per_group = _wavefronts(offs.ravel(), group.ravel(), w, plan.target.banks, plan.target.bank_bytes,
                             ni * nw * phases)
     per_instr = per_group.reshape(ni, nw * phases).sum(1)
     return [int(x) for x in per_instr], [nw * phases] * ni
+
+
+def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, readers: np.ndarray, cta_barrier: bool) -> None:
+    """Stores of one side and round: no two warps may write one word (nothing orders them), and with only
+    __syncwarp since the last loads, no warp may overwrite a word another warp read."""
+    order = np.lexsort((warp, offs))
+    o, wp = offs[order], warp[order]
+    clash = (o[1:] == o[:-1]) & (wp[1:] != wp[:-1])
+    if clash.any():
+        i = int(np.argmax(clash))
+        raise SimError(f"warps {int(wp[i])} and {int(wp[i + 1])} both store offset {int(o[i])} with no barrier between")
+    if not cta_barrier:
+        others = readers[offs] & ~(np.int64(1) << warp)
+        if others.any():
+            i = int(np.argmax(others != 0))
+            raise SimError(f"warp {int(warp[i])} overwrites offset {int(offs[i])}, which another warp read in the round "
+                           "before, with only __syncwarp between")
+    writer[offs] = warp
+
+
+def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, cta_barrier: bool) -> None:
+    """Loads of one side and round: every word was written this round, and by the reading warp itself when only
+    __syncwarp separates the stores from the loads."""
+    who = writer[offs]
+    if (who < 0).any():
+        i = int(np.argmax(who < 0))
+        raise SimError(f"warp {int(warp[i])} reads offset {int(offs[i])}, which no thread wrote in this round")
+    if not cta_barrier and (who != warp).any():
+        i = int(np.argmax(who != warp))
+        raise SimError(f"warp {int(warp[i])} reads offset {int(offs[i])}, which warp {int(who[i])} wrote, "
+                       "with only __syncwarp between")
 
 
 def _wavefronts(offs: np.ndarray, group: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int,

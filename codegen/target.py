@@ -16,8 +16,9 @@ class Target:
     bank_bytes: int = 4
     max_access_bytes: int = 16  # widest ld/st.shared per thread
     shuffle_bytes: int = 4  # one shuffle moves a 32-bit word
-    smem_budget: int = 48 * 1024  # default scratch budget per CTA (a planner parameter)
-    smem_per_cta: int = 64 * 1024  # the most shared memory one CTA may use (CUDA: with the opt-in attribute)
+    static_smem: int = 48 * 1024  # the most a static __shared__ array may hold; above it, dynamic shared memory
+    smem_per_cta: int = 64 * 1024  # the most shared memory one CTA may use (CUDA: with the opt-in attribute above
+    #                                static_smem); the planner's default scratch budget
     ldmatrix: bool = False
     stmatrix: bool = False
 
@@ -33,8 +34,8 @@ class Target:
 TARGETS = {t.name: t for t in (
     Target("sm_80", "cuda", 32, smem_per_cta=163 * 1024, ldmatrix=True),
     Target("sm_90", "cuda", 32, smem_per_cta=227 * 1024, ldmatrix=True, stmatrix=True),
-    Target("gfx90a", "hip", 64),
-    Target("gfx942", "hip", 64),
+    Target("gfx90a", "hip", 64, static_smem=64 * 1024),  # 64 KB of LDS, static arrays included
+    Target("gfx942", "hip", 64, static_smem=64 * 1024),
 )}
 
 

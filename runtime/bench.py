@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from llgen.emit import emit_bench, loop_scratch, plan_scratch_bytes, stream_groups
+from llgen.emit import emit_bench, loop_scratch, plan_scratch_bytes, stream_groups, stream_smem
 from llgen.errors import LlgenError
 from llgen.plan import plan_conversion
 
@@ -35,9 +35,10 @@ class Variant:
     results: dict = field(default_factory=dict)
 
 
-def variants(case, target: str) -> list[Variant]:
-    """llgen's own choice and every baseline that is valid for the case."""
+def variants(case, target: str, options: dict | None = None) -> list[Variant]:
+    """llgen's own choice and every baseline that is valid for the case; ``options`` go to every plan."""
     def pair(**kw):
+        kw.update(options or {})
         return (plan_conversion(case.src, case.dst, case.dtype, target, **kw),
                 plan_conversion(case.dst, case.src, case.dtype, target, **kw))
 
@@ -69,7 +70,7 @@ def _bench(fn, rep: int) -> float:
     return do_bench(fn, warmup=20, rep=rep, return_mode="median")
 
 
-def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool, log) -> dict:
+def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool, log, options: dict | None = None) -> dict:
     import cupy as cp
     dev = cp.cuda.Device(0)
     sms = dev.attributes["MultiProcessorCount"]
@@ -90,7 +91,7 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
         xs = cp.asarray(rng.integers(1, np.iinfo(raw).max, size=tile * nstream, dtype=raw, endpoint=True))
         ys = cp.empty_like(xs)
     launches = {}  # LOOP launchers (k, grid) of llgen's pick and Triton's, for the alternating rounds
-    for v in variants(case, target):
+    for v in variants(case, target, options):
         log(f"  {case.id} / {v.name}: compile")
         mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b"), options=("-std=c++17",))
         loop, stream, copy = (mod.get_function(f"b_{k}") for k in ("loop", "stream", "copy"))
@@ -109,13 +110,15 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
             _loop_times(r, run, tiles_thr, tiles_lat, sms, rep)
             launches[v.name] = run
         if "stream" in measures:
-            block = threads * stream_groups(v.fwd)
+            block = threads * stream_groups(v.fwd, v.bwd)
             grid = min(nstream, stream_grid(sms, block))
+            ss = stream_smem(v.fwd, v.bwd)
+            stream.max_dynamic_shared_size_bytes = ss
             ys[:] = 0
-            stream((grid,), (block,), (xs, ys, np.int32(nstream), raw(0)))
+            stream((grid,), (block,), (xs, ys, np.int32(nstream), raw(0)), shared_mem=ss)
             r["stream_correct"] = bool((ys == xs).all())
             args = (xs, ys, np.int32(nstream), raw(0))
-            fns = {"stream": lambda f=stream, g=grid, b=block, a=args: f((g,), (b,), a),
+            fns = {"stream": lambda f=stream, g=grid, b=block, a=args, ss=ss: f((g,), (b,), a, shared_mem=ss),
                    "copy": lambda f=copy, g=grid, b=block, a=args: f((g,), (b,), a)}
             if v.name == "llgen":  # the roofline of our copy: cudaMemcpy of the same bytes, timed between its rounds
                 fns["d2d"] = lambda: cp.cuda.runtime.memcpyAsync(ys.data.ptr, xs.data.ptr, xs.nbytes, 3, 0)
@@ -274,26 +277,30 @@ def device_info() -> dict:
     return info
 
 
-def _save_cases(cases, path: Path) -> str:
-    """The cases as JSON, for a worker process under ncu to rebuild with _load_cases."""
-    path.write_text(json.dumps([{"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps,
-                                 "src": c.src.to_dict(), "dst": c.dst.to_dict()} for c in cases]))
+def _save_cases(cases, path: Path, options: dict | None = None) -> str:
+    """The cases and the plan options as JSON, for a worker process under ncu to rebuild with _load_cases."""
+    path.write_text(json.dumps({"options": options or {}, "cases": [
+        {"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps, "src": c.src.to_dict(),
+         "dst": c.dst.to_dict()} for c in cases]}))
     return str(path)
 
 
-def _load_cases(cases_json: str) -> list:
+def _load_cases(cases_json: str) -> tuple[list, dict]:
+    """(cases, plan options) saved by _save_cases."""
     from llgen.layout import LinearLayout
     from llgen.suite import Case
+    saved = json.loads(Path(cases_json).read_text())
     return [Case(c["id"], c["dtype"], tuple(c["shape"]), c["warps"], LinearLayout.from_dict(c["src"]),
-                 LinearLayout.from_dict(c["dst"])) for c in json.loads(Path(cases_json).read_text())]
+                 LinearLayout.from_dict(c["dst"])) for c in saved["cases"]], saved["options"]
 
 
 def wavefront_plans(cases_json: str, target: str) -> list[tuple[str, object]]:
     """Every variant's two plans for the cases saved by `run` (runtime.ncu's worker rebuilds them from the file),
     named <case>_<variant>_<fwd|bwd>."""
     out = []
-    for case in _load_cases(cases_json):
-        for v in variants(case, target):
+    cases, options = _load_cases(cases_json)
+    for case in cases:
+        for v in variants(case, target, options):
             out += [(f"{case.id}_{v.name}_fwd", v.fwd), (f"{case.id}_{v.name}_bwd", v.bwd)]
     return out
 
@@ -318,8 +325,9 @@ def loop_launches(cases_json: str, target: str) -> None:
 
     from .gluon import TORCH_DTYPES, TritonCase
     sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
-    for case in _load_cases(cases_json):
-        v = variants(case, target)[0]
+    cases, options = _load_cases(cases_json)
+    for case in cases:
+        v = variants(case, target, options)[0]
         tile, raw = 1 << case.src.total_out_bits, RAW[_bytes(case.dtype)]
         x = cp.asarray(loop_input(case.dtype, raw, tile * sms * 32, np.random.default_rng(1)))
         y = cp.empty_like(x)
@@ -332,7 +340,7 @@ def loop_launches(cases_json: str, target: str) -> None:
         cp.cuda.Device(0).synchronize()
 
 
-def measure_pipes(cases, target: str, report: dict, log) -> None:
+def measure_pipes(cases, target: str, report: dict, log, options: dict | None = None) -> None:
     """Where llgen's LOOP is not clearly ahead of Triton's (ratio under PIPE_TIE), Nsight Compute's word on how busy
     each LOOP kernel keeps the LSU data pipe, which shared-memory wavefronts and shuffles both go through: a kernel
     that keeps it busy with no more wavefronts or shuffles than the conversion needs is at the hardware's limit.
@@ -343,7 +351,7 @@ def measure_pipes(cases, target: str, report: dict, log) -> None:
     if not close:
         return
     with tempfile.TemporaryDirectory(prefix="llgen-pipes-") as tmp:
-        call = f"llgen.runtime.bench:loop_launches {_save_cases(close, Path(tmp) / 'cases.json')} {target}"
+        call = f"llgen.runtime.bench:loop_launches {_save_cases(close, Path(tmp) / 'cases.json', options)} {target}"
         res = pipe_busy(call, "regex:_loop$|^loop_kernel$", 300, Path(tmp))
     triton = iter(res["kernels"].get("loop_kernel", []))
     by_id = {rc["id"]: rc for rc in report["cases"]}
@@ -359,12 +367,12 @@ def measure_pipes(cases, target: str, report: dict, log) -> None:
                                          for n in ("llgen", "triton")) for c in close))
 
 
-def measure_wavefronts(cases, target: str, report: dict, log) -> None:
+def measure_wavefronts(cases, target: str, report: dict, log, options: dict | None = None) -> None:
     """Nsight Compute's shared-memory wavefronts of every shared-memory variant (one tile's debug kernel each),
     next to the prediction: variant["wavefronts_meas"][fwd|bwd] = {st, ld, pred_st, pred_ld, floor, verdict}."""
     from .ncu import measure
     with tempfile.TemporaryDirectory(prefix="llgen-bench-") as tmp:
-        path = _save_cases(cases, Path(tmp) / "cases.json")
+        path = _save_cases(cases, Path(tmp) / "cases.json", options)
         res = measure(wavefront_plans(path, target), f"llgen.runtime.bench:wavefront_plans {path} {target}", 600,
                       Path(tmp), target, log)
     report["info"]["ncu"] = {k: res[k] for k in ("metrics", "rc", "timed_out", "seconds")}
@@ -380,7 +388,7 @@ def measure_wavefronts(cases, target: str, report: dict, log) -> None:
 
 
 def run(cases, target: str = "sm_90", measures=("loop", "stream"), rep: int = 100, with_triton: bool = True,
-        log=print) -> dict:
+        log=print, plan_options: dict | None = None) -> dict:
     """Benchmark ``cases``; returns the report dict (see write_report). Without a CUDA GPU this raises
     RuntimeUnavailable (one sentence); without Triton the run goes on and the report says the baseline is missing."""
     from .compile import device
@@ -396,11 +404,11 @@ def run(cases, target: str = "sm_90", measures=("loop", "stream"), rep: int = 10
             log(f"Triton's baseline is not run: {e.name} is not installed")
     for case in cases:
         log(f"[{len(report['cases']) + 1}/{len(cases)}] {case.id}")
-        report["cases"].append(run_case(case, target, set(measures), rep, with_triton, log))
+        report["cases"].append(run_case(case, target, set(measures), rep, with_triton, log, plan_options))
     if "wavefronts" in measures:
-        measure_wavefronts(cases, target, report, log)
+        measure_wavefronts(cases, target, report, log, plan_options)
         if "loop" in measures and with_triton:
-            measure_pipes(cases, target, report, log)
+            measure_pipes(cases, target, report, log, plan_options)
     report["info"]["date_end"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     return report
 

@@ -43,8 +43,10 @@ def _key(plan):
     return (plan.path, plan.detail, plan.out_copies)
 
 
-def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all") -> tuple[list[Job], list[str]]:
-    """(jobs, skipped): every case of ``suite`` by each variant; ``skipped`` names variants that cannot work."""
+def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all",
+               options: dict | None = None) -> tuple[list[Job], list[str]]:
+    """(jobs, skipped): every case of ``suite`` by each variant; ``skipped`` names variants that cannot work.
+    ``options`` go to every plan (e.g. smem_budget)."""
     from ..plan import plan_conversion
     from ..suite import core
     if suite != "core":
@@ -55,7 +57,7 @@ def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all"
         for vname, kw in VARIANTS if variants == "all" else VARIANTS[:1]:
             label = f"{case.id}/{vname}"
             try:
-                plan = plan_conversion(case.src, case.dst, case.dtype, target, **kw)
+                plan = plan_conversion(case.src, case.dst, case.dtype, target, **kw, **(options or {}))
             except LlgenError as e:
                 skipped.append(f"{label}: {e}")
                 continue
@@ -68,9 +70,9 @@ def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all"
     return jobs, skipped
 
 
-def random_jobs(n: int, seed: int, target: str = "sm_90") -> list[Job]:
+def random_jobs(n: int, seed: int, target: str = "sm_90", **options) -> list[Job]:
     from ..randlayout import random_cases
-    return [Job(label, "random", label, "random", plan) for label, plan in random_cases(n, seed, target)]
+    return [Job(label, "random", label, "random", plan) for label, plan in random_cases(n, seed, target, **options)]
 
 
 def single_job(plan, label: str = "case") -> Job:

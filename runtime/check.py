@@ -259,7 +259,7 @@ def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, 
     each adding s to every element bit for bit; then ``name``_loop, two round trips per tile on ``tiles`` CTAs
     (the second reuses each scratch buffer), adding 2 in the tile's arithmetic. An odd tile count leaves STREAM
     groups with a short last step or none."""
-    from ..emit import loop_scratch, stream_groups
+    from ..emit import loop_scratch, stream_groups, stream_smem
     t0 = time.perf_counter()
     res = new_result(name, fwd, name)
     res.seed = seed if seed is not None else secrets.randbits(62)
@@ -271,8 +271,8 @@ def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, 
     xl = loop_input(fwd.dtype.name, raw, tiles * tile, rng)
     block = fwd.warps * fwd.lanes
     added = (x + s).astype(raw)  # STREAM and copy add in the raw bits
-    groups = block * stream_groups(fwd)
-    runs = (("stream", x, added, grid, groups, (tiles, s), 0), ("copy", x, added, grid, groups, (tiles, s), 0),
+    groups = block * stream_groups(fwd, bwd)
+    runs = (("stream", x, added, grid, groups, (tiles, s), stream_smem(fwd, bwd)), ("copy", x, added, grid, groups, (tiles, s), 0),
             ("loop", xl, plus_one(fwd.dtype.name, xl, 2), tiles, block, (2,), loop_scratch(fwd, bwd).bytes))
     try:
         for kernel, xin, want, g, b, rest, smem in runs:

@@ -8,28 +8,31 @@ import click
 from .cases import random_jobs, single_job, suite_jobs
 
 
-def collect(plan=None, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90"):
-    """(jobs to run, notes): the suite's variants (duplicates dropped), random pairs, or the one plan."""
+def collect(plan=None, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90",
+            plan_options: dict | None = None):
+    """(jobs to run, notes): the suite's variants (duplicates dropped), random pairs, or the one plan.
+    ``plan_options`` (e.g. smem_budget) go to every plan of the suite and the random pairs."""
     jobs, notes = [], []
     if suite:
-        sj, skipped = suite_jobs(suite, target)
+        sj, skipped = suite_jobs(suite, target, options=plan_options)
         jobs += [j for j in sj if j.same_as is None]
         notes += [f"{j.label}: same plan as {j.same_as}, not run again" for j in sj if j.same_as]
         notes += [f"{s} (not run)" for s in skipped]
     if n_random:
-        jobs += random_jobs(n_random, seed, target)
+        jobs += random_jobs(n_random, seed, target, **(plan_options or {}))
     if not suite and not n_random and plan is not None:
         jobs.append(single_job(plan, f"{plan.path}_{plan.dtype.name}"))
     return jobs, notes
 
 
 def run_check(plan=None, *, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90",
-              tiles: int = 1000, runs: int = 1, report: str | None = None, batch: int = 16) -> int:
+              tiles: int = 1000, runs: int = 1, report: str | None = None, batch: int = 16,
+              plan_options: dict | None = None) -> int:
     from .check import check_many
     from .compile import device
     from .report import counts, first_failures, now, table, write_report
     dev = device(target)  # RuntimeUnavailable (exit 2, one sentence) before anything is planned to run
-    jobs, notes = collect(plan, suite, n_random, seed, target)
+    jobs, notes = collect(plan, suite, n_random, seed, target, plan_options)
     date = now()
     click.echo(f"device: {dev.name} ({dev.arch}, {dev.sms} SMs), driver {dev.driver}; {date}; {len(jobs)} kernels")
     with click.progressbar(length=len(jobs), label="checking", show_pos=True) as bar:

@@ -43,7 +43,7 @@ HOST_SHIM = r"""#pragma once
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __launch_bounds__(n)
+#define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __shared__ static
 #define LLGEN_KEEP(x) ((void)(x))
@@ -115,7 +115,7 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
 }
 """.replace("DYNAMIC_SCRATCH_BYTES", str(DYNAMIC_SCRATCH_BYTES))
 
-_KERNEL = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(([^)]*)\)')
+_KERNEL = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([\d, ]+\) )?(\w+)\(([^)]*)\)')
 
 
 def _param_types(params: str) -> list[str]:

@@ -26,14 +26,14 @@ def test_bench_rejects_unknown_measures():
     assert r.exit_code == 2 and "unknown measure(s) ['speed']" in r.output
 
 
-def test_the_ncu_worker_rebuilds_every_variant(tmp_path):
+@pytest.mark.parametrize("options", [{}, {"smem_budget": 16 * 1024}])
+def test_the_ncu_worker_rebuilds_every_variant(tmp_path, options):
+    """The worker under ncu plans each case as the bench did, with the same plan options (--smem-budget)."""
     cases = core()[:3]
-    path = tmp_path / "cases.json"
-    path.write_text(json.dumps([{"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps,
-                                 "src": c.src.to_dict(), "dst": c.dst.to_dict()} for c in cases]))
-    got = dict(bench.wavefront_plans(str(path), "sm_90"))
+    path = bench._save_cases(cases, tmp_path / "cases.json", options)
+    got = dict(bench.wavefront_plans(path, "sm_90"))
     for c in cases:
-        for v in bench.variants(c, "sm_90"):
+        for v in bench.variants(c, "sm_90", options):
             assert got[f"{c.id}_{v.name}_fwd"] == v.fwd and got[f"{c.id}_{v.name}_bwd"] == v.bwd
 
 
@@ -132,7 +132,7 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
     an odd number of tiles so a two-tile step meets the end of the tensor (and, where a CTA runs several one-warp
     groups, most groups find no tile at all)."""
     import numpy as np
-    from llgen.emit import emit_bench, stream_groups
+    from llgen.emit import emit_bench, stream_groups, stream_smem
     from llgen.runtime import host
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
@@ -147,7 +147,8 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
     want = np.stack([((v.astype(np.uint64) + 3) % (1 << (8 * x.itemsize))).astype(raw) for v in x])
     for kernel in ("b_stream", "b_copy"):
         out = np.zeros_like(x)
-        mod.launch(kernel, 1, threads * stream_groups(fwd), (x, out, 3, s))
+        smem = stream_smem(fwd, bwd) if kernel == "b_stream" else 0
+        mod.launch(kernel, 1, threads * stream_groups(fwd, bwd), (x, out, 3, s), smem=smem)
         assert (out == want).all(), kernel
 
 

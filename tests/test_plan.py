@@ -13,6 +13,7 @@ from llgen import LinearLayout as L
 from llgen import LlgenError
 from llgen.plan import plan_conversion
 from llgen.simulate import simulate
+from llgen.spec import parse_layout
 
 DTYPES = ["f64", "i64", "f32", "i32", "f16", "bf16", "i16", "f8e4m3", "f8e5m2", "i8"]
 LANE_BITS = {"sm_80": 5, "sm_90": 5, "gfx90a": 6, "gfx942": 6}
@@ -249,17 +250,33 @@ def _timed(a, b, dtype, tgt) -> float:
     return time.perf_counter() - t0
 
 
-@pytest.mark.parametrize("dtype,rounds", [("f32", 2), ("f64", 4), ("f16", 1)])
-def test_128x128_scratch_rounds(dtype, rounds):
-    """f32 blocked->mma is 64 KiB: over the 48 KiB budget, so it goes in store/barrier/load rounds."""
-    p = plan_conversion(BLOCKED, MMA, dtype, "sm_90", path="shared")
+@pytest.mark.parametrize("dtype,budget,rounds", [("f32", None, 1), ("f32", 48 * 1024, 2), ("f64", None, 1),
+                                                 ("f64", 48 * 1024, 4), ("f16", 48 * 1024, 1), ("f32", 8 * 1024, 8)])
+def test_128x128_scratch_rounds(dtype, budget, rounds):
+    """The budget is the target's per-CTA limit (227 KiB on sm_90): a 64 or 128 KiB tile goes in one piece, as
+    Triton converts it; a lower --smem-budget splits it into store/barrier/load rounds, each exact."""
+    p = plan_conversion(BLOCKED, MMA, dtype, "sm_90", path="shared", smem_budget=budget)
     d = p.detail
-    assert d.rounds == rounds and d.scratch_bytes <= 48 * 1024
+    assert d.rounds == rounds and d.scratch_bytes <= (budget or 227 * 1024)
     r = simulate(p)
     assert r.ok
     assert (d.predicted_store_wavefronts, d.predicted_load_wavefronts) == (r.store_wavefronts, r.load_wavefronts)
-    small = plan_conversion(BLOCKED, MMA, dtype, "sm_90", path="shared", smem_budget=8 * 1024)
-    assert small.detail.scratch_bytes <= 8 * 1024 and simulate(small).ok
+
+
+def test_rounds_number_the_same_bits_on_both_sides():
+    """A store and a load that hold the round bits in different register orders must still agree which round is
+    which (mma -> column-major blocked, 256x256 f32, in 2 to 32 rounds)."""
+    a = parse_layout("mma", (256, 256), 4, 32, 4)
+    b = parse_layout("blocked:spt=1x4,tpw=2x16,order=0x1", (256, 256), 4, 32, 4)
+    for budget, rounds in ((None, 2), (64 * 1024, 4), (32 * 1024, 8), (8 * 1024, 32)):
+        p = plan_conversion(a, b, "f32", "sm_90", path="shared", smem_budget=budget)
+        assert p.detail.rounds == rounds and simulate(p).ok
+
+
+def test_budget_outside_the_target_is_refused():
+    for budget in (0, 228 * 1024):
+        with pytest.raises(LlgenError, match="budget"):
+            plan_conversion(BLOCKED, MMA, "f32", "sm_90", smem_budget=budget)
 
 
 # ---------------------------------------------------------------- bad input: one sentence each

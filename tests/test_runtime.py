@@ -78,7 +78,7 @@ class SimModule:
     def synchronize(self):
         pass
 
-    def launch(self, kernel, grid, block, args):
+    def launch(self, kernel, grid, block, args, smem=0):
         name, kind = kernel.rsplit("_", 1)
         plan = self.plans[name]
         self.launches.append((kernel, grid, block))
@@ -103,7 +103,7 @@ def sim_compiler(plans_by_name: dict, fail: set = frozenset()):
     from llgen.runtime.compile import CompileFailed
 
     def compile_(source, target):
-        names = re.findall(r"void __launch_bounds__\(\d+\) (\w+)_debug\(", source)
+        names = re.findall(r"void __launch_bounds__\([\d, ]+\) (\w+)_debug\(", source)
         if any(n in fail for n in names):
             raise CompileFailed(f"error: cannot compile {sorted(set(names) & fail)}")
         return SimModule({n: plans_by_name[n] for n in names})
@@ -309,7 +309,7 @@ def test_launch_error_is_a_result_not_a_crash():
     plan = random_plans(1, 5, "sm_90")[0]
 
     class Crashing(SimModule):
-        def launch(self, kernel, grid, block, args):
+        def launch(self, kernel, grid, block, args, smem=0):
             raise RuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
     res = check(plan, name="k", module=Crashing({"k": plan}), tiles=2, sms=1)
     assert not res.ok and "illegal memory access" in res.error

@@ -146,7 +146,7 @@ def test_transpose_matrix_rows_are_n_then_m(tmp_path):
 def swizzle_memory(name: str):
     a, b = transpose_pair()
     p = plan_conversion(a, b, "f32", "sm_90", path="shared", swizzle=name, matrix=False)
-    return show.memory_from_swizzle(p.detail.swizzle.columns, a.outs), a, b
+    return show.memory_from_swizzle(p.detail, a.outs), a, b
 
 
 @pytest.mark.parametrize("name,hits,wavefronts", [

@@ -74,6 +74,25 @@ def check_pair(a: LinearLayout, b: LinearLayout, tgt: Target) -> None:
         raise LlgenError("the destination layout is not surjective: some elements have no home in it.")
     if not a.is_surjective():
         raise LlgenError("the source layout is not surjective: it does not hold every element of the tensor.")
+    for lay, side in ((a, "source"), (b, "destination")):
+        check_distributed(lay, side)
+
+
+def check_distributed(lay: LinearLayout, side: str) -> None:
+    """Refuse a layout outside the distributed definition (each basis one tensor bit or zero, no two non-zero
+    bases alike): the planner's replica rules (zero bases are replicas, one replica stores) assume it."""
+    seen: dict[int, tuple[str, int]] = {}
+    for name in lay.in_names:
+        for i, c in enumerate(lay.flat_cols(name)):
+            where = f"{name} basis {i} {list(lay.basis(name, i))}"
+            if c & (c - 1):
+                raise LlgenError(f"the {side} layout is not a distributed layout: its {where} has several bits set.")
+            if c and c in seen:
+                other = seen[c]
+                raise LlgenError(f"the {side} layout is not a distributed layout: its {where} repeats "
+                                 f"{other[0]} basis {other[1]}.")
+            if c:
+                seen[c] = (name, i)
 
 
 def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16", target: str | Target = "sm_90",
@@ -88,6 +107,9 @@ def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16"
     dt, tgt = to_dtype(dtype), to_target(target)
     if path is not None and path not in PATHS:
         raise LlgenError(f"unknown path '{path}'; known: {', '.join(PATHS)}.")
+    if smem_budget is not None and not 0 < smem_budget <= tgt.smem_per_cta:
+        raise LlgenError(f"the shared-memory budget {smem_budget} must be between 1 and {tgt.name}'s "
+                         f"{tgt.smem_per_cta} bytes per CTA.")
     check_pair(a, b, tgt)
     ha, hb = Hw.of(a), Hw.of(b)
     warps = a.in_size("warp")

@@ -125,8 +125,11 @@ def to_json(plan) -> dict:
     else:
         out["shared"] = {
             "swizzle": d.swizzle.name,
-            "offset_bases": [_unflat(x, plan.src) for x in d.swizzle.columns],
+            "offset_bases": [_unflat(x, plan.src) for x in d.offset_vectors()],
+            "round_bases": [_unflat(x, plan.src) for x in d.round_vectors],
             "scratch_bytes": d.scratch_bytes, "rounds": d.rounds, "warp_sync": d.warp_sync,
+            "barrier": "__syncwarp" if d.warp_sync and plan.target.lang == "cuda" else "__syncthreads",
+            "store_warps": [w for w in range(plan.warps) if not w & d.store.predicate_warp_mask],
             "store": _side_json(d.store), "load": _side_json(d.load),
             "predicted_wavefronts": {"store": d.predicted_store_wavefronts, "load": d.predicted_load_wavefronts},
             "floor_wavefronts": d.floor_wavefronts, "lower_bound_extra": d.lower_bound_extra,

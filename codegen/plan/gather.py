@@ -207,7 +207,7 @@ def _plan_shuffle(hw: Hw, dt: DType, tgt: Target, reg_ax, lane_ax, dests) -> Gat
 
 def _plan_shared(layout, hw: Hw, dt: DType, tgt: Target, axis_flat: int, shift: int, dests, budget) -> GatherShared:
     elems = 1 << hw.nbits
-    limit = tgt.smem_budget if budget is None else budget
+    limit = tgt.static_smem if budget is None else budget  # gather kernels keep a static array
     if elems * dt.bytes > limit:
         raise LlgenError(f"the gather's shared-memory scratch ({elems * dt.bytes} bytes) exceeds the budget of {limit} bytes.")
     store = global_io(layout, dt, tgt)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import f2
 from ..dtypes import DType
 from ..errors import LlgenError
 from ..target import Target
@@ -51,19 +50,30 @@ class Side:
 @dataclass(frozen=True)
 class SharedPlan:
     kind = "shared"
-    swizzle: Swizzle
-    round_vectors: tuple[int, ...]  # logical vectors split over store/barrier/load rounds
+    swizzle: Swizzle  # over the tile less its round bits: offset bit -> logical vector with those bits removed
+    round_vectors: tuple[int, ...]  # round bit j -> logical vector (single bits, ascending); both sides agree
     scratch_elems: int
     scratch_bytes: int
     store: Side
     load: Side
     rounds: int
-    warp_sync: bool  # each warp reads only what it wrote: __syncwarp suffices
+    warp_sync: bool  # each warp reads only what it wrote itself: __syncwarp suffices
     predicted_store_wavefronts: int
     predicted_load_wavefronts: int
     floor_wavefronts: int  # data volume: tile once in, once per destination warp replica out
     lower_bound_extra: int
     comparisons: tuple[tuple[str, int, int], ...]  # (layout name, store wf, load wf) for the same tile
+
+    @property
+    def drop(self) -> list[int]:
+        """The logical bit positions of the round vectors (ascending): the tile's scratch index is the
+        logical index with these bits removed."""
+        return [c.bit_length() - 1 for c in self.round_vectors]
+
+    def offset_vectors(self) -> list[int]:
+        """Offset bit i -> the logical vector (in the whole tile's flat index) stored at offset ``1 << i``
+        in round 0; round r adds XOR(round_vectors[j] for set bits j of r)."""
+        return [expand(c, self.drop) for c in self.swizzle.columns]
 
 
 def repacked_words(side: Side, dt: DType) -> int:
@@ -98,11 +108,18 @@ def _compress(x: int, drop: list[int]) -> int:
     return x
 
 
+def expand(x: int, drop: list[int]) -> int:
+    """The inverse of _compress: insert a zero bit at each position of ``drop`` (sorted ascending)."""
+    for b in drop:
+        x = (x & ((1 << b) - 1)) | ((x >> b) << (b + 1))
+    return x
+
+
 def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, swizzle: str = "optimal", matrix: bool = True,
                 scalar: bool = False, budget: int | None = None) -> SharedPlan:
     """The shared-memory plan. ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
     ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline)."""
-    budget = tgt.smem_budget if budget is None else budget
+    budget = tgt.smem_per_cta if budget is None else budget
     n = a.nbits
     w = dt.bytes
     common = [c for c in b.reg if c and c in set(a.reg)]
@@ -117,6 +134,7 @@ def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, swizzle:
     if (1 << (n - len(round_vecs))) * w > budget:
         raise LlgenError(f"the tile needs {(1 << n) * w} bytes of shared memory and cannot be split to fit the {budget}-byte budget.")
     drop = sorted(c.bit_length() - 1 for c in round_vecs)
+    round_vecs = [1 << d for d in drop]  # round bit j is the j-th lowest dropped logical bit, on both sides
     nb = n - len(drop)
 
     def cm(x: int) -> int:
@@ -203,7 +221,7 @@ def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile |
     tile_bytes = (1 << a.nbits) * w
     b_warp_replicas = 1 << sum(1 for c in b.warp if not c)
     floor = tile_bytes // tgt.wavefront_bytes * (1 + b_warp_replicas) if tile_bytes >= tgt.wavefront_bytes else 1 + b_warp_replicas
-    warp_sync = _warp_local_memory(a, b)
+    warp_sync = reads_own_writes(a, b)
     return SharedPlan(sw, tuple(round_vecs), scratch, scratch * w, store, load, rounds, warp_sync,
                       st_wf, ld_wf, floor, sw.lower_bound_extra, ())
 
@@ -216,9 +234,19 @@ def classic_for(nb: int, col_bits: int, dt: DType, vec: list[int]) -> Swizzle:
     return classic(nb - col_bits, col_bits, dt.bytes, v)
 
 
-def _warp_local_memory(a: Hw, b: Hw) -> bool:
-    """Does each warp read only elements its own warp stored? (Then __syncwarp suffices.)"""
-    return tuple(a.warp) == tuple(b.warp) and f2.reduce(a.local) == f2.reduce(b.local)
+def writer_warp(a: Hw, x: int) -> int:
+    """The warp that stores element ``x``: A's warp holding it, with A's broadcast warp bits 0 (only that
+    replica stores, see Side.predicate_warp_mask). Linear in x: each logical bit is one A column."""
+    return sum(1 << i for i, c in enumerate(a.warp) if c and x & c)
+
+
+def reads_own_writes(a: Hw, b: Hw) -> bool:
+    """Does every warp load only words it stored itself? Then __syncwarp orders the stores and loads;
+    otherwise a CTA barrier must. By linearity it is enough that B's register and lane vectors have
+    writer 0 and B's warp bit i has writer 1 << i: a broadcast warp bit of B (or of A, whose replica
+    does not store) reads what another warp wrote."""
+    return (all(writer_warp(a, c) == 0 for c in b.reg + b.lane)
+            and all(writer_warp(a, c) == 1 << i for i, c in enumerate(b.warp)))
 
 
 def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, store: bool, scalar: bool,
@@ -229,7 +257,7 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
     reg_off = [off(c) for c in hw.reg]
     # registers: broadcast register bits are skipped (replicas are copied after the load / not stored)
     live = [i for i, c in enumerate(full.reg) if c]
-    round_of_bit = {}
+    round_of_bit = {}  # register bit -> the round bit it selects
     for i, c in enumerate(full.reg):
         if c and (c.bit_length() - 1) in drop and c & (c - 1) == 0:
             round_of_bit[i] = drop.index(c.bit_length() - 1)
@@ -283,7 +311,7 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
         acc = Access(tuple(off(c) for c in hw.lane[:per_phase]), width, phases)
     wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * phases
     outer = [i for i in live if i not in inner_bits and i not in round_of_bit and i not in (tile.matrix_bits if tile else ())]
-    rbits = sorted(round_of_bit)
+    rbits = sorted(round_of_bit, key=round_of_bit.get)  # round bit j first: store and load number rounds alike
     instrs = []
     for rnd in range(1 << len(rbits)):
         rbase = sum(1 << rbits[j] for j in range(len(rbits)) if rnd >> j & 1)

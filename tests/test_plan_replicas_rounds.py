@@ -1,0 +1,140 @@
+"""Conversions other people wrote, each the representative of a class of bugs: replicas held by other warps,
+scratch rounds, tiles over 48 KB, and layouts outside the distributed definition. Each is planned by every path
+it allows, simulated (data, wavefronts and barriers), replayed from its JSON alone, and its emitted text run on
+CPU threads."""
+
+from __future__ import annotations
+
+import pytest
+from llgen import LinearLayout, LlgenError, plan_conversion
+from llgen.emit import emit, kernel_dynamic_smem
+from llgen.replay import ReplayError, replay
+from llgen.runtime import host
+from llgen.runtime.check import check_many
+from llgen.simulate import SimError, simulate
+from llgen.spec import parse_layout
+
+BLOCKED_1x64 = "#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
+WGMMA = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>"
+DOT_A = f"#ttg.dot_op<{{opIdx = 0, parent = {WGMMA}, kWidth = 1}}>"
+SLICE_MMA = f"#ttg.slice<{{dim = 0, parent = {WGMMA}}}>"
+SLICE_BLOCKED = ("#ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], "
+                 "warpsPerCTA = [4, 1], order = [1, 0]}>}>")
+
+REPRODUCERS = {
+    # every warp holds the same data: one replica stores, the others must wait at a CTA barrier
+    "broadcast_dot_1x64_f16": (BLOCKED_1x64, DOT_A, (1, 64), "f16"),
+    "slice_1d_256_i8": (SLICE_MMA, SLICE_BLOCKED, (256,), "i8"),
+    # four and more scratch rounds: both sides must number the rounds alike
+    "rounds_256x256_f32": ("mma", "blocked:spt=1x4,tpw=2x16,order=0x1", (256, 256), "f32"),
+    # 64 KB of scratch: one piece in dynamic shared memory, as Triton converts it
+    "transpose_128x128_f32": ("blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0", "blocked:spt=4x1,tpw=32x1,wpc=1x4,order=0x1",
+                              (128, 128), "f32"),
+}
+
+
+def _pair(name):
+    src, dst, shape, dt = REPRODUCERS[name]
+    nbytes = {"f16": 2, "f32": 4, "i8": 1}[dt]
+    return parse_layout(src, shape, 4, 32, nbytes), parse_layout(dst, shape, 4, 32, nbytes), dt
+
+
+def _plans(a, b, dt, **options):
+    """The default plan and every forced path the conversion allows, with and without ldmatrix/stmatrix."""
+    out = []
+    for path in (None, "shuffle", "shared"):
+        for matrix in (True, False):
+            try:
+                out.append(plan_conversion(a, b, dt, "sm_90", path=path, matrix=matrix, **options))
+            except LlgenError as e:
+                assert "cannot" in str(e), str(e)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCERS))
+def test_reproducer_is_exact_on_every_path(name):
+    a, b, dt = _pair(name)
+    plans = _plans(a, b, dt)
+    assert any(p.path == "shared" for p in plans)
+    for p in plans:
+        assert simulate(p).ok, p.explain()
+        replay(p.to_json())
+
+
+def test_replicated_warps_wait_at_a_cta_barrier():
+    """The store runs in one replica warp; warps 1..3 read what warp 0 wrote, so __syncwarp is not enough."""
+    a, b, dt = _pair("broadcast_dot_1x64_f16")
+    p = plan_conversion(a, b, dt, "sm_90")
+    doc = p.to_json()["shared"]
+    assert doc["store_warps"] == [0] and doc["barrier"] == "__syncthreads" and not p.detail.warp_sync
+
+
+def test_the_simulator_and_the_replay_catch_a_missing_cta_barrier(monkeypatch):
+    """The rule before the fix (same warp bases, hence __syncwarp) on the broadcast case: both oracles object."""
+    from llgen.plan import shared
+    a, b, dt = _pair("broadcast_dot_1x64_f16")
+    monkeypatch.setattr(shared, "reads_own_writes", lambda a, b: tuple(a.warp) == tuple(b.warp))
+    p = plan_conversion(a, b, dt, "sm_90")
+    assert p.detail.warp_sync
+    with pytest.raises(SimError, match="__syncwarp"):
+        simulate(p)
+    with pytest.raises(ReplayError, match="__syncwarp"):
+        replay(p.to_json())
+
+
+@pytest.mark.parametrize("budget,rounds", [(None, 2), (64 * 1024, 4), (32 * 1024, 8), (16 * 1024, 16)])
+def test_rounds_json_names_tensor_coordinates(budget, rounds):
+    a, b, dt = _pair("rounds_256x256_f32")
+    p = plan_conversion(a, b, dt, "sm_90", smem_budget=budget)
+    doc = p.to_json()["shared"]
+    assert doc["rounds"] == rounds == 1 << len(doc["round_bases"])
+    assert all(max(v) < 256 for v in doc["offset_bases"] + doc["round_bases"])
+    replay(p.to_json())
+
+
+def test_a_64kb_tile_is_one_piece_of_dynamic_shared_memory():
+    a, b, dt = _pair("transpose_128x128_f32")
+    p = plan_conversion(a, b, dt, "sm_90", path="shared")
+    assert p.detail.rounds == 1 and p.detail.scratch_bytes == 64 * 1024
+    assert kernel_dynamic_smem(p) == 64 * 1024
+    kernel, header = emit(p, "kernel", "t"), emit(p, "header", "t")
+    assert "LLGEN_DYNAMIC_SCRATCH(smem)" in kernel and "cudaFuncSetAttribute" in kernel
+    assert "kSmemOptIn = true" in header
+    with pytest.raises(LlgenError, match="cannot be split to fit the 49152-byte budget"):  # no common register bit
+        plan_conversion(a, b, dt, "sm_90", path="shared", smem_budget=48 * 1024)
+    gfx = parse_layout("blocked:spt=1x4,tpw=1x64,wpc=4x1,order=1x0", (128, 128), 4, 64, 4)
+    gfx_t = parse_layout("blocked:spt=4x1,tpw=64x1,wpc=1x4,order=0x1", (128, 128), 4, 64, 4)
+    assert plan_conversion(gfx, gfx_t, "f32", "gfx942").detail.rounds == 1  # 64 KB of LDS
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCERS))
+def test_reproducer_text_runs_exactly_on_cpu_threads(name):
+    a, b, dt = _pair(name)
+    items = [(f"{name}_{i}", p) for i, p in enumerate(_plans(a, b, dt)) if not _uses_matrix(p)]
+    if name == "rounds_256x256_f32":
+        items.append((f"{name}_r8", plan_conversion(a, b, dt, "sm_90", matrix=False, smem_budget=32 * 1024)))
+    results = check_many(items, tiles=3, runs=1, seed=5, compiler=host.compile, sms=1, batch=8)
+    bad = [f"{r.label}: {r.error or ''} {r.first_bad or ''} {r.first_bad_tile or ''}" for r in results if not r.ok]
+    assert not bad, "\n".join(bad)
+
+
+def _uses_matrix(p) -> bool:
+    return p.path == "shared" and (p.detail.store.matrices or p.detail.load.matrices)
+
+
+def _linear(register, lane):
+    return LinearLayout.from_bases({"register": register, "lane": lane, "warp": []}, {"dim0": 16, "dim1": 32})
+
+
+def test_layouts_outside_the_distributed_definition_are_refused_in_one_sentence():
+    good = _linear([[0, 1], [0, 2], [1, 0], [2, 0]], [[0, 4], [0, 8], [0, 16], [4, 0], [8, 0]])
+    several_bits = _linear([[0, 1], [0, 3], [1, 0], [2, 0]], [[0, 4], [0, 8], [0, 16], [4, 0], [8, 0]])
+    repeated = _linear([[0, 1], [0, 2], [1, 0], [2, 0], [0, 2]], [[0, 4], [0, 8], [0, 16], [4, 0], [8, 0]])
+    not_onto = _linear([[0, 1], [0, 1], [1, 0], [2, 0]], [[0, 4], [0, 8], [0, 16], [4, 0], [8, 0]])
+    for bad, words in ((several_bits, "several bits"), (repeated, "repeats"), (not_onto, "not surjective")):
+        for a, b in ((good, bad), (bad, good)):
+            for path in (None, "shuffle", "shared", "registers"):
+                with pytest.raises(LlgenError) as e:
+                    plan_conversion(a, b, "f16", "sm_90", path=path)
+                msg = str(e.value)
+                assert words in msg and msg.endswith(".") and "\n" not in msg
