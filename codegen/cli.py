@@ -275,7 +275,7 @@ BENCH_MEASURES = ("loop", "stream", "wavefronts")
 
 
 @main.command()
-@click.option("--suite", default=None, help="Benchmark a suite (core).")
+@click.option("--suite", default=None, help="Benchmark a suite (core, regressions).")
 @_conversion_options
 @click.option("--measures", default=",".join(BENCH_MEASURES), show_default=True,
               help=("Comma list of loop, stream, wavefronts (Nsight Compute's shared-memory counters, and with "
@@ -302,10 +302,8 @@ def bench(suite, src, dst, shape, dtype, warps, target, path_, smem_budget, meas
 def _cases(suite, src, dst, shape, dtype, warps, target, smem_budget=None):
     """The suite's cases, or one case from --src/--dst."""
     if suite is not None:
-        if suite != "core":
-            raise LlgenError(f"unknown suite '{suite}'; known: core.")
-        from .suite import core
-        return core()
+        from .suite import suite as suite_cases
+        return suite_cases(suite)
     from .suite import Case
     p = _plan_from(src, dst, shape, dtype, warps, target, None, smem_budget)
     return [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)]
@@ -313,7 +311,8 @@ def _cases(suite, src, dst, shape, dtype, warps, target, smem_budget=None):
 
 @main.command("check")
 @_conversion_options
-@click.option("--suite", type=click.Choice(["core"]), default=None, help="Every case of a suite, by every valid path.")
+@click.option("--suite", type=click.Choice(["core", "regressions"]), default=None,
+              help="Every case of a suite, by every valid path.")
 @click.option("--random", "n_random", type=int, default=0, help="N random layout pairs (with --seed).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random pairs.")
 @click.option("--tiles", type=int, default=1000, show_default=True, help="Tiles per run of the stacked-tile kernel.")

@@ -1,4 +1,5 @@
-"""The benchmark suite `core` (BENCHMARKS.md): each case's layouts, dtype and warps."""
+"""The suites: `core`, the benchmark's ten conversions (each case's layouts, dtype and warps), and `regressions`,
+conversions from other people's kernels that once went wrong, one per class of bug."""
 
 from __future__ import annotations
 
@@ -51,6 +52,46 @@ def core() -> list[Case]:
         Case("wgmma2b_f32", "f32", s, 4, nvidia_mma(3, [4, 1], [16, 128, 16], s), _b([1, 4], [1, 32], [4, 1], [1, 0], s),
              "Hopper epilogue"),
     ]
+
+
+_WGMMA_4x1 = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>"
+_REGRESSIONS = (
+    # (id, dtype, shape, warps, A, B, the class of bug)
+    ("broadcast_dot_1x64_f16", "f16", (1, 64), 4,
+     "#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
+     f"#ttg.dot_op<{{opIdx = 0, parent = {_WGMMA_4x1}, kWidth = 1}}>",
+     "every warp holds the same data: one replica warp stores, the others must wait at a CTA barrier"),
+    ("slice_1d_256_i8", "i8", (256,), 4, f"#ttg.slice<{{dim = 0, parent = {_WGMMA_4x1}}}>",
+     ("#ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], "
+      "order = [1, 0]}>}>"), "a 1-D slice replicated over warps"),
+    ("rounds_256x256_f32", "f32", (256, 256), 4, "mma", "blocked:spt=1x4,tpw=2x16,order=0x1",
+     "256 KB of scratch in rounds: store and load must number the rounds alike"),
+    ("transpose_128x128_f32", "f32", (128, 128), 4, "blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0",
+     "blocked:spt=4x1,tpw=32x1,wpc=1x4,order=0x1", "64 KB of scratch in one piece of dynamic shared memory"),
+)
+
+
+def regressions() -> list[Case]:
+    """Conversions from other people's kernels that llgen once got wrong, one per class (see each note)."""
+    from .dtypes import dtype
+    from .spec import parse_layout
+    out = []
+    for cid, dt, shape, warps, a, b, note in _REGRESSIONS:
+        nbytes = dtype(dt).bytes
+        out.append(Case(cid, dt, shape, warps, parse_layout(a, shape, warps, 32, nbytes),
+                        parse_layout(b, shape, warps, 32, nbytes), note))
+    return out
+
+
+SUITES = {"core": core, "regressions": regressions}
+
+
+def suite(name: str) -> list[Case]:
+    """The cases of suite ``name``."""
+    if name not in SUITES:
+        from .errors import LlgenError
+        raise LlgenError(f"unknown suite '{name}'; known: {', '.join(SUITES)}.")
+    return SUITES[name]()
 
 
 @dataclass(frozen=True)

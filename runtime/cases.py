@@ -48,11 +48,9 @@ def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all"
     """(jobs, skipped): every case of ``suite`` by each variant; ``skipped`` names variants that cannot work.
     ``options`` go to every plan (e.g. smem_budget)."""
     from ..plan import plan_conversion
-    from ..suite import core
-    if suite != "core":
-        raise LlgenError(f"unknown suite '{suite}'; known: core.")
+    from ..suite import suite as suite_cases
     jobs, skipped = [], []
-    for case in core():
+    for case in suite_cases(suite):
         seen: dict = {}
         for vname, kw in VARIANTS if variants == "all" else VARIANTS[:1]:
             label = f"{case.id}/{vname}"

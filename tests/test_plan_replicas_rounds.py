@@ -13,30 +13,14 @@ from llgen.runtime import host
 from llgen.runtime.check import check_many
 from llgen.simulate import SimError, simulate
 from llgen.spec import parse_layout
+from llgen.suite import regressions
 
-BLOCKED_1x64 = "#ttg.blocked<{sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>"
-WGMMA = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>"
-DOT_A = f"#ttg.dot_op<{{opIdx = 0, parent = {WGMMA}, kWidth = 1}}>"
-SLICE_MMA = f"#ttg.slice<{{dim = 0, parent = {WGMMA}}}>"
-SLICE_BLOCKED = ("#ttg.slice<{dim = 0, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], "
-                 "warpsPerCTA = [4, 1], order = [1, 0]}>}>")
-
-REPRODUCERS = {
-    # every warp holds the same data: one replica stores, the others must wait at a CTA barrier
-    "broadcast_dot_1x64_f16": (BLOCKED_1x64, DOT_A, (1, 64), "f16"),
-    "slice_1d_256_i8": (SLICE_MMA, SLICE_BLOCKED, (256,), "i8"),
-    # four and more scratch rounds: both sides must number the rounds alike
-    "rounds_256x256_f32": ("mma", "blocked:spt=1x4,tpw=2x16,order=0x1", (256, 256), "f32"),
-    # 64 KB of scratch: one piece in dynamic shared memory, as Triton converts it
-    "transpose_128x128_f32": ("blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0", "blocked:spt=4x1,tpw=32x1,wpc=1x4,order=0x1",
-                              (128, 128), "f32"),
-}
+CASES = {c.id: c for c in regressions()}
 
 
 def _pair(name):
-    src, dst, shape, dt = REPRODUCERS[name]
-    nbytes = {"f16": 2, "f32": 4, "i8": 1}[dt]
-    return parse_layout(src, shape, 4, 32, nbytes), parse_layout(dst, shape, 4, 32, nbytes), dt
+    c = CASES[name]
+    return c.src, c.dst, c.dtype
 
 
 def _plans(a, b, dt, **options):
@@ -51,7 +35,7 @@ def _plans(a, b, dt, **options):
     return out
 
 
-@pytest.mark.parametrize("name", sorted(REPRODUCERS))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_reproducer_is_exact_on_every_path(name):
     a, b, dt = _pair(name)
     plans = _plans(a, b, dt)
@@ -107,7 +91,7 @@ def test_a_64kb_tile_is_one_piece_of_dynamic_shared_memory():
     assert plan_conversion(gfx, gfx_t, "f32", "gfx942").detail.rounds == 1  # 64 KB of LDS
 
 
-@pytest.mark.parametrize("name", sorted(REPRODUCERS))
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_reproducer_text_runs_exactly_on_cpu_threads(name):
     a, b, dt = _pair(name)
     items = [(f"{name}_{i}", p) for i, p in enumerate(_plans(a, b, dt)) if not _uses_matrix(p)]
