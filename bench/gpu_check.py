@@ -58,8 +58,13 @@ def parse_sanitizer(text: str) -> dict:
 
 # --------------------------------------------------------------------------------------------- jobs
 def suite_unique():
+    """Every distinct plan of the core and regressions suites by every valid variant."""
     from llgen.runtime.cases import suite_jobs
-    jobs, skipped = suite_jobs("core", TARGET)
+    jobs, skipped = [], []
+    for name in ("core", "regressions"):
+        j, s = suite_jobs(name, TARGET)
+        jobs += j
+        skipped += s
     return [j for j in jobs if j.same_as is None], jobs, skipped
 
 
@@ -70,12 +75,13 @@ def random_list(args):
 
 # ------------------------------------------------------------------------------------------ workers
 def worker_sanitize(args) -> int:
-    """Under compute-sanitizer: every suite kernel's debug and tile kernel (4 tiles on 2 CTAs), no memory pool, so
-    every buffer is its own allocation and an access one element past it is caught."""
+    """Under compute-sanitizer: every suite kernel's debug and tile kernel (4 tiles on 2 CTAs) and those of the first
+    ``--sanitize-random`` random pairs, no memory pool, so every buffer is its own allocation and an access one
+    element past it is caught."""
     import cupy as cp
     from llgen.runtime.check import check_many
     cp.cuda.set_allocator(None)
-    jobs = suite_unique()[0]
+    jobs = suite_unique()[0] + random_list(args)[:args.sanitize_random]
     bad = 0
 
     def done(r):
@@ -220,7 +226,7 @@ def part_correctness(st: State) -> None:
     for r in st.random_results:
         paths[r.path] = paths.get(r.path, 0) + 1
     st.record["random_paths"] = paths
-    ok = cs["failed"] == 0 and cr["failed"] == 0 and len(st.random_results) >= min(args.random, 300)
+    ok = cs["failed"] == 0 and cr["failed"] == 0 and len(st.random_results) >= min(args.random, 2000)
     st.part("correctness", "PASS" if ok else "FAIL",
             f"suite {cs['kernels']} kernels / random {cr['kernels']} pairs: "
             f"{cs['slot_mismatches'] + cr['slot_mismatches']} slot and "
@@ -264,7 +270,9 @@ def part_sanitizer(st: State, tool: str) -> None:
     if st.left() < 20:
         st.part(tool, "SKIP", "out of time budget")
         return
-    cmd = [cs, "--tool", tool, "--print-limit", "20", sys.executable, str(Path(__file__).resolve()), "--worker", "sanitize"]
+    a = st.args
+    cmd = [cs, "--tool", tool, "--print-limit", "20", sys.executable, str(Path(__file__).resolve()), "--worker", "sanitize",
+           "--random", str(a.random), "--seed", str(a.seed), "--sanitize-random", str(a.sanitize_random)]
     r = run_proc(cmd, st.slot)
     (st.logs / f"sanitizer-{tool}.txt").write_text(r["out"])
     s = parse_sanitizer(r["out"])
@@ -274,7 +282,7 @@ def part_sanitizer(st: State, tool: str) -> None:
     clean = s["errors"] is not None or s["hazard_errors"] is not None
     ok = clean and errors == 0 and not r["timed_out"] and r["rc"] == 0 and fails == 0
     detail = (f"{errors} errors" + (f", {s['hazard_warnings']} racecheck warnings" if s["hazard_warnings"] else "")
-              + f" over {kernels} suite kernels (debug + 4-tile kernel each), {r['seconds']} s"
+              + f" over {kernels} suite and random kernels (debug + 4-tile kernel each), {r['seconds']} s"
               + (" - TIMED OUT" if r["timed_out"] else "") + (f", worker rc {r['rc']}" if r["rc"] else "")
               + ("" if clean else " - no summary line found"))
     if not ok and not r["timed_out"]:
@@ -338,7 +346,8 @@ def save_report(st: State) -> None:
 # --------------------------------------------------------------------------------------------- main
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--random", type=int, default=320, help="random layout pairs (at least 300 for the issue)")
+    ap.add_argument("--random", type=int, default=2000, help="random pairs of real layouts (runtime.cases.random_jobs)")
+    ap.add_argument("--sanitize-random", type=int, default=200, help="of those, the first N also run under the sanitizers")
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--tiles", type=int, default=1000, help="tiles per tile-kernel run (capped at 4M elements)")
     ap.add_argument("--runs", type=int, default=2, help="runs per kernel, each on fresh random input")

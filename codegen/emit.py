@@ -474,8 +474,10 @@ def context(plan, name: str) -> dict:
     ctx["fallback"] = _body_ctx(old) if old else None
     ctx["smem_bytes"] = scratch_bytes(plan, old)
     ctx["dynamic_smem"] = ctx["smem_bytes"] > tgt.static_smem
-    # with dynamic scratch ptxas cannot see how few CTAs fit an SM and budgets registers for many (b2mma_f32's
-    # 64 KB kernel got 40 registers and a spill on sm_80); the CTAs that fit by shared memory tell it
-    ctx["min_ctas"] = max(1, tgt.smem_per_cta // max(1, ctx["smem_bytes"]))
+    # The standalone kernels' __launch_bounds__ minimum of CTAs per SM. Without one ptxas budgets registers for an
+    # occupancy it guesses, and spilled where a thread holds many registers (a 64x64 i8 tile on one warp: 128
+    # registers and a spill in the debug kernel; 224 and none with a minimum of 1). With dynamic scratch it cannot
+    # see how few CTAs fit (b2mma_f32's 64 KB kernel got 40 registers and a spill on sm_80): those that fit tell it.
+    ctx["min_ctas"] = max(1, tgt.smem_per_cta // ctx["smem_bytes"]) if ctx["dynamic_smem"] else 1
     ctx["_ctx"] = ctx  # macros take the whole context
     return ctx

@@ -9,7 +9,10 @@ A spec is one of:
 * a Triton TTGIR attribute, exactly as Triton prints it (``#ttg.blocked<{...}>``, ``#ttg.nvidia_mma<{...}>``,
   ``#ttg.dot_op<{...}>``, ``#ttg.amd_mfma<{...}>``, ``#ttg.amd_wmma<{...}>``, ``#ttg.slice<{...}>``,
   ``#ttg.linear<{...}>``, ``#ttg.swizzled_shared<{...}>``, ``#ttg.nvmma_shared<{...}>``), with the optional cluster
-  fields ``CGALayout`` (Triton 3.6) or ``CTAsPerCGA`` / ``CTASplitNum`` / ``CTAOrder`` (older Triton).
+  fields ``CGALayout`` (Triton 3.6) or ``CTAsPerCGA`` / ``CTASplitNum`` / ``CTAOrder`` (older Triton). Tensors
+  of rank 1 to 3 are accepted wherever Triton builds the family (a batched mma v2 prints
+  ``instrShape = [1, 16, 8]``, AMD layouts one ``tilesPerWarp`` entry per dim); a ``#ttg.linear`` over a tensor of
+  another shape than its bases span is resized as Triton resizes it.
 * ``@path.json``: a layout in `LinearLayout.to_dict` form.
 
 Defaults for bare names are chosen the way Triton's passes choose them: each heuristic is a
@@ -35,10 +38,7 @@ def parse_layout(spec: str, shape: Sequence[int], num_warps: int = 4, threads_pe
                  dtype_bytes: int = 2) -> LinearLayout:
     """The layout ``spec`` describes over ``shape``, for ``num_warps`` warps of ``threads_per_warp``
     lanes (None: the kind's own warp size, 64 for mfma, else 32) and elements of ``dtype_bytes``."""
-    shape = tuple(shape)
-    for s in shape:
-        if not isinstance(s, int) or s < 1 or s & (s - 1):
-            raise LlgenError(f"shape {list(shape)} holds {s}, which is not a power of two.")
+    shape = _check_tensor_shape(shape)
     spec = spec.strip()
     if spec.startswith("@"):
         return _from_json_file(spec[1:], shape)
@@ -51,7 +51,7 @@ def parse_encoding(spec: str, shape: Sequence[int], num_warps: int = 4, threads_
     """The encoding object (e.g. `llgen.layouts.Blocked`) of a short-form or TTGIR spec, checked
     against ``shape``'s rank, the warp count and the warp size."""
     spec = spec.strip()
-    ctx = _Context(tuple(shape), num_warps, threads_per_warp, dtype_bytes)
+    ctx = _Context(_check_tensor_shape(shape), num_warps, threads_per_warp, dtype_bytes)
     if spec.startswith("#"):
         enc = _encoding_from_attr(_AttrParser(spec).parse_attr_all(), ctx)
     else:
@@ -60,6 +60,17 @@ def parse_encoding(spec: str, shape: Sequence[int], num_warps: int = 4, threads_
         raise LlgenError(f"layout '{spec}' has rank {enc.rank} but the shape {list(shape)} has rank {len(shape)}.")
     _check_warps(enc, ctx, spec)
     return enc
+
+
+def _check_tensor_shape(shape: Sequence[int]) -> tuple[int, ...]:
+    """The shape as a tuple of powers of two, rank 1 or more; otherwise a one-sentence error."""
+    shape = tuple(shape)
+    if not shape:
+        raise LlgenError("shape [] has rank 0, but a layout needs a tensor of rank 1 or more.")
+    for s in shape:
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1 or s & (s - 1):
+            raise LlgenError(f"shape {list(shape)} holds {s}, which is not a power of two.")
+    return shape
 
 
 class _Context:
@@ -145,8 +156,13 @@ def coalesced_blocked(shape: Sequence[int], num_warps: int, threads_per_warp: in
 
 
 def warps_per_tile(shape: Sequence[int], num_warps: int, shape_per_warp: Sequence[int]) -> tuple[int, ...]:
-    """Triton's warpsPerTile for mma v2 / mfma / wmma: double the M warps while M has more
-    instruction tiles per warp than N has pairs of them, else double the N warps."""
+    """Triton's warpsPerTile for mma v2 / mfma / wmma: every warp on the batch dim of a rank-3
+    (batched) dot; otherwise double the M warps while M has more instruction tiles per warp than
+    N has pairs of them, else double the N warps."""
+    if len(shape) not in (2, 3):
+        raise LlgenError(f"shape {list(shape)} has rank {len(shape)}, but a dot layout needs rank 2 or 3.")
+    if len(shape) == 3:
+        return (num_warps, 1, 1)
     m, n = shape[-2], shape[-1]
     pm, pn = shape_per_warp
     ret = [1, 1]
@@ -158,7 +174,7 @@ def warps_per_tile(shape: Sequence[int], num_warps: int, shape_per_warp: Sequenc
                 ret[1] *= 2
         else:
             ret[1] *= 2
-    return tuple([1] * (len(shape) - 2) + ret)
+    return tuple(ret)
 
 
 def warps_per_tile_v3(shape: Sequence[int], num_warps: int, n: int) -> tuple[int, int]:
@@ -181,8 +197,16 @@ def default_wgmma_n(shape: Sequence[int]) -> int:
 def accumulator_guess(shape: Sequence[int], operand_index: int) -> list[int]:
     """The accumulator shape a default dot parent is chosen for: square in the operand's non-K
     dim (M x M for A, N x N for B), since the operand's shape does not tell the other one."""
+    if len(shape) not in (2, 3):
+        raise LlgenError(f"shape {list(shape)} has rank {len(shape)}, but a dot operand needs rank 2 or 3.")
     non_k = shape[-2] if operand_index == 0 else shape[-1]
     return list(shape[:-2]) + [non_k, non_k]
+
+
+def default_wmma_instr_shape(version: Value) -> list[int]:
+    """Triton's default wmma instrShape is 16x16x16, which gfx1250 (v3) does not have; there the
+    16-bit instruction is 16x16x32."""
+    return [16, 16, 32] if version == 3 else [16, 16, 16]
 
 
 def default_mma_k_width(dtype_bytes: int) -> int:
@@ -309,8 +333,8 @@ def _short_mma(a: dict, pos, ctx: _Context):
     if version == 3:
         return _short_wgmma(a, None, ctx)
     wpc = a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, (16, 8)))
-    return L.NvidiaMma(version, _as_list(wpc, "warps_per_cta"), _as_list(a.get("instr_shape", [16, 8]), "instr_shape"),
-                       _cga(a, len(ctx.shape)))
+    instr = a.get("instr_shape", list(L.nvidia.default_instr_shape(2, len(ctx.shape))))
+    return L.NvidiaMma(version, _as_list(wpc, "warps_per_cta"), _as_list(instr, "instr_shape"), _cga(a, len(ctx.shape)))
 
 
 def _short_wgmma(a: dict, pos, ctx: _Context):
@@ -331,17 +355,22 @@ def _short_dot(a: dict, pos, ctx: _Context):
 def _short_mfma(a: dict, pos, ctx: _Context):
     non_k = a.get("n", pos) or 32
     instr = a.get("instr_shape") or [non_k, non_k, (8 if non_k == 32 else 16) * 2 // max(1, ctx.dtype_bytes)]
-    wpc = a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, instr[:2]))
-    return L.AmdMfma(_as_list(wpc, "warps_per_cta"), _as_list(a.get("tiles_per_warp", [1, 1]), "tiles_per_warp"),
-                     _cga(a, 2), _as_list(instr, "instr_shape"), bool(a.get("transposed", False)),
-                     a.get("element_bitwidth", 32), a.get("version", 3))
+    wpc = _as_list(a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, instr[:2])), "warps_per_cta")
+    return L.AmdMfma(wpc, _tiles_per_warp(a, wpc, "tiles_per_warp"), _cga(a, len(ctx.shape)), _as_list(instr, "instr_shape"),
+                     bool(a.get("transposed", False)), a.get("element_bitwidth", 32), a.get("version", 3))
 
 
 def _short_wmma(a: dict, pos, ctx: _Context):
     version = a.get("version", pos if pos is not None else 2)
-    wpc = a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, (16, 16)))
-    return L.AmdWmma(_as_list(wpc, "warps_per_cta"), _as_list(a.get("tiles_per_warp", [1, 1]), "tiles_per_warp"),
-                     _cga(a, 2), version, bool(a.get("transposed", False)), _as_list(a.get("instr_shape", [16, 16, 16]), "instr_shape"))
+    wpc = _as_list(a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, (16, 16))), "warps_per_cta")
+    instr = a.get("instr_shape", default_wmma_instr_shape(version))
+    return L.AmdWmma(wpc, _tiles_per_warp(a, wpc, "tiles_per_warp"), _cga(a, len(ctx.shape)), version,
+                     bool(a.get("transposed", False)), _as_list(instr, "instr_shape"))
+
+
+def _tiles_per_warp(a: dict, wpc: Sequence[int], what: str) -> tuple[int, ...]:
+    """tilesPerWarp, or one tile per dim of warpsPerCTA: Triton prints it only when some entry is not 1."""
+    return _as_list(a.get("tiles_per_warp", [1] * len(wpc)), what)
 
 
 def _short_slice(a: dict, pos, ctx: _Context):
@@ -526,13 +555,13 @@ def _encoding_from_attr(attr: tuple[str, dict], ctx: _Context, rank: int | None 
         return L.NvidiaMma(a["version"], _as_list(a["warps_per_cta"], "warpsPerCTA"), _as_list(a["instr_shape"], "instrShape"),
                            _cga(a, rank))
     if kind == "amd_mfma":
-        return L.AmdMfma(_as_list(a["warps_per_cta"], "warpsPerCTA"), _as_list(a.get("tiles_per_warp", [1, 1]), "tilesPerWarp"),
-                         _cga(a, rank), _as_list(a["instr_shape"], "instrShape"), bool(a.get("transposed", False)),
-                         a.get("element_bitwidth", 32), a.get("version", 3))
+        wpc = _as_list(a["warps_per_cta"], "warpsPerCTA")
+        return L.AmdMfma(wpc, _tiles_per_warp(a, wpc, "tilesPerWarp"), _cga(a, rank), _as_list(a["instr_shape"], "instrShape"),
+                         bool(a.get("transposed", False)), a.get("element_bitwidth", 32), a.get("version", 3))
     if kind == "amd_wmma":
-        return L.AmdWmma(_as_list(a["warps_per_cta"], "warpsPerCTA"), _as_list(a.get("tiles_per_warp", [1, 1]), "tilesPerWarp"),
-                         _cga(a, rank), a["version"], bool(a.get("transposed", False)),
-                         _as_list(a.get("instr_shape", [16, 16, 16]), "instrShape"))
+        wpc = _as_list(a["warps_per_cta"], "warpsPerCTA")
+        return L.AmdWmma(wpc, _tiles_per_warp(a, wpc, "tilesPerWarp"), _cga(a, rank), a["version"],
+                         bool(a.get("transposed", False)), _as_list(a.get("instr_shape", [16, 16, 16]), "instrShape"))
     if kind == "dot_op":
         parent = _parent(a["parent"], ctx, rank)
         if "k_width" not in a:

@@ -101,11 +101,9 @@ def test_random_layouts_simulate_exactly():
     n = 0
     for _ in range(300):
         tgt = rng.choice(["sm_90", "gfx942"])
-        lb = 5 if tgt == "sm_90" else 6
         wb = rng.choice([0, 1, 2, 3])
         rows, cols = rng.choice([(16, 32), (32, 32), (8, 128), (64, 16), (4, 256)])
-        nbits = (rows * cols).bit_length() - 1
-        lay = random_layout(rng, nbits, lb, wb, (rows, cols))
+        lay = random_layout(rng, (rows, cols), 1 << wb, tgt)
         for axis in (0, 1):
             for path in (None, "shared"):
                 p = plan_gather(lay, axis, rng.choice(dts), tgt, path=path)

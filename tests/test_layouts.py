@@ -123,7 +123,7 @@ def test_mfma_f64_holds_one_row_per_register_group():
     (3, [[1, 0], [2, 0], [4, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]]),
 ])
 def test_wmma_tiles_match_layouts_md(version, reg, lane):
-    lay = llgen.wmma(version, False, [1, 1], [16, 16])
+    lay = llgen.wmma(version, False, [1, 1], [16, 16], instr_shape=[16, 16, 32 if version == 3 else 16])
     assert bases(lay, "register") == reg and bases(lay, "lane") == lane
 
 
@@ -152,6 +152,48 @@ def test_slice_of_blocked_has_the_parents_lanes():
 def test_linear_is_given_explicitly():
     lay = llgen.linear([[0, 1]], [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], [[4, 0]], [], [8, 16])
     assert bases(lay, "warp") == [[4, 0]] and lay.is_distributed()
+
+
+def test_linear_over_a_larger_shape_adds_registers_in_register_order():
+    """Triton repeats a linear layout first along the dim its registers first move along (dim0
+    here), then the others from the last dim to the first."""
+    lay = llgen.linear([[1, 0], [0, 1]], [[0, 2], [0, 4], [2, 0], [4, 0], [0, 8]], [[8, 0]], [], [64, 64])
+    assert bases(lay, "register") == [[1, 0], [0, 1], [16, 0], [32, 0], [0, 16], [0, 32]]
+
+
+def test_linear_over_a_smaller_shape_drops_registers_and_broadcasts_the_rest():
+    lay = llgen.linear([[0, 1], [1, 0]], [[0, 2], [0, 4], [2, 0], [4, 0], [0, 8]], [[8, 0]], [], [4, 4])
+    assert bases(lay, "register") == [[0, 1], [1, 0]]
+    assert bases(lay, "lane") == [[0, 2], [0, 0], [2, 0], [0, 0], [0, 0]] and bases(lay, "warp") == [[0, 0]]
+
+
+def test_linear_of_rank_3_resizes_each_dim():
+    lay = llgen.linear([[1, 0, 0], [0, 0, 1]], [[0, 1, 0], [0, 2, 0], [2, 0, 0]], [[0, 0, 2]], [], [2, 8, 16])
+    assert bases(lay, "register") == [[1, 0, 0], [0, 0, 1], [0, 0, 4], [0, 0, 8], [0, 4, 0]]
+    assert bases(lay, "lane") == [[0, 1, 0], [0, 2, 0], [0, 0, 0]] and lay.shape == (2, 8, 16)
+
+
+def test_mma_v2_of_rank_3_puts_warps_on_the_batch():
+    lay = llgen.mma(2, [4, 1, 1], [1, 16, 8], [4, 64, 64])
+    assert bases(lay, "register") == [[0, 0, 1], [0, 8, 0], [0, 0, 8], [0, 0, 16], [0, 0, 32], [0, 16, 0], [0, 32, 0]]
+    assert bases(lay, "warp") == [[1, 0, 0], [2, 0, 0]]
+
+
+def test_mfma_of_rank_3_adds_batch_warps_last():
+    lay = llgen.mfma(3, [32, 32, 8], False, [2, 2, 1], [4, 64, 64])
+    assert bases(lay, "register") == [[0, 1, 0], [0, 2, 0], [0, 8, 0], [0, 16, 0], [0, 0, 32], [2, 0, 0]]
+    assert bases(lay, "warp") == [[0, 32, 0], [1, 0, 0]]
+
+
+def test_mfma_4x64_operand_walks_16_k_tiles():
+    """The 64-wide operand of a 4x64 mfma (B) holds 16 K tiles of k_width registers even when K is smaller."""
+    lay = llgen.dot_operand(1, AmdMfma((1, 1), (1, 1), (), (4, 64, 4)), 4, [64, 64])
+    assert bases(lay, "register")[:2] == [[1, 0], [2, 0]] and lay.in_size("register") == 64
+
+
+def test_slice_of_rank_3_blocked_is_rank_2():
+    lay = llgen.slice_layout(1, Blocked((1, 2, 4), (2, 4, 4), (1, 2, 2), (2, 1, 0)), [8, 64])
+    assert lay.shape == (8, 64) and lay.is_surjective()
 
 
 def test_swizzled_shared_matches_layouts_md():
@@ -196,6 +238,21 @@ def test_nvmma_shared_zero_swizzle_is_identity():
     lambda: llgen.dot_operand(0, NvidiaMma(2, (2, 2), (16, 8)), 3, [64, 64]),
     lambda: llgen.dot_operand(0, AmdWmma((1, 1), (1, 1), (), 1), 4, [64, 64]),
     lambda: llgen.nvmma_shared(48, 16, [64, 64]),
+    lambda: llgen.mma(2, [4, 1, 1], [16, 8], [4, 64, 64]),                          # rank 3 needs [1, 16, 8]
+    lambda: llgen.mma(3, [4, 1, 1], [16, 64, 16], [4, 64, 64]),                     # wgmma has no batch dim
+    lambda: llgen.mma(2, [4], [16, 8], [64]),
+    lambda: llgen.mfma(3, [32, 32, 8], False, [4], [64]),
+    lambda: llgen.mfma(3, [32, 32, 8], False, [2, 2, 1], [4, 64, 64], tiles_per_warp=[2, 2]),
+    lambda: llgen.mfma(3, [64, 4, 4], False, [2, 2], [64, 64]),                     # 64x4 must be transposed
+    lambda: llgen.mfma(3, [8, 8, 4], False, [2, 2], [64, 64]),
+    lambda: llgen.wmma(3, False, [2, 2], [64, 64]),                                 # v3 has no 16x16x16
+    lambda: llgen.wmma(2, False, [2, 2, 1], [4, 8, 64]),
+    lambda: llgen.linear([[1, 1]], [[0, 1], [1, 0]], [], [], [2, 2]),                # a basis moving along two dims
+    lambda: llgen.linear([[0, 1], [0, 1]], [[1, 0]], [], [], [2, 1]),                # a repeated coordinate cannot shrink
+    lambda: llgen.linear([[0, 3]], [[1, 0], [0, 1]], [], [], [2, 2]),                # coordinate 3 cannot shrink
+    lambda: llgen.linear([[0, 1]], [[1, 0]], [], [], [4, 4, 4]),
+    lambda: llgen.slice_layout(0, llgen.Linear(((0, 1),), ((1, 0), (0, 4)), (), ((0, 2),)), [4]),  # CTA share not contiguous
+    lambda: llgen.blocked([], [], [], [], []),
 ])
 def test_bad_parameters_raise_llgen_error(call):
     with pytest.raises(llgen.LlgenError):

@@ -362,12 +362,12 @@ def test_random_cases_are_deterministic_valid_and_named(target):
     assert len(random_jobs(5, 2, target)) == 5
 
 
-def test_random_layout_is_a_permutation_with_broadcasts():
+def test_random_layout_is_a_distributed_layout_of_the_shape():
     import random
     rng = random.Random(0)
-    lay = random_layout(rng, 8, 5, 2, (16, 16))
-    assert lay.in_size("lane") == 32 and lay.in_size("warp") == 4
-    assert lay.is_surjective()
+    lay = random_layout(rng, (16, 16), 4, "sm_90", family="linear")
+    assert lay.in_size("lane") == 32 and lay.in_size("warp") == 4 and lay.shape == (16, 16)
+    assert lay.is_distributed()
 
 
 # ------------------------------------------------------------------------------------ reports

@@ -11,6 +11,10 @@ from llgen.layouts import AmdMfma, AmdWmma, NvidiaMma
 from llgen.spec import coalesced_blocked, parse_layout, warps_per_tile
 
 MMA2 = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
+MMA2_3D = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1, 1], instrShape = [1, 16, 8]}>"
+MFMA_3D = ("#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 1, 2], instrShape = [16, 16, 16], isTransposed = true, "
+           "tilesPerWarp = [1, 2, 2]}>")
+LINEAR = "#ttg.linear<{register = [[0, 1]], lane = [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], warp = [[4, 0], [0, 0]], block = []}>"
 
 ROUND_TRIPS = [
     ("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
@@ -46,6 +50,23 @@ ROUND_TRIPS = [
     (("#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0], "
      "CGALayout = [[0, 1], [1, 0]]}>"), "blocked:spt=2x2,tpw=4x8,wpc=2x2,ctas=2x2",
      lambda s: llgen.blocked([2, 2], [4, 8], [2, 2], [1, 0], s, cga_layout=[[0, 1], [1, 0]]), [1024, 128], {}),
+    # rank 3 (batched) forms, exactly as Triton 3.6 prints them
+    (MMA2_3D, "mma", lambda s: llgen.mma(2, [4, 1, 1], [1, 16, 8], s), [4, 64, 64], {}),
+    (f"#ttg.dot_op<{{opIdx = 1, parent = {MMA2_3D}, kWidth = 2}}>", "dot:op=1,k_width=2,parent=(mma:wpc=4x1x1)",
+     lambda s: llgen.dot_operand(1, NvidiaMma(2, (4, 1, 1), (1, 16, 8)), 2, s), [4, 32, 64], {}),
+    (MFMA_3D, "mfma:16,transposed=true,wpc=2x1x2,tiles=1x2x2,instr=16x16x16",
+     lambda s: llgen.mfma(3, [16, 16, 16], True, [2, 1, 2], s, tiles_per_warp=[1, 2, 2]), [4, 64, 64], {}),
+    (f"#ttg.dot_op<{{opIdx = 0, parent = {MFMA_3D}, kWidth = 4}}>", "dot:op=0,k_width=4,parent=(mfma:16,transposed=true,wpc=2x1x2,tiles=1x2x2)",
+     lambda s: llgen.dot_operand(0, AmdMfma((2, 1, 2), (1, 2, 2), (), (16, 16, 16), True), 4, s), [2, 32, 64], {}),
+    ("#ttg.amd_wmma<{version = 2, isTranspose = true, warpsPerCTA = [2, 2, 1]}>", "wmma:v=2,transposed=true,wpc=2x2x1",
+     lambda s: llgen.wmma(2, True, [2, 2, 1], s), [2, 32, 32], {}),
+    (f"#ttg.slice<{{dim = 0, parent = {MMA2_3D}}}>", "slice:dim=0,parent=(mma:wpc=4x1x1)",
+     lambda s: llgen.slice_layout(0, NvidiaMma(2, (4, 1, 1), (1, 16, 8)), s), [32, 16], {}),
+    (f"#ttg.slice<{{dim = 2, parent = {MMA2_3D}}}>", "slice:dim=2,parent=(mma:wpc=4x1x1)",
+     lambda s: llgen.slice_layout(2, NvidiaMma(2, (4, 1, 1), (1, 16, 8)), s), [4, 32], {}),
+    # a #ttg.linear over a tensor of another shape than its bases span (8 x 16): Triton resizes it
+    (LINEAR, "linear:register=[[0,1]],lane=[[0,2],[0,4],[0,8],[1,0],[2,0]],warp=[[4,0],[0,0]]",
+     lambda s: llgen.linear([[0, 1]], [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], [[4, 0], [0, 0]], [], s), [32, 64], {}),
     (("#ttg.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0], "
      "CTAsPerCGA = [2, 2], CTASplitNum = [2, 2], CTAOrder = [1, 0]}>"), "blocked:spt=2x2,tpw=4x8,wpc=2x2,cga=[[0,1],[1,0]]",
      lambda s: llgen.blocked([2, 2], [4, 8], [2, 2], [1, 0], s, cga_layout=[[0, 1], [1, 0]]), [1024, 128], {}),
@@ -57,6 +78,44 @@ def test_attribute_short_form_and_constructor_agree(attr, short, build, shape, k
     want = build(shape)
     assert parse_layout(attr, shape, **kw) == want
     assert parse_layout(short, shape, **kw) == want
+
+
+def bases(spec: str, shape: list[int], **kw) -> dict:
+    return parse_layout(spec, shape, **kw).to_dict()["bases"]
+
+
+def test_rank3_mma_attribute_is_tritons_layout():
+    """Triton 3.6's bases for MMA2_3D over 4x32x16: warps all on the batch dim."""
+    assert bases(MMA2_3D, [4, 32, 16]) == {"register": [[0, 0, 1], [0, 8, 0], [0, 0, 8], [0, 16, 0]],
+                                           "lane": [[0, 0, 2], [0, 0, 4], [0, 1, 0], [0, 2, 0], [0, 4, 0]],
+                                           "warp": [[1, 0, 0], [2, 0, 0]], "block": []}
+
+
+def test_rank3_mfma_attribute_is_tritons_layout():
+    """Triton 3.6's bases for MFMA_3D over 4x64x64: N globally contiguous, then M, then the batch warps."""
+    assert bases(MFMA_3D, [4, 64, 64]) == {"register": [[0, 0, 1], [0, 0, 2], [0, 0, 16], [0, 16, 0], [0, 32, 0], [2, 0, 0]],
+                                           "lane": [[0, 1, 0], [0, 2, 0], [0, 4, 0], [0, 8, 0], [0, 0, 4], [0, 0, 8]],
+                                           "warp": [[0, 0, 32], [1, 0, 0]], "block": []}
+
+
+def test_slice_of_rank3_attribute_is_tritons_layout():
+    """Triton 3.6's bases for MMA2_3D sliced along N over 4x32: the zero registers are gone, the
+    N lanes broadcast."""
+    assert bases(f"#ttg.slice<{{dim = 2, parent = {MMA2_3D}}}>", [4, 32]) == {
+        "register": [[0, 8], [0, 16]], "lane": [[0, 0], [0, 0], [0, 1], [0, 2], [0, 4]], "warp": [[1, 0], [2, 0]], "block": []}
+
+
+@pytest.mark.parametrize("shape,want", [
+    ([32, 64], {"register": [[0, 1], [0, 16], [0, 32], [8, 0], [16, 0]], "lane": [[0, 2], [0, 4], [0, 8], [1, 0], [2, 0]],
+                "warp": [[4, 0], [0, 0]], "block": []}),
+    ([4, 4], {"register": [[0, 1]], "lane": [[0, 2], [0, 0], [0, 0], [1, 0], [2, 0]], "warp": [[0, 0], [0, 0]], "block": []}),
+    ([2, 64], {"register": [[0, 1], [0, 16], [0, 32]], "lane": [[0, 2], [0, 4], [0, 8], [1, 0], [0, 0]],
+               "warp": [[0, 0], [0, 0]], "block": []}),
+])
+def test_linear_attribute_over_another_shape_is_resized_like_triton(shape, want):
+    """Triton 3.6 over a larger dim appends registers (dims in the order the registers first
+    move, here N before M); over a smaller one it zeroes lanes and warps and drops registers."""
+    assert bases(LINEAR, shape) == want
 
 
 def test_json_file_round_trips(tmp_path):
@@ -112,6 +171,17 @@ def test_mfma_and_wmma_parents_for_dot_operands():
      "character"),
     ("#ttg.fancy<{a = 1}>", [128, 128], {}, "fancy"),
     ("mfma", [128, 128], {"threads_per_warp": 32}, "64"),
+    (MMA2.replace("[2, 2]", "[4, 1, 1]"), [4, 64, 64], {}, "[1, 16, 8]"),
+    ("#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1, 1], instrShape = [16, 64, 16]}>", [4, 64, 64], {},
+     "[4, 1, 1]"),
+    (MFMA_3D.replace("[1, 2, 2]", "[2, 2]"), [4, 64, 64], {}, "[2, 2]"),
+    ("#ttg.amd_mfma<{version = 3, warpsPerCTA = [4], instrShape = [32, 32, 8], isTransposed = false}>", [128], {}, "[4]"),
+    ("#ttg.amd_wmma<{version = 3, isTranspose = false, warpsPerCTA = [2, 2]}>", [64, 64], {}, "[16, 16, 16]"),
+    ("#ttg.linear<{register = [[1, 1]], lane = [[0, 1], [1, 0], [0, 0], [0, 0], [0, 0]], warp = [], block = []}>", [2, 2], {"num_warps": 1},
+     "[1, 1]"),
+    ("#ttg.linear<{register = [[0, 1], [0, 1]], lane = [[1, 0], [0, 0], [0, 0], [0, 0], [0, 0]], warp = [], block = []}>", [2, 1],
+     {"num_warps": 1}, "repeats a coordinate"),
+    ("dot", [128], {}, "rank 1"),
 ])
 def test_bad_specs_raise_one_sentence(spec, shape, kw, words):
     with pytest.raises(llgen.LlgenError) as e:

@@ -98,19 +98,47 @@ def ensure_not_smaller(layout: LinearLayout, shape: Mapping[str, int]) -> Linear
     return layout
 
 
-def ensure_not_larger(layout: LinearLayout, shape: Mapping[str, int]) -> LinearLayout:
-    """Shrink each out-dim to ``shape[dim]``: basis coordinates at or past the edge become 0
-    (broadcast). Bases keep their places, so zero register bases stay."""
+def ensure_not_larger(layout: LinearLayout, shape: Mapping[str, int], broadcast_registers: bool = True) -> LinearLayout:
+    """Triton's ensureLayoutNotLargerThan: shrink each out-dim to ``shape[dim]`` by clearing its
+    largest coordinates first, one halving per cleared coordinate, so what falls off the edge
+    becomes broadcast. With ``broadcast_registers`` False a cleared register basis is dropped
+    instead: the layout holds fewer registers rather than replicated ones."""
     bases = {n: [list(layout.basis(n, i)) for i in range(k)] for n, k in layout.ins}
+    dropped: set[int] = set()
     outs = []
     for j, (name, k) in enumerate(layout.outs):
         want = min(1 << k, shape[name])
-        for vecs in bases.values():
-            for v in vecs:
-                if v[j] >= want:
-                    v[j] = 0
+        for n, i in _coords_past(bases, j, name, 1 << k, want):
+            if not broadcast_registers and n == "register":
+                dropped.add(i)
+            else:
+                bases[n][i][j] = 0
         outs.append((name, want))
+    if dropped:
+        bases["register"] = [v for i, v in enumerate(bases["register"]) if i not in dropped]
     return LinearLayout.from_bases(bases, outs)
+
+
+def _coords_past(bases: dict[str, list[list[int]]], j: int, name: str, size: int, want: int) -> list[tuple[str, int]]:
+    """The (in-dim, index) of the bases whose coordinate ``j`` Triton clears to shrink out-dim
+    ``name`` from ``size`` to ``want``: the largest values first. Where Triton would abort (a
+    coordinate that is not a power of two, or one left past the edge because the dim repeats a
+    coordinate) this raises an LlgenError instead; so the order among equal values never shows."""
+    if size <= want:
+        return []
+    coords = [(v[j], n, i) for n, vecs in bases.items() for i, v in enumerate(vecs) if v[j]]
+    for value, n, i in coords:
+        if value & (value - 1):
+            raise LlgenError(f"basis {bases[n][i]} of {n} has coordinate {value} along {name}, not a power of two, "
+                             f"so the layout cannot shrink to size {want} there.")
+    coords.sort(key=lambda c: -c[0])
+    cleared = coords[:(size // want).bit_length() - 1]
+    left = [(n, i) for v, n, i in coords[len(cleared):] if v >= want]
+    if left:
+        n, i = left[0]
+        raise LlgenError(f"basis {bases[n][i]} of {n} still points past size {want} of {name} after the layout shrinks, "
+                         f"because {name} repeats a coordinate.")
+    return [(n, i) for _, n, i in cleared]
 
 
 def cga_from_split(ctas_per_cga: Shape, cta_split_num: Shape, cta_order: Sequence[int]) -> CgaLayout:
@@ -188,6 +216,8 @@ def check_order(order: Sequence[int], rank: int) -> tuple[int, ...]:
 def check_shape(shape: Shape, rank: int) -> tuple[int, ...]:
     """The tensor shape as a tuple, checked for rank and powers of two."""
     shape = tuple(shape)
+    if not shape:
+        raise LlgenError("shape [] has rank 0, but a layout needs a tensor of rank 1 or more.")
     if len(shape) != rank:
         raise LlgenError(f"shape {list(shape)} has rank {len(shape)} but the layout has rank {rank}.")
     return check_pow2("shape", shape)

@@ -1,9 +1,10 @@
 """NVIDIA tensor-core layouts: the mma v2 (mma.sync) and v3 (wgmma) accumulators and their
 register dot operands.
 
-Convention: ``instr_shape`` is [16, 8] for v2 and [16, N, K] for v3; the accumulator tile of
-one warp is 16 x 8 (v2) or 16 x N (v3, per warp of a warpgroup). Dims are (M, N) for the
-accumulator, (M, K) for operand A and (K, N) for operand B; a leading batch dim is allowed.
+Convention: ``instr_shape`` is [16, 8] for v2 ([1, 16, 8] with a leading batch dim, as Triton
+prints it) and [16, N, K] for v3; the accumulator tile of one warp is 16 x 8 (v2) or 16 x N (v3,
+per warp of a warpgroup). Dims are (M, N) for the accumulator, (M, K) for operand A and (K, N)
+for operand B; v2 allows a leading batch dim (rank 3), v3 does not (Triton aborts on it).
 """
 
 from __future__ import annotations
@@ -71,12 +72,14 @@ class NvidiaMma:
             raise LlgenError(f"mma version {self.version} is not supported (use 2 or 3).")
         object.__setattr__(self, "warps_per_cta", check_pow2("warps_per_cta", tuple(self.warps_per_cta)))
         object.__setattr__(self, "instr_shape", check_pow2("instr_shape", tuple(self.instr_shape)))
+        if self.rank not in ((2, 3) if self.version == 2 else (2,)):
+            raise LlgenError(f"mma v{self.version} warps_per_cta {list(self.warps_per_cta)} must have rank "
+                             f"{'2 or 3' if self.version == 2 else '2 (wgmma has no batch dim)'}.")
         object.__setattr__(self, "cga_layout", check_cga(self.cga_layout, self.rank))
-        want = 2 if self.version == 2 else 3
+        want = self.rank if self.version == 2 else 3
         if len(self.instr_shape) != want:
-            raise LlgenError(f"mma v{self.version} takes an instr_shape of {want} entries, got {list(self.instr_shape)}.")
-        if self.rank not in (2, 3):
-            raise LlgenError(f"mma warps_per_cta {list(self.warps_per_cta)} must have rank 2 or 3.")
+            raise LlgenError(f"mma v{self.version} of rank {self.rank} takes an instr_shape of {want} entries "
+                             f"(like {list(default_instr_shape(self.version, self.rank))}), got {list(self.instr_shape)}.")
 
     @property
     def rank(self) -> int:
@@ -86,10 +89,16 @@ class NvidiaMma:
     def warp_order(self) -> list[int]:
         return matrix_order(self.rank, row_major=self.version == 2)
 
+    @property
+    def tile_mn(self) -> list[int]:
+        """One warp's accumulator tile (M, N): instrShape's last two entries for v2 (Triton prints
+        [1, 16, 8] for a batched tensor and ignores the batch entry), its first two for v3."""
+        return list(self.instr_shape[-2:] if self.version == 2 else self.instr_shape[:2])
+
     def to_linear(self, shape: Shape) -> LinearLayout:
         shape = check_shape(shape, self.rank)
         rank = self.rank
-        tile_shape = [1] * (rank - 2) + list(self.instr_shape[:2])
+        tile_shape = [1] * (rank - 2) + self.tile_mn
         order = matrix_order(rank, row_major=True)
         cta = mma_tile(tile_shape, 2, order, order)
         cta = cta * identity_nd("warp", self.warps_per_cta, self.warp_order)
@@ -114,6 +123,12 @@ class NvidiaMma:
             one = zeros1d if d == k_dim else identity1d
             cta = cta * one(self.warps_per_cta[d], "warp", dim_name(d))
         return combine_with_shape(cta, dot_cga(self.cga_layout, k_dim), shape)
+
+
+def default_instr_shape(version: int, rank: int) -> tuple[int, ...]:
+    """The instrShape Triton picks: [16, 8] for v2 with a leading 1 per batch dim; [16, 64, 16] stands
+    for v3's [16, N, K]."""
+    return (1,) * (rank - 2) + (16, 8) if version == 2 else (16, 64, 16)
 
 
 def dot_cga(cga: CgaLayout, k_dim: int) -> CgaLayout:

@@ -117,6 +117,12 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
         else:
             return "two destination lanes would need different registers from one source lane in the same round"
 
+    # a lane bit both layouts broadcast: read from the same lane bit, so a fully broadcast warp reads its own lane
+    # (a local round) instead of lane 0 (a shuffle the compiler may even drop as uniform)
+    for p in range(nl):
+        if not b.lane[p] and not a.lane[p] and (1 << p) not in alpha:
+            alpha[p] = 1 << p
+
     # R: live B register bits outside the packed ones; there are 2^|R| rounds
     packed = sum(pack_b)
     rbits = [j for j, c in enumerate(b.reg) if c and not packed >> j & 1]

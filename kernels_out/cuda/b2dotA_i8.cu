@@ -15,6 +15,7 @@ inline constexpr int kThreads = 128;
 inline constexpr int kInRegs = 64;   // registers per thread in layout A
 inline constexpr int kOutRegs = 128;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 8192;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 8192;
 
 template <class To, class From>
@@ -618,7 +619,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[128]) {
 }  // namespace b2dotA_i8
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(128) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(128, 1) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[8192];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
@@ -629,7 +630,7 @@ extern "C" __global__ void __launch_bounds__(128) b2dotA_i8_kernel(const unsigne
   }
 }
 
-extern "C" __global__ void __launch_bounds__(128) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(128, 1) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[8192];
   unsigned a[16];
   unsigned b[32];

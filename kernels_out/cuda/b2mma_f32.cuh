@@ -13,7 +13,11 @@ inline constexpr int kLanes = 32;  // the wave size is fixed at generation time,
 inline constexpr int kThreads = 128;
 inline constexpr int kInRegs = 128;   // registers per thread in layout A
 inline constexpr int kOutRegs = 128;  // registers per thread in layout B
-inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
+inline constexpr int kSmemBytes = 65536;  // scratch shared memory the conversion needs
+// More than a static __shared__ array may hold: give convert() dynamic shared memory (extern __shared__), and opt
+// the calling kernel in once before its launch: cudaFuncSetAttribute(kernel,
+// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) with bytes >= kSmemBytes.
+inline constexpr bool kSmemOptIn = true;  // needs that opt-in
 inline constexpr int kTileElems = 16384;
 
 template <class To, class From>
@@ -33,8 +37,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
-  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 8]
-  // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u
+  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 9]
+  // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u, 0x2000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
@@ -57,6 +61,22 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
 *reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x6000u) = make_uint4(a[50], a[51], a[58], a[59]);
 *reinterpret_cast<uint4*>(s + st * 4 + 0x7000u) = make_uint4(a[52], a[53], a[60], a[61]);
 *reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x7000u) = make_uint4(a[54], a[55], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x8000u) = make_uint4(a[64], a[65], a[72], a[73]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x8000u) = make_uint4(a[66], a[67], a[74], a[75]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x9000u) = make_uint4(a[68], a[69], a[76], a[77]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x9000u) = make_uint4(a[70], a[71], a[78], a[79]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0xa000u) = make_uint4(a[80], a[81], a[88], a[89]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0xa000u) = make_uint4(a[82], a[83], a[90], a[91]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0xb000u) = make_uint4(a[84], a[85], a[92], a[93]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0xb000u) = make_uint4(a[86], a[87], a[94], a[95]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0xc000u) = make_uint4(a[96], a[97], a[104], a[105]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0xc000u) = make_uint4(a[98], a[99], a[106], a[107]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0xd000u) = make_uint4(a[100], a[101], a[108], a[109]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0xd000u) = make_uint4(a[102], a[103], a[110], a[111]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0xe000u) = make_uint4(a[112], a[113], a[120], a[121]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0xe000u) = make_uint4(a[114], a[115], a[122], a[123]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0xf000u) = make_uint4(a[116], a[117], a[124], a[125]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0xf000u) = make_uint4(a[118], a[119], a[126], a[127]);
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
@@ -75,42 +95,22 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4400u); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4600u); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4600u); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
-  __syncthreads();
-  {
-*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[64], a[65], a[72], a[73]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4) = make_uint4(a[66], a[67], a[74], a[75]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x1000u) = make_uint4(a[68], a[69], a[76], a[77]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x1000u) = make_uint4(a[70], a[71], a[78], a[79]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x2000u) = make_uint4(a[80], a[81], a[88], a[89]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x2000u) = make_uint4(a[82], a[83], a[90], a[91]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x3000u) = make_uint4(a[84], a[85], a[92], a[93]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x3000u) = make_uint4(a[86], a[87], a[94], a[95]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x4000u) = make_uint4(a[96], a[97], a[104], a[105]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x4000u) = make_uint4(a[98], a[99], a[106], a[107]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x5000u) = make_uint4(a[100], a[101], a[108], a[109]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x5000u) = make_uint4(a[102], a[103], a[110], a[111]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x6000u) = make_uint4(a[112], a[113], a[120], a[121]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x6000u) = make_uint4(a[114], a[115], a[122], a[123]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x7000u) = make_uint4(a[116], a[117], a[124], a[125]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x7000u) = make_uint4(a[118], a[119], a[126], a[127]);
-  }
-  __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[64] = v.x; b[65] = v.y; b[66] = v.z; b[67] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4); b[68] = v.x; b[69] = v.y; b[70] = v.z; b[71] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x200u); b[72] = v.x; b[73] = v.y; b[74] = v.z; b[75] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x200u); b[76] = v.x; b[77] = v.y; b[78] = v.z; b[79] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x400u); b[80] = v.x; b[81] = v.y; b[82] = v.z; b[83] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x400u); b[84] = v.x; b[85] = v.y; b[86] = v.z; b[87] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x600u); b[88] = v.x; b[89] = v.y; b[90] = v.z; b[91] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x600u); b[92] = v.x; b[93] = v.y; b[94] = v.z; b[95] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[96] = v.x; b[97] = v.y; b[98] = v.z; b[99] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4000u); b[100] = v.x; b[101] = v.y; b[102] = v.z; b[103] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4200u); b[104] = v.x; b[105] = v.y; b[106] = v.z; b[107] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4200u); b[108] = v.x; b[109] = v.y; b[110] = v.z; b[111] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4400u); b[112] = v.x; b[113] = v.y; b[114] = v.z; b[115] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4400u); b[116] = v.x; b[117] = v.y; b[118] = v.z; b[119] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4600u); b[120] = v.x; b[121] = v.y; b[122] = v.z; b[123] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4600u); b[124] = v.x; b[125] = v.y; b[126] = v.z; b[127] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x8000u); b[64] = v.x; b[65] = v.y; b[66] = v.z; b[67] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x8000u); b[68] = v.x; b[69] = v.y; b[70] = v.z; b[71] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x8200u); b[72] = v.x; b[73] = v.y; b[74] = v.z; b[75] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x8200u); b[76] = v.x; b[77] = v.y; b[78] = v.z; b[79] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x8400u); b[80] = v.x; b[81] = v.y; b[82] = v.z; b[83] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x8400u); b[84] = v.x; b[85] = v.y; b[86] = v.z; b[87] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x8600u); b[88] = v.x; b[89] = v.y; b[90] = v.z; b[91] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x8600u); b[92] = v.x; b[93] = v.y; b[94] = v.z; b[95] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xc000u); b[96] = v.x; b[97] = v.y; b[98] = v.z; b[99] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0xc000u); b[100] = v.x; b[101] = v.y; b[102] = v.z; b[103] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xc200u); b[104] = v.x; b[105] = v.y; b[106] = v.z; b[107] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0xc200u); b[108] = v.x; b[109] = v.y; b[110] = v.z; b[111] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xc400u); b[112] = v.x; b[113] = v.y; b[114] = v.z; b[115] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0xc400u); b[116] = v.x; b[117] = v.y; b[118] = v.z; b[119] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xc600u); b[120] = v.x; b[121] = v.y; b[122] = v.z; b[123] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0xc600u); b[124] = v.x; b[125] = v.y; b[126] = v.z; b[127] = v.w; }
 
 }
 

@@ -15,6 +15,7 @@ inline constexpr int kThreads = 32;
 inline constexpr int kInRegs = 16;   // registers per thread in layout A
 inline constexpr int kOutRegs = 16;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 2048;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 512;
 
 template <class To, class From>
@@ -219,7 +220,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[16]) {
 }  // namespace t16x32
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(32) t16x32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(32, 1) t16x32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[2048];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
@@ -230,7 +231,7 @@ extern "C" __global__ void __launch_bounds__(32) t16x32_kernel(const unsigned* _
   }
 }
 
-extern "C" __global__ void __launch_bounds__(32) t16x32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(32, 1) t16x32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[2048];
   unsigned a[16];
   unsigned b[16];

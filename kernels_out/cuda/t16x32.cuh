@@ -14,6 +14,7 @@ inline constexpr int kThreads = 32;
 inline constexpr int kInRegs = 16;   // registers per thread in layout A
 inline constexpr int kOutRegs = 16;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 2048;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 512;
 
 template <class To, class From>

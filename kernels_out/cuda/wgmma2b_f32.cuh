@@ -13,7 +13,11 @@ inline constexpr int kLanes = 32;  // the wave size is fixed at generation time,
 inline constexpr int kThreads = 128;
 inline constexpr int kInRegs = 128;   // registers per thread in layout A
 inline constexpr int kOutRegs = 128;  // registers per thread in layout B
-inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
+inline constexpr int kSmemBytes = 65536;  // scratch shared memory the conversion needs
+// More than a static __shared__ array may hold: give convert() dynamic shared memory (extern __shared__), and opt
+// the calling kernel in once before its launch: cudaFuncSetAttribute(kernel,
+// cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) with bytes >= kSmemBytes.
+inline constexpr bool kSmemOptIn = true;  // needs that opt-in
 inline constexpr int kTileElems = 16384;
 
 template <class To, class From>
@@ -33,8 +37,8 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   (void)lane; (void)warp;
-  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 8]
-  // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u
+  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 9]
+  // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u, 0x2000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((warp & 3u) << 11);  // element offset of this thread's stores
@@ -57,6 +61,22 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
 *reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x680u) = make_uint4(a[52], a[53], a[54], a[55]);
 *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x600u) = make_uint4(a[56], a[57], a[58], a[59]);
 *reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x680u) = make_uint4(a[60], a[61], a[62], a[63]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x8000u) = make_uint4(a[64], a[65], a[66], a[67]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x8080u) = make_uint4(a[68], a[69], a[70], a[71]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x8000u) = make_uint4(a[72], a[73], a[74], a[75]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x8080u) = make_uint4(a[76], a[77], a[78], a[79]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x8200u) = make_uint4(a[80], a[81], a[82], a[83]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x8280u) = make_uint4(a[84], a[85], a[86], a[87]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x8200u) = make_uint4(a[88], a[89], a[90], a[91]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x8280u) = make_uint4(a[92], a[93], a[94], a[95]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x8400u) = make_uint4(a[96], a[97], a[98], a[99]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x8480u) = make_uint4(a[100], a[101], a[102], a[103]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x8400u) = make_uint4(a[104], a[105], a[106], a[107]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x8480u) = make_uint4(a[108], a[109], a[110], a[111]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x8600u) = make_uint4(a[112], a[113], a[114], a[115]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x8680u) = make_uint4(a[116], a[117], a[118], a[119]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x8600u) = make_uint4(a[120], a[121], a[122], a[123]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x8680u) = make_uint4(a[124], a[125], a[126], a[127]);
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[0] = v.x; b[1] = v.y; b[8] = v.z; b[9] = v.w; }
@@ -75,42 +95,22 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[128], unsigned 
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x6000u); b[50] = v.x; b[51] = v.y; b[58] = v.z; b[59] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x7000u); b[52] = v.x; b[53] = v.y; b[60] = v.z; b[61] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x7000u); b[54] = v.x; b[55] = v.y; b[62] = v.z; b[63] = v.w; }
-  __syncthreads();
-  {
-*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[64], a[65], a[66], a[67]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x80u) = make_uint4(a[68], a[69], a[70], a[71]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4) = make_uint4(a[72], a[73], a[74], a[75]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x80u) = make_uint4(a[76], a[77], a[78], a[79]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x200u) = make_uint4(a[80], a[81], a[82], a[83]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x280u) = make_uint4(a[84], a[85], a[86], a[87]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x200u) = make_uint4(a[88], a[89], a[90], a[91]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x280u) = make_uint4(a[92], a[93], a[94], a[95]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x400u) = make_uint4(a[96], a[97], a[98], a[99]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x480u) = make_uint4(a[100], a[101], a[102], a[103]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint4(a[104], a[105], a[106], a[107]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x480u) = make_uint4(a[108], a[109], a[110], a[111]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x600u) = make_uint4(a[112], a[113], a[114], a[115]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x680u) = make_uint4(a[116], a[117], a[118], a[119]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x600u) = make_uint4(a[120], a[121], a[122], a[123]);
-*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x680u) = make_uint4(a[124], a[125], a[126], a[127]);
-  }
-  __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[64] = v.x; b[65] = v.y; b[72] = v.z; b[73] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4); b[66] = v.x; b[67] = v.y; b[74] = v.z; b[75] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x1000u); b[68] = v.x; b[69] = v.y; b[76] = v.z; b[77] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x1000u); b[70] = v.x; b[71] = v.y; b[78] = v.z; b[79] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x2000u); b[80] = v.x; b[81] = v.y; b[88] = v.z; b[89] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x2000u); b[82] = v.x; b[83] = v.y; b[90] = v.z; b[91] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x3000u); b[84] = v.x; b[85] = v.y; b[92] = v.z; b[93] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x3000u); b[86] = v.x; b[87] = v.y; b[94] = v.z; b[95] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[96] = v.x; b[97] = v.y; b[104] = v.z; b[105] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x4000u); b[98] = v.x; b[99] = v.y; b[106] = v.z; b[107] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x5000u); b[100] = v.x; b[101] = v.y; b[108] = v.z; b[109] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x5000u); b[102] = v.x; b[103] = v.y; b[110] = v.z; b[111] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x6000u); b[112] = v.x; b[113] = v.y; b[120] = v.z; b[121] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x6000u); b[114] = v.x; b[115] = v.y; b[122] = v.z; b[123] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x7000u); b[116] = v.x; b[117] = v.y; b[124] = v.z; b[125] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x7000u); b[118] = v.x; b[119] = v.y; b[126] = v.z; b[127] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x8000u); b[64] = v.x; b[65] = v.y; b[72] = v.z; b[73] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x8000u); b[66] = v.x; b[67] = v.y; b[74] = v.z; b[75] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x9000u); b[68] = v.x; b[69] = v.y; b[76] = v.z; b[77] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x9000u); b[70] = v.x; b[71] = v.y; b[78] = v.z; b[79] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xa000u); b[80] = v.x; b[81] = v.y; b[88] = v.z; b[89] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0xa000u); b[82] = v.x; b[83] = v.y; b[90] = v.z; b[91] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xb000u); b[84] = v.x; b[85] = v.y; b[92] = v.z; b[93] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0xb000u); b[86] = v.x; b[87] = v.y; b[94] = v.z; b[95] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xc000u); b[96] = v.x; b[97] = v.y; b[104] = v.z; b[105] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0xc000u); b[98] = v.x; b[99] = v.y; b[106] = v.z; b[107] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xd000u); b[100] = v.x; b[101] = v.y; b[108] = v.z; b[109] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0xd000u); b[102] = v.x; b[103] = v.y; b[110] = v.z; b[111] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xe000u); b[112] = v.x; b[113] = v.y; b[120] = v.z; b[121] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0xe000u); b[114] = v.x; b[115] = v.y; b[122] = v.z; b[123] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0xf000u); b[116] = v.x; b[117] = v.y; b[124] = v.z; b[125] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0xf000u); b[118] = v.x; b[119] = v.y; b[126] = v.z; b[127] = v.w; }
 
 }
 

@@ -16,6 +16,7 @@ inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 32;   // registers per thread in layout A
 inline constexpr int kOutRegs = 64;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 16384;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 8192;
 
 template <class To, class From>
@@ -349,7 +350,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace b2dotA_f16
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[16384];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
@@ -360,7 +361,7 @@ extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_kernel(const unsign
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[16384];
   unsigned a[16];
   unsigned b[32];

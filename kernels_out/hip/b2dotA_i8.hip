@@ -16,6 +16,7 @@ inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 32;   // registers per thread in layout A
 inline constexpr int kOutRegs = 64;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 8192;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 8192;
 
 template <class To, class From>
@@ -319,7 +320,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace b2dotA_i8
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[8192];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[8];
@@ -330,7 +331,7 @@ extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_kernel(const unsigne
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[8192];
   unsigned a[8];
   unsigned b[16];

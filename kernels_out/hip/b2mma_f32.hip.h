@@ -14,7 +14,8 @@ inline constexpr int kLanes = 64;  // the wave size is fixed at generation time,
 inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 64;   // registers per thread in layout A
 inline constexpr int kOutRegs = 64;  // registers per thread in layout B
-inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
+inline constexpr int kSmemBytes = 65536;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 16384;
 
 template <class To, class From>
@@ -34,12 +35,12 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
-  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 8]
-  // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u
+  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 9]
+  // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u, 0x2000u
   // store st.shared (8 wavefront(s) each), load ld.shared (8 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((lane & 0x20u) << 8) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((lane & 0x20u) << 8) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
 *reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[8], a[9]);
@@ -50,6 +51,14 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
 *reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x2000u) = make_uint4(a[18], a[19], a[26], a[27]);
 *reinterpret_cast<uint4*>(s + st * 4 + 0x3000u) = make_uint4(a[20], a[21], a[28], a[29]);
 *reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x3000u) = make_uint4(a[22], a[23], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x4000u) = make_uint4(a[32], a[33], a[40], a[41]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x4000u) = make_uint4(a[34], a[35], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x5000u) = make_uint4(a[36], a[37], a[44], a[45]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x5000u) = make_uint4(a[38], a[39], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x6000u) = make_uint4(a[48], a[49], a[56], a[57]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x6000u) = make_uint4(a[50], a[51], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x7000u) = make_uint4(a[52], a[53], a[60], a[61]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x7000u) = make_uint4(a[54], a[55], a[62], a[63]);
   }
   __syncthreads();
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
@@ -60,26 +69,14 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x400u); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x600u); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
 { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x600u); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
-  __syncthreads();
-  {
-*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[32], a[33], a[40], a[41]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4) = make_uint4(a[34], a[35], a[42], a[43]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x1000u) = make_uint4(a[36], a[37], a[44], a[45]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x1000u) = make_uint4(a[38], a[39], a[46], a[47]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x2000u) = make_uint4(a[48], a[49], a[56], a[57]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x2000u) = make_uint4(a[50], a[51], a[58], a[59]);
-*reinterpret_cast<uint4*>(s + st * 4 + 0x3000u) = make_uint4(a[52], a[53], a[60], a[61]);
-*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x3000u) = make_uint4(a[54], a[55], a[62], a[63]);
-  }
-  __syncthreads();
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x200u); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x200u); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x400u); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x400u); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x600u); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
-{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x600u); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4000u); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4200u); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4200u); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4400u); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4400u); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4600u); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 4 + 0x4600u); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
 
 }
 

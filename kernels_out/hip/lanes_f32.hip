@@ -16,6 +16,7 @@ inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 16;   // registers per thread in layout A
 inline constexpr int kOutRegs = 16;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 4096;
 
 template <class To, class From>
@@ -249,7 +250,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[16]) {
 }  // namespace lanes_f32
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256) lanes_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256, 1) lanes_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
     unsigned b[16];
@@ -259,7 +260,7 @@ extern "C" __global__ void __launch_bounds__(256) lanes_f32_kernel(const unsigne
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) lanes_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256, 1) lanes_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
   unsigned a[16];
   unsigned b[16];
   llgen::lanes_f32::load_a_bits(in, a);

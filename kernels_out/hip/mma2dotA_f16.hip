@@ -16,6 +16,7 @@ inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 32;   // registers per thread in layout A
 inline constexpr int kOutRegs = 32;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 8192;
 
 template <class To, class From>
@@ -260,7 +261,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[32]) {
 }  // namespace mma2dotA_f16
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256) mma2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256, 1) mma2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
     unsigned b[16];
@@ -270,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(256) mma2dotA_f16_kernel(const unsi
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) mma2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256, 1) mma2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   unsigned a[16];
   unsigned b[16];
   llgen::mma2dotA_f16::load_a_bits(in, a);

@@ -15,6 +15,7 @@ inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 32;   // registers per thread in layout A
 inline constexpr int kOutRegs = 32;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 8192;
 
 template <class To, class From>

@@ -15,7 +15,8 @@ inline constexpr int kLanes = 64;  // the wave size is fixed at generation time,
 inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 64;   // registers per thread in layout A
 inline constexpr int kOutRegs = 64;  // registers per thread in layout B
-inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
+inline constexpr int kSmemBytes = 65536;  // scratch shared memory the conversion needs
+inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 16384;
 
 template <class To, class From>
@@ -35,84 +36,48 @@ __device__ __forceinline__ void convert_bits(const unsigned (&a)[64], unsigned (
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = threadIdx.x >> 6;
   (void)lane; (void)warp;
-  // shared memory, swizzle optimal: offset bits [vec 1 | bank 4 | seg 8]
-  // offset bit -> element (flat row-major index): 1u, 2u, 4u, 0x10u, 0x20u, 0xau, 0x90u, 0x120u, 0x40u, 0x200u, 0x400u, 0x800u, 0x1000u
-  // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
+  // shared memory, swizzle optimal: offset bits [vec 2 | bank 3 | seg 9]
+  // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u, 0x2000u
+  // store st.shared (8 wavefront(s) each), load ld.shared (8 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 2) & 1u ? 0x48u : 0u) ^ ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane & 3u) << 1) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 1) & 1u ? 0x22u : 0u) ^ ((warp >> 0) & 1u ? 0x48u : 0u) ^ ((warp >> 1) & 1u ? 0x90u : 0u) ^ ((lane & 1u) << 2) ^ ((lane & 0xcu) << 1) ^ ((lane & 0x10u) << 4) ^ ((lane & 0x20u) << 7);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((lane & 0x20u) << 8) ^ ((warp & 3u) << 11);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((lane & 0x20u) << 8) ^ ((warp & 2u) << 8);  // element offset of this thread's loads
   if (!scratch_free) __syncthreads();  // the scratch may still be read by a previous conversion
   {
-*reinterpret_cast<uint2*>(s + st * 4) = make_uint2(a[0], a[1]);
-*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x80u) = make_uint2(a[4], a[5]);
-*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4) = make_uint2(a[8], a[9]);
-*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x80u) = make_uint2(a[12], a[13]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4) = make_uint2(a[16], a[17]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x80u) = make_uint2(a[20], a[21]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4) = make_uint2(a[24], a[25]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x80u) = make_uint2(a[28], a[29]);
-*reinterpret_cast<uint2*>(s + st * 4 + 0x400u) = make_uint2(a[32], a[33]);
-*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x480u) = make_uint2(a[36], a[37]);
-*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4 + 0x400u) = make_uint2(a[40], a[41]);
-*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x480u) = make_uint2(a[44], a[45]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint2(a[48], a[49]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x480u) = make_uint2(a[52], a[53]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4 + 0x400u) = make_uint2(a[56], a[57]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x480u) = make_uint2(a[60], a[61]);
+*reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[2], a[3]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x80u) = make_uint4(a[4], a[5], a[6], a[7]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4) = make_uint4(a[8], a[9], a[10], a[11]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x80u) = make_uint4(a[12], a[13], a[14], a[15]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x200u) = make_uint4(a[16], a[17], a[18], a[19]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x280u) = make_uint4(a[20], a[21], a[22], a[23]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x200u) = make_uint4(a[24], a[25], a[26], a[27]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x280u) = make_uint4(a[28], a[29], a[30], a[31]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x400u) = make_uint4(a[32], a[33], a[34], a[35]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x480u) = make_uint4(a[36], a[37], a[38], a[39]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint4(a[40], a[41], a[42], a[43]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x480u) = make_uint4(a[44], a[45], a[46], a[47]);
+*reinterpret_cast<uint4*>(s + st * 4 + 0x600u) = make_uint4(a[48], a[49], a[50], a[51]);
+*reinterpret_cast<uint4*>(s + (st ^ 4u) * 4 + 0x680u) = make_uint4(a[52], a[53], a[54], a[55]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 4 + 0x600u) = make_uint4(a[56], a[57], a[58], a[59]);
+*reinterpret_cast<uint4*>(s + (st ^ 0x14u) * 4 + 0x680u) = make_uint4(a[60], a[61], a[62], a[63]);
   }
   __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4); b[0] = v.x; b[1] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4); b[2] = v.x; b[3] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x800u); b[4] = v.x; b[5] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x800u); b[6] = v.x; b[7] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1000u); b[16] = v.x; b[17] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1000u); b[18] = v.x; b[19] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1800u); b[20] = v.x; b[21] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1800u); b[22] = v.x; b[23] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2000u); b[32] = v.x; b[33] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2000u); b[34] = v.x; b[35] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2800u); b[36] = v.x; b[37] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2800u); b[38] = v.x; b[39] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3000u); b[48] = v.x; b[49] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3000u); b[50] = v.x; b[51] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3800u); b[52] = v.x; b[53] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3800u); b[54] = v.x; b[55] = v.y; }
-  __syncthreads();
-  {
-*reinterpret_cast<uint2*>(s + st * 4) = make_uint2(a[2], a[3]);
-*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x80u) = make_uint2(a[6], a[7]);
-*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4) = make_uint2(a[10], a[11]);
-*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x80u) = make_uint2(a[14], a[15]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4) = make_uint2(a[18], a[19]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x80u) = make_uint2(a[22], a[23]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4) = make_uint2(a[26], a[27]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x80u) = make_uint2(a[30], a[31]);
-*reinterpret_cast<uint2*>(s + st * 4 + 0x400u) = make_uint2(a[34], a[35]);
-*reinterpret_cast<uint2*>(s + (st ^ 2u) * 4 + 0x480u) = make_uint2(a[38], a[39]);
-*reinterpret_cast<uint2*>(s + (st ^ 8u) * 4 + 0x400u) = make_uint2(a[42], a[43]);
-*reinterpret_cast<uint2*>(s + (st ^ 0xau) * 4 + 0x480u) = make_uint2(a[46], a[47]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 4 + 0x400u) = make_uint2(a[50], a[51]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x12u) * 4 + 0x480u) = make_uint2(a[54], a[55]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 4 + 0x400u) = make_uint2(a[58], a[59]);
-*reinterpret_cast<uint2*>(s + (st ^ 0x1au) * 4 + 0x480u) = make_uint2(a[62], a[63]);
-  }
-  __syncthreads();
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4); b[8] = v.x; b[9] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4); b[10] = v.x; b[11] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x800u); b[12] = v.x; b[13] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x800u); b[14] = v.x; b[15] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1000u); b[24] = v.x; b[25] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1000u); b[26] = v.x; b[27] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x1800u); b[28] = v.x; b[29] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x1800u); b[30] = v.x; b[31] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2000u); b[40] = v.x; b[41] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2000u); b[42] = v.x; b[43] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x2800u); b[44] = v.x; b[45] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x2800u); b[46] = v.x; b[47] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3000u); b[56] = v.x; b[57] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3000u); b[58] = v.x; b[59] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 4 + 0x3800u); b[60] = v.x; b[61] = v.y; }
-{ const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 2u) * 4 + 0x3800u); b[62] = v.x; b[63] = v.y; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4); b[0] = v.x; b[1] = v.y; b[8] = v.z; b[9] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4); b[2] = v.x; b[3] = v.y; b[10] = v.z; b[11] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x1000u); b[4] = v.x; b[5] = v.y; b[12] = v.z; b[13] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x1000u); b[6] = v.x; b[7] = v.y; b[14] = v.z; b[15] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x2000u); b[16] = v.x; b[17] = v.y; b[24] = v.z; b[25] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x2000u); b[18] = v.x; b[19] = v.y; b[26] = v.z; b[27] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x3000u); b[20] = v.x; b[21] = v.y; b[28] = v.z; b[29] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x3000u); b[22] = v.x; b[23] = v.y; b[30] = v.z; b[31] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x4000u); b[32] = v.x; b[33] = v.y; b[40] = v.z; b[41] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x4000u); b[34] = v.x; b[35] = v.y; b[42] = v.z; b[43] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x5000u); b[36] = v.x; b[37] = v.y; b[44] = v.z; b[45] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x5000u); b[38] = v.x; b[39] = v.y; b[46] = v.z; b[47] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x6000u); b[48] = v.x; b[49] = v.y; b[56] = v.z; b[57] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x6000u); b[50] = v.x; b[51] = v.y; b[58] = v.z; b[59] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 4 + 0x7000u); b[52] = v.x; b[53] = v.y; b[60] = v.z; b[61] = v.w; }
+{ const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 4u) * 4 + 0x7000u); b[54] = v.x; b[55] = v.y; b[62] = v.z; b[63] = v.w; }
 
 }
 
@@ -464,8 +429,8 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace wgmma2b_f32
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256) wgmma2b_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
-  alignas(16) __shared__ unsigned char smem[32768];
+extern "C" __global__ void __launch_bounds__(256, 1) wgmma2b_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
+  alignas(16) __shared__ unsigned char smem[65536];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[64];
     unsigned b[64];
@@ -475,8 +440,8 @@ extern "C" __global__ void __launch_bounds__(256) wgmma2b_f32_kernel(const unsig
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256) wgmma2b_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
-  alignas(16) __shared__ unsigned char smem[32768];
+extern "C" __global__ void __launch_bounds__(256, 1) wgmma2b_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
+  alignas(16) __shared__ unsigned char smem[65536];
   unsigned a[64];
   unsigned b[64];
   llgen::wgmma2b_f32::load_a_bits(in, a);
