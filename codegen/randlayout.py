@@ -602,8 +602,11 @@ def random_pairs(n: int, seed: int, target: str) -> list[Pair]:
 def random_cases(n: int, seed: int, target: str, **options) -> list[tuple[str, object]]:
     """``n`` (label, plan) pairs; the label names the pair by seed and index, dtype and requested path
     (default, or forced shuffle or shared; a forced path the planner cannot do is skipped, so indices
-    may have gaps). ``options`` go to every plan_conversion call (e.g. matrix=False)."""
+    may have gaps). One pair in six also gets a shared-memory budget of a half to an eighth of its tile
+    (label ``_b<bytes>``), so that plans in scratch rounds come up often; a tile that cannot be split that
+    far is planned without it. ``options`` go to every plan_conversion call (e.g. matrix=False)."""
     from .plan import plan_conversion
+    from .target import target as to_target
     out = []
     for i, s in enumerate(_pair_seeds(seed)):
         if len(out) == n:
@@ -611,13 +614,22 @@ def random_cases(n: int, seed: int, target: str, **options) -> list[tuple[str, o
         rng = random.Random(s)
         pair = _pair_from(rng, seed, i, target)
         path = rng.choice(PATHS)
+        budget = None
+        if "smem_budget" not in options and rng.random() < 1 / 6:
+            budget = min(max(256, tile_bytes(pair) >> rng.randint(1, 3)), to_target(target).smem_per_cta)
         try:
-            plan = plan_conversion(pair.a, pair.b, pair.dtype, target, path=path, **options)
+            try:
+                plan = plan_conversion(pair.a, pair.b, pair.dtype, target, path=path, smem_budget=budget, **options)
+            except LlgenError as e:
+                if budget is None or "cannot be split" not in str(e):
+                    raise
+                budget = None
+                plan = plan_conversion(pair.a, pair.b, pair.dtype, target, path=path, **options)
         except LlgenError as e:  # a forced path that cannot work
             if path is None or "cannot" not in str(e):
                 raise
             continue
-        out.append((f"{pair.label}_{path or 'auto'}", plan))
+        out.append((f"{pair.label}_{path or 'auto'}" + (f"_b{budget}" if budget else ""), plan))
     return out
 
 

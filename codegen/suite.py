@@ -68,6 +68,14 @@ _REGRESSIONS = (
      "256 KB of scratch in rounds: store and load must number the rounds alike"),
     ("transpose_128x128_f32", "f32", (128, 128), 4, "blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0",
      "blocked:spt=4x1,tpw=32x1,wpc=1x4,order=0x1", "64 KB of scratch in one piece of dynamic shared memory"),
+    ("rank3_mma_4x64x64_f16", "f16", (4, 64, 64), 4,
+     "#ttg.blocked<{sizePerThread = [1, 1, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]}>",
+     "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1, 1], instrShape = [1, 16, 8]}>",
+     "a batched (rank-3) mma v2 accumulator as Triton prints it"),
+    ("linear_resized_8x8_f32", "f32", (8, 8), 4,
+     ("#ttg.linear<{register = [[0, 1], [0, 2], [8, 0]], lane = [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], "
+      "warp = [[0, 16], [16, 0]], block = []}>"), "blocked",
+     "a linear layout written for 32x32 on an 8x8 tensor: Triton drops and broadcasts bases"),
 )
 
 
