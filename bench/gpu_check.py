@@ -218,7 +218,7 @@ def part_correctness(st: State) -> None:
             raise OutOfTime
     try:
         check_many([(j.label, j.plan) for j in rjobs], tiles=args.tiles, runs=args.runs, batch=24, sms=sms,
-                   on_result=on_random)
+                   on_result=on_random, compile_workers=8)
     except OutOfTime:
         log(f"  random: stopped at {len(done)} of {len(rjobs)} pairs (time budget)")
     cs, cr = counts(st.suite_results), counts(st.random_results)

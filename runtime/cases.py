@@ -99,9 +99,10 @@ def gather_plans(target: str = "sm_90") -> dict:
 
 
 def ncu_jobs(n_random: int, seed: int, ncu_random: int, target: str = "sm_90") -> list[Job]:
-    """What gpu-check measures under Nsight Compute: every distinct shared-memory plan of the suite, then the first
+    """What gpu-check measures under Nsight Compute: every distinct shared-memory plan of the suites, then the first
     ``ncu_random`` shared-memory plans among the random pairs."""
-    suite = [j for j in suite_jobs("core", target)[0] if j.same_as is None and j.plan.path == "shared"]
+    suite = [j for name in ("core", "regressions") for j in suite_jobs(name, target)[0]
+             if j.same_as is None and j.plan.path == "shared"]
     rand = [j for j in random_jobs(n_random, seed, target) if j.plan.path == "shared"][:ncu_random]
     return suite + rand
 

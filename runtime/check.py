@@ -178,24 +178,31 @@ def _batches(items: list, size: int):
 
 def check_many(items: list[tuple[str, object]], *, tiles: int = 1000, runs: int = 1, seed: int | None = None,
                batch: int = 16, compiler: Callable | None = None, sms: int | None = None,
-               on_result: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
-    """Check (label, plan) pairs; kernels compile ``batch`` to a source. With ``seed``, item i uses seed + i."""
+               on_result: Callable[[CheckResult], None] | None = None, compile_workers: int = 1) -> list[CheckResult]:
+    """Check (label, plan) pairs; kernels compile ``batch`` to a source. With ``seed``, item i uses seed + i.
+    ``compile_workers`` > 1 compiles that many batches ahead on threads while earlier ones run (NVRTC, not the GPU,
+    is what a long check waits for)."""
     from ..emit import emit
     from .compile import CompileFailed
     from .compile import compile as compile_default
     compiler = compiler or compile_default
-    results: list[CheckResult] = []
-    index = 0
-    for group in _batches(list(items), batch):
+
+    def build(group):
+        """(the batch's module or None, seconds): one source for the batch when its plans share a target."""
         named = [(label, plan, kernel_name(label)) for label, plan in group]
-        module, t0 = None, time.perf_counter()
-        same_target = len({p.target.name for _, p, _ in named}) == 1
-        if same_target:
+        t0 = time.perf_counter()
+        module = None
+        if len({p.target.name for _, p, _ in named}) == 1:
             try:
                 module = compiler("\n".join(emit(p, "kernel", n) for _, p, n in named), named[0][1].target)
             except CompileFailed:
                 module = None
-        share = (time.perf_counter() - t0) / len(named)
+        return named, module, time.perf_counter() - t0
+
+    results: list[CheckResult] = []
+    index = 0
+    for named, module, seconds in _ahead(build, _batches(list(items), batch), compile_workers):
+        share = seconds / len(named)
         for label, plan, name in named:
             res = new_result(label, plan, name)
             mod = module
@@ -212,6 +219,24 @@ def check_many(items: list[tuple[str, object]], *, tiles: int = 1000, runs: int 
             if on_result:
                 on_result(res)
     return results
+
+
+def _ahead(fn, items, workers: int):
+    """fn(item) for each item, in order, with up to ``workers`` calls running ahead on threads."""
+    if workers <= 1:
+        yield from map(fn, items)
+        return
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+    it = iter(items)
+    with ThreadPoolExecutor(workers) as pool:
+        pending = deque(pool.submit(fn, x) for _, x in zip(range(workers), it))
+        while pending:
+            done = pending.popleft().result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(pool.submit(fn, nxt))
+            yield done
 
 
 def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None = None, grid: int = 8) -> CheckResult:

@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RAWS = [np.uint8, np.uint16, np.uint32, np.uint64]
 
 
-def _suite_plans():
-    jobs, _ = suite_jobs("core", "sm_90")
+def _suite_plans(suites=("core",)):
+    jobs = [j for name in suites for j in suite_jobs(name, "sm_90")[0]]
     return [j for j in jobs if j.same_as is None]
 
 
@@ -662,13 +662,14 @@ def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
     parts = data["parts"]
     assert [parts[k]["status"] for k in ("correctness", "memcheck", "synccheck", "racecheck")] == ["PASS"] * 4, parts
     assert parts["ncu"]["status"] == "FAIL" and data["device"]["name"] == "Fake H100"
-    n_shared = sum(1 for j in _suite_plans() if j.plan.path == "shared")
+    both = ("core", "regressions")
+    n_shared = sum(1 for j in _suite_plans(both) if j.plan.path == "shared")
     rows = data["ncu_rows"]
     assert n_shared <= len(rows) <= n_shared + 2
     assert all(row["verdict"] != "not measured" for row in rows)
     assert "smsp__inst_executed_op_ldsm.sum" in data["ncu_metrics"]
     gathers = len(gather_plans("sm_90")) + len(core())  # and each core case's bench kernels (check_bench)
-    assert parts["memcheck"]["kernels"] == len(_suite_plans()) + gathers
-    assert data["counts"]["failed"] == 0 and data["counts"]["kernels"] == len(_suite_plans()) + gathers + 6
+    assert parts["memcheck"]["kernels"] == len(_suite_plans(both)) + gathers + 6  # 6 random pairs under the sanitizers too
+    assert data["counts"]["failed"] == 0 and data["counts"]["kernels"] == len(_suite_plans(both)) + gathers + 6
     assert (out / "gc.md").exists() and (out / "gc.json").exists() and (out / "gpu-check-logs" / "ncu.csv").exists()
     assert r.stdout.strip().splitlines()[-1].startswith("wrote ")
