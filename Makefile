@@ -4,7 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 
-.PHONY: setup run test examples docs gpu-check gpu-install bench hip-toolchain clean
+.PHONY: setup run test perf examples docs gpu-check gpu-install bench hip-toolchain clean
 
 setup: $(STAMP)
 
@@ -25,7 +25,11 @@ run: setup
 
 test: setup hip-toolchain
 	$(BIN)/ruff check codegen runtime tests
-	$(BIN)/pytest -m "not gpu"
+	$(BIN)/pytest -m "not gpu and not perf"
+
+# timings against their targets, with a table at the end (never part of `make test`)
+perf: setup
+	$(BIN)/pytest -m perf -p no:cacheprovider tests/test_perf.py
 
 examples: setup
 	$(BIN)/python -m llgen.examples kernels_out

@@ -6,7 +6,9 @@ instruction names) and the two layouts' bases; it shares no arithmetic with the 
 agreement means something. Its hardware model, stated once:
 
 * a shared-memory access is served in phases: a plain ld/st.shared of ``v`` bytes per thread
-  serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses);
+  serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses), except
+  that NVIDIA serves 16-byte accesses by half-warps (an H100 showed it: eight lanes of a quarter
+  reading one address did not cost a quarter of their own);
   ldmatrix/stmatrix serve one 8x8 matrix (eight 16-byte rows) per phase;
 * within a phase, each of the 32 banks of 4 bytes delivers one distinct 4-byte word per
   wavefront (any number of lanes may share a word): the phase takes as many wavefronts as the
@@ -209,9 +211,12 @@ def _access(plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, 
     else:
         vbytes = nregs * w
         per = min(lanes, 128 // max(4, vbytes))
-        phases = lanes // per
+        if plan.target.lang == "cuda" and vbytes == 16:
+            per = lanes // 2  # NVIDIA serves 128-bit accesses by half-warps (measured on an H100)
+        groups = lanes // per
+        phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
         offs = [base + e for e in range(nregs)]
-        group = [np.broadcast_to(slot * phases + (t // per)[None, None, :], base.shape)] * nregs
+        group = [np.broadcast_to(slot * groups + (t // per)[None, None, :], base.shape)] * nregs
         regi = [np.broadcast_to(regtab[:, e][:, None, None], base.shape) for e in range(nregs)]
     offs, group, regi = np.stack(offs, -1), np.stack(group, -1), np.stack(regi, -1)  # [instr, warp, lane, e]
     if (offs < 0).any() or (offs >= len(smem)).any():
@@ -229,9 +234,10 @@ def _access(plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, 
         _check_reads(offs.ravel(), warp_of.ravel(), writer, cta_barrier)
         np.bitwise_or.at(readers, offs.ravel(), np.int64(1) << warp_of.ravel())
         regs[widx, lidx, regi] = smem[offs]
+    ngroups = side.matrices or groups
     per_group = _wavefronts(offs.ravel(), group.ravel(), w, plan.target.banks, plan.target.bank_bytes,
-                            ni * nw * phases)
-    per_instr = per_group.reshape(ni, nw * phases).sum(1)
+                            ni * nw * ngroups)
+    per_instr = per_group.reshape(ni, nw * ngroups).sum(1)
     return [int(x) for x in per_instr], [nw * phases] * ni
 
 

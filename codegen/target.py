@@ -30,6 +30,16 @@ class Target:
     def wavefront_bytes(self) -> int:
         return self.banks * self.bank_bytes
 
+    def phase_lanes(self, access_bytes: int) -> int:
+        """Lanes served together by a ld/st.shared of ``access_bytes`` per thread: a phase holds 128 bytes of
+        accesses (a whole warp up to 4 bytes, half of it at 8). At 16 bytes an NVIDIA warp goes in half-warp
+        phases too, not quarter-warps: an H100 counted 2 wavefronts, not 4, for a 128-bit load whose eight lanes
+        per quarter read one address, and the same as quarters wherever quarters are conflict-free (bench/NOTES.md,
+        session 6). For AMD's LDS the 128-byte phase is a stated model, not a measurement."""
+        if self.lang == "cuda" and access_bytes >= 16:
+            return self.lanes // 2
+        return min(self.lanes, self.wavefront_bytes // max(self.bank_bytes, access_bytes))
+
 
 TARGETS = {t.name: t for t in (
     Target("sm_80", "cuda", 32, smem_per_cta=163 * 1024, ldmatrix=True),

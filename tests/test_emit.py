@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -134,14 +132,7 @@ def test_consumer_project_vendors_a_header(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-def test_emit_cli_is_fast():
-    t = time.time()
-    exe = Path(sys.executable).parent / "llgen"
-    r = subprocess.run([str(exe), "emit", "--src", "blocked", "--dst", "mma"],
-                       capture_output=True, text=True, check=False)
-    assert r.returncode == 0, r.stderr
-    assert "convert" in r.stdout
-    assert time.time() - t < 0.5, f"llgen emit took {time.time() - t:.2f} s"
+
 
 
 def _c_value(expr: str, lane: int, warp: int) -> int:

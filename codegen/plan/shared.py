@@ -41,7 +41,7 @@ class Side:
     instrs: tuple[Instr, ...]
     predicate_warp_mask: int  # the instruction runs only where (warp & mask) == 0
     wavefronts_per_instr: int
-    phases: int
+    phases: int  # the data-volume minimum: wavefronts an access of this width takes when nothing conflicts
 
     def wavefronts(self, warps_active: int) -> int:
         return self.wavefronts_per_instr * len(self.instrs) * warps_active
@@ -277,7 +277,7 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
         matrices = tile.matrices
         width = len(vec_bits) and (1 << len(vec_bits))
         phases = matrices
-        acc = Access(tuple(off(c) for c in tile.row_lanes), 16 // w, 1)
+        acc = Access(tuple(off(c) for c in tile.row_lanes), 16 // w, matrices)  # one 8x8 matrix a phase
         inner_bits = vec_bits
         # the tile's 16-byte rows must be contiguous and aligned in this memory layout
         if [off(c) for c in tile.vec] != [1 << i for i in range(len(tile.vec))]:
@@ -306,10 +306,12 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
         matrices = 0
         width = 1 << len(inner_bits)
         vbytes = width * w
+        groups = tgt.lanes // tgt.phase_lanes(vbytes)
+        per_phase = nl - (groups.bit_length() - 1)
+        acc = Access(tuple(off(c) for c in hw.lane[:per_phase]), width, groups)
+        # the data-volume minimum in wavefronts, one per 128 bytes moved (what Side.phases reports)
         phases = max(1, tgt.lanes * max(vbytes, tgt.bank_bytes) // tgt.wavefront_bytes)
-        per_phase = nl - (phases.bit_length() - 1)
-        acc = Access(tuple(off(c) for c in hw.lane[:per_phase]), width, phases)
-    wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * phases
+    wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * acc.phases
     outer = [i for i in live if i not in inner_bits and i not in round_of_bit and i not in (tile.matrix_bits if tile else ())]
     rbits = sorted(round_of_bit, key=round_of_bit.get)  # round bit j first: store and load number rounds alike
     instrs = []

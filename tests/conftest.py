@@ -1,0 +1,43 @@
+"""Shared test helpers, and the table `make perf` prints.
+
+Timings are never asserted inside `make test` (a slow, busy machine must not fail it): tests marked ``perf``
+record their time with the ``timing`` fixture against a target, run only under `make perf` (``-m perf``),
+and the run ends with one table of every measurement and whether it met its target.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_TIMINGS: list[tuple[str, float, float]] = []  # (what, seconds, target seconds)
+
+
+@pytest.fixture
+def timing():
+    """``timing(what, seconds, target)``: record a measurement for the perf table; it fails the perf test when it
+    misses its target."""
+    def record(what: str, seconds: float, target: float) -> None:
+        _TIMINGS.append((what, seconds, target))
+        assert seconds < target, f"{what}: {seconds:.3f} s, target {target:g} s"
+    return record
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _TIMINGS:
+        return
+    tr = terminalreporter
+    tr.section("perf: measured against targets")
+    tr.write_line(f"{'what':58} {'seconds':>9} {'target':>8}  met")
+    for what, sec, target in _TIMINGS:
+        tr.write_line(f"{what[:58]:58} {sec:9.3f} {target:8g}  {'yes' if sec < target else 'NO'}")
+
+
+def one_sentence(err: Exception) -> str:
+    """An error message that is one sentence: ends with a period, no newline."""
+    msg = str(err)
+    assert msg.endswith(".") and "\n" not in msg, msg
+    return msg

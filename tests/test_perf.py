@@ -1,0 +1,108 @@
+"""Timings, run by `make perf` (``-m perf``), never by `make test`: each records its time against the target it
+had when it was a unit test's assert, and the run ends with the table (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from llgen import LinearLayout, LlgenError
+from llgen.plan import plan_conversion
+
+pytestmark = pytest.mark.perf
+
+
+def _best(fn, repeat: int) -> float:
+    best = 1e9
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def test_cold_start(timing):
+    code = "import sys; sys.argv = ['llgen', 'layout', 'mma', '--shape', '128x128', '--json']; from llgen.cli import main; main()"
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+    timing("llgen layout mma (cold start)", _best(run, 3), 0.3)
+
+
+def test_emit_cli(timing):
+    exe = Path(sys.executable).parent / "llgen"
+
+    def run():
+        r = subprocess.run([str(exe), "emit", "--src", "blocked", "--dst", "mma"], capture_output=True, text=True, check=False)
+        assert r.returncode == 0 and "convert" in r.stdout, r.stderr
+    timing("llgen emit --src blocked --dst mma", _best(run, 1), 0.5)
+
+
+def test_invert_and_compose_20_bit_layouts(timing):
+    rng = random.Random(0)
+    cols = [1 << i for i in range(20)]
+    rng.shuffle(cols)
+    a = LinearLayout((("register", 6), ("lane", 5), ("warp", 9)), (("dim0", 10), ("dim1", 10)), tuple(cols))
+    rng.shuffle(cols)
+    b = LinearLayout((("register", 6), ("lane", 5), ("warp", 9)), (("dim0", 10), ("dim1", 10)), tuple(cols))
+    inv = b.invert()
+    timing("invert a 20-bit layout", _best(b.invert, 20), 1e-3)
+    timing("compose two 20-bit layouts", _best(lambda: inv.compose(a), 20), 1e-3)
+
+
+def _lay128(reg, lane, warp):
+    def v(s):
+        return [1 << int(s[1:]), 0] if s[0] == "m" else [0, 1 << int(s[1:])]
+    return LinearLayout.from_bases({"register": [v(s) for s in reg.split()], "lane": [v(s) for s in lane.split()],
+                                    "warp": [v(s) for s in warp.split()]}, {"dim0": 128, "dim1": 128})
+
+
+BLOCKED = _lay128("n0 n1 n2 m3 m4 m5 m6", "n3 n4 n5 n6 m0", "m1 m2")  # sizePerThread [1,8], 2x16 lanes, 4x1 warps
+MMA = _lay128("n0 m3 n4 n5 n6 m5 m6", "n1 n2 m0 m1 m2", "m4 n3")  # mma v2 accumulator, 2x2 warps
+BLOCKED_T = _lay128("m0 m1 m2 n3 n4 n5 n6", "m3 m4 m5 m6 n0", "n1 n2")  # column-major blocked
+BLOCKED64 = _lay128("n0 n1 n2 m4 m5 m6", "n3 n4 n5 n6 m0 m1", "m2 m3")  # 64 lanes
+BLOCKED64_T = _lay128("m0 m1 m2 n4 n5 n6", "m3 m4 m5 m6 n0 n1", "n2 n3")
+
+
+@pytest.mark.parametrize("name,a,b,targets", [("blocked->mma", BLOCKED, MMA, ("sm_80", "sm_90")),
+                                              ("mma->blocked", MMA, BLOCKED, ("sm_80", "sm_90")),
+                                              ("transpose", BLOCKED, BLOCKED_T, ("sm_90",)),
+                                              ("transpose wave64", BLOCKED64, BLOCKED64_T, ("gfx942",))])
+@pytest.mark.parametrize("dtype", ["f16", "f32", "i8", "f64"])
+def test_plan_128x128(timing, name, a, b, targets, dtype):
+    for tgt in targets:
+        def run(tgt=tgt):
+            try:
+                plan_conversion(a, b, dtype, tgt)
+            except LlgenError as e:  # no common register bit to split an over-budget tile on
+                assert "cannot be split" in str(e)
+        timing(f"plan 128x128 {name} {dtype} {tgt}", _best(run, 3), 0.020)
+
+
+def test_show_128x128(timing, tmp_path):
+    pytest.importorskip("matplotlib")
+    exe = Path(sys.executable).parent / "llgen"
+    for ext in ("svg", "png"):
+        def run(ext=ext):
+            r = subprocess.run([str(exe), "show", "blocked", "--shape", "128x128", "-o", str(tmp_path / f"b.{ext}")],
+                               capture_output=True, text=True, check=False)
+            assert r.returncode == 0, r.stderr
+        timing(f"llgen show blocked 128x128 .{ext}", _best(run, 1), 2.0)
+
+
+def test_random_pairs_property(timing):
+    """The property run of tests/test_plan.py (10,000 pairs of real layouts by every path, two workers)."""
+    from test_plan import PAIRS, run_pairs
+    t0 = time.perf_counter()
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(min(2, os.cpu_count() or 1)) as pool:
+        results = pool.starmap(run_pairs, [(1000 + i, PAIRS // 8) for i in range(8)])
+    assert not [f for r in results for f in r[0]]
+    timing(f"property run, {PAIRS} pairs of real layouts", time.perf_counter() - t0, 240.0)
