@@ -6,9 +6,7 @@ instruction names) and the two layouts' bases; it shares no arithmetic with the 
 agreement means something. Its hardware model, stated once:
 
 * a shared-memory access is served in phases: a plain ld/st.shared of ``v`` bytes per thread
-  serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses), except
-  that NVIDIA serves 16-byte accesses by half-warps (an H100 showed it: eight lanes of a quarter
-  reading one address did not cost a quarter of their own);
+  serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses);
   ldmatrix/stmatrix serve one 8x8 matrix (eight 16-byte rows) per phase;
 * within a phase, each of the 32 banks of 4 bytes delivers one distinct 4-byte word per
   wavefront (any number of lanes may share a word): the phase takes as many wavefronts as the
@@ -211,8 +209,6 @@ def _access(plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, 
     else:
         vbytes = nregs * w
         per = min(lanes, 128 // max(4, vbytes))
-        if plan.target.lang == "cuda" and vbytes == 16:
-            per = lanes // 2  # NVIDIA serves 128-bit accesses by half-warps (measured on an H100)
         groups = lanes // per
         phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
         offs = [base + e for e in range(nregs)]

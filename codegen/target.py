@@ -32,12 +32,9 @@ class Target:
 
     def phase_lanes(self, access_bytes: int) -> int:
         """Lanes served together by a ld/st.shared of ``access_bytes`` per thread: a phase holds 128 bytes of
-        accesses (a whole warp up to 4 bytes, half of it at 8). At 16 bytes an NVIDIA warp goes in half-warp
-        phases too, not quarter-warps: an H100 counted 2 wavefronts, not 4, for a 128-bit load whose eight lanes
-        per quarter read one address, and the same as quarters wherever quarters are conflict-free (bench/NOTES.md,
-        session 6). For AMD's LDS the 128-byte phase is a stated model, not a measurement."""
-        if self.lang == "cuda" and access_bytes >= 16:
-            return self.lanes // 2
+        accesses (a whole warp up to 4 bytes, a half at 8, a quarter at 16). Nsight Compute on an H100 agrees on
+        every conflict-free and conflicting access measured, except 128-bit loads whose quarter-warps read one
+        address each, which it serves in fewer wavefronts than this rule says (bench/NOTES.md, session 6)."""
         return min(self.lanes, self.wavefront_bytes // max(self.bank_bytes, access_bytes))
 
 

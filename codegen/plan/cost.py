@@ -14,10 +14,6 @@ SHFL_PER_CLK = 1.0  # warp-wide SHFL (32 x 4 bytes = one wavefront's worth of da
 WAVEFRONTS_PER_CLK = 1.0  # shared-memory wavefronts (128 bytes)
 ALU_PER_CLK = 4.0  # warp-wide integer/select instructions (4 sub-partitions)
 BARRIER_CLK = 20.0  # a CTA-wide barrier's bubble, paid once per store/load round
-# A __syncwarp between a round's dependent stores and loads: a warp waits for its own stores, which a shuffle
-# round does not. Small, but not zero: at zero a tiny warp-local tile (Figure 3 in f64) tied on cost and went to
-# shared memory, where Triton's lowering and the paper's measurements pick shuffles. Not yet calibrated.
-WARP_SYNC_CLK = 4.0
 
 
 def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
@@ -35,7 +31,7 @@ def shared_cost(plan: SharedPlan, warps: int, tgt: Target) -> float:
     """Wavefronts dominate: every wavefront is a clock of the shared-memory pipe. Each round adds
     two barriers (store/load and load/next store)."""
     wf = plan.predicted_store_wavefronts + plan.predicted_load_wavefronts
-    syncs = plan.rounds * WARP_SYNC_CLK if plan.warp_sync else 2 * plan.rounds * BARRIER_CLK
+    syncs = 0 if plan.warp_sync else 2 * plan.rounds * BARRIER_CLK
     return wf / WAVEFRONTS_PER_CLK + syncs
 
 
