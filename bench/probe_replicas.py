@@ -5,7 +5,8 @@ Usage: ncu --metrics ... python3 bench/probe_replicas.py (see device_run.sh), or
 import cupy as cp
 import numpy as np
 from llgen.emit import emit_bench, loop_scratch
-from llgen.runtime.bench import RAW, _bytes, loop_input, variants
+from llgen.runtime.bench import loop_input, variants
+from llgen.runtime.reference import raw_dtype
 from llgen.suite import core
 
 case = next(c for c in core() if c.id == "b2dotA_i8")
@@ -15,7 +16,7 @@ loop = mod.get_function("b_loop")
 smem = loop_scratch(v.fwd, v.bwd).bytes
 grid = cp.cuda.Device(0).attributes["MultiProcessorCount"] * 4
 tile = 1 << case.src.total_out_bits
-x = cp.asarray(loop_input(case.dtype, RAW[_bytes(case.dtype)], tile * grid, np.random.default_rng(0)))
+x = cp.asarray(loop_input(case.dtype, raw_dtype(case.dtype).type, tile * grid, np.random.default_rng(0)))
 y = cp.empty_like(x)
 for k in (16, 32):
     loop((grid,), (case.warps * 32,), (x, y, np.int32(k)), shared_mem=smem)

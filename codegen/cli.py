@@ -7,15 +7,14 @@ modules that pull in numpy or jinja2 are imported inside the commands that need 
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 from collections.abc import Callable
 
 import click
 
 from .errors import LlgenError
-
-DTYPE_BYTES = {"f16": 2, "bf16": 2, "f32": 4, "tf32": 4, "f64": 8, "i8": 1, "u8": 1, "f8": 1, "e4m3": 1, "e5m2": 1,
-               "i16": 2, "i32": 4, "i64": 8}
 
 
 def run(body: Callable[[], None]) -> None:
@@ -39,13 +38,6 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return shape
 
 
-def dtype_bytes(name: str) -> int:
-    """Bytes per element of a dtype name (f16, bf16, f32, i8, ...)."""
-    if name not in DTYPE_BYTES:
-        raise LlgenError(f"unknown dtype '{name}' (known: {', '.join(DTYPE_BYTES)}).")
-    return DTYPE_BYTES[name]
-
-
 @click.group()
 def main() -> None:
     """llgen: linear-layout conversions over F2, planned and emitted as CUDA and HIP."""
@@ -61,9 +53,10 @@ def main() -> None:
 def layout(spec: str, shape: str, warps: int, threads_per_warp: str | None, dtype: str, as_json: bool) -> None:
     """Print the linear layout of SPEC over --shape (short form, #ttg attribute, or @file.json)."""
     def body() -> None:
+        from .dtypes import dtype as to_dtype
         from .spec import parse_layout
         lay = parse_layout(spec, parse_shape(shape), warps, int(threads_per_warp) if threads_per_warp else None,
-                           dtype_bytes(dtype))
+                           to_dtype(dtype).bytes)
         if as_json:
             import json
             click.echo(json.dumps(lay.to_dict()))
@@ -74,7 +67,8 @@ def layout(spec: str, shape: str, warps: int, threads_per_warp: str | None, dtyp
 
 
 # ---------------------------------------------------------------------- conversions
-def _conversion_options(f):
+def _conversion_options(f, *, with_path: bool = True):
+    """The options every conversion command takes; ``with_path=False`` for bench, which measures every path."""
     for opt in reversed([
         click.option("--src", default="blocked", show_default=True, help="Source layout spec (layout A)."),
         click.option("--dst", default="mma", show_default=True, help="Destination layout spec (layout B)."),
@@ -82,7 +76,7 @@ def _conversion_options(f):
         click.option("--dtype", default="f16", show_default=True, help="Element type."),
         click.option("--warps", default=4, show_default=True, type=int, help="Warps per CTA."),
         click.option("--target", default="sm_90", show_default=True, help="sm_80 | sm_90 | gfx90a | gfx942."),
-        click.option("--path", "path_", default=None, help="Force shuffle or shared."),
+        *([click.option("--path", "path_", default=None, help="Force shuffle or shared.")] if with_path else []),
         click.option("--smem-budget", type=int, default=None,
                      help="Bytes of shared memory the conversion may use (default: the target's per-CTA limit); "
                           "a tile over it is split into store/load rounds."),
@@ -104,23 +98,6 @@ def _plan_from(src: str, dst: str, shape: str, dtype: str, warps: int, target: s
     return plan_conversion(a, b, dt, tgt, path=path_, smem_budget=smem_budget)
 
 
-def write_atomic(path, text: str) -> None:
-    """Write through a temporary file and rename, so no half-written file is ever left."""
-    import os
-    import tempfile
-    from pathlib import Path
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise LlgenError(f"cannot write '{path}': its directory does not exist.")
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    except OSError as e:
-        raise LlgenError(f"cannot write '{path}': {e.strerror}.") from None
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 @main.command()
 @_conversion_options
 @click.option("--form", type=click.Choice(["kernel", "header", "both"]), default="kernel", show_default=True)
@@ -134,6 +111,7 @@ def emit(src, dst, shape, dtype, warps, target, path_, smem_budget, form, output
 
         from .emit import check_name, file_names
         from .emit import emit as emit_source
+        from .files import write_atomic
         if name is not None:
             check_name(name)
         plan = _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
@@ -147,12 +125,10 @@ def emit(src, dst, shape, dtype, warps, target, path_, smem_budget, form, output
             click.echo(texts[form], nl=False)
             return
         out = Path(output)
-        if out.is_dir() or form == "both":
-            if not out.is_dir():
-                raise LlgenError(f"-o {output} is not a directory.")
+        if out.is_dir() or output.endswith(("/", os.sep)) or form == "both":  # a folder, created when missing
             names = file_names(plan, name)
             for f, text in texts.items():
-                write_atomic(out / names[f], text)
+                write_atomic(out / names[f], text, make_dirs=True)
                 click.echo(str(out / names[f]), err=True)
         else:
             write_atomic(out, texts[form])
@@ -276,14 +252,14 @@ BENCH_MEASURES = ("loop", "stream", "wavefronts")
 
 @main.command()
 @click.option("--suite", default=None, help="Benchmark a suite (core, regressions).")
-@_conversion_options
+@functools.partial(_conversion_options, with_path=False)
 @click.option("--measures", default=",".join(BENCH_MEASURES), show_default=True,
               help=("Comma list of loop, stream, wavefronts (Nsight Compute's shared-memory counters, and with "
                     "loop its LSU-pipe counters where llgen and Triton are close)."))
 @click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
 @click.option("--rep", default=100, show_default=True, help="do_bench repetition time (ms) per measurement.")
 @click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")
-def bench(suite, src, dst, shape, dtype, warps, target, path_, smem_budget, measures, outdir, rep, no_triton) -> None:
+def bench(suite, src, dst, shape, dtype, warps, target, smem_budget, measures, outdir, rep, no_triton) -> None:
     """On a GPU: time llgen against Triton, naive and classic baselines; write the report."""
     def body() -> None:
         meas = {m.strip() for m in measures.split(",") if m.strip()}

@@ -38,10 +38,21 @@ DTYPES = {d.name: d for d in (
 )}
 
 
+# the spellings users type, for the names above (Triton's, NumPy's and PyTorch's)
+ALIASES = {
+    "fp64": "f64", "float64": "f64", "double": "f64", "int64": "i64",
+    "fp32": "f32", "float32": "f32", "float": "f32", "int32": "i32",
+    "fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "int16": "i16",
+    "e4m3": "f8e4m3", "fp8e4m3": "f8e4m3", "f8e4m3fn": "f8e4m3", "float8_e4m3fn": "f8e4m3",
+    "e5m2": "f8e5m2", "fp8e5m2": "f8e5m2", "float8_e5m2": "f8e5m2", "int8": "i8",
+}
+
+
 def dtype(name: str | DType) -> DType:
+    """The element type of a name or alias (``fp16``, ``float16``, ``bf16``, ``e4m3``, ...)."""
     if isinstance(name, DType):
         return name
-    try:
-        return DTYPES[name]
-    except KeyError:
-        raise LlgenError(f"unknown dtype '{name}'; known: {', '.join(DTYPES)}.") from None
+    key = ALIASES.get(name, name)
+    if key not in DTYPES:
+        raise LlgenError(f"unknown dtype '{name}'; known: {', '.join(DTYPES)} (or an alias such as fp16, float16, e4m3).")
+    return DTYPES[key]

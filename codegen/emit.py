@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import f2
 from .errors import LlgenError
 from .plan.affine import Affine
-from .plan.io import global_io
 
 FORMS = ("kernel", "header", "both")
 
@@ -48,7 +48,7 @@ def emit(plan, form: str = "header", name: str | None = None) -> str:
 
 
 def emit_bench(fwd, bwd, name: str) -> str:
-    """LOOP, STREAM and copy kernels for a conversion and its way back (BENCHMARKS.md)."""
+    """LOOP, STREAM and copy kernels for a conversion and its way back (docs/design.md §10)."""
     check_name(name)
     env = _env()
     cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
@@ -365,8 +365,8 @@ def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:
     r0 = d.rounds[0]
     send_img = _image(r0.send_reg)
     recv_img = _image(r0.recv_reg)
-    packa = [sum(x for j, x in enumerate(d.pack_a) if t >> j & 1) for t in range(1 << len(d.pack_a))]
-    packb = [sum(x for j, x in enumerate(d.pack_b) if t >> j & 1) for t in range(1 << len(d.pack_b))]
+    packa = [f2.combine(t, d.pack_a) for t in range(1 << len(d.pack_a))]
+    packb = [f2.combine(t, d.pack_b) for t in range(1 << len(d.pack_b))]
     nwords = d.words_per_element if plan.dtype.bits == 64 else 1
     rounds = []
     for r in d.rounds:
@@ -385,20 +385,15 @@ def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:
 
 def _image(aff: Affine) -> list[int]:
     """Every value the linear part of ``aff`` takes (the candidates of a compile-time select)."""
-    from . import f2
     return sorted(f2.span(f2.reduce(aff.cols)))
 
 
-def _global_ctx(plan, layout, arr: RegArray) -> dict:
-    io = global_io(layout, plan.dtype, plan.target)
-    items = [dict(_vector(arr, list(ins.regs), plan.dtype.bytes), **_addr("g", ins.xor_const, ins.add_const, plan.dtype.bytes))
+def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
+    """A planned global-memory access of a tile (plan.io.GlobalIO) as printable pieces."""
+    items = [dict(_vector(arr, list(ins.regs), elem_bytes), **_addr("g", ins.xor_const, ins.add_const, elem_bytes))
              for ins in io.instrs]
-    return {"thread": affine_expr(io.thread_offset, plan.target.lane_bits), "accesses": items,
+    return {"thread": affine_expr(io.thread_offset, lane_bits), "accesses": items,
             "skip_lane": io.skip_lane_mask, "skip_warp": io.skip_warp_mask}
-
-
-def _uses_stmatrix(plan) -> bool:
-    return plan.path == "shared" and plan.detail.store.op.startswith("stmatrix")
 
 
 def kernel_dynamic_smem(plan) -> int:
@@ -413,19 +408,9 @@ def plan_scratch_bytes(plan) -> int:
     return plan.detail.scratch_bytes if plan.path == "shared" else 0
 
 
-def _fallback(plan):
-    """The same conversion planned for sm_80 when the plan uses stmatrix: headers must also build there."""
-    if not _uses_stmatrix(plan):
-        return None
-    from .plan import plan_conversion
-    from .target import target as to_target
-    return plan_conversion(plan.src, plan.dst, plan.dtype, to_target("sm_80"), path=plan.path, **dict(plan.options))
-
-
-def scratch_bytes(plan, fallback=False) -> int:
+def scratch_bytes(plan) -> int:
     """The header's kSmemBytes: the plan's scratch, or its sm_80 fallback's where that is larger."""
-    old = _fallback(plan) if fallback is False else fallback
-    return max(plan_scratch_bytes(plan), plan_scratch_bytes(old) if old else 0)
+    return max(plan_scratch_bytes(plan), plan_scratch_bytes(plan.fallback) if plan.fallback else 0)
 
 
 def _body_ctx(plan) -> dict:
@@ -440,7 +425,7 @@ def _body_ctx(plan) -> dict:
     if plan.path == "shuffle":
         return {"path": plan.path, "shuffle": _shuffle_ctx(plan, a, b), "copies": copies}
     return {"path": plan.path, "shared": {
-        "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync, "scalar": dict(plan.options).get("scalar", False),
+        "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync, "scalar": d.scalar,
         "st_op": d.store.op, "ld_op": d.load.op, "st_matrices": d.store.matrices, "ld_matrices": d.load.matrices,
         "st_thread": affine_expr(d.store.thread_offset, lb), "ld_thread": affine_expr(d.load.thread_offset, lb),
         "st_pred": d.store.predicate_warp_mask,
@@ -465,14 +450,13 @@ def context(plan, name: str) -> dict:
     }
     a, b = (RegArray(n, dt.bits, k, tgt.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
     ctx.update(word=a.ctype, na=a.words, nb=b.words, per=a.per,
-               load_src=_global_ctx(plan, plan.src, a), store_dst=_global_ctx(plan, plan.dst, b),
+               load_src=global_ctx(plan.global_load, dt.bytes, lb, a), store_dst=global_ctx(plan.global_store, dt.bytes, lb, b),
                a_elems=[a.elem(i) for i in range(plan.n_in)], b_elems=[b.elem(j) for j in range(plan.n_out)],
                a_sets=[a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(in[{i}]))") for i in range(plan.n_in)],
                b_sets=[b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(plan.n_out)])
     ctx["body"] = _body_ctx(plan)
-    old = _fallback(plan)
-    ctx["fallback"] = _body_ctx(old) if old else None
-    ctx["smem_bytes"] = scratch_bytes(plan, old)
+    ctx["fallback"] = _body_ctx(plan.fallback) if plan.fallback else None
+    ctx["smem_bytes"] = scratch_bytes(plan)
     ctx["dynamic_smem"] = ctx["smem_bytes"] > tgt.static_smem
     # The standalone kernels' __launch_bounds__ minimum of CTAs per SM. Without one ptxas budgets registers for an
     # occupancy it guesses, and spilled where a thread holds many registers (a 64x64 i8 tile on one warp: 128

@@ -8,10 +8,7 @@ array slot.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-from .dtypes import dtype as to_dtype
-from .emit import RegArray, _addr, _env, _global_ctx, _vector, affine_expr, check_name, hexu, run_term
+from .emit import RegArray, _addr, _env, _vector, affine_expr, check_name, global_ctx, hexu, run_term
 from .errors import LlgenError
 
 
@@ -86,8 +83,6 @@ def gather_context(plan, name: str, form: str = "header") -> dict:
     a, b = (RegArray(x, dt.bits, n, tgt.lang) for x in ("a", "b"))
     ix = RegArray("ix", 32, n, tgt.lang)
     smem = plan.detail.scratch_bytes if plan.path == "shared" else 0
-    io_plan = SimpleNamespace(dtype=dt, target=tgt)
-    idx_plan = SimpleNamespace(dtype=to_dtype("i32"), target=tgt)
     ctx = {
         "name": name, "form": form, "lang": tgt.lang, "target": tgt.name, "path": plan.path, "why": plan.why,
         "dtype": dt.name, "raw": dt.raw, "bytes": dt.bytes, "bits": dt.bits, "lanes": tgt.lanes, "lane_bits": tgt.lane_bits,
@@ -95,8 +90,9 @@ def gather_context(plan, name: str, form: str = "header") -> dict:
         "shape": "x".join(map(str, plan.layout.shape)), "tile": 1 << plan.layout.total_out_bits,
         "layout_json": plan.layout.to_dict(), "word": a.ctype, "na": a.words, "nb": b.words, "per": a.per,
         "smem_bytes": smem, "shuffles": plan.shuffles,
-        "load_src": _global_ctx(io_plan, plan.layout, a), "load_idx": _global_ctx(idx_plan, plan.layout, ix),
-        "store_out": _global_ctx(io_plan, plan.layout, b),
+        "load_src": global_ctx(plan.global_io, dt.bytes, tgt.lane_bits, a),
+        "load_idx": global_ctx(plan.index_io, 4, tgt.lane_bits, ix),
+        "store_out": global_ctx(plan.global_io, dt.bytes, tgt.lane_bits, b),
         "a_elems": [a.elem(i) for i in range(n)], "b_elems": [b.elem(j) for j in range(n)],
         "a_sets": [a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(src[{i}]))") for i in range(n)],
         "b_sets": [b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(n)],

@@ -1,4 +1,5 @@
-"""`make examples`: the core suite's kernels and headers in both languages, into kernels_out/.
+"""`make examples`: the core suite's kernels and headers in both languages, into kernels_out/, and the hashes of
+every text the suites emit (tests/data/emitted-hashes.json), so a restructuring proves it prints the same bytes.
 
     python -m llgen.examples kernels_out
 """
@@ -32,6 +33,30 @@ def example_files() -> dict[str, str]:
     return out
 
 
+def emitted_hashes() -> dict[str, str]:
+    """SHA-256 of every text the suites emit: each core and regressions case by every variant gpu-check runs, as
+    a kernel and a header, for sm_80, sm_90 and gfx942, and the bench source of each core case's variants."""
+    import hashlib
+
+    from .emit import emit_bench
+    from .runtime.bench import variants
+    from .runtime.cases import suite_jobs
+    from .suite import core as core_cases
+
+    def digest(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+    out = {}
+    for suite in ("core", "regressions"):
+        for tgt in ("sm_80", "sm_90", "gfx942"):
+            for job in suite_jobs(suite, tgt)[0]:
+                for form in ("kernel", "header"):
+                    out[f"{tgt}/{job.label}/{form}"] = digest(emit(job.plan, form, job.name))
+    for case in core_cases():
+        for v in variants(case, "sm_90"):
+            out[f"bench/{case.id}/{v.name}"] = digest(emit_bench(v.fwd, v.bwd, "b"))
+    return out
+
+
 def _wave64(layout):
     """A wave64 version of a 32-lane layout: its highest non-zero register bit becomes lane bit 5."""
     from .layout import LinearLayout
@@ -56,6 +81,13 @@ def write(root: Path) -> list[Path]:
     return written
 
 
+HASHES = Path(__file__).resolve().parents[1] / "tests" / "data" / "emitted-hashes.json"
+
+
 if __name__ == "__main__":
+    import json
     for p in write(Path(sys.argv[1] if len(sys.argv) > 1 else "kernels_out")):
         print(p)
+    HASHES.parent.mkdir(parents=True, exist_ok=True)
+    HASHES.write_text(json.dumps(emitted_hashes(), indent=1, sort_keys=True) + "\n")
+    print(HASHES)

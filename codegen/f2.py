@@ -52,6 +52,23 @@ def contains(basis: list[int], v: int) -> bool:
     return residue(v, basis) == 0
 
 
+def combine(x: int, columns) -> int:
+    """XOR of ``columns[i]`` over the set bits i of x: a matrix (given by its columns) applied to x."""
+    y = 0
+    i = 0
+    while x:
+        if x & 1:
+            y ^= columns[i]
+        x >>= 1
+        i += 1
+    return y
+
+
+def units(positions) -> list[int]:
+    """The unit vectors of ``positions``: combine(x, units(p)) scatters x's bits to those positions."""
+    return [1 << p for p in positions]
+
+
 def span(vectors: Iterable[int]) -> list[int]:
     """Every element of span(vectors), in the order of their coefficient index."""
     vs = [v for v in vectors]

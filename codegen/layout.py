@@ -150,14 +150,7 @@ class LinearLayout:
     # ------------------------------------------------------------------ evaluation
     def apply_flat(self, x: int) -> int:
         """L(x) on flat ints."""
-        y = 0
-        j = 0
-        while x:
-            if x & 1:
-                y ^= self.cols[j]
-            x >>= 1
-            j += 1
-        return y
+        return f2.combine(x, self.cols)
 
     def apply(self, inputs: Mapping[str, int]) -> dict[str, int]:
         """L at the given in-dim values (missing dims are 0); returns out-dim coordinates."""
@@ -205,7 +198,7 @@ class LinearLayout:
 
     def divide_left(self, left: LinearLayout) -> LinearLayout | None:
         """M2 with self == left * M2, or None. Used to test whether an instruction tile
-        ``left`` covers the low bits of self (ALGORITHMS §5)."""
+        ``left`` covers the low bits of self (docs/design.md §8)."""
         for n, k in left.ins:
             if k > self.in_bits(n):
                 return None
@@ -379,7 +372,7 @@ class LinearLayout:
         return out
 
     def num_consecutive(self) -> int:
-        """Contiguity (ALGORITHMS §2): 2**k for the largest k with register basis i equal to the
+        """Contiguity (docs/design.md §1): 2**k for the largest k with register basis i equal to the
         flat out bit i for all i < k, so each thread holds 2**k consecutive row-major elements."""
         k = 0
         regs = self.flat_cols("register")

@@ -34,13 +34,14 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from . import layouts as L
+from .dtypes import DTYPES as ALL_DTYPES
 from .dtypes import dtype as to_dtype
 from .errors import LlgenError
 from .layout import LinearLayout
 from .layouts.amd import WMMA_K_WIDTHS
 from .target import target as to_target
 
-DTYPES = ["f64", "i64", "f32", "i32", "f16", "bf16", "i16", "f8e4m3", "f8e5m2", "i8"]
+DTYPES = list(ALL_DTYPES)  # every element type llgen knows, i8 to f64
 PATHS = [None, None, "shared", "shuffle"]  # requested paths of random cases: default twice as often
 THREAD_ELEMENTS, THREAD_BYTES = 128, 512  # the most of an ordinary tile one thread may hold (128 32-bit registers)
 LARGE_THREAD_ELEMENTS, LARGE_THREAD_BYTES = 256, 1024  # of a large tile (256x256 f32 over 8 warps of 32)

@@ -18,7 +18,10 @@ class ReplayError(AssertionError):
 
 
 def replay(doc: dict) -> None:
-    """Raise ReplayError naming the first thing that is wrong; return None when the plan is proved."""
+    """Raise ReplayError naming the first thing that is wrong; return None when the plan is proved (and its sm_80
+    fallback, where it has one)."""
+    if "fallback" in doc:
+        replay(doc["fallback"])
     src, dst = _ids(doc["src"], doc), _ids(doc["dst"], doc)
     out = np.full(dst.shape, -1, dtype=np.int64)
     if doc["path"] in ("noop", "registers"):

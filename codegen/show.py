@@ -35,12 +35,12 @@ from __future__ import annotations
 import colorsys
 import io
 import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LlgenError
+from .files import write_atomic
 from .layout import LinearLayout
 from .view import hardware_bit_names, logical_bit_names
 
@@ -185,26 +185,7 @@ def save(fig, path: str | os.PathLike) -> None:
             fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": "llgen show"})
         else:
             fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": "llgen show"})
-    p = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=p.parent if str(p.parent) else ".", prefix=f".{p.name}.")
-    except OSError as e:
-        raise LlgenError(f"cannot write '{p}': {e.strerror}.") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(buf.getvalue())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, p)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_atomic(path, buf.getvalue())
 
 
 def _grid_axes(ax, region: Region, row_name: str = "row", col_name: str = "col") -> None:
@@ -577,7 +558,7 @@ def _text_panel(lines: Sequence[tuple[str, str]], width: float) -> Panel:
 def conversion_figure(plan, region: Region | None = None, src_name: str = "A", dst_name: str = "B"):
     """Source and destination grids side by side with the plan's path; then the shuffle rounds,
     or the swizzle's bank map with the load's first register step highlighted."""
-    from .plan.explain import _aff, bit_names, vec_name
+    from .plan.explain import affine_text, bit_names, vec_name
     a, b = plan.src, plan.dst
     pa, note_a = _grid_panel(a, region, f"source {src_name}", "src-")
     pb, _ = _grid_panel(b, region, f"destination {dst_name}", "dst-")
@@ -593,9 +574,10 @@ def conversion_figure(plan, region: Region | None = None, src_name: str = "A", d
         rows.append([_text_panel(lines, width)])
     elif plan.path == "shuffle":
         lines.append(("rounds", f"shuffle: {d.num_rounds} round(s), {d.shuffles} SHFL per thread"))
+        lb = plan.target.lane_bits
         for r in d.rounds:
-            lines.append((f"round-{r.index}", (f"round {r.index}: {r.op:<5} src_lane = {_aff(r.src_lane)}; "
-                          f"send in[{_aff(r.send_reg)}]; recv out[{_aff(r.recv_reg)}]")))
+            lines.append((f"round-{r.index}", (f"round {r.index}: {r.op:<5} src_lane = {affine_text(r.src_lane, lb)}; "
+                          f"send in[{affine_text(r.send_reg, lb)}]; recv out[{affine_text(r.recv_reg, lb)}]")))
         rows.append([_text_panel(lines, width)])
     else:
         sw = d.swizzle

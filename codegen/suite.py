@@ -116,7 +116,7 @@ class GatherCase:
 
 
 def gather_cases() -> list[GatherCase]:
-    """BENCHMARKS.md's gather case(s): gather_f32 keeps each row in one warp's lanes (warp shuffles)."""
+    """The benchmark's gather case(s): gather_f32 keeps each row in one warp's lanes (warp shuffles)."""
     shape = (32, 32)
     return [GatherCase("gather_f32", "f32", shape, 4, _b([1, 1], [1, 32], [4, 1], [1, 0], shape), 1,
                        "gather along axis 1 (§5.5)")]

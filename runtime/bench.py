@@ -1,4 +1,4 @@
-"""`llgen bench`: LOOP and STREAM (BENCHMARKS.md) for llgen's plans and their baselines, in one
+"""`llgen bench`: LOOP and STREAM (docs/design.md §10) for llgen's plans and their baselines, in one
 run on one GPU: naive (unswizzled, scalar), classic swizzle, forced shuffle / shared, and
 Triton's own convert_layout (Gluon) between the same layouts.
 
@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from llgen.dtypes import dtype as to_dtype
 from llgen.emit import emit_bench, loop_scratch, plan_scratch_bytes, stream_groups, stream_smem
 from llgen.errors import LlgenError
+from llgen.files import write_atomic
 from llgen.plan import plan_conversion
 
-from .reference import loop_input, plus_one
+from .reference import loop_input, plus_one, raw_dtype
 
-RAW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 KS = (64, 128)
 STREAM_BYTES = 1 << 30
 
@@ -58,7 +59,7 @@ def variants(case, target: str, options: dict | None = None) -> list[Variant]:
 
 def coalesced(layout, elem_bytes: int) -> bool:
     """A warp's first vector load of ``layout`` (its contiguous registers, up to 16 bytes, over all lanes of
-    warp 0) reads one unbroken range of the row-major tile: what BENCHMARKS.md calls a coalesced A."""
+    warp 0) reads one unbroken range of the row-major tile: what the benchmark calls a coalesced A."""
     vec = max(1, min(layout.num_consecutive(), 16 // elem_bytes))
     got = {layout.flatten_out(layout.apply({"register": r, "lane": lane}))
            for lane in range(layout.in_size("lane")) for r in range(vec)}
@@ -75,10 +76,10 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
     dev = cp.cuda.Device(0)
     sms = dev.attributes["MultiProcessorCount"]
     tile = 1 << case.src.total_out_bits
-    raw = RAW[_bytes(case.dtype)]
+    raw = raw_dtype(case.dtype).type
     rng = np.random.default_rng()
     res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {},
-           "coalesced_a": coalesced(case.src, _bytes(case.dtype))}
+           "coalesced_a": coalesced(case.src, to_dtype(case.dtype).bytes)}
     threads = case.warps * 32
     tiles_thr, tiles_lat = sms * 32, sms
     x_host = loop_input(case.dtype, raw, tile * tiles_thr, rng)
@@ -154,7 +155,7 @@ def _rounds(fns: dict, rounds: int, rep: int) -> dict:
 
 
 def _per_sm_ns(run, grid: int, sms: int, rep: int) -> float:
-    """LOOP's ns per conversion per tile per SM, from K = 64 and K = 128 (BENCHMARKS.md)."""
+    """LOOP's ns per conversion per tile per SM, from K = 64 and K = 128 (docs/design.md §10)."""
     t = {k: _bench(lambda k=k: run(k, grid), rep) for k in KS}
     return (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * grid) * sms
 
@@ -214,11 +215,6 @@ def _triton(case, x, y, xs, nstream, sms, rep, log, launches: dict) -> dict:
         r["error"] = repr(e)[:500]
     log(f"  {case.id} / triton: {_short(r)}")
     return r
-
-
-def _bytes(dtype: str) -> int:
-    from llgen.dtypes import dtype as to_dtype
-    return to_dtype(dtype).bytes
 
 
 
@@ -328,7 +324,7 @@ def loop_launches(cases_json: str, target: str) -> None:
     cases, options = _load_cases(cases_json)
     for case in cases:
         v = variants(case, target, options)[0]
-        tile, raw = 1 << case.src.total_out_bits, RAW[_bytes(case.dtype)]
+        tile, raw = 1 << case.src.total_out_bits, raw_dtype(case.dtype).type
         x = cp.asarray(loop_input(case.dtype, raw, tile * sms * 32, np.random.default_rng(1)))
         y = cp.empty_like(x)
         loop = cp.RawModule(code=emit_bench(v.fwd, v.bwd, case.id), options=("-std=c++17",)).get_function(f"{case.id}_loop")
@@ -414,5 +410,4 @@ def run(cases, target: str = "sm_90", measures=("loop", "stream"), rep: int = 10
 
 
 def write_json(report: dict, path: str) -> None:
-    with open(path, "w") as f:
-        json.dump(report, f, indent=1, default=str)
+    write_atomic(path, json.dumps(report, indent=1, default=str), make_dirs=True)

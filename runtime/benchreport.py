@@ -6,6 +6,7 @@ import math
 import re
 from pathlib import Path
 
+from ..files import write_atomic
 from .bench import LOOP_ROUNDS, PIPE_K, PIPE_TIE, STREAM_ROUNDS, loop_ratio, write_json
 
 AT_LIMIT = 0.98  # a LOOP kernel this close to its ideal, with its LSU data pipe this busy, is at the hardware's limit
@@ -19,7 +20,7 @@ def sm_clock_mhz(info: dict) -> float | None:
 
 
 def ideal_ns(case: dict, clock_mhz: float | None) -> float | None:
-    """Per-SM ns of one conversion at the hardware's limit (BENCHMARKS.md): for the shared path, its
+    """Per-SM ns of one conversion at the hardware's limit (docs/design.md §10): for the shared path, its
     data-volume floor of wavefronts (128 B each, one per clock; the replicas the destination needs
     counted); for the shuffle path, its warp-wide shuffles (one per clock)."""
     v = case["variants"].get("llgen", {})
@@ -109,13 +110,13 @@ def write_report(report: dict, outdir: str) -> list[Path]:
                              f"{d['ld']}, floor {d['floor']}" + (f" ({m['verdict']})" if m else " (not measured)"))
     lines += ["", "## Flags: the model's pick measured slower than an alternative, or wavefronts off the prediction", ""]
     lines += [f"- {f}" for f in flags] or ["- none"]
-    (out / "report.md").write_text("\n".join(lines) + "\n")
+    write_atomic(out / "report.md", "\n".join(lines) + "\n")
     write_json(report, str(out / "report.json"))
     paths = [out / "report.md", out / "report.json"]
     try:
         paths.append(_chart(report, out / "report.png"))
     except Exception as e:  # noqa: BLE001 - the chart is optional; say why it is missing
-        (out / "report.md").write_text((out / "report.md").read_text() + f"\n(chart failed: {e!r})\n")
+        write_atomic(out / "report.md", (out / "report.md").read_text() + f"\n(chart failed: {e!r})\n")
     return paths
 
 

@@ -130,7 +130,7 @@ def prediction(plan) -> dict:
 
 
 def compare_wavefronts(pred: dict, meas: dict) -> dict:
-    """Measured next to predicted. The wavefront counters include ldmatrix/stmatrix (SEED-BANKS.md); where the plain
+    """Measured next to predicted. The wavefront counters include ldmatrix/stmatrix (docs/design.md §7); where the plain
     counter misses and adding the ldsm/stsm counter matches, that is said, not hidden."""
     row = dict(pred)
     st, ld = meas.get(WF_ST), meas.get(WF_LD)

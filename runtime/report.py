@@ -7,10 +7,10 @@ long run rewrites them as it goes, so an interrupted run still leaves what it fi
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
+
+from ..files import write_atomic
 
 
 def now() -> str:
@@ -61,15 +61,6 @@ def first_failures(results, n: int = 10) -> list[str]:
     return out
 
 
-def write_atomic(path: Path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def markdown(title: str, device: dict | None, date: str, results, sections=(), *, limit: int | None = None) -> str:
     dev = device or {}
     c = counts(results)
@@ -97,6 +88,6 @@ def write_report(prefix, *, title: str, device: dict | None, results, date: str 
     md, js = prefix.with_name(prefix.name + ".md"), prefix.with_name(prefix.name + ".json")
     record = {"title": title, "date": date, "device": device, "counts": counts(results), **(extra or {}),
               "results": [r.to_json() for r in results]}
-    write_atomic(js, json.dumps(record, indent=1, default=str) + "\n")
-    write_atomic(md, markdown(title, device, date, results, sections, limit=limit))
+    write_atomic(js, json.dumps(record, indent=1, default=str) + "\n", make_dirs=True)
+    write_atomic(md, markdown(title, device, date, results, sections, limit=limit), make_dirs=True)
     return md, js

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from llgen.cli import main
 from llgen.runtime import bench, benchreport
+from llgen.runtime.reference import raw_dtype
 from llgen.suite import core
 
 
@@ -91,7 +92,7 @@ def test_report_without_ncu_says_not_measured(tmp_path, monkeypatch):
 @pytest.mark.parametrize("dtype,k", [("f16", 3), ("f32", 2), ("i8", 5)])
 def test_loop_reference_adds_one_per_round_trip(dtype, k):
     import numpy as np
-    raw = bench.RAW[{"f16": 2, "f32": 4, "i8": 1}[dtype]]
+    raw = raw_dtype(dtype).type
     x = bench.loop_input(dtype, raw, 64, np.random.default_rng(0))
     y = bench.plus_one(dtype, x, k)
     if dtype == "i8":
@@ -137,7 +138,7 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
     mod = host.compile(emit_bench(fwd, bwd, "b"), "sm_90")
-    raw = bench.RAW[fwd.dtype.bytes]
+    raw = raw_dtype(fwd.dtype).type
     tile, threads, rng = 1 << case.src.total_out_bits, case.warps * 32, np.random.default_rng(4)
     x = bench.loop_input(case.dtype, raw, tile * 3, rng)
     y = np.zeros_like(x)

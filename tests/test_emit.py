@@ -38,6 +38,19 @@ def check_sass(sass, plan, name: str) -> None:
     assert not sass.uses_local_memory, f"{name}: local memory (stack {sass.stack}, LDL {sass.ldl}, STL {sass.stl})"
 
 
+def test_emitted_text_is_byte_identical_to_the_committed_hashes():
+    """Every text the suites emit (each variant, both forms, three targets, and the bench sources) hashes as
+    committed: a restructuring of the planner or the emitter must print the same bytes. After an intended change,
+    `make examples` rewrites tests/data/emitted-hashes.json; the diff then shows which texts changed."""
+    import json
+
+    from llgen.examples import emitted_hashes
+    want = json.loads((ROOT / "tests" / "data" / "emitted-hashes.json").read_text())
+    got = emitted_hashes()
+    changed = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
+    assert not changed, f"{len(changed)} emitted texts differ from tests/data/emitted-hashes.json: {changed[:8]}"
+
+
 def test_kernels_out_is_fresh():
     stale = [rel for rel, text in example_files().items()
              if not (ROOT / "kernels_out" / rel).exists() or (ROOT / "kernels_out" / rel).read_text() != text]

@@ -1,4 +1,4 @@
-"""Gather (ALGORITHMS §6): plans, the CPU oracle against NumPy's take_along_axis, and the emitted
+"""Gather (docs/design.md §9): plans, the CPU oracle against NumPy's take_along_axis, and the emitted
 kernels compiled (NVRTC sm_80/sm_90, clang-19 gfx942) with the shuffles the plan promised and no
 local memory."""
 

@@ -1,4 +1,4 @@
-"""Each layout family pinned to worked examples, without Triton: LAYOUTS.md's examples, PTX's
+"""Each layout family pinned to worked examples, without Triton: the examples of docs/design.md §2, PTX's
 documented mma fragments, and the paper's Figure 1 layout A."""
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """`plan_conversion(A, B, dtype, target, path=None) -> Plan`: how a tile moves from A to B.
 
-The kinds of plan, cheapest first (ALGORITHMS §3): no-op, register permutation, warp
-shuffle, shared memory. A plan is a frozen record of everything the emitter prints; nothing is
-computed after planning.
+The kinds of plan, cheapest first (docs/design.md §3): no-op, register permutation, warp
+shuffle, shared memory. A plan is a frozen record of everything the emitter prints: the conversion, how
+the standalone kernel reads A and writes B in global memory, and, for a plan that uses stmatrix, the
+same conversion planned for sm_80 (a header must build there too). Nothing is decided after planning.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..dtypes import DType
 from ..dtypes import dtype as to_dtype
@@ -17,6 +18,7 @@ from ..target import Target
 from ..target import target as to_target
 from .cost import choose_path, shared_cost, shuffle_cost
 from .hw import Hw
+from .io import GlobalIO, global_io
 from .shared import SharedPlan, plan_shared
 from .shuffle import ShufflePlan, plan_shuffle
 
@@ -45,7 +47,13 @@ class Plan:
     out_copies: tuple[tuple[int, int], ...]  # (j, k): out[j] = out[k], B's register replicas
     costs: tuple[tuple[str, float], ...]  # the cost model's numbers for each valid path
     why: str  # one sentence: why this path
-    options: tuple[tuple[str, object], ...] = ()  # the planner options that shaped it (swizzle, matrix, ...)
+    global_load: GlobalIO  # how the kernels read A's registers from a row-major tile
+    global_store: GlobalIO  # how they write B's registers (one replica writes)
+    fallback: Plan | None = None  # for a plan with stmatrix: the same conversion planned for sm_80
+
+    @property
+    def uses_stmatrix(self) -> bool:
+        return self.path == "shared" and self.detail.store.op.startswith("stmatrix")
 
     @property
     def lanes(self) -> int:
@@ -114,9 +122,9 @@ def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16"
     ha, hb = Hw.of(a), Hw.of(b)
     warps = a.in_size("warp")
     copies = _replica_copies(hb)
-    options = (("swizzle", swizzle), ("matrix", matrix), ("scalar", scalar), ("smem_budget", smem_budget))
     common = {"src": a, "dst": b, "dtype": dt, "target": tgt, "warps": warps, "n_in": a.in_size("register"),
-              "n_out": b.in_size("register"), "out_copies": copies, "options": options}
+              "n_out": b.in_size("register"), "out_copies": copies,
+              "global_load": global_io(a, dt, tgt), "global_store": global_io(b, dt, tgt)}
 
     if path in (None, "noop", "registers"):
         perm = _register_perm(ha, hb)
@@ -147,7 +155,13 @@ def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16"
         costs.append(("shared", shared_cost(shared, warps, tgt)))
     kind, why = choose_path(dict(costs), forced=path)
     detail = shuffle if kind == "shuffle" else shared
-    return Plan(path=kind, detail=detail, costs=tuple(costs), why=why, **common)
+    plan = Plan(path=kind, detail=detail, costs=tuple(costs), why=why, **common)
+    if plan.uses_stmatrix:  # headers build for sm_80 too, where there is no stmatrix
+        old = to_target("sm_80")
+        fallback = plan_conversion(a, b, dt, old, path=kind, swizzle=swizzle, matrix=matrix, scalar=scalar,
+                                   smem_budget=min(smem_budget or old.smem_per_cta, old.smem_per_cta))
+        plan = replace(plan, fallback=fallback)
+    return plan
 
 
 def _replica_copies(hb: Hw) -> tuple[tuple[int, int], ...]:

@@ -17,11 +17,8 @@ class Affine:
     cols: tuple[int, ...]
 
     def value(self, x: int) -> int:
-        y = self.const
-        for i, c in enumerate(self.cols):
-            if x >> i & 1:
-                y ^= c
-        return y
+        from ..f2 import combine
+        return self.const ^ combine(x, self.cols)
 
     def linear(self) -> Affine:
         return Affine(0, self.cols)

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
+from ..view import logical_bit_names as bit_names  # the one naming of logical bits: m0.., n0.. or dim<k>[i]
 
-def bit_names(layout) -> list[str]:
-    """Names of the flat logical bits, lowest first: the last dim's bits are n0.., the first
-    dim's m0.. for 2-D tensors, else dim<k>[i]."""
-    outs = list(layout.outs)
-    letters = {2: ["m", "n"]}.get(len(outs))
-    names = []
-    for idx in reversed(range(len(outs))):
-        name, k = outs[idx]
-        prefix = letters[idx] if letters else f"{name}["
-        names += [f"{prefix}{i}" + ("" if letters else "]") for i in range(k)]
-    return names
+
+def plural(n: int, word: str) -> str:
+    """``1 warp``, ``4 warps``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def vec_name(x: int, names: list[str]) -> str:
@@ -30,7 +24,7 @@ def explain(plan) -> str:
     a, b = plan.src, plan.dst
     names = bit_names(a)
     lines = [
-        (f"conversion: {dict(zip(a.out_names, a.shape))} {plan.dtype.name}, {plan.warps} warps x {plan.lanes} lanes, "
+        (f"conversion: {dict(zip(a.out_names, a.shape))} {plan.dtype.name}, {plural(plan.warps, 'warp')} x {plan.lanes} lanes, "
         f"{plan.target.name}"),
         f"path: {plan.path} ({plan.why})",
     ]
@@ -53,8 +47,9 @@ def explain(plan) -> str:
         lines.append(f"shuffle: {d.num_rounds} rounds, {d.shuffles} SHFL per thread, "
                      f"{1 << len(d.pack_a)} element(s) per 32-bit word x {d.words_per_element} word(s)")
         for r in d.rounds:
-            lines.append(f"  round {r.index}: {r.op:<5} src_lane = {_aff(r.src_lane)}; send in[{_aff(r.send_reg)}]; "
-                         f"recv out[{_aff(r.recv_reg)}]")
+            lb = plan.target.lane_bits
+            lines.append(f"  round {r.index}: {r.op:<5} src_lane = {affine_text(r.src_lane, lb)}; "
+                         f"send in[{affine_text(r.send_reg, lb)}]; recv out[{affine_text(r.recv_reg, lb)}]")
     else:
         sw = d.swizzle
         lines.append(f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), "
@@ -71,13 +66,13 @@ def explain(plan) -> str:
             lines.append(f"  {name}: {len(side.instrs)} x {what} per thread, {side.wavefronts_per_instr} wavefront(s) each")
         lines.append(f"  wavefronts for the tile: store {d.predicted_store_wavefronts}, load {d.predicted_load_wavefronts}; "
                      f"data-volume floor {d.floor_wavefronts}; Lemma 9.5 extra doublings at least {d.lower_bound_extra}")
-        for name, st, ld in d.comparisons:
-            lines.append(f"  compare {name}: store {st}, load {ld}")
     return "\n".join(lines)
 
 
-def _aff(aff) -> str:
-    terms = [f"({'lane' if i < 6 else 'warp'}b{i}?{c})" for i, c in enumerate(aff.cols) if c]
+def affine_text(aff, lane_bits: int) -> str:
+    """An affine map of the thread bits in words: ``c ^ (laneb<i>?col) ^ (warpb<j>?col)``."""
+    terms = [f"({'lane' if i < lane_bits else 'warp'}b{i if i < lane_bits else i - lane_bits}?{c})"
+             for i, c in enumerate(aff.cols) if c]
     return " ^ ".join([str(aff.const)] + terms) if terms else str(aff.const)
 
 
@@ -109,6 +104,8 @@ def to_json(plan) -> dict:
         "out_copies": [list(x) for x in plan.out_copies],
         "costs": dict(plan.costs),
     }
+    if plan.fallback is not None:
+        out["fallback"] = to_json(plan.fallback)
     if plan.path in ("noop", "registers"):
         out["perm"] = list(d.perm)
     elif plan.path == "shuffle":

@@ -1,4 +1,4 @@
-"""Gather plans (ALGORITHMS §6, paper §5.5): out[..i..] = src[..index[..i..]..] along ``axis``.
+"""Gather plans (docs/design.md §9, the paper §5.5): out[..i..] = src[..index[..i..]..] along ``axis``.
 
 The source, the index and the output share one distributed layout L. Thread (lane l, warp w)
 holds in register j the element x_j = L(j, l, w); its output there is the element y_j that has
@@ -95,6 +95,8 @@ class GatherPlan:
     axis_size: int
     out_copies: tuple[tuple[int, int], ...]  # (j, k): out[j] = out[k], broadcast register replicas
     why: str
+    global_io: GlobalIO  # how the kernels read the source and write the output tile (one replica writes)
+    index_io: GlobalIO  # how they read the 32-bit index tile
 
     @property
     def lanes(self) -> int:
@@ -105,9 +107,10 @@ class GatherPlan:
         return self.detail.shuffles if self.detail.kind == "shuffle" else 0
 
     def explain(self) -> str:
+        from .explain import plural
         d = self.detail
         lines = [(f"gather along axis {self.axis} ({self.axis_size} positions) of a "
-                 f"{'x'.join(map(str, self.layout.shape))} {self.dtype.name} tile, {self.warps} warps x "
+                 f"{'x'.join(map(str, self.layout.shape))} {self.dtype.name} tile, {plural(self.warps, 'warp')} x "
                  f"{self.lanes} lanes on {self.target.name}"),
                  f"path: {self.path} ({self.why})"]
         if d.kind == "shuffle":
@@ -149,7 +152,8 @@ def plan_gather(layout: LinearLayout, axis: int, dtype: str | DType = "f32", tar
     copies = tuple((j, j & ~bcast) for j in range(n) if j & bcast)
     dests = [j for j in range(n) if not j & bcast]
     common = {"layout": layout, "axis": axis, "dtype": dt, "target": tgt, "warps": layout.in_size("warp"),
-              "n_regs": n, "axis_size": 1 << abits, "out_copies": copies}
+              "n_regs": n, "axis_size": 1 << abits, "out_copies": copies,
+              "global_io": global_io(layout, dt, tgt), "index_io": global_io(layout, to_dtype("i32"), tgt)}
 
     if path is None or path in ("shuffle", "registers"):
         if warp_ax:

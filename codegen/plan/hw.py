@@ -47,12 +47,7 @@ class Hw:
         return sol & ((1 << len(self.reg)) - 1), sol >> len(self.reg)
 
     def element(self, reg: int, lane: int, warp: int) -> int:
-        x = 0
-        for cols, v in ((self.reg, reg), (self.lane, lane), (self.warp, warp)):
-            for i, c in enumerate(cols):
-                if v >> i & 1:
-                    x ^= c
-        return x
+        return f2.combine(reg, self.reg) ^ f2.combine(lane, self.lane) ^ f2.combine(warp, self.warp)
 
     @property
     def warp_broadcast_mask(self) -> int:

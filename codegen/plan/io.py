@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..dtypes import DType
+from ..f2 import combine, units
 from ..layout import LinearLayout
 from ..target import Target
 from .affine import Affine
@@ -34,7 +35,7 @@ def global_io(layout: LinearLayout, dt: DType, tgt: Target) -> GlobalIO:
     live = [i for i, c in enumerate(hw.reg) if c and i >= vbits]
     instrs = []
     for o in range(1 << len(live)):
-        base = sum(1 << live[j] for j in range(len(live)) if o >> j & 1)
+        base = combine(o, units(live))
         const = hw.element(base, 0, 0)
         regs = tuple(base | t for t in range(width))
         x, a = split_const(const, thread_cols)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import f2
 from ..dtypes import DType
 from ..errors import LlgenError
 from ..target import Target
@@ -62,7 +63,7 @@ class SharedPlan:
     predicted_load_wavefronts: int
     floor_wavefronts: int  # data volume: tile once in, once per destination warp replica out
     lower_bound_extra: int
-    comparisons: tuple[tuple[str, int, int], ...]  # (layout name, store wf, load wf) for the same tile
+    scalar: bool  # one element per access, through volatile so ptxas cannot merge neighbours (the naive baseline)
 
     @property
     def drop(self) -> list[int]:
@@ -202,11 +203,7 @@ def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile |
         return None
 
     def off(x: int) -> int:
-        o = 0
-        for i in range(nb):
-            if x >> i & 1:
-                o ^= inv[i]
-        return o
+        return f2.combine(x, inv)
 
     store = _side(ac, a, off, st_tile, dt, tgt, store=True, scalar=scalar, drop=drop)
     load = _side(bc, b, off, ld_tile, dt, tgt, store=False, scalar=scalar, drop=drop)
@@ -223,7 +220,7 @@ def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile |
     floor = tile_bytes // tgt.wavefront_bytes * (1 + b_warp_replicas) if tile_bytes >= tgt.wavefront_bytes else 1 + b_warp_replicas
     warp_sync = reads_own_writes(a, b)
     return SharedPlan(sw, tuple(round_vecs), scratch, scratch * w, store, load, rounds, warp_sync,
-                      st_wf, ld_wf, floor, sw.lower_bound_extra, ())
+                      st_wf, ld_wf, floor, sw.lower_bound_extra, scalar)
 
 
 def classic_for(nb: int, col_bits: int, dt: DType, vec: list[int]) -> Swizzle:
@@ -316,14 +313,11 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
     rbits = sorted(round_of_bit, key=round_of_bit.get)  # round bit j first: store and load number rounds alike
     instrs = []
     for rnd in range(1 << len(rbits)):
-        rbase = sum(1 << rbits[j] for j in range(len(rbits)) if rnd >> j & 1)
+        rbase = f2.combine(rnd, f2.units(rbits))
         for o in range(1 << len(outer)):
-            base = rbase | sum(1 << outer[j] for j in range(len(outer)) if o >> j & 1)
+            base = rbase | f2.combine(o, f2.units(outer))
             regs = _tile_regs(base, inner_bits, tile)
-            const = 0
-            for i in range(len(hw.reg)):
-                if base >> i & 1:
-                    const ^= reg_off[i]
+            const = f2.combine(base, reg_off)
             instrs.append(Instr(tuple(regs), *split_const(const, thread_cols), rnd))
     op = ("st.shared" if store else "ld.shared") if not tile else (("stmatrix" if store else "ldmatrix") + (".trans" if tile.trans else ""))
     pred = full.warp_broadcast_mask if store else 0
@@ -334,11 +328,7 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
 
 
 def _tile_regs(base: int, inner_bits: list[int], tile: Tile | None) -> list[int]:
+    inner = [base | f2.combine(t, f2.units(inner_bits)) for t in range(1 << len(inner_bits))]
     if tile is None:
-        return [base | sum(1 << inner_bits[j] for j in range(len(inner_bits)) if t >> j & 1) for t in range(1 << len(inner_bits))]
-    regs = []
-    mbits = tile.matrix_bits
-    for m in range(tile.matrices):
-        mb = base | sum(1 << mbits[j] for j in range(len(mbits)) if m >> j & 1)
-        regs += [mb | sum(1 << inner_bits[j] for j in range(len(inner_bits)) if t >> j & 1) for t in range(1 << len(inner_bits))]
-    return regs
+        return inner
+    return [r | f2.combine(m, f2.units(tile.matrix_bits)) for m in range(tile.matrices) for r in inner]

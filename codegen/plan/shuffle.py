@@ -1,4 +1,4 @@
-"""Warp-shuffle plans (ALGORITHMS §3): rounds of one 32-bit shuffle per thread.
+"""Warp-shuffle plans (docs/design.md §4): rounds of one 32-bit shuffle per thread.
 
 Notation follows the paper. Work in the warp-local logical space of the destination B:
   V  common register vectors, packed into one 32-bit word (sub-word types);
@@ -55,7 +55,6 @@ class ShufflePlan:
     pack_a: tuple[int, ...]
     pack_b: tuple[int, ...]
     words_per_element: int
-    pack_selectors: tuple[int, ...]  # __byte_perm selectors that build a word from element pairs
     shuffles: int  # SHFL instructions per thread
 
     @property
@@ -64,7 +63,7 @@ class ShufflePlan:
 
 
 def warp_local(a: Hw, b: Hw) -> bool:
-    """Can every B thread find what it needs in its own warp under A (ALGORITHMS §3.3)?"""
+    """Can every B thread find what it needs in its own warp under A (docs/design.md §4)?"""
     span_a = a.local_span
     return all(f2.contains(span_a, c) for c in b.local) and all(
         f2.contains(span_a, cb ^ ca) for cb, ca in zip(b.warp, a.warp))
@@ -131,22 +130,22 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
 
     def T(lane_vec: int) -> int:
         coeff, _ = f2.least_squares(nz_alpha, lane_vec)
-        return _combine(coeff, t_cols)
+        return f2.combine(coeff, t_cols)
 
     def const(r: int, warp: int) -> tuple[int, int]:
         """(i0, lam0): where A's warp-``warp`` frame holds c(r, warp)."""
-        reg = _combine(r, [1 << j for j in rbits])
-        c = b.element(reg, 0, warp) ^ _combine(warp, list(a.warp))
+        reg = f2.combine(r, f2.units(rbits))
+        c = b.element(reg, 0, warp) ^ f2.combine(warp, list(a.warp))
         coords = a.local_coords(c)
         assert coords is not None, "warp_local() admitted a conversion whose data crosses warps"
         return coords
 
     def recv(r: int, t: int) -> int:
-        return _combine(r, [1 << j for j in rbits]) ^ _combine(t & ((1 << nl) - 1), m)
+        return f2.combine(r, f2.units(rbits)) ^ f2.combine(t & ((1 << nl) - 1), m)
 
     def src(r: int, t: int) -> int:
         lane, warp = t & ((1 << nl) - 1), t >> nl
-        return const(r, warp)[1] ^ _combine(lane, alpha)
+        return const(r, warp)[1] ^ f2.combine(lane, alpha)
 
     def send(r: int, t: int) -> int:
         lane, warp = t & ((1 << nl) - 1), t >> nl
@@ -170,23 +169,4 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
             shuffles += words
         rounds.append(ShuffleRound(r, s, lin_send.with_const(send(r, 0)), lin_recv.with_const(recv(r, 0)), op,
                                    s.const if op == "xor" else 0))
-    selectors = _pack_selectors(dt.bits, len(pack_a))
-    return ShufflePlan(tuple(rounds), tuple(pack_a), tuple(pack_b), words, selectors, shuffles)
-
-
-def _combine(bits: int, vecs: list[int]) -> int:
-    x = 0
-    for i, v in enumerate(vecs):
-        if bits >> i & 1:
-            x ^= v
-    return x
-
-
-def _pack_selectors(bits: int, npack: int) -> tuple[int, ...]:
-    """__byte_perm selectors: 0x5410 joins two 16-bit halves; 0x0040 / 0x0400 style selectors
-    join 8-bit values pairwise (0x0040 -> bytes a0 b0, then 0x5410 joins the pairs)."""
-    if npack == 0:
-        return ()
-    if bits == 16:
-        return (0x5410,)
-    return (0x0040, 0x5410) if npack == 2 else (0x0040,)
+    return ShufflePlan(tuple(rounds), tuple(pack_a), tuple(pack_b), words, shuffles)

@@ -1,4 +1,4 @@
-"""Shared-memory layouts for a conversion: the optimal swizzle (ALGORITHMS §4), the
+"""Shared-memory layouts for a conversion: the optimal swizzle (docs/design.md §6), the
 unswizzled and classic layouts it is compared with, and the exact wavefront model.
 
 A swizzle here is a list ``S`` of logical vectors, one per offset bit (lowest first):
@@ -25,7 +25,6 @@ class Swizzle:
     seg: int = 0
     sets: tuple[tuple[str, tuple[int, ...]], ...] = ()  # I, E, F, H, C for the explanation
     lower_bound_extra: int = 0
-    padded: int = 0  # seg vectors taken from the bank sets (unavoidable conflicts)
 
     def inverse_cols(self) -> list[int]:
         """Per logical bit, its offset (the inverse map, as columns)."""
@@ -48,7 +47,7 @@ def _in_basis_mod(vectors: list[int], modulo: list[int]) -> list[int]:
 
 def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits: int, bank_bits: int,
                     word_fill: int = 0) -> Swizzle:
-    """ALGORITHMS §4 steps 4-6: Vec given, Seg from H ∪ C (padded fairly if short), Bank by unit completion.
+    """docs/design.md §6, steps 4-6: Vec given, Seg from H ∪ C (padded fairly if short), Bank by unit completion.
 
     ``word_fill`` > 0 for accesses narrower than a 4-byte word: the Lemma 9.4 count is only a
     lower bound there (two lanes on different bytes of one word share it, but a lane whose
@@ -82,7 +81,7 @@ def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits:
     if fill:
         sw = optimal_swizzle(vec + fill, a_bank, b_bank, nbits, bank_bits - len(fill))
         return Swizzle("optimal", sw.columns, v, sw.bank + len(fill), sw.seg, sw.sets + (("W", tuple(fill)),),
-                       bound, sw.padded)
+                       bound)
     a_red, b_red = a_red0, b_red0
     inter = f2.intersection(a_red, b_red)
     e = _in_basis_mod(a_red, inter)
@@ -93,7 +92,6 @@ def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits:
     for x in h + c:
         if len(seg) < seg_bits and not f2.contains(f2.reduce(vec + seg), x):
             seg.append(x)
-    padded = 0
     if len(seg) < seg_bits:
         # unavoidable conflicts: alternate between store-side and load-side vectors
         a_left = e[len(h):] + e[:len(h)] + inter
@@ -102,11 +100,10 @@ def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits:
         for x in order:
             if len(seg) < seg_bits and not f2.contains(f2.reduce(vec + seg), x):
                 seg.append(x)
-                padded += 1
     bank = [u for u in f2.complement(vec + seg, nbits)][:b]
     cols = tuple(vec + bank + seg)
     sets = (("I", tuple(inter)), ("E", tuple(e)), ("F", tuple(f)), ("H", tuple(h)), ("C", tuple(c)))
-    return Swizzle("optimal", cols, v, len(bank), len(seg), sets, bound, padded)
+    return Swizzle("optimal", cols, v, len(bank), len(seg), sets, bound)
 
 
 def _zip_longest(a: list[int], b: list[int]) -> list[tuple[int | None, int | None]]:

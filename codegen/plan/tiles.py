@@ -1,4 +1,4 @@
-"""Instruction tiles (ALGORITHMS §5): ldmatrix / stmatrix found by dividing a layout by the
+"""Instruction tiles (docs/design.md §8): ldmatrix / stmatrix found by dividing a layout by the
 instruction's own layout.
 
 ldmatrix (non-transposed) moves 8x8 matrices of 16-bit values: a thread receives one 32-bit
