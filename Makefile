@@ -24,7 +24,7 @@ run: setup
 	$(BIN)/llgen emit --src blocked --dst mma --explain
 
 test: setup hip-toolchain
-	$(BIN)/ruff check codegen runtime tests
+	$(BIN)/ruff check codegen runtime tests bench
 	$(BIN)/pytest -m "not gpu and not perf"
 
 # timings against their targets, with a table at the end (never part of `make test`)
@@ -44,7 +44,7 @@ docs: setup
 # $$OUT when set). bench/device_run.sh runs this and `make bench` in one call of the device tool.
 # GPU_CHECK_ARGS passes options through, e.g. GPU_CHECK_ARGS="--skip racecheck --budget 300".
 gpu-check: gpu-install
-	$(GPU_PY) bench/gpu_check.py $(GPU_CHECK_ARGS)
+	$(GPU_PY) -m llgen.cli gpu-check $(GPU_CHECK_ARGS)
 
 # On the GPU machine (no internet): its system python3 has CuPy, Triton and torch.
 GPU_PY ?= python3

@@ -294,8 +294,9 @@ def _cases(suite, src, dst, shape, dtype, warps, target, smem_budget=None):
 @click.option("--tiles", type=int, default=1000, show_default=True, help="Tiles per run of the stacked-tile kernel.")
 @click.option("--runs", type=int, default=1, show_default=True, help="Runs per kernel, each on fresh random input.")
 @click.option("--report", "report_prefix", default=None, help="Write PREFIX.md and PREFIX.json.")
+@click.option("--cpu", is_flag=True, help="Run the emitted text on CPU threads instead of a GPU (no ldmatrix/stmatrix).")
 def check_command(src, dst, shape, dtype, warps, target, path_, smem_budget, suite, n_random, seed, tiles, runs,
-                  report_prefix) -> None:
+                  report_prefix, cpu) -> None:
     """On a GPU: compile, run, and compare every slot, replica and output element with NumPy, bit for bit.
 
     One case (--src/--dst ...), a suite (--suite core) or random pairs (--random N). Exit status 1 on any
@@ -304,10 +305,19 @@ def check_command(src, dst, shape, dtype, warps, target, path_, smem_budget, sui
         from .runtime.checkcmd import run_check  # the one command that reaches into llgen.runtime, lazily
         plan = None if suite or n_random else _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
         code = run_check(plan, suite=suite, n_random=n_random, seed=seed, target=target, tiles=tiles, runs=runs,
-                         report=report_prefix, plan_options={"smem_budget": smem_budget} if smem_budget else {})
+                         report=report_prefix, plan_options={"smem_budget": smem_budget} if smem_budget else {}, cpu=cpu)
         if code:
             sys.exit(code)
     run(body)
+
+
+@main.command("gpu-check", context_settings={"ignore_unknown_options": True, "help_option_names": []})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def gpu_check(args) -> None:
+    """On a GPU machine: every suite case and 2,000 random pairs against NumPy, Nsight Compute's bank counters
+    against the planner, and compute-sanitizer; writes bench/gpu-check.md/.json (`llgen gpu-check --help`)."""
+    from .runtime.gpucheck import main as gpu_check_main
+    sys.exit(gpu_check_main(list(args)))
 
 
 if __name__ == "__main__":

@@ -316,7 +316,7 @@ HIP_SHIM = r"""#pragma once
 #define __shared__ __attribute__((shared))
 #define __constant__ __attribute__((constant))
 #define __forceinline__ inline __attribute__((always_inline))
-#define __launch_bounds__(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
+#define __launch_bounds__(n, ...) __attribute__((amdgpu_flat_work_group_size(1, n)))
 typedef __SIZE_TYPE__ size_t;
 typedef signed char int8_t;
 typedef unsigned char uint8_t;

@@ -66,7 +66,7 @@ def coalesced(layout, elem_bytes: int) -> bool:
     return max(got) - min(got) + 1 == len(got)
 
 
-def _bench(fn, rep: int) -> float:
+def median_ms(fn, rep: int) -> float:
     from triton.testing import do_bench
     return do_bench(fn, warmup=20, rep=rep, return_mode="median")
 
@@ -150,21 +150,21 @@ def _rounds(fns: dict, rounds: int, rep: int) -> dict:
     times = {n: [] for n in names}
     for i in range(rounds):
         for n in names[i % len(names):] + names[:i % len(names)]:
-            times[n].append(_bench(fns[n], rep))
+            times[n].append(median_ms(fns[n], rep))
     return {n: float(np.median(ts)) for n, ts in times.items()}
 
 
-def _per_sm_ns(run, grid: int, sms: int, rep: int) -> float:
+def per_sm_ns(run, grid: int, sms: int, rep: int) -> float:
     """LOOP's ns per conversion per tile per SM, from K = 64 and K = 128 (docs/design.md §10)."""
-    t = {k: _bench(lambda k=k: run(k, grid), rep) for k in KS}
+    t = {k: median_ms(lambda k=k: run(k, grid), rep) for k in KS}
     return (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * 2 * grid) * sms
 
 
 def _loop_times(r: dict, run, tiles_thr: int, tiles_lat: int, sms: int, rep: int) -> None:
     """Throughput (32 CTAs per SM) and latency (one CTA per SM) forms of LOOP, into r."""
-    r["loop_per_sm_ns"] = _per_sm_ns(run, tiles_thr, sms, rep)
+    r["loop_per_sm_ns"] = per_sm_ns(run, tiles_thr, sms, rep)
     r["loop_thr_ns"] = r["loop_per_sm_ns"] / sms
-    r["loop_lat_ns"] = _per_sm_ns(run, tiles_lat, sms, rep) / sms * tiles_lat
+    r["loop_lat_ns"] = per_sm_ns(run, tiles_lat, sms, rep) / sms * tiles_lat
 
 
 def _alternate(results: dict, launches: dict, grid: int, sms: int, rep: int) -> None:
@@ -174,7 +174,7 @@ def _alternate(results: dict, launches: dict, grid: int, sms: int, rep: int) -> 
     rounds = {n: [] for n in ("llgen", "triton")}
     for i in range(LOOP_ROUNDS):
         for n in (("llgen", "triton") if i % 2 == 0 else ("triton", "llgen")):
-            rounds[n].append(_per_sm_ns(launches[n], grid, sms, rep))
+            rounds[n].append(per_sm_ns(launches[n], grid, sms, rep))
     for n, ts in rounds.items():
         results[n].update(loop_rounds_ns=ts, loop_per_sm_ns=float(np.median(ts)))
         results[n]["loop_thr_ns"] = results[n]["loop_per_sm_ns"] / sms
@@ -207,8 +207,8 @@ def _triton(case, x, y, xs, nstream, sms, rep, log, launches: dict) -> dict:
         if xs is not None:
             txs = torch.as_tensor(xs, device="cuda").view(tdt)
             tys = torch.empty_like(txs)
-            r["stream_ms"] = _bench(lambda: tc.stream(txs, tys, 0.0, nstream), rep)
-            r["copy_ms"] = _bench(lambda: tc.stream(txs, tys, 0.0, nstream, convert=False), rep)
+            r["stream_ms"] = median_ms(lambda: tc.stream(txs, tys, 0.0, nstream), rep)
+            r["copy_ms"] = median_ms(lambda: tc.stream(txs, tys, 0.0, nstream, convert=False), rep)
             r["stream_ratio"] = r["stream_ms"] / r["copy_ms"]
         r["path"] = "triton"
     except Exception as e:  # noqa: BLE001 - Triton's failure is reported, the rest of the run goes on
@@ -248,7 +248,7 @@ def d2d_copy_gbps(rep: int, nbytes: int = 4 << 30) -> float:
     a = cp.empty(nbytes, dtype=cp.uint8)
     b = cp.empty_like(a)
     dst, src, n = b.data.ptr, a.data.ptr, a.nbytes
-    ms = _bench(lambda: cp.cuda.runtime.memcpyAsync(dst, src, n, 3, 0), rep)
+    ms = median_ms(lambda: cp.cuda.runtime.memcpyAsync(dst, src, n, 3, 0), rep)
     a = b = None
     cp.get_default_memory_pool().free_all_blocks()
     return 2 * n / ms / 1e6

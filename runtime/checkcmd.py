@@ -27,17 +27,31 @@ def collect(plan=None, suite: str | None = None, n_random: int = 0, seed: int = 
 
 def run_check(plan=None, *, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90",
               tiles: int = 1000, runs: int = 1, report: str | None = None, batch: int = 16,
-              plan_options: dict | None = None) -> int:
+              plan_options: dict | None = None, cpu: bool = False) -> int:
+    """``cpu``: run the emitted text on CPU threads (llgen.runtime.host) instead of a GPU, the same checks; plans
+    with ldmatrix/stmatrix (inline PTX, no meaning on a CPU) are left out with a note."""
     from .check import check_many
     from .compile import device
     from .report import counts, first_failures, now, table, write_report
-    dev = device(target)  # RuntimeUnavailable (exit 2, one sentence) before anything is planned to run
+    if cpu:
+        from . import host
+        dev = host.cpu_device(target)
+    else:
+        dev = device(target)  # RuntimeUnavailable (exit 2, one sentence) before anything is planned to run
     jobs, notes = collect(plan, suite, n_random, seed, target, plan_options)
+    if cpu:
+        notes += [f"{j.label}: uses ldmatrix/stmatrix, inline PTX that has no meaning on a CPU (not run)"
+                  for j in jobs if host.uses_inline_ptx(j.plan)]
+        jobs = [j for j in jobs if not host.uses_inline_ptx(j.plan)]
+        tiles = min(tiles, host.MAX_TILES)
     date = now()
     click.echo(f"device: {dev.name} ({dev.arch}, {dev.sms} SMs), driver {dev.driver}; {date}; {len(jobs)} kernels")
+    for note in notes:
+        if cpu and "inline PTX" in note:
+            click.echo(f"  {note}", err=True)
     with click.progressbar(length=len(jobs), label="checking", show_pos=True) as bar:
         results = check_many([(j.label, j.plan) for j in jobs], tiles=tiles, runs=runs, batch=batch, sms=dev.sms,
-                             on_result=lambda r: bar.update(1))
+                             on_result=lambda r: bar.update(1), compiler=host.compile if cpu else None)
     limit = None if len(results) <= 60 else 40
     for row in table(results, limit=limit):
         click.echo(row)

@@ -201,7 +201,7 @@ def test_the_copy_roofline_is_a_memcpy_of_the_same_bytes_in_the_same_rounds(monk
 
 def test_stream_rounds_rotate_the_order_and_keep_medians(monkeypatch):
     calls = []
-    monkeypatch.setattr(bench, "_bench", lambda fn, rep: fn())
+    monkeypatch.setattr(bench, "median_ms", lambda fn, rep: fn())
     fns = {n: (lambda n=n: calls.append(n) or {"stream": 2.0, "copy": 1.0, "d2d": 0.9}[n] + 0.01 * len(calls))
            for n in ("stream", "copy", "d2d")}
     t = bench._rounds(fns, 3, rep=1)

@@ -45,3 +45,28 @@ def test_docs_link_to_files_that_exist():
     for md in (ROOT / "docs").glob("*.md"):
         for target in re.findall(r"\]\(([^)#:]+)\)", md.read_text()):
             assert (md.parent / target).exists(), f"{md.name} links to missing {target}"
+
+
+def test_readme_snippets_are_real_output():
+    """Each README block marked `<!-- output of: llgen ... -->` is that command's whole output, and each marked
+    `<!-- lines of: llgen ... -->` holds only lines of it (`...` stands for lines left out); the commands may use
+    the README's $A and $B."""
+    import re
+    import shlex
+
+    from click.testing import CliRunner
+    from llgen.cli import main
+    text = (ROOT / "README.md").read_text()
+    env = dict(re.findall(r"^([AB])='(.+)'$", text, re.MULTILINE))
+    blocks = re.findall(r"<!-- (output|lines) of: llgen (.+?) -->\n```\n(.*?)```", text, re.DOTALL)
+    assert len(blocks) >= 3
+    for kind, cmd, body in blocks:
+        args = [a.replace("$A", env["A"]).replace("$B", env["B"]) for a in shlex.split(cmd)]
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 0, (cmd, r.output)
+        if kind == "output":
+            assert r.output == body, f"README block for `llgen {cmd}` is not its output"
+        else:
+            real = set(r.output.splitlines())
+            stale = [line for line in body.splitlines() if line.strip() != "..." and line not in real]
+            assert not stale, f"README lines not in `llgen {cmd}`'s output: {stale}"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from llgen import LinearLayout as L
 from llgen import LlgenError
-from llgen.emit_gather import emit_gather, gather_file_names
+from llgen.emit.gather import emit_gather, gather_file_names
 from llgen.layouts import blocked
 from llgen.plan.gather import plan_gather
 from llgen.randlayout import random_layout

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from llgen import LinearLayout, LlgenError, plan_conversion
 from llgen.emit import emit
-from llgen.emit_gather import emit_gather
+from llgen.emit.gather import emit_gather
 from llgen.randlayout import random_cases
 from llgen.runtime import host
 from llgen.runtime.cases import VARIANTS, gather_plans
@@ -99,3 +99,15 @@ def test_inline_ptx_is_refused_in_one_sentence():
     assert p.detail.load.op.startswith("ldmatrix")
     with pytest.raises(LlgenError, match="inline PTX"):
         host.compile(emit(p, "kernel", "t"), "sm_90")
+
+
+def test_check_cpu_proves_a_conversion_without_a_gpu():
+    """`llgen check --cpu`: the GPU checks on CPU threads; an ldmatrix/stmatrix plan is left out with a note."""
+    from click.testing import CliRunner
+    from llgen.cli import main
+    r = CliRunner().invoke(main, ["check", "--cpu", "--src", "blocked:spt=1x4,tpw=2x16,wpc=1x1", "--dst",
+                                  "blocked:spt=1x4,tpw=16x2,wpc=1x1", "--warps", "1", "--shape", "32x32", "--dtype", "f32"])
+    assert r.exit_code == 0, r.output
+    assert "CPU threads" in r.output and "1 kernels: 0 slot mismatches" in r.output
+    r = CliRunner().invoke(main, ["check", "--cpu", "--src", "blocked", "--dst", "dot:op=0,k_width=2", "--shape", "128x64"])
+    assert r.exit_code == 0 and "0 kernels" in r.output and "inline PTX" in r.output, r.output

@@ -122,10 +122,16 @@ def test_random_cases_plan_the_pairs():
     cases = random_cases(12, 5, "sm_90")
     pairs = {p.label: p for p in random_pairs(40, 5, "sm_90")}
     assert len(cases) == 12
+    budgets = 0
     for label, plan in cases:
         base, path = label.rsplit("_", 1)
+        if path.startswith("b"):  # a pair planned under a shared-memory budget: ..._<path>_b<bytes>
+            budgets += 1
+            assert plan.path != "shared" or plan.detail.scratch_bytes <= int(path[1:])
+            base, path = base.rsplit("_", 1)
         assert path in ("auto", "shared", "shuffle") and (path == "auto" or plan.path == path)
         assert plan.src == pairs[base].a and plan.dst == pairs[base].b and plan.dtype.name == pairs[base].dtype
+    assert budgets
 
 
 # ------------------------------------------------------------------------------------ against Triton 3.6

@@ -395,13 +395,11 @@ def test_report_writer(tmp_path):
     assert "3 kernels, 1 slot mismatches" in markdown("t", dev, "now", res)
 
 
-# ------------------------------------------------------------------------------------ bench/gpu_check.py
+# ------------------------------------------------------------------------------------ llgen gpu-check
 @pytest.fixture(scope="module")
 def gpu_check():
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "bench" / "gpu_check.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    from llgen.runtime import gpucheck
+    return gpucheck
 
 
 def test_gpu_check_parses_sanitizer_summaries(gpu_check):
@@ -516,7 +514,7 @@ def test_gpu_llgen_check_command(tmp_path):
 
 # ------------------------------------------------------------------------------------ gpu_check end to end, faked
 FAKE_CUPY = '''
-"""Just enough of CuPy for bench/gpu_check.py: each kernel moves the tile as its layouts say (read from the
+"""Just enough of CuPy for llgen gpu-check (llgen.runtime.gpucheck): each kernel moves the tile as its layouts say (read from the
 A/B comments of the emitted source), so the harness, not the kernels, is what this exercises."""
 import json, types
 import numpy as np
@@ -654,7 +652,7 @@ def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
     out.mkdir()
     env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path / "py"), "OUT": str(out),
            "PATH": f"{tmp_path / 'bin'}:{__import__('os').environ['PATH']}"}
-    r = subprocess.run([sys.executable, str(ROOT / "bench" / "gpu_check.py"), "--random", "6", "--ncu-random", "2", "--tiles", "4",
+    r = subprocess.run([sys.executable, "-m", "llgen.runtime.gpucheck", "--random", "6", "--ncu-random", "2", "--tiles", "4",
                         "--runs", "1", "--budget", "240", "--prefix", str(tmp_path / "gc")], env=env, capture_output=True,
                        text=True, timeout=600, check=False)
     assert r.returncode == 1, r.stdout + r.stderr  # ncu's fake counters (7 everywhere) cannot match every prediction

@@ -521,7 +521,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace b2bT_f16
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2bT_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256) b2bT_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[32768];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[32];
@@ -532,7 +532,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) b2bT_f16_kernel(const unsig
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2bT_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256) b2bT_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[32768];
   unsigned a[32];
   unsigned b[32];

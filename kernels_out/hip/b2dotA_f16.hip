@@ -350,7 +350,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace b2dotA_f16
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[16384];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
@@ -361,7 +361,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_f16_kernel(const uns
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[16384];
   unsigned a[16];
   unsigned b[32];

@@ -320,7 +320,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace b2dotA_i8
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[8192];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[8];
@@ -331,7 +331,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_i8_kernel(const unsi
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_debug(const unsigned char* __restrict__ in, unsigned char* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[8192];
   unsigned a[8];
   unsigned b[16];

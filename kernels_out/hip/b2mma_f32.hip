@@ -429,7 +429,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace b2mma_f32
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2mma_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256) b2mma_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[65536];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[64];
@@ -440,7 +440,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) b2mma_f32_kernel(const unsi
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) b2mma_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256) b2mma_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[65536];
   unsigned a[64];
   unsigned b[64];

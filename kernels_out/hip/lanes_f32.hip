@@ -250,7 +250,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[16]) {
 }  // namespace lanes_f32
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256, 1) lanes_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256) lanes_f32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
     unsigned b[16];
@@ -260,7 +260,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) lanes_f32_kernel(const unsi
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) lanes_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256) lanes_f32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
   unsigned a[16];
   unsigned b[16];
   llgen::lanes_f32::load_a_bits(in, a);

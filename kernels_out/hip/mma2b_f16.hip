@@ -409,7 +409,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[64]) {
 }  // namespace mma2b_f16
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256, 1) mma2b_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256) mma2b_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[32768];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[32];
@@ -420,7 +420,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) mma2b_f16_kernel(const unsi
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) mma2b_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256) mma2b_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[32768];
   unsigned a[32];
   unsigned b[32];

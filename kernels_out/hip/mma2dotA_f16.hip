@@ -261,7 +261,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[32]) {
 }  // namespace mma2dotA_f16
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(256, 1) mma2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(256) mma2dotA_f16_kernel(const unsigned short* __restrict__ in, unsigned short* __restrict__ out, int num_tiles) {
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[16];
     unsigned b[16];
@@ -271,7 +271,7 @@ extern "C" __global__ void __launch_bounds__(256, 1) mma2dotA_f16_kernel(const u
   }
 }
 
-extern "C" __global__ void __launch_bounds__(256, 1) mma2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(256) mma2dotA_f16_debug(const unsigned short* __restrict__ in, unsigned short* __restrict__ slots) {
   unsigned a[16];
   unsigned b[16];
   llgen::mma2dotA_f16::load_a_bits(in, a);

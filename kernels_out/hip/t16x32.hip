@@ -157,7 +157,7 @@ __device__ __forceinline__ void store_b(T* tile, const T (&out)[8]) {
 }  // namespace t16x32
 }  // namespace llgen
 
-extern "C" __global__ void __launch_bounds__(64, 1) t16x32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
+extern "C" __global__ void __launch_bounds__(64) t16x32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
   alignas(16) __shared__ unsigned char smem[2048];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[8];
@@ -168,7 +168,7 @@ extern "C" __global__ void __launch_bounds__(64, 1) t16x32_kernel(const unsigned
   }
 }
 
-extern "C" __global__ void __launch_bounds__(64, 1) t16x32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
+extern "C" __global__ void __launch_bounds__(64) t16x32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
   alignas(16) __shared__ unsigned char smem[2048];
   unsigned a[8];
   unsigned b[8];

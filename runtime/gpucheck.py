@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""`make gpu-check`: the GPU is the judge. One command on the GPU machine, under a time budget:
+"""`llgen gpu-check` (`make gpu-check`): the GPU is the judge. One command on the GPU machine, under a time budget:
 
 1. correctness: every core-suite case by every valid path (default, shuffle, shared optimal, unswizzled,
    classic, vector-only), then random layout pairs; every slot and replica of B (debug kernel) and every
@@ -9,7 +8,7 @@
    one tile) next to the planner's prediction;
 3. compute-sanitizer memcheck, synccheck and racecheck over every suite, gather, STREAM and copy kernel.
 
-Each part runs in its own try (and the tools in their own processes, re-running this script as a worker),
+Each part runs in its own try (and the tools in their own processes, re-running this module as a worker),
 so one failure loses nothing else; bench/gpu-check.md and .json are rewritten after every part, and copied
 to $OUT when that is set. A short table is printed last; the exit status is 1 if anything failed.
 """
@@ -28,7 +27,6 @@ from pathlib import Path
 
 from llgen.runtime.ncu import INST_LD, INST_ST, LAUNCHES, WF_LD, WF_ST, measure, run_proc, tool_path
 
-ROOT = Path(__file__).resolve().parents[1]
 TARGET = "sm_90"  # 32-lane NVIDIA: the H100/H200 this runs on
 
 SANITIZER_TOOLS = ("memcheck", "synccheck", "racecheck")
@@ -97,7 +95,7 @@ def worker_sanitize(args) -> int:
 
 def run_gathers(tiles: int, on_result) -> list:
     """The gather kernels (runtime.cases.gather_plans), one NVRTC compile, each checked on fresh input."""
-    from llgen.emit_gather import emit_gather
+    from llgen.emit.gather import emit_gather
     from llgen.runtime.cases import gather_plans
     from llgen.runtime.check import check_gather
     from llgen.runtime.compile import compile as compile_source
@@ -134,7 +132,7 @@ def run_bench_kernels(on_result) -> list:
 
 def _git_head() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               timeout=10, check=False).stdout.strip() or "?"
     except (OSError, subprocess.SubprocessError):
         return "?"
@@ -271,7 +269,7 @@ def part_sanitizer(st: State, tool: str) -> None:
         st.part(tool, "SKIP", "out of time budget")
         return
     a = st.args
-    cmd = [cs, "--tool", tool, "--print-limit", "20", sys.executable, str(Path(__file__).resolve()), "--worker", "sanitize",
+    cmd = [cs, "--tool", tool, "--print-limit", "20", sys.executable, "-m", "llgen.runtime.gpucheck", "--worker", "sanitize",
            "--random", str(a.random), "--seed", str(a.seed), "--sanitize-random", str(a.sanitize_random)]
     r = run_proc(cmd, st.slot)
     (st.logs / f"sanitizer-{tool}.txt").write_text(r["out"])
@@ -325,7 +323,7 @@ def save_report(st: State) -> None:
     results = st.suite_results + st.random_results
     sv = rec.get("suite_variants", {})
     sections = [("Summary", "```\n" + "\n".join(summary_lines(st)) + "\n```"),
-                ("Run", (f"`python3 bench/gpu_check.py --random {st.args.random} --seed {st.args.seed} --tiles {st.args.tiles} "
+                ("Run", (f"`llgen gpu-check --random {st.args.random} --seed {st.args.seed} --tiles {st.args.tiles} "
                         f"--runs {st.args.runs} --budget {st.args.budget}`; {time.monotonic() - st.t0:.0f} s so far; "
                         f"commit {rec.get('commit', '?')}. Tools: {rec.get('tools', {})}.")),
                 ("Shared-memory wavefronts (Nsight Compute)", ncu_section(rec.get("ncu_rows", []))),
@@ -344,8 +342,8 @@ def save_report(st: State) -> None:
 
 
 # --------------------------------------------------------------------------------------------- main
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="llgen gpu-check", description=__doc__.splitlines()[0])
     ap.add_argument("--random", type=int, default=2000, help="random pairs of real layouts (runtime.cases.random_jobs)")
     ap.add_argument("--sanitize-random", type=int, default=200, help="of those, the first N also run under the sanitizers")
     ap.add_argument("--seed", type=int, default=5)
@@ -354,9 +352,9 @@ def main() -> int:
     ap.add_argument("--budget", type=float, default=420, help="seconds for the whole run")
     ap.add_argument("--ncu-random", type=int, default=24, help="random shared-memory pairs also measured by ncu")
     ap.add_argument("--skip", default="", help="comma list of parts to skip: correctness,ncu,memcheck,synccheck,racecheck")
-    ap.add_argument("--prefix", default=str(ROOT / "bench" / "gpu-check"))
+    ap.add_argument("--prefix", default=str(Path("bench") / "gpu-check"), help="report path without .md/.json")
     ap.add_argument("--worker", choices=["sanitize"], help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.worker == "sanitize":
         return worker_sanitize(args)
 

@@ -1,4 +1,4 @@
-"""Two measurements behind bench/NOTES.md, run on the GPU machine with `python3 bench/probes.py > bench/probes.txt`.
+"""Two measurements behind bench/NOTES.md, run on the GPU machine with `python3 bench/probes/copy_and_pipes.py > bench/probes/copy_and_pipes.txt`.
 
 1. t16x32's STREAM and copy kernels with W one-warp groups per CTA (each warp its own tiles and scratch) and U tiles
    loaded per step, against cudaMemcpy and a plain 16-byte copy: what `llgen.emit.stream_groups` chose from.
@@ -12,7 +12,7 @@
 4. The copy roofline: cudaMemcpy of the STREAM's 1 GiB and of 4 GiB, plain 16-byte copies with and without cache
    hints, and the suite's copy kernels, each round alternating with a 1 GiB cudaMemcpy.
 
-`python3 bench/probes.py [PART ...]` runs the named parts (copies, pipes, lanes, roofline); all by default.
+`python3 bench/probes/copy_and_pipes.py [PART ...]` runs the named parts (copies, pipes, lanes, roofline); all by default.
 """
 import functools
 import subprocess
@@ -22,7 +22,7 @@ import time
 import cupy as cp
 import numpy as np
 from llgen.emit import emit_bench, stream_groups, stream_smem
-from llgen.runtime.bench import STREAM_BYTES, _bench, _per_sm_ns, d2d_copy_gbps, stream_grid, variants
+from llgen.runtime.bench import STREAM_BYTES, d2d_copy_gbps, median_ms, per_sm_ns, stream_grid, variants
 from llgen.suite import core
 
 REP = 200
@@ -158,7 +158,7 @@ def copies(mod, sms: int) -> None:
     ys = cp.empty_like(xs)
     d2d = d2d_copy_gbps(REP)
     a, b = cp.empty(1 << 30, dtype=cp.uint8), cp.empty(1 << 30, dtype=cp.uint8)
-    ms = _bench(lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, a.nbytes, 3, 0), REP)
+    ms = median_ms(lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, a.nbytes, 3, 0), REP)
     rows = [("cudaMemcpy d2d 4 GiB", 2 * (4 << 30) / d2d / 1e6), ("cudaMemcpy d2d 1 GiB", ms)]
     n, s = np.int32(ntiles), np.uint32(0)
 
@@ -167,7 +167,7 @@ def copies(mod, sms: int) -> None:
         smem = stream_smem(T16X32.fwd, T16X32.bwd) if name == "b_stream" else 0  # as `llgen bench` launches it
         ys.fill(0)
         f((grid,), (block,), args, shared_mem=smem)
-        ms = _bench(lambda: f((grid,), (block,), args, shared_mem=smem), REP)
+        ms = median_ms(lambda: f((grid,), (block,), args, shared_mem=smem), REP)
         rows.append((f"{name} grid {grid} x {block} threads, exact {bool((ys == xs).all())}", ms))
 
     block = 32 * stream_groups(T16X32.fwd, T16X32.bwd)
@@ -193,7 +193,7 @@ def pipes(mod, sms: int, clock_mhz: float) -> None:
     print(f"{'K':>3} {'ns':>8} {'clocks':>8} {'one pipe':>9} {'two pipes':>10}")
     for k in (32, 28, 24, 22, 20, 16, 0):
         f = mod.get_function(f"hyb_{k}")
-        t = {it: _bench(lambda f=f, it=it: f((sms * 32,), (128,), (out, np.int32(it))), REP) for it in (64, 128)}
+        t = {it: median_ms(lambda f=f, it=it: f((sms * 32,), (128,), (out, np.int32(it))), REP) for it in (64, 128)}
         ns = (t[128] - t[64]) * 1e6 / 64 / 32  # 32 CTAs per SM, 64 more round trips each
         shfl, waves = 2 * 4 * k, 2 * 4 * 2 * (32 - k)
         print(f"{k:3d} {ns:8.2f} {ns * clock_mhz / 1e3:8.1f} {shfl + waves:9d} {max(shfl, waves):10d}")
@@ -245,13 +245,13 @@ def lanes(sms: int) -> None:
 
         def ours(k, g, x=x, y=y):
             loop((g,), (128,), (x, y, np.int32(k)))
-        ns = _per_sm_ns(ours, grid, sms, REP)
+        ns = per_sm_ns(ours, grid, sms, REP)
         hot = smi_samples(functools.partial(ours, 4096, grid))
         tns, thot = float("nan"), "-"
         if tc is not None:
             tx = torch.as_tensor(x, device="cuda").view(torch.float32)
             theirs = functools.partial(tc.loop, tx, torch.empty_like(tx))
-            tns = _per_sm_ns(theirs, grid, sms, REP)
+            tns = per_sm_ns(theirs, grid, sms, REP)
             thot = smi_samples(functools.partial(theirs, 4096, grid))
         print(f"{name:16s} {clocks:9.1f} {ns:9.2f} {tns:10.2f}  {hot} / {thot}")
     print("one SHFL per clock: 128.0 clocks per conversion (4 warps x 32 registers)")
@@ -301,7 +301,7 @@ def roofline(sms: int) -> None:
         ours, ref = [], []
         for i in range(5):
             for which in ((run, ours), (d2d, ref)) if i % 2 == 0 else ((d2d, ref), (run, ours)):
-                which[1].append(_bench(which[0], REP))
+                which[1].append(median_ms(which[0], REP))
         o, r = float(np.median(ours)), float(np.median(ref))
         print(f"{name:28s} {2 * n / o / 1e6:6.0f} GB/s  d2d {2 * n / r / 1e6:6.0f} GB/s  {100 * r / o:6.1f}% of d2d  "
               f"(rounds {min(r_ / o_ for r_, o_ in zip(ref, ours)) * 100:.1f}-{max(r_ / o_ for r_, o_ in zip(ref, ours)) * 100:.1f}%)")

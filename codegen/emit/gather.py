@@ -1,6 +1,6 @@
 """GatherPlan -> template context -> CUDA or HIP source (kernel and vendorable header).
 
-Like emit.py, this only spells the plan's numbers as C expressions; templates/gather.j2 prints
+Like the conversion emitter, this only spells the plan's numbers as C expressions; templates/gather.j2 prints
 them. Register indices are compile-time constants everywhere: the run-time index picks a source
 lane (shfl.idx), a word (ternary selects) and an element inside a word (a shift), never an
 array slot.
@@ -8,8 +8,10 @@ array slot.
 
 from __future__ import annotations
 
-from .emit import RegArray, _addr, _env, _vector, affine_expr, check_name, global_ctx, hexu, run_term
-from .errors import LlgenError
+from ..errors import LlgenError
+from .context import global_ctx
+from .conversion import check_name, environment
+from .spelling import RegArray, address, affine_expr, hexu, run_term, vector_access
 
 
 def default_gather_name(plan) -> str:
@@ -29,7 +31,7 @@ def emit_gather(plan, form: str = "header", name: str | None = None) -> str:
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")
     ctx = gather_context(plan, check_name(name or default_gather_name(plan)), form)
-    return _env().get_template("gather.j2").render(**ctx)
+    return environment().get_template("gather.j2").render(**ctx)
 
 
 def _deposit_expr(var: str, runs) -> str:
@@ -63,7 +65,8 @@ def _shared_ctx(plan, a: RegArray, b: RegArray) -> dict:
     d = plan.detail
     lb = plan.target.lane_bits
     st = d.store
-    stores = [dict(_vector(a, list(i.regs), plan.dtype.bytes), **_addr("st", i.xor_const, i.add_const, plan.dtype.bytes)) for i in st.instrs]
+    eb = plan.dtype.bytes
+    stores = [dict(vector_access(a, list(i.regs), eb), **address("st", i.xor_const, i.add_const, eb)) for i in st.instrs]
     raw = plan.dtype.raw
     loads = []
     for j, c in d.loads:

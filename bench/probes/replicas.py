@@ -1,7 +1,7 @@
 """Probe 3: b2dotA_i8's LOOP kernel measured faster than its ideal (117%), which counts the load of every
 replica its dot-operand destination holds (warps 0 and 1 hold the same data). Under ncu, count the LOOP kernel's
 shared-memory wavefronts per conversion and the shared pipe's busy share: do the replica loads take wavefronts?
-Usage: ncu --metrics ... python3 bench/probe_replicas.py (see device_run.sh), or plain to print the launches."""
+Usage: ncu --metrics ... python3 bench/probes/replicas.py (see device_run.sh), or plain to print the launches."""
 import cupy as cp
 import numpy as np
 from llgen.emit import emit_bench, loop_scratch

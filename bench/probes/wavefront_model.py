@@ -59,7 +59,7 @@ def plans() -> list[tuple[str, object]]:
 def main() -> int:
     items = plans()
     with tempfile.TemporaryDirectory() as tmp:
-        res = measure(items, "bench.probe_wavefront_model:plans", 300, Path(tmp), "sm_90")
+        res = measure(items, "bench.probes.wavefront_model:plans", 300, Path(tmp), "sm_90")
     print(f"ncu rc {res['rc']}, {res['seconds']} s")
     print(f"{'kernel':18} {'scratch':>8} {'rounds':>6} {'ld op':>12} {'st pred':>7} {'st meas':>7} {'ld pred':>7} {'ld meas':>7}")
     for name, p in items:

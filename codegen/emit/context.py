@@ -1,0 +1,136 @@
+"""The template context of a conversion plan: the plain dict that convert.j2, kernel.j2, header.j2 and
+bench.j2 print.
+
+Each path's body (register permutation, warp shuffles, shared memory), the tile's global loads and stores,
+and the shared-memory scratch the kernels declare. The planner has decided all of it; this module only
+spells its numbers (llgen.emit.spelling).
+"""
+
+from __future__ import annotations
+
+from .. import f2
+from ..plan.affine import Affine
+from .spelling import RegArray, address, affine_expr, hexu, vector_access
+
+
+def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[dict]:
+    """Each instruction of a shared side as printable pieces."""
+    out = []
+    for ins in side.instrs:
+        regs = list(ins.regs)
+        d = {"regs": regs, "round": ins.round, **address(base, ins.xor_const, ins.add_const, plan.dtype.bytes)}
+        if side.matrices:
+            loaded = [f"w{i}" for i in range(side.matrices)]
+            d["words"] = arr.words_of(regs) if store else loaded
+            d["unpack"] = [] if store else arr.fill(regs, loaded)
+        else:
+            d.update(vector_access(arr, regs, plan.dtype.bytes))
+        out.append(d)
+    return out
+
+
+def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:
+    d = plan.detail
+    lb = plan.target.lane_bits
+    r0 = d.rounds[0]
+    send_img = _image(r0.send_reg)
+    recv_img = _image(r0.recv_reg)
+    packa = [f2.combine(t, d.pack_a) for t in range(1 << len(d.pack_a))]
+    packb = [f2.combine(t, d.pack_b) for t in range(1 << len(d.pack_b))]
+    nwords = d.words_per_element if plan.dtype.bits == 64 else 1
+    rounds = []
+    for r in d.rounds:
+        sends = [{"sel": s, "words": a.words_of([r.send_reg.const ^ s ^ o for o in packa])} for s in send_img]
+        recvs = [{"sel": s, "stmts": b.fill([r.recv_reg.const ^ s ^ o for o in packb], [f"w{i}" for i in range(nwords)])}
+                 for s in recv_img]
+        rounds.append({"index": r.index, "op": r.op, "xor_mask": r.xor_mask, "src": hexu(r.src_lane.const),
+                       "sends": sends, "recvs": recvs, "nwords": nwords})
+    return {
+        "send_sel": affine_expr(r0.send_reg.linear(), lb), "recv_sel": affine_expr(r0.recv_reg.linear(), lb),
+        "src_sel": affine_expr(r0.src_lane.linear(), lb), "send_varies": len(send_img) > 1,
+        "recv_varies": len(recv_img) > 1, "rounds": rounds,
+        "any_idx": any(r.op == "idx" for r in d.rounds),
+    }
+
+
+def _image(aff: Affine) -> list[int]:
+    """Every value the linear part of ``aff`` takes (the candidates of a compile-time select)."""
+    return sorted(f2.span(f2.reduce(aff.cols)))
+
+
+def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
+    """A planned global-memory access of a tile (plan.io.GlobalIO) as printable pieces."""
+    items = [dict(vector_access(arr, list(ins.regs), elem_bytes), **address("g", ins.xor_const, ins.add_const, elem_bytes))
+             for ins in io.instrs]
+    return {"thread": affine_expr(io.thread_offset, lane_bits), "accesses": items,
+            "skip_lane": io.skip_lane_mask, "skip_warp": io.skip_warp_mask}
+
+
+def kernel_dynamic_smem(plan) -> int:
+    """Dynamic shared memory the standalone kernels take at launch: their scratch when it is over the target's
+    static limit (then the kernels declare it extern and need the opt-in attribute), else 0."""
+    smem = scratch_bytes(plan)
+    return smem if smem > plan.target.static_smem else 0
+
+
+def plan_scratch_bytes(plan) -> int:
+    """The scratch of this plan alone (kSmemBytes also covers its sm_80 fallback: scratch_bytes)."""
+    return plan.detail.scratch_bytes if plan.path == "shared" else 0
+
+
+def scratch_bytes(plan) -> int:
+    """The header's kSmemBytes: the plan's scratch, or its sm_80 fallback's where that is larger."""
+    return max(plan_scratch_bytes(plan), plan_scratch_bytes(plan.fallback) if plan.fallback else 0)
+
+
+def _body_ctx(plan) -> dict:
+    """The printable conversion body of one plan."""
+    lb = plan.target.lane_bits
+    d = plan.detail
+    a, b = (RegArray(n, plan.dtype.bits, k, plan.target.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
+    copies = [b.set(j, b.elem(k)) for j, k in plan.out_copies]
+    if plan.path in ("noop", "registers"):
+        stmts = b.fill(list(range(plan.n_out)), a.words_of(list(d.perm)))
+        return {"path": plan.path, "perm_stmts": stmts, "copies": copies}
+    if plan.path == "shuffle":
+        return {"path": plan.path, "shuffle": _shuffle_ctx(plan, a, b), "copies": copies}
+    return {"path": plan.path, "shared": {
+        "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync, "scalar": d.scalar,
+        "st_op": d.store.op, "ld_op": d.load.op, "st_matrices": d.store.matrices, "ld_matrices": d.load.matrices,
+        "st_thread": affine_expr(d.store.thread_offset, lb), "ld_thread": affine_expr(d.load.thread_offset, lb),
+        "st_pred": d.store.predicate_warp_mask,
+        "stores": _access_ctx(plan, d.store, a, True, "st"), "loads": _access_ctx(plan, d.load, b, False, "ld"),
+        "st_wf": d.store.wavefronts_per_instr, "ld_wf": d.load.wavefronts_per_instr,
+        "columns": [hexu(c) for c in d.swizzle.columns],
+        "sw_vec": d.swizzle.vec, "sw_bank": d.swizzle.bank, "sw_seg": d.swizzle.seg,
+    }, "copies": copies}
+
+
+def context(plan, name: str) -> dict:
+    """The plain dict the templates print."""
+    dt, tgt = plan.dtype, plan.target
+    lb = tgt.lane_bits
+    ctx = {
+        "name": name, "lang": tgt.lang, "target": tgt.name, "path": plan.path, "why": plan.why,
+        "dtype": dt.name, "ctype": dt.cuda if tgt.lang == "cuda" else dt.hip, "raw": dt.raw, "bytes": dt.bytes,
+        "bits": dt.bits, "lanes": tgt.lanes, "lane_bits": lb, "warps": plan.warps, "threads": plan.warps * tgt.lanes,
+        "n_in": plan.n_in, "n_out": plan.n_out, "shape": "x".join(map(str, plan.src.shape)),
+        "tile": 1 << plan.src.total_out_bits,
+        "src_json": plan.src.to_dict(), "dst_json": plan.dst.to_dict(),
+    }
+    a, b = (RegArray(n, dt.bits, k, tgt.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
+    ctx.update(word=a.ctype, na=a.words, nb=b.words, per=a.per,
+               load_src=global_ctx(plan.global_load, dt.bytes, lb, a), store_dst=global_ctx(plan.global_store, dt.bytes, lb, b),
+               a_elems=[a.elem(i) for i in range(plan.n_in)], b_elems=[b.elem(j) for j in range(plan.n_out)],
+               a_sets=[a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(in[{i}]))") for i in range(plan.n_in)],
+               b_sets=[b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(plan.n_out)])
+    ctx["body"] = _body_ctx(plan)
+    ctx["fallback"] = _body_ctx(plan.fallback) if plan.fallback else None
+    ctx["smem_bytes"] = scratch_bytes(plan)
+    ctx["dynamic_smem"] = ctx["smem_bytes"] > tgt.static_smem
+    # The standalone kernels' __launch_bounds__ minimum of CTAs per SM. Without one ptxas budgets registers for an
+    # occupancy it guesses, and can spill where a thread holds many registers; with dynamic scratch it cannot see how
+    # few CTAs fit, so those that fit tell it (bench/NOTES.md).
+    ctx["min_ctas"] = max(1, tgt.smem_per_cta // ctx["smem_bytes"]) if ctx["dynamic_smem"] else 1
+    ctx["_ctx"] = ctx  # macros take the whole context
+    return ctx

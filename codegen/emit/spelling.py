@@ -1,0 +1,209 @@
+"""C spelling: plan numbers as C expressions and statements.
+
+Hex constants, affine maps of the thread bits, a thread's registers packed into words (RegArray), and the
+pieces of one vector access (its C type, value and unpacking; its address). Nothing here reads a plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..plan.affine import Affine
+
+
+def hexu(x: int) -> str:
+    return f"{x}u" if x < 10 else f"0x{x:x}u"
+
+
+def affine_expr(aff: Affine, lane_bits: int) -> str:
+    """Bit arithmetic on `lane` and `warp` for an affine map of the thread bits. A run of consecutive thread
+    bits that lands on consecutive bits is one shift-and-mask: spelled bit by bit, ptxas kept more registers
+    live (bench/NOTES.md, session 4)."""
+    terms = [hexu(aff.const)] if aff.const or aff.is_constant else []
+    runs: list[list[int]] = []  # [var index, first bit, first destination bit, width]
+    for i, c in enumerate(aff.cols):
+        if not c:
+            continue
+        v, bit = (0, i) if i < lane_bits else (1, i - lane_bits)
+        var = ("lane", "warp")[v]
+        if c & (c - 1):  # one thread bit flips several bits: select the constant
+            terms.append(f"(({var} >> {bit}) & 1u ? {hexu(c)} : 0u)")
+            continue
+        dst = c.bit_length() - 1
+        last = runs[-1] if runs else None
+        if last and last[0] == v and last[1] + last[3] == bit and last[2] + last[3] == dst:
+            last[3] += 1
+        else:
+            runs.append([v, bit, dst, 1])
+    terms += [run_term(("lane", "warp")[v], s, d, w) for v, s, d, w in runs]
+    return " ^ ".join(terms)
+
+
+def run_term(var: str, src: int, dst: int, width: int) -> str:
+    """C for ``width`` bits of ``var`` from bit ``src`` moved to bit ``dst``: one mask and at most one shift."""
+    if src > dst:
+        return f"(({var} >> {src - dst}) & {hexu((1 << width) - 1 << dst)})"
+    t = f"({var} & {hexu((1 << width) - 1 << src)})"
+    return f"({t} << {dst - src})" if dst > src else t
+
+
+@dataclass(frozen=True)
+class RegArray:
+    """A thread's registers as the generated code holds them. Elements of 8 or 16 bits are packed
+    into 32-bit words (element j in word j / per, at bit bits * (j % per)), so a 128-element f16
+    tile costs 64 registers, as Triton's code does; 32- and 64-bit elements take one each."""
+
+    name: str
+    bits: int
+    count: int  # elements
+    lang: str = "cuda"  # CUDA joins 16-bit halves with __byte_perm (one PRMT)
+
+    def join16(self, lo: tuple[str, int], hi: tuple[str, int]) -> str | None:
+        """A 32-bit word made of two 16-bit halves given as (word expression, half index)."""
+        if self.bits != 16 or self.lang != "cuda":
+            return None
+        (x, hx), (y, hy) = lo, hi
+        sel = (2 * hx) | (2 * hx + 1) << 4 | (4 + 2 * hy) << 8 | (5 + 2 * hy) << 12
+        return f"__byte_perm({x}, {y}, {hexu(sel)})"
+
+    @property
+    def per(self) -> int:
+        return 32 // self.bits if self.bits < 32 else 1
+
+    @property
+    def words(self) -> int:
+        return max(1, self.count // self.per)
+
+    @property
+    def ctype(self) -> str:
+        return "unsigned long long" if self.bits == 64 else "unsigned"
+
+    def elem(self, j: int) -> str:
+        """Element j's raw bits (an unsigned expression)."""
+        if self.per == 1:
+            return f"{self.name}[{j}]"
+        k, s = divmod(j, self.per)
+        word = f"{self.name}[{k}]"
+        if s == self.per - 1:
+            return f"({word} >> {self.bits * s})"
+        mask = hexu((1 << self.bits) - 1)
+        return f"({word} & {mask})" if s == 0 else f"(({word} >> {self.bits * s}) & {mask})"
+
+    def set(self, j: int, value: str) -> str:
+        """A statement that stores ``value`` (raw bits) as element j."""
+        if self.per == 1:
+            return f"{self.name}[{j}] = {value};"
+        k, s = divmod(j, self.per)
+        keep = hexu(0xFFFFFFFF ^ (((1 << self.bits) - 1) << (self.bits * s)))
+        shifted = f"(({value}) << {self.bits * s})" if s else f"({value})"
+        return f"{self.name}[{k}] = ({self.name}[{k}] & {keep}) | {shifted};"
+
+    def _aligned_word(self, regs: list[int]) -> int | None:
+        """The word index when ``regs`` are exactly one packed word in order."""
+        k = regs[0] // self.per if regs else 0
+        return k if regs == [k * self.per + i for i in range(self.per)] else None
+
+    def words_of(self, regs: list[int]) -> list[str]:
+        """32-bit words holding elements ``regs`` in memory order."""
+        if self.bits == 64:
+            return [w for r in regs for w in (f"static_cast<unsigned>({self.name}[{r}])",
+                                              f"static_cast<unsigned>({self.name}[{r}] >> 32)")]
+        out = []
+        for i in range(0, len(regs), self.per):
+            chunk = regs[i:i + self.per]
+            k = self._aligned_word(chunk)
+            if k is not None:
+                out.append(f"{self.name}[{k}]")
+                continue
+            if len(chunk) == 2:
+                joined = self.join16(*((f"{self.name}[{r // 2}]", r % 2) for r in chunk))
+                if joined:
+                    out.append(joined)
+                    continue
+            parts = [self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(chunk)]
+            # a whole parenthesized expression: callers combine words with & and |
+            out.append(parts[0] if len(parts) == 1 else "((" + ") | (".join(parts) + "))")
+        return out
+
+    def fill(self, regs: list[int], words: list[str]) -> list[str]:
+        """Statements that store the 32-bit words ``words`` into elements ``regs``. A packed word
+        whose elements all arrive here is written whole (one PRMT-like expression, no
+        read-modify-write); the rest are set element by element."""
+        if self.bits == 64:
+            return [f"{self.name}[{r}] = static_cast<unsigned long long>({words[2 * i]}) | "
+                    f"(static_cast<unsigned long long>({words[2 * i + 1]}) << 32);" for i, r in enumerate(regs)]
+        if self.per == 1:
+            return [f"{self.name}[{r}] = {w};" for r, w in zip(regs, words)]
+        mask = hexu((1 << self.bits) - 1)
+
+        def part(j: int) -> str:  # element j of the incoming data, as bits in the low position
+            w, s = words[j // self.per], self.bits * (j % self.per)
+            return f"({w} >> {s})" if s + self.bits == 32 else (f"(({w} >> {s}) & {mask})" if s else f"({w} & {mask})")
+
+        where = {r: j for j, r in enumerate(regs)}
+        out, done = [], set()
+        for j, r in enumerate(regs):
+            k = r // self.per
+            if k in done:
+                continue
+            members = [k * self.per + i for i in range(self.per)]
+            if all(m in where for m in members):
+                done.add(k)
+                src = [where[m] for m in members]
+                if src == list(range(src[0], src[0] + self.per)) and src[0] % self.per == 0:
+                    out.append(f"{self.name}[{k}] = {words[src[0] // self.per]};")
+                else:
+                    joined = self.join16(*((words[s // 2], s % 2) for s in src)) if self.per == 2 else None
+                    terms = [part(s) + (f" << {self.bits * i}" if i else "") for i, s in enumerate(src)]
+                    out.append(f"{self.name}[{k}] = " + (joined or " | ".join(f"({t})" for t in terms)) + ";")
+            else:
+                out.append(self.set(r, part(j)))
+        return out
+
+    def small(self, regs: list[int]) -> tuple[str, list[str]]:
+        """A vector narrower than 32 bits: its value, and the statements that unpack ``v``."""
+        mask = hexu((1 << self.bits) - 1)
+        value = " | ".join(self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(regs))
+        unpack = [self.set(r, f"((v >> {self.bits * j}) & {mask})" if j else f"(v & {mask})") for j, r in enumerate(regs)]
+        return value, unpack
+
+    def add_each(self, k: int, value: str) -> str:
+        """Word k with ``value`` added to each element (SWAR; carries stay inside elements)."""
+        w = f"{self.name}[{k}]"
+        if self.per == 1:
+            return f"{w} + {value}"
+        lane_ones = sum(1 << (self.bits * i) for i in range(self.per))
+        high = hexu(lane_ones << (self.bits - 1))
+        low = hexu(0xFFFFFFFF ^ (lane_ones << (self.bits - 1)))
+        y = f"(static_cast<unsigned>({value}) * {hexu(lane_ones)})"
+        return f"((({w} & {low}) + ({y} & {low})) ^ (({w} ^ {y}) & {high}))"
+
+
+VEC_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned", 8: "uint2", 16: "uint4"}
+
+
+def vector_access(regs_arr: RegArray, regs: list[int], elem_bytes: int) -> dict:
+    """A vector access of elements ``regs``: its C type, the value to store, and the statements
+    that unpack a loaded ``v``."""
+    nbytes = len(regs) * elem_bytes
+    vtype = VEC_TYPES[nbytes]
+    if elem_bytes == 8 and len(regs) == 1:  # one 64-bit element: a scalar (a volatile access cannot assign a struct)
+        r = f"{regs_arr.name}[{regs[0]}]"
+        return {"vtype": "unsigned long long", "value": r, "unpack": [f"{r} = v;"]}
+    if nbytes < 4:
+        value, unpack = regs_arr.small(regs)
+        return {"vtype": vtype, "value": f"static_cast<{vtype}>({value})", "unpack": unpack}
+    words = regs_arr.words_of(regs)
+    value = words[0] if len(words) == 1 else f"make_{vtype}({', '.join(words)})"
+    names = ["v"] if len(words) == 1 else [f"v.{c}" for c in "xyzw"[:len(words)]]
+    return {"vtype": vtype, "value": value, "unpack": regs_arr.fill(regs, names)}
+
+
+def address(base: str, xor_const: int, add_const: int, elem_bytes: int) -> dict:
+    """A shared or global address as printable byte offsets: ``base``, the thread part with its XOR;
+    ``imm``, the constant part; ``addr``, their sum. The constant stays a separate term so it lands in
+    the instruction's immediate: accesses that share an XOR pattern share one address register
+    (ptxas does not fold ``(st + c) * 2`` itself, bench/NOTES.md), and ldmatrix/stmatrix print it as ``[%p+imm]``."""
+    thread = f"({base} ^ {hexu(xor_const)}) * {elem_bytes}" if xor_const else f"{base} * {elem_bytes}"
+    imm = add_const * elem_bytes
+    return {"base": thread, "imm": imm, "addr": thread + (f" + {hexu(imm)}" if imm else "")}

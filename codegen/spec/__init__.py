@@ -1,0 +1,152 @@
+"""Parse a layout spec into a `LinearLayout`: the entry points, the checks of shape, warp count and
+warp size, and ``@path.json`` files.
+
+A spec is a short form ``kind[:key=value,...]`` (short.py), a Triton TTGIR attribute exactly as
+Triton prints it (ttgir.py), or ``@path.json``, a layout in `LinearLayout.to_dict` form. Bare names
+take the defaults of defaults.py, re-exported here. Every error is an `LlgenError` with one sentence
+naming the bad value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+from .. import layouts as L
+from ..errors import LlgenError
+from ..layout import LinearLayout
+from .defaults import (
+    accumulator_guess,
+    coalesced_blocked,
+    default_max_phase,
+    default_mfma_instr_shape,
+    default_mma_k_width,
+    default_per_phase,
+    default_swizzle_bytes,
+    default_swizzled_vec,
+    default_wgmma_instr_shape,
+    default_wgmma_n,
+    default_wmma_instr_shape,
+    warps_per_tile,
+    warps_per_tile_v3,
+)
+from .short import encoding_from_short
+from .ttgir import AttrParser, encoding_from_attr
+
+__all__ = [
+           "Context",
+           "accumulator_guess",
+           "coalesced_blocked",
+           "default_max_phase",
+           "default_mfma_instr_shape",
+           "default_mma_k_width",
+           "default_per_phase",
+           "default_swizzle_bytes",
+           "default_swizzled_vec",
+           "default_wgmma_instr_shape",
+           "default_wgmma_n",
+           "default_wmma_instr_shape",
+           "parse_encoding",
+           "parse_layout",
+           "warps_per_tile",
+           "warps_per_tile_v3",
+]
+
+
+def parse_layout(spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None,
+                 dtype_bytes: int = 2) -> LinearLayout:
+    """The layout ``spec`` describes over ``shape``, for ``num_warps`` warps of ``threads_per_warp``
+    lanes (None: the kind's own warp size, 64 for mfma, else 32) and elements of ``dtype_bytes``."""
+    shape = _check_tensor_shape(shape)
+    spec = spec.strip()
+    if spec.startswith("@"):
+        return _from_json_file(spec[1:], shape)
+    enc = parse_encoding(spec, shape, num_warps, threads_per_warp, dtype_bytes)
+    return enc.to_linear(shape)
+
+
+def parse_encoding(spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None,
+                   dtype_bytes: int = 2):
+    """The encoding object (e.g. `llgen.layouts.Blocked`) of a short-form or TTGIR spec, checked
+    against ``shape``'s rank, the warp count and the warp size."""
+    spec = spec.strip()
+    ctx = Context(_check_tensor_shape(shape), num_warps, threads_per_warp, dtype_bytes)
+    if spec.startswith("#"):
+        enc = encoding_from_attr(AttrParser(spec).parse_attr_all(), ctx)
+    else:
+        enc = encoding_from_short(spec, ctx)
+    if enc.rank != len(shape):
+        raise LlgenError(f"layout '{spec}' has rank {enc.rank} but the shape {list(shape)} has rank {len(shape)}.")
+    _check_warps(enc, ctx, spec)
+    return enc
+
+
+def _check_tensor_shape(shape: Sequence[int]) -> tuple[int, ...]:
+    """The shape as a tuple of powers of two, rank 1 or more; otherwise a one-sentence error."""
+    shape = tuple(shape)
+    if not shape:
+        raise LlgenError("shape [] has rank 0, but a layout needs a tensor of rank 1 or more.")
+    for s in shape:
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1 or s & (s - 1):
+            raise LlgenError(f"shape {list(shape)} holds {s}, which is not a power of two.")
+    return shape
+
+
+class Context:
+    """What a spec is parsed for: the tensor shape, the warp count, the requested warp size (None:
+    the kind's own) and the element size, each checked."""
+
+    def __init__(self, shape, num_warps, threads_per_warp, dtype_bytes):
+        if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1):
+            raise LlgenError(f"warp count {num_warps} is not a power of two.")
+        if threads_per_warp not in (None, 32, 64):
+            raise LlgenError(f"threads per warp {threads_per_warp} must be 32 or 64.")
+        if dtype_bytes not in (1, 2, 4, 8):
+            raise LlgenError(f"element size {dtype_bytes} bytes must be 1, 2, 4 or 8.")
+        self.shape, self.num_warps, self.tpw, self.dtype_bytes = shape, num_warps, threads_per_warp, dtype_bytes
+
+    def warp_size(self, kind_default: int = 32) -> int:
+        return self.tpw or kind_default
+
+    def with_shape(self, shape):
+        return Context(tuple(shape), self.num_warps, self.tpw, self.dtype_bytes)
+
+
+def _check_warps(enc, ctx: Context, spec: str) -> None:
+    """Warp size and warp count of an encoding against the requested ones."""
+    inner = enc
+    while isinstance(inner, (L.Slice, L.DotOperand)):
+        inner = inner.parent
+    if isinstance(inner, L.Blocked):
+        lanes = math.prod(inner.threads_per_warp)
+        if lanes != ctx.warp_size():
+            raise LlgenError(f"threads_per_warp {list(inner.threads_per_warp)} holds {lanes} lanes, not the warp size {ctx.warp_size()}.")
+    elif isinstance(inner, L.AmdMfma) and ctx.warp_size(64) != 64:
+        raise LlgenError(f"mfma layouts need 64 threads per warp, not {ctx.tpw}.")
+    elif isinstance(inner, (L.AmdWmma, L.NvidiaMma)) and ctx.warp_size() != 32:
+        raise LlgenError(f"{type(inner).__name__} layouts need 32 threads per warp, not {ctx.tpw}.")
+    wpc = getattr(inner, "warps_per_cta", None)
+    if wpc is not None and math.prod(wpc) != ctx.num_warps:
+        raise LlgenError(f"warps_per_cta {list(wpc)} holds {math.prod(wpc)} warps but {ctx.num_warps} were requested.")
+    if isinstance(inner, L.Linear):
+        warps = 1 << len(inner.warp)
+        lanes = 1 << len(inner.lane)
+        if warps != ctx.num_warps:
+            raise LlgenError(f"the linear layout has {warps} warps but {ctx.num_warps} were requested.")
+        if lanes != ctx.warp_size():
+            raise LlgenError(f"the linear layout has {lanes} lanes per warp, not the warp size {ctx.warp_size()}.")
+
+
+def _from_json_file(path: str, shape) -> LinearLayout:
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except OSError as e:
+        raise LlgenError(f"cannot read layout file '{path}': {e.strerror}.") from None
+    except json.JSONDecodeError as e:
+        raise LlgenError(f"layout file '{path}' is not JSON ({e.msg} at line {e.lineno} column {e.colno}).") from None
+    lay = LinearLayout.from_dict(data)
+    if lay.shape != tuple(shape):
+        raise LlgenError(f"layout file '{path}' covers shape {list(lay.shape)}, not the requested {list(shape)}.")
+    return lay
