@@ -111,7 +111,7 @@ def test_bench_kernels_compile_without_local_memory_and_no_more_registers_than_t
     """Issue 6's code-health target. Triton's registers are the committed report's (read on the H100), and our
     NVRTC is pinned to the device's 13.0.88, so the counts here are the ones the device gives."""
     from llgen.emit import emit_bench
-    from llgen.toolchain import ToolchainUnavailable, compile_cuda
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
     src = "\n".join(emit_bench(*_pair(c), c.id) for c in core())
     try:
         cubin = compile_cuda(src, "sm_90")
@@ -253,7 +253,7 @@ def test_loop_scratch_gives_each_direction_a_buffer_only_where_the_other_barrier
 def test_two_scratch_buffers_leave_one_barrier_per_conversion_in_the_loop():
     """b2bT_f16's LOOP kernel has 2 BAR per round trip (4 with one buffer); the STREAM kernel, one buffer, keeps 4."""
     from llgen.emit import emit_bench
-    from llgen.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
     case = next(c for c in core() if c.id == "b2bT_f16")
     try:
         sass = disassemble(compile_cuda(emit_bench(*_pair(case), "b"), "sm_90"))

@@ -11,7 +11,7 @@ from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_plans
-from llgen.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
+from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -57,17 +57,8 @@ def test_invert_and_compose_20_bit_layouts(timing):
     timing("compose two 20-bit layouts", _best(lambda: inv.compose(a), 20), 1e-3)
 
 
-def _lay128(reg, lane, warp):
-    def v(s):
-        return [1 << int(s[1:]), 0] if s[0] == "m" else [0, 1 << int(s[1:])]
-    return LinearLayout.from_bases({"register": [v(s) for s in reg.split()], "lane": [v(s) for s in lane.split()],
-                                    "warp": [v(s) for s in warp.split()]}, {"dim0": 128, "dim1": 128})
+from test_plan import BLOCKED, BLOCKED64, BLOCKED_T, MMA, _lay128
 
-
-BLOCKED = _lay128("n0 n1 n2 m3 m4 m5 m6", "n3 n4 n5 n6 m0", "m1 m2")  # sizePerThread [1,8], 2x16 lanes, 4x1 warps
-MMA = _lay128("n0 m3 n4 n5 n6 m5 m6", "n1 n2 m0 m1 m2", "m4 n3")  # mma v2 accumulator, 2x2 warps
-BLOCKED_T = _lay128("m0 m1 m2 n3 n4 n5 n6", "m3 m4 m5 m6 n0", "n1 n2")  # column-major blocked
-BLOCKED64 = _lay128("n0 n1 n2 m4 m5 m6", "n3 n4 n5 n6 m0 m1", "m2 m3")  # 64 lanes
 BLOCKED64_T = _lay128("m0 m1 m2 n4 n5 n6", "m3 m4 m5 m6 n0 n1", "n2 n3")
 
 

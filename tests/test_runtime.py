@@ -317,7 +317,7 @@ def test_launch_error_is_a_result_not_a_crash():
 
 def test_batched_source_compiles_with_nvrtc():
     """check_many concatenates emitted kernels into one source: that must compile as one translation unit."""
-    from llgen.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
     items = [(j.name, j.plan) for j in _suite_plans()[:6]] + [(f"r{i}", p) for i, p in enumerate(random_plans(6, 9, "sm_90"))]
     src = "\n".join(emit(p, "kernel", n) for n, p in items)
     try:

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 from llgen import LlgenError
-from llgen.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
+from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
 
 CUDA = r"""
 #include <cuda_fp16.h>
@@ -217,7 +217,7 @@ def test_a_clean_compile_leaves_python_bytes_alone():
 
 
 def test_cuda_compile_error_carries_the_log():
-    from llgen.toolchain import ToolchainError
+    from llgen.runtime.toolchain import ToolchainError
 
     try:
         compile_cuda("__global__ void k() { undefined_thing(); }", "sm_80")
@@ -231,7 +231,7 @@ def test_cuda_compile_error_carries_the_log():
 
 def test_inline_asm_is_checked_by_ptxas():
     """A cubin, not PTX: ptxas rejects stmatrix on sm_80, which a PTX-only compile would let through."""
-    from llgen.toolchain import ToolchainError
+    from llgen.runtime.toolchain import ToolchainError
 
     src = 'extern "C" __global__ void k(unsigned a) { asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%0};" :: "r"(a)); }'
     try:
