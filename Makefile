@@ -25,6 +25,7 @@ run: setup
 
 test: setup hip-toolchain
 	$(BIN)/ruff check codegen runtime tests bench
+	$(BIN)/ruff format --check codegen runtime tests bench
 	$(BIN)/pytest -m "not gpu and not perf"
 
 # timings against their targets, with a table at the end (never part of `make test`)

@@ -3,24 +3,24 @@
 from .errors import LlgenError
 from .layout import LinearLayout
 from .layouts import (
-           AmdMfma,
-           AmdWmma,
-           Blocked,
-           DotOperand,
-           Linear,
-           NvidiaMma,
-           NvmmaShared,
-           Slice,
-           SwizzledShared,
-           amd_mfma,
-           amd_wmma,
-           blocked,
-           dot_operand,
-           linear,
-           nvidia_mma,
-           nvmma_shared,
-           slice_layout,
-           swizzled_shared,
+    AmdMfma,
+    AmdWmma,
+    Blocked,
+    DotOperand,
+    Linear,
+    NvidiaMma,
+    NvmmaShared,
+    Slice,
+    SwizzledShared,
+    amd_mfma,
+    amd_wmma,
+    blocked,
+    dot_operand,
+    linear,
+    nvidia_mma,
+    nvmma_shared,
+    slice_layout,
+    swizzled_shared,
 )
 from .spec import parse_layout
 
@@ -28,9 +28,34 @@ mma = nvidia_mma  # the short names users reach for first
 mfma = amd_mfma
 wmma = amd_wmma
 
-__all__ = ["AmdMfma", "AmdWmma", "Blocked", "DotOperand", "Linear", "LinearLayout", "LlgenError", "NvidiaMma", "NvmmaShared",
-           "Slice", "SwizzledShared", "amd_mfma", "amd_wmma", "blocked", "dot_operand", "linear", "mfma", "mma", "nvidia_mma",
-           "nvmma_shared", "parse_layout", "plan_conversion", "plan_gather", "slice_layout", "swizzled_shared", "wmma"]
+__all__ = [
+    "AmdMfma",
+    "AmdWmma",
+    "Blocked",
+    "DotOperand",
+    "Linear",
+    "LinearLayout",
+    "LlgenError",
+    "NvidiaMma",
+    "NvmmaShared",
+    "Slice",
+    "SwizzledShared",
+    "amd_mfma",
+    "amd_wmma",
+    "blocked",
+    "dot_operand",
+    "linear",
+    "mfma",
+    "mma",
+    "nvidia_mma",
+    "nvmma_shared",
+    "parse_layout",
+    "plan_conversion",
+    "plan_gather",
+    "slice_layout",
+    "swizzled_shared",
+    "wmma",
+]
 
 _LAZY = {"plan_conversion": "plan", "plan_gather": "plan.gather"}  # the planner loads on first use, not on `import llgen`
 
@@ -38,5 +63,6 @@ _LAZY = {"plan_conversion": "plan", "plan_gather": "plan.gather"}  # the planner
 def __getattr__(name: str):
     if name in _LAZY:
         import importlib
+
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'llgen' has no attribute {name!r}")

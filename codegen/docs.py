@@ -14,10 +14,14 @@ from pathlib import Path
 import click
 
 # the 16x32 fp32 transpose of the README tour: A stores rows, B reads column pairs
-TRANSPOSE_A = ("#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "
-               "warp = [], block = []}>")
-TRANSPOSE_B = ("#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "
-               "warp = [], block = []}>")
+TRANSPOSE_A = (
+    "#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "
+    "warp = [], block = []}>"
+)
+TRANSPOSE_B = (
+    "#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "
+    "warp = [], block = []}>"
+)
 _T = ["--src", TRANSPOSE_A, "--dst", TRANSPOSE_B, "--shape", "16x32", "--dtype", "f32", "--warps", "1"]
 
 # file name under img/ -> arguments of `llgen show` (without -o)
@@ -35,11 +39,19 @@ PICTURES: dict[str, list[str]] = {
 def cli_markdown() -> str:
     """The CLI reference: each command's ``--help``, exactly as click prints it at 100 columns."""
     from .cli import main
+
     root = click.Context(main, info_name="llgen", terminal_width=100, max_content_width=100)
-    out = ["# llgen command line reference", "",
-           "Generated from the click commands by `make docs` (codegen/docs.py); tests/test_docs.py fails when it is stale.",
-           "Every command turns bad input into one line `error: ...` on stderr and exit status 2.", "",
-           "```", main.get_help(root), "```", ""]
+    out = [
+        "# llgen command line reference",
+        "",
+        "Generated from the click commands by `make docs` (codegen/docs.py); tests/test_docs.py fails when it is stale.",
+        "Every command turns bad input into one line `error: ...` on stderr and exit status 2.",
+        "",
+        "```",
+        main.get_help(root),
+        "```",
+        "",
+    ]
     for name, cmd in main.commands.items():
         ctx = click.Context(cmd, info_name=name, parent=root, terminal_width=100, max_content_width=100)
         out += [f"## llgen {name}", "", cmd.get_short_help_str(limit=200), "", "```", cmd.get_help(ctx), "```", ""]
@@ -51,6 +63,7 @@ def draw(name: str, directory: Path) -> Path:
     from click.testing import CliRunner
 
     from .cli import main
+
     path = directory / name
     res = CliRunner().invoke(main, ["show", *PICTURES[name], "-o", str(path)])
     if res.exit_code != 0:

@@ -24,27 +24,46 @@ class DType:
         return {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}[self.bits]
 
 
-DTYPES = {d.name: d for d in (
-    DType("f64", 64, "double", "double"),
-    DType("i64", 64, "long long", "long long"),
-    DType("f32", 32, "float", "float"),
-    DType("i32", 32, "int", "int"),
-    DType("f16", 16, "__half", "__half"),
-    DType("bf16", 16, "__nv_bfloat16", "__hip_bfloat16"),
-    DType("i16", 16, "short", "short"),
-    DType("f8e4m3", 8, "__nv_fp8_e4m3", "unsigned char"),
-    DType("f8e5m2", 8, "__nv_fp8_e5m2", "unsigned char"),
-    DType("i8", 8, "signed char", "signed char"),
-)}
+DTYPES = {
+    d.name: d
+    for d in (
+        DType("f64", 64, "double", "double"),
+        DType("i64", 64, "long long", "long long"),
+        DType("f32", 32, "float", "float"),
+        DType("i32", 32, "int", "int"),
+        DType("f16", 16, "__half", "__half"),
+        DType("bf16", 16, "__nv_bfloat16", "__hip_bfloat16"),
+        DType("i16", 16, "short", "short"),
+        DType("f8e4m3", 8, "__nv_fp8_e4m3", "unsigned char"),
+        DType("f8e5m2", 8, "__nv_fp8_e5m2", "unsigned char"),
+        DType("i8", 8, "signed char", "signed char"),
+    )
+}
 
 
 # the spellings users type, for the names above (Triton's, NumPy's and PyTorch's)
 ALIASES = {
-    "fp64": "f64", "float64": "f64", "double": "f64", "int64": "i64",
-    "fp32": "f32", "float32": "f32", "float": "f32", "int32": "i32",
-    "fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "int16": "i16",
-    "e4m3": "f8e4m3", "fp8e4m3": "f8e4m3", "f8e4m3fn": "f8e4m3", "float8_e4m3fn": "f8e4m3",
-    "e5m2": "f8e5m2", "fp8e5m2": "f8e5m2", "float8_e5m2": "f8e5m2", "int8": "i8",
+    "fp64": "f64",
+    "float64": "f64",
+    "double": "f64",
+    "int64": "i64",
+    "fp32": "f32",
+    "float32": "f32",
+    "float": "f32",
+    "int32": "i32",
+    "fp16": "f16",
+    "float16": "f16",
+    "half": "f16",
+    "bfloat16": "bf16",
+    "int16": "i16",
+    "e4m3": "f8e4m3",
+    "fp8e4m3": "f8e4m3",
+    "f8e4m3fn": "f8e4m3",
+    "float8_e4m3fn": "f8e4m3",
+    "e5m2": "f8e5m2",
+    "fp8e5m2": "f8e5m2",
+    "float8_e5m2": "f8e5m2",
+    "int8": "i8",
 }
 
 

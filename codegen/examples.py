@@ -45,6 +45,7 @@ def emitted_hashes() -> dict[str, str]:
 
     def digest(text: str) -> str:
         return hashlib.sha256(text.encode()).hexdigest()
+
     out = {}
     for suite in ("core", "regressions"):
         for tgt in ("sm_80", "sm_90", "gfx942"):
@@ -60,6 +61,7 @@ def emitted_hashes() -> dict[str, str]:
 def _wave64(layout):
     """A wave64 version of a 32-lane layout: its highest non-zero register bit becomes lane bit 5."""
     from .layout import LinearLayout
+
     d = layout.to_dict()
     regs = d["bases"].get("register", [])
     idx = [i for i, v in enumerate(regs) if any(v)]
@@ -86,6 +88,7 @@ HASHES = Path(__file__).resolve().parents[1] / "tests" / "data" / "emitted-hashe
 
 if __name__ == "__main__":
     import json
+
     for p in write(Path(sys.argv[1] if len(sys.argv) > 1 else "kernels_out")):
         print(p)
     HASHES.parent.mkdir(parents=True, exist_ok=True)

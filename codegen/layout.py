@@ -47,7 +47,9 @@ class LinearLayout:
 
     # ------------------------------------------------------------------ construction
     @staticmethod
-    def from_bases(bases: Mapping[str, Sequence[Sequence[int]]], out_dims: Mapping[str, int] | Sequence[tuple[str, int]]) -> LinearLayout:
+    def from_bases(
+        bases: Mapping[str, Sequence[Sequence[int]]], out_dims: Mapping[str, int] | Sequence[tuple[str, int]]
+    ) -> LinearLayout:
         """Triton form: ``bases[in_dim] = [[c_out0, c_out1, ...], ...]``; ``out_dims`` name -> size."""
         outs_items = list(out_dims.items()) if isinstance(out_dims, Mapping) else list(out_dims)
         outs = tuple((name, log2_exact(size, f"the size of {name}")) for name, size in outs_items)
@@ -57,7 +59,9 @@ class LinearLayout:
             ins.append((name, len(vecs)))
             for v in vecs:
                 if len(v) != len(outs):
-                    raise LlgenError(f"basis {list(v)} of {name} has {len(v)} coordinates but the layout has {len(outs)} out-dims.")
+                    raise LlgenError(
+                        f"basis {list(v)} of {name} has {len(v)} coordinates but the layout has {len(outs)} out-dims."
+                    )
                 cols.append(_flatten(v, outs))
         return LinearLayout(tuple(ins), outs, tuple(cols))
 
@@ -74,12 +78,14 @@ class LinearLayout:
         if not isinstance(d, Mapping) or not isinstance(d.get("bases"), Mapping) or not isinstance(d.get("out_dims"), Mapping):
             raise LlgenError("a JSON layout must be an object with 'bases' and 'out_dims' objects.")
         for name, vecs in d["bases"].items():
-            if not isinstance(vecs, list) or not all(isinstance(v, list) and all(isinstance(c, int) and c >= 0 for c in v) for v in vecs):
+            if not isinstance(vecs, list) or not all(
+                isinstance(v, list) and all(isinstance(c, int) and c >= 0 for c in v) for v in vecs
+            ):
                 raise LlgenError(f"bases of '{name}' must be a list of lists of non-negative integers.")
         lay = LinearLayout.from_bases(d["bases"], d["out_dims"])
         for name, vecs in d["bases"].items():
             for v in vecs:
-                for (o, k), c in zip(lay.outs, v):
+                for (o, k), c in zip(lay.outs, v, strict=True):
                     if c >= 1 << k:
                         raise LlgenError(f"basis {v} of '{name}' points past the size {1 << k} of {o}.")
         return lay
@@ -141,7 +147,7 @@ class LinearLayout:
         if name not in self.in_names:
             return ()
         o = self.in_offset(name)
-        return self.cols[o:o + self.in_bits(name)]
+        return self.cols[o : o + self.in_bits(name)]
 
     def basis(self, name: str, i: int) -> tuple[int, ...]:
         """``bases[name][i]`` in Triton form (one coordinate per out-dim)."""
@@ -160,7 +166,7 @@ class LinearLayout:
             if name not in self.in_names or not 0 <= v < 1 << k:
                 raise LlgenError(f"{name}={v} is outside the layout's in-dims {dict(self.ins)}.")
             x |= v << self.in_offset(name)
-        return dict(zip(self.out_names, _unflatten(self.apply_flat(x), self.outs)))
+        return dict(zip(self.out_names, _unflatten(self.apply_flat(x), self.outs), strict=True))
 
     __call__ = apply
 
@@ -175,7 +181,7 @@ class LinearLayout:
         each no larger than self's."""
         if inner.out_names != self.in_names:
             raise LlgenError(f"cannot compose: inner out-dims {inner.out_names} differ from outer in-dims {self.in_names}.")
-        for (n, k), (_, k2) in zip(inner.outs, self.ins):
+        for (n, k), (_, k2) in zip(inner.outs, self.ins, strict=True):
             if k > k2:
                 raise LlgenError(f"cannot compose: inner {n} has size {1 << k}, larger than the outer's {1 << k2}.")
         # inner's flat out index is row-major; re-express it in self's flat in index
@@ -189,10 +195,10 @@ class LinearLayout:
         ins = _merge_dims(self.ins, other.ins)
         outs = _merge_dims(self.outs, other.outs)
         res_bases: dict[str, list[tuple[int, ...]]] = {n: [] for n, _ in ins}
-        for lay, shift_of in ((self, lambda n: 0), (other, lambda n: self.out_bits(n))):
+        for lay, shift_of in ((self, lambda _: 0), (other, lambda n: self.out_bits(n))):
             for n, k in lay.ins:
                 for i in range(k):
-                    v = dict(zip(lay.out_names, lay.basis(n, i)))
+                    v = dict(zip(lay.out_names, lay.basis(n, i), strict=True))
                     res_bases[n].append(tuple(v.get(o, 0) << shift_of(o) for o, _ in outs))
         return LinearLayout.from_bases(res_bases, [(n, 1 << k) for n, k in outs])
 
@@ -210,10 +216,10 @@ class LinearLayout:
             kl = left.in_bits(n)
             vecs = []
             for i in range(k):
-                v = dict(zip(self.out_names, self.basis(n, i)))
+                v = dict(zip(self.out_names, self.basis(n, i), strict=True))
                 low = {o: v[o] & ((1 << left.out_bits(o)) - 1) for o in self.out_names}
                 if i < kl:
-                    want = dict(zip(left.out_names, left.basis(n, i)))
+                    want = dict(zip(left.out_names, left.basis(n, i), strict=True))
                     if any(v[o] != want.get(o, 0) for o in self.out_names):
                         return None
                     continue
@@ -238,9 +244,9 @@ class LinearLayout:
             kr = right.in_bits(n)
             vecs = []
             for i in range(k):
-                v = dict(zip(self.out_names, self.basis(n, i)))
+                v = dict(zip(self.out_names, self.basis(n, i), strict=True))
                 if i >= k - kr:
-                    want = dict(zip(right.out_names, right.basis(n, i - (k - kr))))
+                    want = dict(zip(right.out_names, right.basis(n, i - (k - kr)), strict=True))
                     if any(v[o] != want.get(o, 0) << low_bits[o] for o in self.out_names):
                         return None
                     continue
@@ -256,8 +262,9 @@ class LinearLayout:
         if not self.is_surjective():
             raise LlgenError("the layout is not surjective, so it has no right inverse.")
         m = _in_to_out_map(self.ins)
-        cols = tuple(_permute_bits(f2.solve(list(self.cols), 1 << (self.out_offset(n) + i)), m)
-                     for n, k in self.outs for i in range(k))
+        cols = tuple(
+            _permute_bits(f2.solve(list(self.cols), 1 << (self.out_offset(n) + i)), m) for n, k in self.outs for i in range(k)
+        )
         return LinearLayout(self.outs, self.ins, cols)
 
     def invert(self) -> LinearLayout:
@@ -285,7 +292,9 @@ class LinearLayout:
                 else:
                     x = f2.solve(list(other.cols), c)
                     if x is None:
-                        raise LlgenError(f"element {_unflatten(c, self.outs)} of the source is not held by the destination layout.")
+                        raise LlgenError(
+                            f"element {_unflatten(c, self.outs)} of the source is not held by the destination layout."
+                        )
                 cols.append(x)
         # re-express x (other's flat in index) as flat out of the result, whose outs are other's ins
         m = _in_to_out_map(other.ins)
@@ -350,7 +359,7 @@ class LinearLayout:
     def with_out_dims(self, outs: Mapping[str, int]) -> LinearLayout:
         """The same bases over a larger tensor: each out-dim grows to ``outs[name]``."""
         new = tuple((n, log2_exact(outs.get(n, 1 << k), f"the size of {n}")) for n, k in self.outs)
-        if any(k2 < k for (_, k), (_, k2) in zip(self.outs, new)):
+        if any(k2 < k for (_, k), (_, k2) in zip(self.outs, new, strict=True)):
             raise LlgenError("with_out_dims only grows out-dims.")
         return LinearLayout(self.ins, new, tuple(_reflatten(c, self.outs, new) for c in self.cols))
 
@@ -361,7 +370,7 @@ class LinearLayout:
         For a distributed layout these are exactly the zero (broadcast) bases."""
         basis: list[int] = []
         out = {}
-        for n, k in self.ins:
+        for n, _ in self.ins:
             mask = 0
             for i, c in enumerate(self.flat_cols(n)):
                 if f2.contains(basis, c):
@@ -403,7 +412,7 @@ class LinearLayout:
 # ---------------------------------------------------------------------- flat helpers
 def _flatten(coords: Sequence[int], outs: Dims) -> int:
     flat = 0
-    for c, (_, k) in zip(coords, outs):
+    for c, (_, k) in zip(coords, outs, strict=True):
         flat = (flat << k) | c
     return flat
 
@@ -419,7 +428,7 @@ def _unflatten(flat: int, outs: Dims) -> tuple[int, ...]:
 def _reflatten(flat: int, outs: Dims, new: Dims) -> int:
     """Re-express a flat out vector under another out-dim list (same names, maybe other
     order or sizes); coordinates of dropped dims are discarded."""
-    vals = dict(zip((n for n, _ in outs), _unflatten(flat, outs)))
+    vals = dict(zip((n for n, _ in outs), _unflatten(flat, outs), strict=True))
     return _flatten([vals.get(n, 0) for n, _ in new], new)
 
 

@@ -203,8 +203,8 @@ def draw_blocked(rng: random.Random, ctx: Ctx) -> tuple[str, Make]:
         order = _row_major(rank)
         spt = [1] * rank
         spt[order[0]] = min(vec, ctx.shape[order[0]])
-        tpw = _fill(_log2(ctx.lanes), [_log2(s // p) for s, p in zip(ctx.shape, spt)], order)
-        wpc = _fill(_log2(ctx.warps), [_log2(max(1, s // (p * t))) for s, p, t in zip(ctx.shape, spt, tpw)], order)
+        tpw = _fill(_log2(ctx.lanes), [_log2(s // p) for s, p in zip(ctx.shape, spt, strict=True)], order)
+        wpc = _fill(_log2(ctx.warps), [_log2(max(1, s // (p * t))) for s, p, t in zip(ctx.shape, spt, tpw, strict=True)], order)
     else:
         order = _row_major(rank)
         if rng.random() < 0.4:
@@ -214,8 +214,9 @@ def draw_blocked(rng: random.Random, ctx: Ctx) -> tuple[str, Make]:
         fitted = rng.random() < 0.75
         tpw = _split(rng, _log2(ctx.lanes), _room(ctx.shape, spt) if fitted else rank)
         wpc = _split(rng, _log2(ctx.warps), _room(ctx.shape, spt, tpw) if fitted else rank)
-    return "blocked", lambda: L.Blocked(size_per_thread=tuple(spt), threads_per_warp=tuple(tpw),
-                                        warps_per_cta=tuple(wpc), order=tuple(order))
+    return "blocked", lambda: L.Blocked(
+        size_per_thread=tuple(spt), threads_per_warp=tuple(tpw), warps_per_cta=tuple(wpc), order=tuple(order)
+    )
 
 
 def _mma_v2_params(rng: random.Random, ctx: Ctx) -> dict | None:
@@ -286,10 +287,15 @@ def _mfma_params(rng: random.Random, ctx: Ctx) -> dict | None:
     if ctx.lanes != 64 or ctx.rank not in (2, 3) or not _dot_sized(ctx.shape):
         return None
     non_k = 16 if ctx.dtype_bytes == 8 else rng.choice((16, 32))
-    return {"warps_per_cta": _matrix_warps(rng, ctx, (non_k, non_k)), "tiles_per_warp": _tiles_per_warp(rng, ctx.rank),
-            "cga_layout": (), "instr_shape": (non_k, non_k, MFMA_K_BASE[ctx.dtype_bytes] * 64 // non_k),
-            "transposed": rng.random() < 0.5, "element_bitwidth": 64 if ctx.dtype_bytes == 8 else 32,
-            "version": 2 if ctx.target == "gfx90a" else 3}
+    return {
+        "warps_per_cta": _matrix_warps(rng, ctx, (non_k, non_k)),
+        "tiles_per_warp": _tiles_per_warp(rng, ctx.rank),
+        "cga_layout": (),
+        "instr_shape": (non_k, non_k, MFMA_K_BASE[ctx.dtype_bytes] * 64 // non_k),
+        "transposed": rng.random() < 0.5,
+        "element_bitwidth": 64 if ctx.dtype_bytes == 8 else 32,
+        "version": 2 if ctx.target == "gfx90a" else 3,
+    }
 
 
 def draw_mfma(rng: random.Random, ctx: Ctx) -> tuple[str, Make] | None:
@@ -315,8 +321,14 @@ def _wmma_params(rng: random.Random, ctx: Ctx) -> dict | None:
         return None
     version = rng.choice((1, 2, 3))
     instr = (16, 16, 16) if version < 3 else (16, 16, rng.choice((32, 64)))
-    return {"warps_per_cta": _matrix_warps(rng, ctx, (16, 16)), "tiles_per_warp": _tiles_per_warp(rng, ctx.rank),
-            "cga_layout": (), "version": version, "transposed": rng.random() < 0.5, "instr_shape": instr}
+    return {
+        "warps_per_cta": _matrix_warps(rng, ctx, (16, 16)),
+        "tiles_per_warp": _tiles_per_warp(rng, ctx.rank),
+        "cga_layout": (),
+        "version": version,
+        "transposed": rng.random() < 0.5,
+        "instr_shape": instr,
+    }
 
 
 def draw_wmma(rng: random.Random, ctx: Ctx) -> tuple[str, Make] | None:
@@ -368,6 +380,7 @@ def _linear_random(rng: random.Random, ctx: Ctx, spare_zeros: bool = True) -> tu
 
     def vec(b):
         return tuple((1 << b[1]) if e == b[0] else 0 for e in range(rank)) if b else (0,) * rank
+
     cols = {"register": [], "lane": [], "warp": []}
     for j, kind in enumerate(slots):
         cols[kind].append(vec(None if j in zero_at or not bits else bits.pop()))
@@ -439,8 +452,11 @@ def families_for(lanes: int) -> list[str]:
 # ---------------------------------------------------------------------------------- drawing a layout
 def _pick_family(rng: random.Random, ctx: Ctx, exclude=(), only: str | None = None) -> Family | None:
     """A family for the warp size and rank, by weight (None when none fits)."""
-    fams = [f for f in FAMILIES if ctx.lanes in f.lanes and ctx.rank in f.ranks and f.name not in exclude
-            and (only is None or f.name == only)]
+    fams = [
+        f
+        for f in FAMILIES
+        if ctx.lanes in f.lanes and ctx.rank in f.ranks and f.name not in exclude and (only is None or f.name == only)
+    ]
     if not fams:
         return None
     return rng.choices(fams, weights=[f.weight for f in fams])[0]
@@ -516,7 +532,9 @@ def draw_layout(rng: random.Random, shape, warps: int, target: str, dtype: str =
     return drawn
 
 
-def random_layout(rng: random.Random, shape, warps: int, target: str, dtype: str = "f16", family: str | None = None) -> LinearLayout:
+def random_layout(
+    rng: random.Random, shape, warps: int, target: str, dtype: str = "f16", family: str | None = None
+) -> LinearLayout:
     """The `LinearLayout` of `draw_layout`."""
     return draw_layout(rng, shape, warps, target, dtype, family).layout
 
@@ -597,7 +615,7 @@ def draw_pair(seed: int, index: int, target: str) -> Pair:
 
 def random_pairs(n: int, seed: int, target: str) -> list[Pair]:
     """``n`` random pairs of real layouts, not planned; the label names seed, index and dtype."""
-    return [_pair_from(random.Random(s), seed, i, target) for i, s in zip(range(n), _pair_seeds(seed))]
+    return [_pair_from(random.Random(s), seed, i, target) for i, s in zip(range(n), _pair_seeds(seed), strict=False)]
 
 
 def random_cases(n: int, seed: int, target: str, **options) -> list[tuple[str, object]]:
@@ -608,6 +626,7 @@ def random_cases(n: int, seed: int, target: str, **options) -> list[tuple[str, o
     far is planned without it. ``options`` go to every plan_conversion call (e.g. matrix=False)."""
     from .plan import plan_conversion
     from .target import target as to_target
+
     out = []
     for i, s in enumerate(_pair_seeds(seed)):
         if len(out) == n:

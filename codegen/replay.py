@@ -35,13 +35,15 @@ def replay(doc: dict) -> None:
     bad = np.argwhere(out != dst)
     if len(bad):
         w, lane, r = (int(x) for x in bad[0])
-        raise ReplayError(f"warp {w} lane {lane} register {r} holds element {int(out[w, lane, r])}, "
-                          f"not {int(dst[w, lane, r])}, after the plan ({len(bad)} slots wrong)")
+        raise ReplayError(
+            f"warp {w} lane {lane} register {r} holds element {int(out[w, lane, r])}, "
+            f"not {int(dst[w, lane, r])}, after the plan ({len(bad)} slots wrong)"
+        )
 
 
 def _flat(coords, sizes) -> int:
     flat = 0
-    for c, s in zip(coords, sizes):
+    for c, s in zip(coords, sizes, strict=True):
         flat = flat * s + c
     return flat
 
@@ -55,9 +57,13 @@ def _ids(layout: dict, doc: dict) -> np.ndarray:
         for i, basis in enumerate(layout["bases"].get(name, [])):
             v ^= np.where((np.arange(n) >> i) & 1, _flat(basis, sizes), 0)
         return v
+
     regs = 1 << len(layout["bases"].get("register", []))
-    return (values("warp", doc["warps"])[:, None, None] ^ values("lane", doc["lanes"])[None, :, None]
-            ^ values("register", regs)[None, None, :])
+    return (
+        values("warp", doc["warps"])[:, None, None]
+        ^ values("lane", doc["lanes"])[None, :, None]
+        ^ values("register", regs)[None, None, :]
+    )
 
 
 def _affine(aff: dict, tid: np.ndarray) -> np.ndarray:
@@ -84,7 +90,7 @@ def _shuffle(doc: dict, src: np.ndarray, out: np.ndarray) -> None:
         if ((sl < 0) | (sl >= lanes)).any():
             raise ReplayError(f"round {rnd['index']} reads a lane outside the warp")
         recv = np.array([r["recv_reg"] for r in rows])
-        for pa, pb in zip(pack_a, pack_b):
+        for pa, pb in zip(pack_a, pack_b, strict=True):
             out[w, lane, recv ^ pb] = src[w, sl, send[w, sl] ^ pa]
 
 
@@ -114,8 +120,10 @@ def _shared(doc: dict, src: np.ndarray, out: np.ndarray) -> None:
             wrong = elem != in_round[off]
             if wrong.any():
                 i = int(np.argmax(wrong))
-                raise ReplayError(f"round {rnd}: warp {warp_of[t[i]]} lane {lane_of[t[i]]} stores element {elem[i]} at "
-                                  f"offset {off[i]}, where the memory layout keeps {in_round[off[i]]}")
+                raise ReplayError(
+                    f"round {rnd}: warp {warp_of[t[i]]} lane {lane_of[t[i]]} stores element {elem[i]} at "
+                    f"offset {off[i]}, where the memory layout keeps {in_round[off[i]]}"
+                )
             clash = (writer[off] >= 0) & (writer[off] != warp_of[t])
             if clash.any():
                 i = int(np.argmax(clash))
@@ -128,8 +136,10 @@ def _shared(doc: dict, src: np.ndarray, out: np.ndarray) -> None:
                 raise ReplayError(f"round {rnd}: warp {warp_of[t[i]]} loads offset {off[i]}, which no warp stored")
             if not cta_barrier and (who != warp_of[t]).any():
                 i = int(np.argmax(who != warp_of[t]))
-                raise ReplayError(f"round {rnd}: warp {warp_of[t[i]]} loads offset {off[i]}, stored by warp {who[i]}, "
-                                  "with only __syncwarp between")
+                raise ReplayError(
+                    f"round {rnd}: warp {warp_of[t[i]]} loads offset {off[i]}, stored by warp {who[i]}, "
+                    "with only __syncwarp between"
+                )
             out[warp_of[t], lane_of[t], reg] = in_round[off]
 
 

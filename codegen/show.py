@@ -95,7 +95,9 @@ def _clip_region(region: Region | None, rows: int, cols: int, what: str) -> Regi
             raise LlgenError(f"region {r[0]}:{r[1]},{r[2]}:{r[3]} lies outside the {rows} x {cols} {what}.")
     n = (r[1] - r[0]) * (r[3] - r[2])
     if n > MAX_CELLS:
-        raise LlgenError(f"the {what} has {n} cells, too many to draw (at most {MAX_CELLS}): pick a part with --region r0:r1,c0:c1.")
+        raise LlgenError(
+            f"the {what} has {n} cells, too many to draw (at most {MAX_CELLS}): pick a part with --region r0:r1,c0:c1."
+        )
     return r
 
 
@@ -153,6 +155,7 @@ def figure_size_px(fig) -> tuple[int, int]:
 
 def _compose(rows: Sequence[Sequence[Panel]], title: str = ""):
     from matplotlib.figure import Figure
+
     title_h = 0.35 if title else 0.0
     width, height = figure_size(rows)
     height += title_h
@@ -166,8 +169,7 @@ def _compose(rows: Sequence[Sequence[Panel]], title: str = ""):
         x = 0.0
         for p in row:
             lm, _bm, _rm, tm = p.margins
-            ax = fig.add_axes((
-                (x + lm) / width, (top - tm - p.h) / height, p.w / width, p.h / height))
+            ax = fig.add_axes(((x + lm) / width, (top - tm - p.h) / height, p.w / width, p.h / height))
             p.draw(ax)
             x += p.outer[0]
         top -= row_h
@@ -178,6 +180,7 @@ def save(fig, path: str | os.PathLike) -> None:
     """Write ``fig`` as SVG or PNG (by extension) through a temporary file and rename: no
     partial file is ever left. SVG output is byte-for-byte deterministic."""
     import matplotlib
+
     fmt = check_output(path)
     buf = io.BytesIO()
     with matplotlib.rc_context({"svg.hashsalt": "llgen", "svg.fonttype": "none"}):
@@ -208,10 +211,17 @@ def _grid_axes(ax, region: Region, row_name: str = "row", col_name: str = "col")
         s.set_linewidth(0.5)
 
 
-def _cells(ax, rects: list[tuple[float, float, float, float]], colours: list, gid: str = "cells", lw: float = 0.3,
-           edges: list | None = None) -> None:
+def _cells(
+    ax,
+    rects: list[tuple[float, float, float, float]],
+    colours: list,
+    gid: str = "cells",
+    lw: float = 0.3,
+    edges: list | None = None,
+) -> None:
     """One path per cell (x, y, w, h) in a single collection (fast, and countable in SVG)."""
     from matplotlib.collections import PolyCollection
+
     verts = [((x, y), (x + w, y), (x + w, y + h), (x, y + h)) for x, y, w, h in rects]
     pc = PolyCollection(verts, facecolors=colours, edgecolors=edges if edges is not None else "white", linewidths=lw)
     pc.set_gid(gid)
@@ -236,6 +246,7 @@ class Ownership:
 
 def ownership(layout: LinearLayout) -> Ownership:
     import numpy as np
+
     n = layout.total_in_bits
     if n > 22:
         raise LlgenError(f"the layout has {1 << n} hardware slots, too many to draw.")
@@ -245,7 +256,7 @@ def ownership(layout: LinearLayout) -> Ownership:
         if c:
             y ^= ((x >> j) & 1) * c
     vals, idx = np.unique(y, return_index=True)
-    first = dict(zip(vals.tolist(), idx.tolist()))
+    first = dict(zip(vals.tolist(), idx.tolist(), strict=True))
     return Ownership(first, (1 << n) // len(vals))
 
 
@@ -276,6 +287,7 @@ def _grid_panel(layout: LinearLayout, region: Region | None, title: str = "", id
 
     def draw(ax) -> None:
         import numpy as np
+
         _grid_axes(ax, reg, "/".join(n for n, _ in layout.outs[:-1]) or "row", layout.outs[-1][0])
         if title:
             ax.set_title(title, fontsize=FONT + 2, pad=14, loc="left")
@@ -309,8 +321,7 @@ def _grid_panel(layout: LinearLayout, region: Region | None, title: str = "", id
         _cells(ax, rects, colours, gid=f"{ids}cells")
         size = FONT - (1.0 if own.copies > 1 else 0.0)
         for c, r, label in texts:
-            ax.text(c + 0.5, r + 0.5, label, ha="center", va="center", fontsize=size, gid=f"{ids}lbl-{r}-{c}",
-                    linespacing=1.0)
+            ax.text(c + 0.5, r + 0.5, label, ha="center", va="center", fontsize=size, gid=f"{ids}lbl-{r}-{c}", linespacing=1.0)
 
     return Panel(nc * cw, nr * ch, draw), note
 
@@ -348,8 +359,10 @@ def access_step(memory: LinearLayout, access: LinearLayout, step: int, elem_byte
     """Warp 0 of ``access`` at register ``step``: which offsets each lane touches, threads per
     bank and distinct words per bank."""
     if access.outs != memory.outs:
-        raise LlgenError(f"the access layout covers { {n: 1 << k for n, k in access.outs} } but the memory layout "
-                         f"{ {n: 1 << k for n, k in memory.outs} }.")
+        raise LlgenError(
+            f"the access layout covers { {n: 1 << k for n, k in access.outs} } but the memory layout "
+            f"{ {n: 1 << k for n, k in memory.outs} }."
+        )
     if not access.is_surjective() or is_memory(access):
         raise LlgenError("the access must be a distributed layout that holds every element.")
     regs = access.in_size("register")
@@ -375,11 +388,19 @@ def access_step(memory: LinearLayout, access: LinearLayout, step: int, elem_byte
 
 def _coord_label(flat: int, outs) -> str:
     from .layout import _unflatten
+
     return ",".join(str(v) for v in _unflatten(flat, outs))
 
 
-def _bank_panels(memory: LinearLayout, elem_bytes: int, region: Region | None, acc: AccessStep | None,
-                 lanes: int, title: str = "", ids: str = "") -> tuple[list[list[Panel]], str]:
+def _bank_panels(
+    memory: LinearLayout,
+    elem_bytes: int,
+    region: Region | None,
+    acc: AccessStep | None,
+    lanes: int,
+    title: str = "",
+    ids: str = "",
+) -> tuple[list[list[Panel]], str]:
     n_off = 1 << memory.in_bits("offset")
     per_row = max(1, SEGMENT_BYTES // elem_bytes)
     rows = max(1, n_off // per_row)
@@ -406,6 +427,7 @@ def _bank_panels(memory: LinearLayout, elem_bytes: int, region: Region | None, a
 
     def draw(ax) -> None:
         import numpy as np
+
         _grid_axes(ax, reg, "segment (128 B)", "bank")
         if title:
             ax.set_title(title, fontsize=FONT + 2, pad=14, loc="left")
@@ -417,7 +439,7 @@ def _bank_panels(memory: LinearLayout, elem_bytes: int, region: Region | None, a
                     continue
                 colour = base_colour(memory.apply_flat(o))
                 if acc:
-                    colour = (thread_colour(lane_of[o], lanes, 0, 1) if o in lane_of else faded(colour))
+                    colour = thread_colour(lane_of[o], lanes, 0, 1) if o in lane_of else faded(colour)
                 for bank in range(x // BANK_BYTES, (x + max(elem_bytes, BANK_BYTES)) // BANK_BYTES):
                     if c0 <= bank < c1:
                         img[seg - r0, bank - c0] = colour
@@ -447,16 +469,26 @@ def _bank_panels(memory: LinearLayout, elem_bytes: int, region: Region | None, a
             texts.append((xb, seg, x // elem_bytes, label))
         _cells(ax, rects, colours, gid=f"{ids}cells", edges=edges, lw=0.4)
         for xb, seg, k, label in texts:
-            ax.text(xb + width_units / 2, seg + 0.5, label, ha="center", va="center", fontsize=FONT - 1,
-                    gid=f"{ids}lbl-{seg}-{k}", linespacing=1.0)
+            ax.text(
+                xb + width_units / 2,
+                seg + 0.5,
+                label,
+                ha="center",
+                va="center",
+                fontsize=FONT - 1,
+                gid=f"{ids}lbl-{seg}-{k}",
+                linespacing=1.0,
+            )
         for b in range(c0 + 1, c1):
             ax.axvline(b, color="#888888", lw=0.3)
 
     width = ncols_units * cw
     panels = [[Panel(width, (r1 - r0) * ch, draw)]]
     if acc:
+
         def draw_hits(ax) -> None:
             from matplotlib.patches import Rectangle
+
             top = max(acc.banks.values(), default=1)
             ax.set_xlim(c0, c1)
             ax.set_ylim(0, top + 0.8)
@@ -466,22 +498,42 @@ def _bank_panels(memory: LinearLayout, elem_bytes: int, region: Region | None, a
                 colour = "#d62728" if conflict else "#4c72b0"
                 rect = Rectangle((b + 0.1, 0), 0.8, hits, facecolor=colour, edgecolor="none", gid=f"{ids}hits-{b}")
                 ax.add_patch(rect)
-                ax.text(b + 0.5, hits + 0.1, str(hits), ha="center", va="bottom", fontsize=FONT - 1, gid=f"{ids}hitcount-{b}",
-                        color=colour if hits else "#999999")
+                ax.text(
+                    b + 0.5,
+                    hits + 0.1,
+                    str(hits),
+                    ha="center",
+                    va="bottom",
+                    fontsize=FONT - 1,
+                    gid=f"{ids}hitcount-{b}",
+                    color=colour if hits else "#999999",
+                )
             ax.set_xticks([])
             ax.set_yticks([])
             for s in ("top", "right", "left"):
                 ax.spines[s].set_visible(False)
             ax.set_ylabel("threads", fontsize=FONT)
             verdict = "conflict-free" if acc.wavefronts <= 1 else f"{acc.wavefronts}-way conflict (red: banks with several words)"
-            ax.set_title(f"threads per bank, one element per thread: {acc.wavefronts} wavefront(s), {verdict}", fontsize=FONT + 1, loc="left", pad=3,
-                         color="#d62728" if acc.wavefronts > 1 else "black")
+            ax.set_title(
+                f"threads per bank, one element per thread: {acc.wavefronts} wavefront(s), {verdict}",
+                fontsize=FONT + 1,
+                loc="left",
+                pad=3,
+                color="#d62728" if acc.wavefronts > 1 else "black",
+            )
+
         panels.append([Panel(width, 0.7, draw_hits, (0.5, 0.1, 0.2, 0.25))])
     return panels, note
 
 
-def bank_map_figure(memory: LinearLayout, elem_bytes: int, access: LinearLayout | None = None, step: int = 0,
-                    region: Region | None = None, name: str = ""):
+def bank_map_figure(
+    memory: LinearLayout,
+    elem_bytes: int,
+    access: LinearLayout | None = None,
+    step: int = 0,
+    region: Region | None = None,
+    name: str = "",
+):
     """The bank map of a memory layout; with ``access``, one warp access at register ``step``
     highlighted and the threads per bank drawn under it."""
     if not is_memory(memory):
@@ -526,8 +578,16 @@ def _matrix_panel(layout: LinearLayout, title: str = "") -> Panel:
         for i, r in enumerate(rows):
             ax.text(-0.3, i + 0.5, r, ha="right", va="center", fontsize=FONT + 1, gid=f"row-{r}")
         for j, c in enumerate(cols):
-            ax.text(j + 0.5, -0.3, c, ha="center", va="bottom", fontsize=FONT + 1, gid=f"col-{c}",
-                    color=_IN_COLOURS.get(kinds[j], "black"))
+            ax.text(
+                j + 0.5,
+                -0.3,
+                c,
+                ha="center",
+                va="bottom",
+                fontsize=FONT + 1,
+                gid=f"col-{c}",
+                color=_IN_COLOURS.get(kinds[j], "black"),
+            )
 
     return Panel(max(nc, 1) * cell, max(nr, 1) * cell, draw, (0.55, 0.2, 0.2, 0.55))
 
@@ -545,12 +605,14 @@ def matrices_figure(layouts: Sequence[tuple[str, LinearLayout]]):
 # ---------------------------------------------------------------------- conversions
 def _text_panel(lines: Sequence[tuple[str, str]], width: float) -> Panel:
     """Monospace lines, each with an id."""
+
     def draw(ax) -> None:
         ax.set_axis_off()
         ax.set_xlim(0, 1)
         ax.set_ylim(len(lines), 0)
         for i, (gid, text) in enumerate(lines):
             ax.text(0, i + 0.5, text, ha="left", va="center", fontsize=FONT + 1, family="monospace", gid=gid)
+
     chars = max((len(t) for _, t in lines), default=0)
     return Panel(max(width, chars * (FONT + 1) * 0.62 / 72), 0.17 * max(1, len(lines)), draw, (0.5, 0.1, 0.2, 0.1))
 
@@ -559,6 +621,7 @@ def conversion_figure(plan, region: Region | None = None, src_name: str = "A", d
     """Source and destination grids side by side with the plan's path; then the shuffle rounds,
     or the swizzle's bank map with the load's first register step highlighted."""
     from .plan.explain import affine_text, bit_names, vec_name
+
     a, b = plan.src, plan.dst
     pa, note_a = _grid_panel(a, region, f"source {src_name}", "src-")
     pb, _ = _grid_panel(b, region, f"destination {dst_name}", "dst-")
@@ -576,23 +639,51 @@ def conversion_figure(plan, region: Region | None = None, src_name: str = "A", d
         lines.append(("rounds", f"shuffle: {d.num_rounds} round(s), {d.shuffles} SHFL per thread"))
         lb = plan.target.lane_bits
         for r in d.rounds:
-            lines.append((f"round-{r.index}", (f"round {r.index}: {r.op:<5} src_lane = {affine_text(r.src_lane, lb)}; "
-                          f"send in[{affine_text(r.send_reg, lb)}]; recv out[{affine_text(r.recv_reg, lb)}]")))
+            lines.append(
+                (
+                    f"round-{r.index}",
+                    (
+                        f"round {r.index}: {r.op:<5} src_lane = {affine_text(r.src_lane, lb)}; "
+                        f"send in[{affine_text(r.send_reg, lb)}]; recv out[{affine_text(r.recv_reg, lb)}]"
+                    ),
+                )
+            )
         rows.append([_text_panel(lines, width)])
     else:
         sw = d.swizzle
-        lines.append(("swizzle", f"shared: swizzle {sw.name}, offset bit -> element: "
-                      + ", ".join(f"o{i}={vec_name(x, names)}" for i, x in enumerate(sw.columns))))
-        lines.append(("wavefronts", (f"wavefronts: store {d.predicted_store_wavefronts} ({d.store.op}), "
-                      f"load {d.predicted_load_wavefronts} ({d.load.op}); floor {d.floor_wavefronts}")))
+        lines.append(
+            (
+                "swizzle",
+                f"shared: swizzle {sw.name}, offset bit -> element: "
+                + ", ".join(f"o{i}={vec_name(x, names)}" for i, x in enumerate(sw.columns)),
+            )
+        )
+        lines.append(
+            (
+                "wavefronts",
+                (
+                    f"wavefronts: store {d.predicted_store_wavefronts} ({d.store.op}), "
+                    f"load {d.predicted_load_wavefronts} ({d.load.op}); floor {d.floor_wavefronts}"
+                ),
+            )
+        )
         rows.append([_text_panel(lines, width)])
         memory = memory_from_swizzle(d, a.outs)
         acc = access_step(memory, b, 0, plan.dtype.bytes)
-        bank_rows, _ = _bank_panels(memory, plan.dtype.bytes, None if _bank_fits(memory, plan.dtype.bytes) else (0, 16, 0, -1),
-                                    acc, b.in_size("lane"), "shared memory (destination's register 0 highlighted)", "smem-")
+        bank_rows, _ = _bank_panels(
+            memory,
+            plan.dtype.bytes,
+            None if _bank_fits(memory, plan.dtype.bytes) else (0, 16, 0, -1),
+            acc,
+            b.in_size("lane"),
+            "shared memory (destination's register 0 highlighted)",
+            "smem-",
+        )
         rows += bank_rows
-    title = (f"{src_name} -> {dst_name}: {'x'.join(map(str, a.shape))} {plan.dtype.name}, {plan.warps} warp(s) x "
-             f"{plan.lanes} lanes, {plan.target.name}")
+    title = (
+        f"{src_name} -> {dst_name}: {'x'.join(map(str, a.shape))} {plan.dtype.name}, {plan.warps} warp(s) x "
+        f"{plan.lanes} lanes, {plan.target.name}"
+    )
     return _compose(rows, title + (f"  [{note_a}]" if note_a else ""))
 
 

@@ -57,10 +57,10 @@ def element_ids(layout, warps: int, lanes: int) -> np.ndarray:
     """[warps, lanes, regs] -> row-major flat tensor index, from the Triton-form bases."""
     d = layout.to_dict()
     sizes = list(d["out_dims"].values())
-    strides = [int(np.prod(sizes[i + 1:])) for i in range(len(sizes))]
+    strides = [int(np.prod(sizes[i + 1 :])) for i in range(len(sizes))]
 
     def flat(vec):
-        return sum(c * s for c, s in zip(vec, strides))
+        return sum(c * s for c, s in zip(vec, strides, strict=True))
 
     def dim_values(name, n):
         vals = np.zeros(n, dtype=np.int64)
@@ -138,7 +138,7 @@ def _shuffle(plan, src, out, res) -> None:
         if (recv >= n_out).any() or (recv < 0).any():
             raise SimError(f"round {rnd.index} fills a register outside 0..{n_out - 1}")
         for t, o in enumerate(pb):
-            np.put_along_axis(out, (recv ^ o)[:, :, None], got[:, :, t:t + 1], 2)
+            np.put_along_axis(out, (recv ^ o)[:, :, None], got[:, :, t : t + 1], 2)
 
 
 def _shared(plan, src, out, res) -> None:
@@ -155,13 +155,31 @@ def _shared(plan, src, out, res) -> None:
     for rnd in range(d.rounds):
         smem[:] = POISON
         writer = np.full(d.scratch_elems, -1, dtype=np.int64)
-        wf, ph = _access(plan, d.store, [i for i in d.store.instrs if i.round == rnd], smem, src, store=True,
-                         writer=writer, readers=readers, cta_barrier=cta_barrier)
+        wf, ph = _access(
+            plan,
+            d.store,
+            [i for i in d.store.instrs if i.round == rnd],
+            smem,
+            src,
+            store=True,
+            writer=writer,
+            readers=readers,
+            cta_barrier=cta_barrier,
+        )
         st_wf += wf
         st_ph += ph
         readers = np.zeros(d.scratch_elems, dtype=np.int64)
-        wf, ph = _access(plan, d.load, [i for i in d.load.instrs if i.round == rnd], smem, out, store=False,
-                         writer=writer, readers=readers, cta_barrier=cta_barrier)
+        wf, ph = _access(
+            plan,
+            d.load,
+            [i for i in d.load.instrs if i.round == rnd],
+            smem,
+            out,
+            store=False,
+            writer=writer,
+            readers=readers,
+            cta_barrier=cta_barrier,
+        )
         ld_wf += wf
         ld_ph += ph
     res.store_instr_wavefronts, res.load_instr_wavefronts = tuple(st_wf), tuple(ld_wf)
@@ -169,8 +187,9 @@ def _shared(plan, src, out, res) -> None:
     res.store_wavefronts, res.load_wavefronts = sum(st_wf), sum(ld_wf)
 
 
-def _access(plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, readers: np.ndarray,
-            cta_barrier: bool) -> tuple[list[int], list[int]]:
+def _access(
+    plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, readers: np.ndarray, cta_barrier: bool
+) -> tuple[list[int], list[int]]:
     """Execute instructions (all of one side and round) on every warp that runs them; returns
     per instruction (wavefronts, phases), summed over warps, by brute force. ``writer`` (per word, the warp
     that stored it this round, -1 none) and ``readers`` (per word, a bit per warp that loaded it) are
@@ -196,7 +215,7 @@ def _access(plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, 
         k = nregs // side.matrices  # elements per thread per matrix
         offs, group, regi = [], [], []
         for mtx in range(side.matrices):
-            rows = base[:, :, 8 * mtx:8 * mtx + 8]  # row addresses come from lanes 8m..8m+7
+            rows = base[:, :, 8 * mtx : 8 * mtx + 8]  # row addresses come from lanes 8m..8m+7
             for e in range(k):
                 if side.op.endswith("trans"):
                     o = rows[:, :, 2 * (t % 4) + e] + t // 4
@@ -231,8 +250,7 @@ def _access(plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, 
         np.bitwise_or.at(readers, offs.ravel(), np.int64(1) << warp_of.ravel())
         regs[widx, lidx, regi] = smem[offs]
     ngroups = side.matrices or groups
-    per_group = _wavefronts(offs.ravel(), group.ravel(), w, plan.target.banks, plan.target.bank_bytes,
-                            ni * nw * ngroups)
+    per_group = _wavefronts(offs.ravel(), group.ravel(), w, plan.target.banks, plan.target.bank_bytes, ni * nw * ngroups)
     per_instr = per_group.reshape(ni, nw * ngroups).sum(1)
     return [int(x) for x in per_instr], [nw * phases] * ni
 
@@ -250,8 +268,10 @@ def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, reader
         others = readers[offs] & ~(np.int64(1) << warp)
         if others.any():
             i = int(np.argmax(others != 0))
-            raise SimError(f"warp {int(warp[i])} overwrites offset {int(offs[i])}, which another warp read in the round "
-                           "before, with only __syncwarp between")
+            raise SimError(
+                f"warp {int(warp[i])} overwrites offset {int(offs[i])}, which another warp read in the round "
+                "before, with only __syncwarp between"
+            )
     writer[offs] = warp
 
 
@@ -264,12 +284,12 @@ def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, cta_bar
         raise SimError(f"warp {int(warp[i])} reads offset {int(offs[i])}, which no thread wrote in this round")
     if not cta_barrier and (who != warp).any():
         i = int(np.argmax(who != warp))
-        raise SimError(f"warp {int(warp[i])} reads offset {int(offs[i])}, which warp {int(who[i])} wrote, "
-                       "with only __syncwarp between")
+        raise SimError(
+            f"warp {int(warp[i])} reads offset {int(offs[i])}, which warp {int(who[i])} wrote, with only __syncwarp between"
+        )
 
 
-def _wavefronts(offs: np.ndarray, group: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int,
-                ngroups: int) -> np.ndarray:
+def _wavefronts(offs: np.ndarray, group: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int, ngroups: int) -> np.ndarray:
     """Brute force: per phase group, per bank, the number of distinct 4-byte words; the max over banks."""
     per_group = np.zeros(ngroups, dtype=np.int64)
     if not len(offs):

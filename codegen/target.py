@@ -38,12 +38,15 @@ class Target:
         return min(self.lanes, self.wavefront_bytes // max(self.bank_bytes, access_bytes))
 
 
-TARGETS = {t.name: t for t in (
-    Target("sm_80", "cuda", 32, smem_per_cta=163 * 1024, ldmatrix=True),
-    Target("sm_90", "cuda", 32, smem_per_cta=227 * 1024, ldmatrix=True, stmatrix=True),
-    Target("gfx90a", "hip", 64, static_smem=64 * 1024),  # 64 KB of LDS, static arrays included
-    Target("gfx942", "hip", 64, static_smem=64 * 1024),
-)}
+TARGETS = {
+    t.name: t
+    for t in (
+        Target("sm_80", "cuda", 32, smem_per_cta=163 * 1024, ldmatrix=True),
+        Target("sm_90", "cuda", 32, smem_per_cta=227 * 1024, ldmatrix=True, stmatrix=True),
+        Target("gfx90a", "hip", 64, static_smem=64 * 1024),  # 64 KB of LDS, static arrays included
+        Target("gfx942", "hip", 64, static_smem=64 * 1024),
+    )
+}
 
 
 def target(name: str | Target) -> Target:

@@ -113,5 +113,10 @@ def layout_text(layout: LinearLayout, title: str = "") -> str:
     kind = "shared" if "offset" in layout.in_names else "distributed"
     head = f"{title}\n{kind} layout over {dims}: {ins}" if title else f"{kind} layout over {dims}: {ins}"
     legend = "cells: element offset" if kind == "shared" else "cells: w<warp>.T<lane>:<register> (lowest replica)"
-    return "\n\n".join([head, legend + "\n" + grid_text(layout), "F2 matrix (rows: logical bits, columns: hardware bits)\n"
-                        + matrix_text(layout)])
+    return "\n\n".join(
+        [
+            head,
+            legend + "\n" + grid_text(layout),
+            "F2 matrix (rows: logical bits, columns: hardware bits)\n" + matrix_text(layout),
+        ]
+    )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
 from llgen.dtypes import dtype as to_dtype
 from llgen.emit import emit_bench, loop_scratch, plan_scratch_bytes, stream_groups, stream_smem
 from llgen.errors import LlgenError
@@ -38,15 +39,21 @@ class Variant:
 
 def variants(case, target: str, options: dict | None = None) -> list[Variant]:
     """llgen's own choice and every baseline that is valid for the case; ``options`` go to every plan."""
+
     def pair(**kw):
         kw.update(options or {})
-        return (plan_conversion(case.src, case.dst, case.dtype, target, **kw),
-                plan_conversion(case.dst, case.src, case.dtype, target, **kw))
+        return (
+            plan_conversion(case.src, case.dst, case.dtype, target, **kw),
+            plan_conversion(case.dst, case.src, case.dtype, target, **kw),
+        )
 
     out = [Variant("llgen", *pair())]
-    for name, kw in (("naive", {"path": "shared", "swizzle": "unswizzled", "scalar": True}),
-                     ("classic", {"path": "shared", "swizzle": "classic", "matrix": False}),
-                     ("shared", {"path": "shared"}), ("shuffle", {"path": "shuffle"})):
+    for name, kw in (
+        ("naive", {"path": "shared", "swizzle": "unswizzled", "scalar": True}),
+        ("classic", {"path": "shared", "swizzle": "classic", "matrix": False}),
+        ("shared", {"path": "shared"}),
+        ("shuffle", {"path": "shuffle"}),
+    ):
         try:
             f, b = pair(**kw)
         except LlgenError:  # a forced path that cannot work for this case
@@ -61,25 +68,36 @@ def coalesced(layout, elem_bytes: int) -> bool:
     """A warp's first vector load of ``layout`` (its contiguous registers, up to 16 bytes, over all lanes of
     warp 0) reads one unbroken range of the row-major tile: what the benchmark calls a coalesced A."""
     vec = max(1, min(layout.num_consecutive(), 16 // elem_bytes))
-    got = {layout.flatten_out(layout.apply({"register": r, "lane": lane}))
-           for lane in range(layout.in_size("lane")) for r in range(vec)}
+    got = {
+        layout.flatten_out(layout.apply({"register": r, "lane": lane}))
+        for lane in range(layout.in_size("lane"))
+        for r in range(vec)
+    }
     return max(got) - min(got) + 1 == len(got)
 
 
 def median_ms(fn, rep: int) -> float:
     from triton.testing import do_bench
+
     return do_bench(fn, warmup=20, rep=rep, return_mode="median")
 
 
 def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool, log, options: dict | None = None) -> dict:
     import cupy as cp
+
     dev = cp.cuda.Device(0)
     sms = dev.attributes["MultiProcessorCount"]
     tile = 1 << case.src.total_out_bits
     raw = raw_dtype(case.dtype).type
     rng = np.random.default_rng()
-    res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {},
-           "coalesced_a": coalesced(case.src, to_dtype(case.dtype).bytes)}
+    res = {
+        "id": case.id,
+        "dtype": case.dtype,
+        "shape": list(case.shape),
+        "warps": case.warps,
+        "variants": {},
+        "coalesced_a": coalesced(case.src, to_dtype(case.dtype).bytes),
+    }
     threads = case.warps * 32
     tiles_thr, tiles_lat = sms * 32, sms
     x_host = loop_input(case.dtype, raw, tile * tiles_thr, rng)
@@ -98,16 +116,23 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
         loop, stream, copy = (mod.get_function(f"b_{k}") for k in ("loop", "stream", "copy"))
         smem = loop_scratch(v.fwd, v.bwd).bytes  # LOOP's scratch is dynamic shared memory
         loop.max_dynamic_shared_size_bytes = smem
-        r = {"path": f"{v.fwd.path}/{v.bwd.path}", "regs": loop.num_regs, "local_bytes": loop.local_size_bytes,
-             "smem": max(plan_scratch_bytes(v.fwd), plan_scratch_bytes(v.bwd)), "wavefronts_pred": _wf(v.fwd, v.bwd),
-             "ideal_clocks": (_ideal_clocks(v.fwd) + _ideal_clocks(v.bwd)) / 2}
+        r = {
+            "path": f"{v.fwd.path}/{v.bwd.path}",
+            "regs": loop.num_regs,
+            "local_bytes": loop.local_size_bytes,
+            "smem": max(plan_scratch_bytes(v.fwd), plan_scratch_bytes(v.bwd)),
+            "wavefronts_pred": _wf(v.fwd, v.bwd),
+            "ideal_clocks": (_ideal_clocks(v.fwd) + _ideal_clocks(v.bwd)) / 2,
+        }
         # correctness of the loop kernel: k = 3 round trips add 3 in the tile's dtype
         y[:] = 0
         loop((tiles_thr,), (threads,), (x, y, np.int32(3)), shared_mem=smem)
         r["loop_correct"] = bool((y == expect3).all())
         if "loop" in measures:
+
             def run(k, g, f=loop, smem=smem):
                 f((g,), (threads,), (x, y, np.int32(k)), shared_mem=smem)
+
             _loop_times(r, run, tiles_thr, tiles_lat, sms, rep)
             launches[v.name] = run
         if "stream" in measures:
@@ -119,23 +144,31 @@ def run_case(case, target: str, measures: set[str], rep: int, with_triton: bool,
             stream((grid,), (block,), (xs, ys, np.int32(nstream), raw(0)), shared_mem=ss)
             r["stream_correct"] = bool((ys == xs).all())
             args = (xs, ys, np.int32(nstream), raw(0))
-            fns = {"stream": lambda f=stream, g=grid, b=block, a=args, ss=ss: f((g,), (b,), a, shared_mem=ss),
-                   "copy": lambda f=copy, g=grid, b=block, a=args: f((g,), (b,), a)}
+            fns = {
+                "stream": lambda f=stream, g=grid, b=block, a=args, ss=ss: f((g,), (b,), a, shared_mem=ss),
+                "copy": lambda f=copy, g=grid, b=block, a=args: f((g,), (b,), a),
+            }
             if v.name == "llgen":  # the roofline of our copy: cudaMemcpy of the same bytes, timed between its rounds
                 fns["d2d"] = lambda: cp.cuda.runtime.memcpyAsync(ys.data.ptr, xs.data.ptr, xs.nbytes, 3, 0)
             t = _rounds(fns, STREAM_ROUNDS if v.name == "llgen" else 1, rep)
-            r.update(stream_ms=t["stream"], copy_ms=t["copy"], stream_ratio=t["stream"] / t["copy"],
-                     copy_GBps=2 * xs.nbytes / t["copy"] / 1e6)
+            r.update(
+                stream_ms=t["stream"],
+                copy_ms=t["copy"],
+                stream_ratio=t["stream"] / t["copy"],
+                copy_GBps=2 * xs.nbytes / t["copy"] / 1e6,
+            )
             if "d2d" in t:
                 r.update(d2d_ms=t["d2d"], copy_vs_d2d=t["d2d"] / t["copy"])
         res["variants"][v.name] = r
         log(f"  {case.id} / {v.name}: {_short(r)}")
     if with_triton:
-        res["variants"]["triton"] = _triton(case, x, y, xs, nstream, sms, rep, log, launches)
+        res["variants"]["triton"] = _triton(case, x, xs, nstream, sms, rep, log, launches)
     if "llgen" in launches and "triton" in launches:
         _alternate(res["variants"], launches, tiles_thr, sms, rep)
-        log(f"  {case.id}: llgen vs triton, {LOOP_ROUNDS} alternating rounds: "
-            + ", ".join(f"{n} {res['variants'][n]['loop_per_sm_ns']:.2f} ns" for n in ("llgen", "triton")))
+        log(
+            f"  {case.id}: llgen vs triton, {LOOP_ROUNDS} alternating rounds: "
+            + ", ".join(f"{n} {res['variants'][n]['loop_per_sm_ns']:.2f} ns" for n in ("llgen", "triton"))
+        )
     return res
 
 
@@ -149,7 +182,7 @@ def _rounds(fns: dict, rounds: int, rep: int) -> dict:
     names = list(fns)
     times = {n: [] for n in names}
     for i in range(rounds):
-        for n in names[i % len(names):] + names[:i % len(names)]:
+        for n in names[i % len(names) :] + names[: i % len(names)]:
             times[n].append(median_ms(fns[n], rep))
     return {n: float(np.median(ts)) for n, ts in times.items()}
 
@@ -173,7 +206,7 @@ def _alternate(results: dict, launches: dict, grid: int, sms: int, rep: int) -> 
     order of measurement (lanes_f32 and b2bT_f16 on the H100, bench/NOTES.md)."""
     rounds = {n: [] for n in ("llgen", "triton")}
     for i in range(LOOP_ROUNDS):
-        for n in (("llgen", "triton") if i % 2 == 0 else ("triton", "llgen")):
+        for n in ("llgen", "triton") if i % 2 == 0 else ("triton", "llgen"):
             rounds[n].append(per_sm_ns(launches[n], grid, sms, rep))
     for n, ts in rounds.items():
         results[n].update(loop_rounds_ns=ts, loop_per_sm_ns=float(np.median(ts)))
@@ -187,10 +220,11 @@ def stream_grid(sms: int, block: int) -> int:
     return sms * 32 if block <= 128 else sms * 2048 // block
 
 
-def _triton(case, x, y, xs, nstream, sms, rep, log, launches: dict) -> dict:
+def _triton(case, x, xs, nstream, sms, rep, log, launches: dict) -> dict:
     import torch
 
     from .gluon import TORCH_DTYPES, TritonCase
+
     r = {}
     try:
         tdt = getattr(torch, TORCH_DTYPES[case.dtype])
@@ -201,6 +235,7 @@ def _triton(case, x, y, xs, nstream, sms, rep, log, launches: dict) -> dict:
 
         def run(k, g):
             tc.loop(tx, ty, k, g)
+
         _loop_times(r, run, sms * 32, sms, sms, rep)
         launches["triton"] = run
         r.update(tc.resources())
@@ -215,7 +250,6 @@ def _triton(case, x, y, xs, nstream, sms, rep, log, launches: dict) -> dict:
         r["error"] = repr(e)[:500]
     log(f"  {case.id} / triton: {_short(r)}")
     return r
-
 
 
 def _ideal_clocks(plan) -> float:
@@ -245,6 +279,7 @@ def _short(r: dict) -> str:
 def d2d_copy_gbps(rep: int, nbytes: int = 4 << 30) -> float:
     """cudaMemcpy device to device of ``nbytes``: GB/s read + written."""
     import cupy as cp
+
     a = cp.empty(nbytes, dtype=cp.uint8)
     b = cp.empty_like(a)
     dst, src, n = b.data.ptr, a.data.ptr, a.nbytes
@@ -258,15 +293,26 @@ def device_info() -> dict:
     import subprocess
 
     import cupy as cp
+
     from llgen.runtime.compile import nvrtc_version
+
     props = cp.cuda.runtime.getDeviceProperties(0)
-    info = {"device": props["name"].decode(), "sms": props["multiProcessorCount"],
-            "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
-            "nvrtc": nvrtc_version(cp),
-            "commit": os.environ.get("LLGEN_COMMIT", "?")}  # the GPU machine gets a copy of the tree without .git
+    info = {
+        "device": props["name"].decode(),
+        "sms": props["multiProcessorCount"],
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+        "nvrtc": nvrtc_version(cp),
+        "commit": os.environ.get("LLGEN_COMMIT", "?"),
+    }  # the GPU machine gets a copy of the tree without .git
     try:
-        q = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem",
-                            "--format=csv,noheader"], capture_output=True, text=True, check=False, timeout=20)
+        q = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,clocks.mem", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=20,
+        )
         info["nvidia_smi"] = q.stdout.strip()
     except Exception as e:  # noqa: BLE001 - informational only
         info["nvidia_smi"] = repr(e)
@@ -275,9 +321,24 @@ def device_info() -> dict:
 
 def _save_cases(cases, path: Path, options: dict | None = None) -> str:
     """The cases and the plan options as JSON, for a worker process under ncu to rebuild with _load_cases."""
-    path.write_text(json.dumps({"options": options or {}, "cases": [
-        {"id": c.id, "dtype": c.dtype, "shape": list(c.shape), "warps": c.warps, "src": c.src.to_dict(),
-         "dst": c.dst.to_dict()} for c in cases]}))
+    path.write_text(
+        json.dumps(
+            {
+                "options": options or {},
+                "cases": [
+                    {
+                        "id": c.id,
+                        "dtype": c.dtype,
+                        "shape": list(c.shape),
+                        "warps": c.warps,
+                        "src": c.src.to_dict(),
+                        "dst": c.dst.to_dict(),
+                    }
+                    for c in cases
+                ],
+            }
+        )
+    )
     return str(path)
 
 
@@ -285,9 +346,14 @@ def _load_cases(cases_json: str) -> tuple[list, dict]:
     """(cases, plan options) saved by _save_cases."""
     from llgen.layout import LinearLayout
     from llgen.suite import Case
+
     saved = json.loads(Path(cases_json).read_text())
-    return [Case(c["id"], c["dtype"], tuple(c["shape"]), c["warps"], LinearLayout.from_dict(c["src"]),
-                 LinearLayout.from_dict(c["dst"])) for c in saved["cases"]], saved["options"]
+    return [
+        Case(
+            c["id"], c["dtype"], tuple(c["shape"]), c["warps"], LinearLayout.from_dict(c["src"]), LinearLayout.from_dict(c["dst"])
+        )
+        for c in saved["cases"]
+    ], saved["options"]
 
 
 def wavefront_plans(cases_json: str, target: str) -> list[tuple[str, object]]:
@@ -320,6 +386,7 @@ def loop_launches(cases_json: str, target: str) -> None:
     import torch
 
     from .gluon import TORCH_DTYPES, TritonCase
+
     sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
     cases, options = _load_cases(cases_json)
     for case in cases:
@@ -343,6 +410,7 @@ def measure_pipes(cases, target: str, report: dict, log, options: dict | None = 
     variant["pipe"] = {busy_pct (of the cycles its SMs had work), busy_pct_elapsed, wavefronts, cycles} for llgen
     and triton."""
     from .ncu import PIPE_BUSY, pipe_busy
+
     close = [c for c, rc in zip(cases, report["cases"], strict=True) if (loop_ratio(rc) or PIPE_TIE) < PIPE_TIE]
     if not close:
         return
@@ -355,22 +423,33 @@ def measure_pipes(cases, target: str, report: dict, log, options: dict | None = 
         for name, m in (("llgen", (res["kernels"].get(f"{c.id}_loop") or [None])[0]), ("triton", next(triton, None))):
             if m and PIPE_BUSY in m:
                 by_id[c.id]["variants"][name]["pipe"] = {
-                    "busy_pct": m[PIPE_BUSY], "wavefronts": m.get("l1tex__data_pipe_lsu_wavefronts.sum"),
+                    "busy_pct": m[PIPE_BUSY],
+                    "wavefronts": m.get("l1tex__data_pipe_lsu_wavefronts.sum"),
                     "busy_pct_elapsed": m.get("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"),
-                    "cycles": m.get("sm__cycles_elapsed.avg")}
-    log(f"ncu: the LSU data pipe of {len(close)} close case(s) in {res['seconds']} s (rc {res['rc']}): "
-        + ", ".join(f"{c.id} " + "/".join(f"{by_id[c.id]['variants'][n].get('pipe', {}).get('busy_pct', float('nan')):.1f}%"
-                                         for n in ("llgen", "triton")) for c in close))
+                    "cycles": m.get("sm__cycles_elapsed.avg"),
+                }
+    log(
+        f"ncu: the LSU data pipe of {len(close)} close case(s) in {res['seconds']} s (rc {res['rc']}): "
+        + ", ".join(
+            f"{c.id} "
+            + "/".join(
+                f"{by_id[c.id]['variants'][n].get('pipe', {}).get('busy_pct', float('nan')):.1f}%" for n in ("llgen", "triton")
+            )
+            for c in close
+        )
+    )
 
 
 def measure_wavefronts(cases, target: str, report: dict, log, options: dict | None = None) -> None:
     """Nsight Compute's shared-memory wavefronts of every shared-memory variant (one tile's debug kernel each),
     next to the prediction: variant["wavefronts_meas"][fwd|bwd] = {st, ld, pred_st, pred_ld, floor, verdict}."""
     from .ncu import measure
+
     with tempfile.TemporaryDirectory(prefix="llgen-bench-") as tmp:
         path = _save_cases(cases, Path(tmp) / "cases.json", options)
-        res = measure(wavefront_plans(path, target), f"llgen.runtime.bench:wavefront_plans {path} {target}", 600,
-                      Path(tmp), target, log)
+        res = measure(
+            wavefront_plans(path, target), f"llgen.runtime.bench:wavefront_plans {path} {target}", 600, Path(tmp), target, log
+        )
     report["info"]["ncu"] = {k: res[k] for k in ("metrics", "rc", "timed_out", "seconds")}
     for c in report["cases"]:
         for name, v in c["variants"].items():
@@ -378,16 +457,30 @@ def measure_wavefronts(cases, target: str, report: dict, log, options: dict | No
                 row = res["rows"].get(f"{c['id']}_{name}_{tag}")
                 if row:
                     v.setdefault("wavefronts_meas", {})[tag] = {
-                        "st": row["st_wf"], "ld": row["ld_wf"], "pred_st": row["pred_st_wf"], "pred_ld": row["pred_ld_wf"],
-                        "floor": row["floor_wf"], "verdict": row["verdict"], "launches": row["launches"]}
+                        "st": row["st_wf"],
+                        "ld": row["ld_wf"],
+                        "pred_st": row["pred_st_wf"],
+                        "pred_ld": row["pred_ld_wf"],
+                        "floor": row["floor_wf"],
+                        "verdict": row["verdict"],
+                        "launches": row["launches"],
+                    }
     log(f"ncu: {len(res['rows'])} shared-memory kernels measured in {res['seconds']} s (rc {res['rc']})")
 
 
-def run(cases, target: str = "sm_90", measures=("loop", "stream"), rep: int = 100, with_triton: bool = True,
-        log=print, plan_options: dict | None = None) -> dict:
+def run(
+    cases,
+    target: str = "sm_90",
+    measures=("loop", "stream"),
+    rep: int = 100,
+    with_triton: bool = True,
+    log=print,
+    plan_options: dict | None = None,
+) -> dict:
     """Benchmark ``cases``; returns the report dict (see write_report). Without a CUDA GPU this raises
     RuntimeUnavailable (one sentence); without Triton the run goes on and the report says the baseline is missing."""
     from .compile import device
+
     device(target)  # CuPy and a GPU, or one clear sentence
     report = {"info": device_info(), "measures": list(measures), "cases": []}
     if with_triton:

@@ -52,41 +52,72 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         share = ideal / t_me if ideal and t_me and t_me > 0 else None
         for name, r in v.items():
             if name in ("shared", "shuffle") and r.get("loop_per_sm_ns") and t_me and r["loop_per_sm_ns"] < t_me * 0.97:
-                flags.append(f"{c['id']}: the model picked {me.get('path')} but {name} ({r.get('path')}) measured "
-                             f"{r['loop_per_sm_ns']:.1f} vs {t_me:.1f} ns")
+                flags.append(
+                    f"{c['id']}: the model picked {me.get('path')} but {name} ({r.get('path')}) measured "
+                    f"{r['loop_per_sm_ns']:.1f} vs {t_me:.1f} ns"
+                )
         for name, r in v.items():
             for tag, w in (r.get("wavefronts_meas") or {}).items():
                 if w["verdict"] != "match":
-                    flags.append(f"{c['id']}: {name} {tag} wavefronts measured st {w['st']} / ld {w['ld']}, "
-                                 f"predicted {w['pred_st']} / {w['pred_ld']} ({w['verdict']})")
-        rows.append((c["id"], me.get("path", "-"), _f(t_me), _f(t_tr), _f(ratio, 2), _f(v.get("naive", {}).get("loop_per_sm_ns")),
-                     _f(v.get("classic", {}).get("loop_per_sm_ns")), _f(share * 100 if share else None, 0),
-                     _f(me.get("stream_ratio"), 3), _f(tr.get("stream_ratio"), 3), str(me.get("regs", "-")),
-                     str(tr.get("regs", "-")), str(me.get("local_bytes", "-")), _wavefronts_cell(me),
-                     _correct(me)))
+                    flags.append(
+                        f"{c['id']}: {name} {tag} wavefronts measured st {w['st']} / ld {w['ld']}, "
+                        f"predicted {w['pred_st']} / {w['pred_ld']} ({w['verdict']})"
+                    )
+        rows.append(
+            (
+                c["id"],
+                me.get("path", "-"),
+                _f(t_me),
+                _f(t_tr),
+                _f(ratio, 2),
+                _f(v.get("naive", {}).get("loop_per_sm_ns")),
+                _f(v.get("classic", {}).get("loop_per_sm_ns")),
+                _f(share * 100 if share else None, 0),
+                _f(me.get("stream_ratio"), 3),
+                _f(tr.get("stream_ratio"), 3),
+                str(me.get("regs", "-")),
+                str(tr.get("regs", "-")),
+                str(me.get("local_bytes", "-")),
+                _wavefronts_cell(me),
+                _correct(me),
+            )
+        )
     gmean = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
     lines = [
-        "# llgen bench", "",
-        (f"- device: {info.get('device')} ({info.get('sms')} SMs); nvidia-smi (driver, sm clock, max sm clock, mem clock): "
-         f"{info.get('nvidia_smi')}"),
+        "# llgen bench",
+        "",
+        (
+            f"- device: {info.get('device')} ({info.get('sms')} SMs); nvidia-smi (driver, sm clock, max sm clock, mem clock): "
+            f"{info.get('nvidia_smi')}"
+        ),
         f"- date: {info.get('date')} to {info.get('date_end')}; llgen commit {info.get('commit', '?')}",
         f"- our kernels compiled by CuPy's {info.get('nvrtc', 'NVRTC ?')}; Triton's by its own ptxas",
-        ("- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
-         "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
-         f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
-         "The LOOP kernel keeps "
-         "A -> B's and B -> A's scratch apart where both sit behind __syncthreads (one barrier per conversion). "
-         "STREAM: 1 GiB, A -> B -> A per tile, "
-         f"time over the same kernel's copy (no conversion); llgen's STREAM, copy and a cudaMemcpy of the same bytes run "
-         f"{STREAM_ROUNDS} rounds in rotating order, medians. Where Triton / llgen is under {PIPE_TIE}, Nsight Compute "
-         f"reads how busy both LOOP kernels (K = {PIPE_K}) keep the LSU data pipe that shared memory and shuffles share."),
+        (
+            "- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
+            "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
+            f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
+            "The LOOP kernel keeps "
+            "A -> B's and B -> A's scratch apart where both sit behind __syncthreads (one barrier per conversion). "
+            "STREAM: 1 GiB, A -> B -> A per tile, "
+            f"time over the same kernel's copy (no conversion); llgen's STREAM, copy and a cudaMemcpy of the same bytes run "
+            f"{STREAM_ROUNDS} rounds in rotating order, medians. Where Triton / llgen is under {PIPE_TIE}, Nsight Compute "
+            f"reads how busy both LOOP kernels (K = {PIPE_K}) keep the LSU data pipe that shared memory and shuffles share."
+        ),
         f"- geometric-mean LOOP speedup over Triton: {_f(gmean, 3)}",
-        ("- STREAM roofline: our copy kernel's speed over cudaMemcpy device to device of the same bytes (GB/s read + "
-         "written): " + ", ".join(f"{c['id']} {_f(100 * m['copy_vs_d2d'], 1)}% ({_f(m['copy_GBps'], 0)} GB/s)"
-                                  for c in report["cases"] if (m := c["variants"].get("llgen", {})).get("copy_vs_d2d"))),
+        (
+            "- STREAM roofline: our copy kernel's speed over cudaMemcpy device to device of the same bytes (GB/s read + "
+            "written): "
+            + ", ".join(
+                f"{c['id']} {_f(100 * m['copy_vs_d2d'], 1)}% ({_f(m['copy_GBps'], 0)} GB/s)"
+                for c in report["cases"]
+                if (m := c["variants"].get("llgen", {})).get("copy_vs_d2d")
+            )
+        ),
         "",
-        ("| case | path | llgen ns | Triton ns | Triton/llgen | naive ns | classic ns | % of ideal | STREAM llgen | "
-         "STREAM Triton | regs | Triton regs | local B | wavefronts meas/pred | exact (LOOP, STREAM) |"),
+        (
+            "| case | path | llgen ns | Triton ns | Triton/llgen | naive ns | classic ns | % of ideal | STREAM llgen | "
+            "STREAM Triton | regs | Triton regs | local B | wavefronts meas/pred | exact (LOOP, STREAM) |"
+        ),
         "|" + "---|" * 15,
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
@@ -95,19 +126,30 @@ def write_report(report: dict, outdir: str) -> list[Path]:
     lines += ["", "## Every variant (LOOP per-SM ns, latency ns, STREAM ratio, registers)", ""]
     for c in report["cases"]:
         for name, r in c["variants"].items():
-            lines.append(f"- {c['id']} / {name}: path {r.get('path')}, LOOP {_f(r.get('loop_per_sm_ns'))}, "
-                         f"lat {_f(r.get('loop_lat_ns'))}, STREAM {_f(r.get('stream_ratio'), 3)}, regs {r.get('regs')}"
-                         + (f", error {r['error']}" if r.get("error") else ""))
-    lines += ["", "## Shared-memory wavefronts per conversion (one tile)", "",
-              ("Store and load wavefronts, measured by Nsight Compute on the variant's one-tile debug kernel / predicted by "
-               "the planner, and the data-volume floor (the tile in once, out once per destination warp replica)."), ""]
+            lines.append(
+                f"- {c['id']} / {name}: path {r.get('path')}, LOOP {_f(r.get('loop_per_sm_ns'))}, "
+                f"lat {_f(r.get('loop_lat_ns'))}, STREAM {_f(r.get('stream_ratio'), 3)}, regs {r.get('regs')}"
+                + (f", error {r['error']}" if r.get("error") else "")
+            )
+    lines += [
+        "",
+        "## Shared-memory wavefronts per conversion (one tile)",
+        "",
+        (
+            "Store and load wavefronts, measured by Nsight Compute on the variant's one-tile debug kernel / predicted by "
+            "the planner, and the data-volume floor (the tile in once, out once per destination warp replica)."
+        ),
+        "",
+    ]
     for c in report["cases"]:
         for name, r in c["variants"].items():
             meas = r.get("wavefronts_meas") or {}
             for tag, d in (r.get("wavefronts_pred") or {}).items():
                 m = meas.get(tag, {})
-                lines.append(f"- {c['id']} {name} {tag}: store {_f(m.get('st'), 0)} / {d['st']}, load {_f(m.get('ld'), 0)} / "
-                             f"{d['ld']}, floor {d['floor']}" + (f" ({m['verdict']})" if m else " (not measured)"))
+                lines.append(
+                    f"- {c['id']} {name} {tag}: store {_f(m.get('st'), 0)} / {d['st']}, load {_f(m.get('ld'), 0)} / "
+                    f"{d['ld']}, floor {d['floor']}" + (f" ({m['verdict']})" if m else " (not measured)")
+                )
     lines += ["", "## Flags: the model's pick measured slower than an alternative, or wavefronts off the prediction", ""]
     lines += [f"- {f}" for f in flags] or ["- none"]
     write_atomic(out / "report.md", "\n".join(lines) + "\n")
@@ -154,50 +196,109 @@ def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
             parts.append(f"alternating rounds {min(per):.3f}-{max(per):.3f}")
         ok = bool(me and me >= AT_LIMIT and pm is not None and pm >= 100 * AT_LIMIT)
         return ok, f" ({'; '.join(parts)})" if parts else ""
+
     out = []
     rs = {c["id"]: r for c in cases if (r := loop_ratio(c))}
     if rs:
         low = [(c, rs[c["id"]], *at_limit(c)) for c in cases if rs.get(c["id"], 1.0) < 1.0]
         status = "met" if not low else "physical" if all(ok for *_, ok, _ in low) else "MISSED"
-        out.append((status, "LOOP, Triton / llgen >= 1.0 on every case: "
-                    + (", ".join(f"{c['id']} {r:.3f}{why}" for c, r, _, why in low) + " below"
-                       + (f"; each at the hardware's limit: at >= {100 * AT_LIMIT:.0f}% of its ideal with the pipe "
-                          f">= {100 * AT_LIMIT:.0f}% busy, no kernel is more than {100 * (1 - AT_LIMIT):.0f}% faster"
-                          if status == "physical" else "")
-                       if low else f"lowest {min(rs.values()):.3f}")))
+        out.append(
+            (
+                status,
+                "LOOP, Triton / llgen >= 1.0 on every case: "
+                + (
+                    ", ".join(f"{c['id']} {r:.3f}{why}" for c, r, _, why in low)
+                    + " below"
+                    + (
+                        f"; each at the hardware's limit: at >= {100 * AT_LIMIT:.0f}% of its ideal with the pipe "
+                        f">= {100 * AT_LIMIT:.0f}% busy, no kernel is more than {100 * (1 - AT_LIMIT):.0f}% faster"
+                        if status == "physical"
+                        else ""
+                    )
+                    if low
+                    else f"lowest {min(rs.values()):.3f}"
+                ),
+            )
+        )
         g = math.exp(sum(math.log(r) for r in rs.values()) / len(rs))
         out.append((_status(g >= 1.15), f"LOOP geometric-mean speedup over Triton >= 1.15: {g:.3f}"))
     shares = {c["id"]: x for c in cases if (x := share(c, "llgen"))}
     if shares:
         low = {k: x for k, x in shares.items() if x < 0.9}
-        out.append((_status(not low), "LOOP >= 90% of the ideal on every case that moves data: "
-                    + (", ".join(f"{k} {100 * x:.0f}%" for k, x in low.items()) if low else f"lowest {100 * min(shares.values()):.0f}%")))
+        out.append(
+            (
+                _status(not low),
+                "LOOP >= 90% of the ideal on every case that moves data: "
+                + (
+                    ", ".join(f"{k} {100 * x:.0f}%" for k, x in low.items())
+                    if low
+                    else f"lowest {100 * min(shares.values()):.0f}%"
+                ),
+            )
+        )
     co = [c for c in cases if c.get("coalesced_a") and v(c, "llgen").get("stream_ratio")]
     if co:
         bad = [c for c in co if v(c, "llgen")["stream_ratio"] > 1.01]
-        out.append((_status(not bad), "STREAM within 1% of our copy kernel where A is coalesced: "
-                    + (", ".join(f"{c['id']} {v(c, 'llgen')['stream_ratio']:.3f}" for c in bad) if bad
-                       else f"worst {max(v(c, 'llgen')['stream_ratio'] for c in co):.3f}")))
+        out.append(
+            (
+                _status(not bad),
+                "STREAM within 1% of our copy kernel where A is coalesced: "
+                + (
+                    ", ".join(f"{c['id']} {v(c, 'llgen')['stream_ratio']:.3f}" for c in bad)
+                    if bad
+                    else f"worst {max(v(c, 'llgen')['stream_ratio'] for c in co):.3f}"
+                ),
+            )
+        )
         eff = {c["id"]: x for c in co if (x := v(c, "llgen").get("copy_vs_d2d"))}
         if eff:
             low = {k: x for k, x in eff.items() if x < 0.93}
-            out.append((_status(not low), "our copy kernel >= 93% of a device-to-device copy of the same bytes where A "
-                        "is coalesced: " + (", ".join(f"{k} {100 * x:.1f}%" for k, x in low.items()) if low
-                                            else f"lowest {100 * min(eff.values()):.1f}%")))
-    meas = [(c["id"], name, tag, w) for c in cases for name, r in c["variants"].items()
-            for tag, w in (r.get("wavefronts_meas") or {}).items()]
+            out.append(
+                (
+                    _status(not low),
+                    "our copy kernel >= 93% of a device-to-device copy of the same bytes where A "
+                    "is coalesced: "
+                    + (
+                        ", ".join(f"{k} {100 * x:.1f}%" for k, x in low.items())
+                        if low
+                        else f"lowest {100 * min(eff.values()):.1f}%"
+                    ),
+                )
+            )
+    meas = [
+        (c["id"], name, tag, w)
+        for c in cases
+        for name, r in c["variants"].items()
+        for tag, w in (r.get("wavefronts_meas") or {}).items()
+    ]
     if meas:
         bad = [f"{i} {n} {t}" for i, n, t, w in meas if w["verdict"] not in ("match", "unstable")]
         shaky = [f"{i} {n} {t}" for i, n, t, w in meas if w["verdict"] == "unstable"]
-        out.append((_status(not bad), f"WAVEFRONTS measured = predicted on every shared-memory kernel: {len(meas) - len(bad)}/{len(meas)}"
-                    + (f" ({', '.join(bad)} off)" if bad else "")
-                    + (f"; unstable (launches of one kernel counted differently, one exactly as predicted): {', '.join(shaky)}"
-                       if shaky else "")))
+        out.append(
+            (
+                _status(not bad),
+                f"WAVEFRONTS measured = predicted on every shared-memory kernel: {len(meas) - len(bad)}/{len(meas)}"
+                + (f" ({', '.join(bad)} off)" if bad else "")
+                + (
+                    f"; unstable (launches of one kernel counted differently, one exactly as predicted): {', '.join(shaky)}"
+                    if shaky
+                    else ""
+                ),
+            )
+        )
         ours = [(i, t, w) for i, n, t, w in meas if n == "llgen"]
-        off = [f"{i} {t} {w['st'] + w['ld']:.0f} vs {w['floor']}" for i, t, w in ours
-               if w["st"] is not None and w["ld"] is not None and w["st"] + w["ld"] != w["floor"]]
-        out.append((_status(not off), f"WAVEFRONTS of llgen's picks at the data-volume floor: {len(ours) - len(off)}/{len(ours)}"
-                    + (f" ({'; '.join(off)})" if off else "")))
+        off = [
+            f"{i} {t} {w['st'] + w['ld']:.0f} vs {w['floor']}"
+            for i, t, w in ours
+            if w["st"] is not None and w["ld"] is not None and w["st"] + w["ld"] != w["floor"]
+        ]
+        out.append(
+            (
+                _status(not off),
+                f"WAVEFRONTS of llgen's picks at the data-volume floor: {len(ours) - len(off)}/{len(ours)}"
+                + (f" ({'; '.join(off)})" if off else ""),
+            )
+        )
     for c in cases:
         sh = v(c, "llgen") if v(c, "llgen").get("path") == "shuffle/shuffle" else v(c, "shuffle")
         sm = [r["loop_per_sm_ns"] for r in c["variants"].values() if r.get("path") == "shared/shared" and r.get("loop_per_sm_ns")]
@@ -206,20 +307,33 @@ def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
             out.append((_status(f > 1.0), f"shuffles beat our best shared-memory path on lanes_f32: {f:.2f}x"))
     local = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in OWN and r.get("local_bytes")]
     base = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n not in OWN and r.get("local_bytes")]
-    out.append((_status(not local), "no local memory in llgen's kernels (its pick and the forced shuffle/shared paths)"
-                + (f": {', '.join(local)}" if local else "") + (f"; baselines with local memory: {', '.join(base)}" if base else "")))
+    out.append(
+        (
+            _status(not local),
+            "no local memory in llgen's kernels (its pick and the forced shuffle/shared paths)"
+            + (f": {', '.join(local)}" if local else "")
+            + (f"; baselines with local memory: {', '.join(base)}" if base else ""),
+        )
+    )
     regs = {c["id"]: (v(c, "llgen").get("regs"), v(c, "triton").get("regs")) for c in cases}
     over = {k: r for k, r in regs.items() if r[0] and r[1] and r[0] > r[1]}
     if any(r[1] for r in regs.values()):
-        out.append((_status(not over), "registers per thread <= Triton's: "
-                    + (", ".join(f"{k} {a} vs {b}" for k, (a, b) in over.items()) + " above" if over else "every case")))
+        out.append(
+            (
+                _status(not over),
+                "registers per thread <= Triton's: "
+                + (", ".join(f"{k} {a} vs {b}" for k, (a, b) in over.items()) + " above" if over else "every case"),
+            )
+        )
     return out
 
 
 def _chart(report: dict, path: Path) -> Path:
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     names = ["llgen", "triton", "naive", "classic"]
     cases = report["cases"]
     fig, ax = plt.subplots(figsize=(12, 4.5))

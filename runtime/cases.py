@@ -36,6 +36,7 @@ class Job:
     @property
     def name(self) -> str:
         from .check import kernel_name
+
         return kernel_name(self.label)
 
 
@@ -43,12 +44,14 @@ def _key(plan):
     return (plan.path, plan.detail, plan.out_copies)
 
 
-def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all",
-               options: dict | None = None) -> tuple[list[Job], list[str]]:
+def suite_jobs(
+    suite: str = "core", target: str = "sm_90", variants: str = "all", options: dict | None = None
+) -> tuple[list[Job], list[str]]:
     """(jobs, skipped): every case of ``suite`` by each variant; ``skipped`` names variants that cannot work.
     ``options`` go to every plan (e.g. smem_budget)."""
     from ..plan import plan_conversion
     from ..suite import suite as suite_cases
+
     jobs, skipped = [], []
     for case in suite_cases(suite):
         seen: dict = {}
@@ -70,6 +73,7 @@ def suite_jobs(suite: str = "core", target: str = "sm_90", variants: str = "all"
 
 def random_jobs(n: int, seed: int, target: str = "sm_90", **options) -> list[Job]:
     from ..randlayout import random_cases
+
     return [Job(label, "random", label, "random", plan) for label, plan in random_cases(n, seed, target, **options)]
 
 
@@ -85,13 +89,18 @@ def gather_plans(target: str = "sm_90") -> dict:
     from ..plan.gather import plan_gather
     from ..suite import gather_cases
     from ..target import target as to_target
+
     lanes = to_target(target).lanes
     mixed = blocked([1, 4], [lanes // 16, 16], [4, 1], [1, 0], (32, 64))
     local = blocked([1, 1], [1, lanes], [4, 1], [1, 0], (32, lanes))
     plans = {c.id: plan_gather(c.layout, c.axis, c.dtype, target) for c in gather_cases() if c.layout.in_size("lane") == lanes}
-    plans.update({"g_local_f32": plan_gather(local, 1, "f32", target),
-                  "g_local_shared_f32": plan_gather(local, 1, "f32", target, path="shared"),
-                  "g_regs_f16": plan_gather(blocked([1, 32], [lanes, 1], [4, 1], [1, 0], (4 * lanes, 32)), 1, "f16", target)})
+    plans.update(
+        {
+            "g_local_f32": plan_gather(local, 1, "f32", target),
+            "g_local_shared_f32": plan_gather(local, 1, "f32", target, path="shared"),
+            "g_regs_f16": plan_gather(blocked([1, 32], [lanes, 1], [4, 1], [1, 0], (4 * lanes, 32)), 1, "f16", target),
+        }
+    )
     for dt in ("f64", "f32", "bf16", "i8"):
         plans[f"g_mixed_{dt}"] = plan_gather(mixed, 1, dt, target)
         plans[f"g_cross_{dt}"] = plan_gather(mixed, 0, dt, target)
@@ -101,8 +110,12 @@ def gather_plans(target: str = "sm_90") -> dict:
 def ncu_jobs(n_random: int, seed: int, ncu_random: int, target: str = "sm_90") -> list[Job]:
     """What gpu-check measures under Nsight Compute: every distinct shared-memory plan of the suites, then the first
     ``ncu_random`` shared-memory plans among the random pairs."""
-    suite = [j for name in ("core", "regressions") for j in suite_jobs(name, target)[0]
-             if j.same_as is None and j.plan.path == "shared"]
+    suite = [
+        j
+        for name in ("core", "regressions")
+        for j in suite_jobs(name, target)[0]
+        if j.same_as is None and j.plan.path == "shared"
+    ]
     rand = [j for j in random_jobs(n_random, seed, target) if j.plan.path == "shared"][:ncu_random]
     return suite + rand
 

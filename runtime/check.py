@@ -71,8 +71,27 @@ class CheckResult:
         return self.slot_bad + self.tile_bad
 
     def to_json(self) -> dict:
-        d = {k: getattr(self, k) for k in ("label", "name", "path", "dtype", "target", "warps", "slots", "replicas",
-                                            "slot_bad", "tiles", "grid", "elems", "tile_bad", "runs", "seed", "error")}
+        d = {
+            k: getattr(self, k)
+            for k in (
+                "label",
+                "name",
+                "path",
+                "dtype",
+                "target",
+                "warps",
+                "slots",
+                "replicas",
+                "slot_bad",
+                "tiles",
+                "grid",
+                "elems",
+                "tile_bad",
+                "runs",
+                "seed",
+                "error",
+            )
+        }
         d["shape"] = list(self.shape)
         d["ok"] = self.ok
         d["seconds"] = round(self.seconds, 4)
@@ -91,12 +110,20 @@ def kernel_name(label: str) -> str:
 @functools.lru_cache(maxsize=4)
 def _sms(target) -> int:
     from .compile import device
+
     return device(target).sms
 
 
 def new_result(label: str, plan, name: str | None = None) -> CheckResult:
-    return CheckResult(label=label, name=name or kernel_name(label), path=plan.path, dtype=plan.dtype.name,
-                       target=plan.target.name, warps=plan.warps, shape=tuple(plan.src.shape))
+    return CheckResult(
+        label=label,
+        name=name or kernel_name(label),
+        path=plan.path,
+        dtype=plan.dtype.name,
+        target=plan.target.name,
+        warps=plan.warps,
+        shape=tuple(plan.src.shape),
+    )
 
 
 def launch_error(e: Exception) -> str:
@@ -111,8 +138,9 @@ def first_bad_tile(bad: np.ndarray, tile: int, want: np.ndarray, got: np.ndarray
     return {**where, "tile": t, "element": e, "expected": int(want[bad[0]]), "got": int(got[bad[0]])}
 
 
-def run_checks(module, plan, res: CheckResult, *, tiles: int = 1000, runs: int = 1, seed: int | None = None,
-               sms: int | None = None) -> CheckResult:
+def run_checks(
+    module, plan, res: CheckResult, *, tiles: int = 1000, runs: int = 1, seed: int | None = None, sms: int | None = None
+) -> CheckResult:
     """Run ``res.name``'s debug and tile kernels ``runs`` times on fresh input and fill ``res``."""
     t0 = time.perf_counter()
     res.seed = seed if seed is not None else secrets.randbits(62)
@@ -151,12 +179,22 @@ def run_checks(module, plan, res: CheckResult, *, tiles: int = 1000, runs: int =
     return res
 
 
-def check(plan, *, name: str | None = None, tiles: int = 1000, runs: int = 1, seed: int | None = None, module=None,
-          sms: int | None = None, label: str | None = None) -> CheckResult:
+def check(
+    plan,
+    *,
+    name: str | None = None,
+    tiles: int = 1000,
+    runs: int = 1,
+    seed: int | None = None,
+    module=None,
+    sms: int | None = None,
+    label: str | None = None,
+) -> CheckResult:
     """Compile (unless ``module`` is given), run and compare one plan. Raises RuntimeUnavailable without a GPU."""
     from ..emit import default_name, emit
     from .compile import CompileFailed
     from .compile import compile as compile_source
+
     if name is None:
         name = kernel_name(label) if label else default_name(plan)
     res = new_result(label or name, plan, name)
@@ -173,18 +211,28 @@ def check(plan, *, name: str | None = None, tiles: int = 1000, runs: int = 1, se
 
 def _batches(items: list, size: int):
     for i in range(0, len(items), size):
-        yield items[i:i + size]
+        yield items[i : i + size]
 
 
-def check_many(items: list[tuple[str, object]], *, tiles: int = 1000, runs: int = 1, seed: int | None = None,
-               batch: int = 16, compiler: Callable | None = None, sms: int | None = None,
-               on_result: Callable[[CheckResult], None] | None = None, compile_workers: int = 1) -> list[CheckResult]:
+def check_many(
+    items: list[tuple[str, object]],
+    *,
+    tiles: int = 1000,
+    runs: int = 1,
+    seed: int | None = None,
+    batch: int = 16,
+    compiler: Callable | None = None,
+    sms: int | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
+    compile_workers: int = 1,
+) -> list[CheckResult]:
     """Check (label, plan) pairs; kernels compile ``batch`` to a source. With ``seed``, item i uses seed + i.
     ``compile_workers`` > 1 compiles that many batches ahead on threads while earlier ones run (NVRTC, not the GPU,
     is what a long check waits for)."""
     from ..emit import emit
     from .compile import CompileFailed
     from .compile import compile as compile_default
+
     compiler = compiler or compile_default
 
     def build(group):
@@ -228,9 +276,10 @@ def _ahead(fn, items, workers: int):
         return
     from collections import deque
     from concurrent.futures import ThreadPoolExecutor
+
     it = iter(items)
     with ThreadPoolExecutor(workers) as pool:
-        pending = deque(pool.submit(fn, x) for _, x in zip(range(workers), it))
+        pending = deque(pool.submit(fn, x) for _, x in zip(range(workers), it, strict=False))
         while pending:
             done = pending.popleft().result()
             nxt = next(it, None)
@@ -244,8 +293,16 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
     replica) on fresh random source and index tensors; compare with NumPy's take_along_axis, bit for bit."""
     t0 = time.perf_counter()
     shape = tuple(plan.layout.shape)
-    res = CheckResult(label=name, name=name, path=plan.path, dtype=plan.dtype.name, target=plan.target.name,
-                      warps=plan.warps, shape=shape, seed=seed if seed is not None else secrets.randbits(62))
+    res = CheckResult(
+        label=name,
+        name=name,
+        path=plan.path,
+        dtype=plan.dtype.name,
+        target=plan.target.name,
+        warps=plan.warps,
+        shape=shape,
+        seed=seed if seed is not None else secrets.randbits(62),
+    )
     rng = np.random.default_rng(res.seed)
     raw = raw_dtype(plan.dtype)
     threads = plan.warps * plan.lanes
@@ -263,8 +320,12 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
         if bad.size:
             res.first_bad_tile = first_bad_tile(bad, want[0].size, want.reshape(-1), got)
         slots = module.filled(threads * plan.n_regs, raw, poison_value(raw))
-        module.launch(f"{name}_debug", 1, threads, (module.to_device(np.ascontiguousarray(x[0])),
-                                                     module.to_device(np.ascontiguousarray(ix[0])), slots))
+        module.launch(
+            f"{name}_debug",
+            1,
+            threads,
+            (module.to_device(np.ascontiguousarray(x[0])), module.to_device(np.ascontiguousarray(ix[0])), slots),
+        )
         module.synchronize()
         res.slots = int(ids.size)
         res.replicas = int(ids.size - np.unique(ids).size)
@@ -285,6 +346,7 @@ def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, 
     (the second reuses each scratch buffer), adding 2 in the tile's arithmetic. An odd tile count leaves STREAM
     groups with a short last step or none."""
     from ..emit import loop_scratch, stream_groups, stream_smem
+
     t0 = time.perf_counter()
     res = new_result(name, fwd, name)
     res.seed = seed if seed is not None else secrets.randbits(62)
@@ -297,8 +359,11 @@ def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, 
     block = fwd.warps * fwd.lanes
     added = (x + s).astype(raw)  # STREAM and copy add in the raw bits
     groups = block * stream_groups(fwd, bwd)
-    runs = (("stream", x, added, grid, groups, (tiles, s), stream_smem(fwd, bwd)), ("copy", x, added, grid, groups, (tiles, s), 0),
-            ("loop", xl, plus_one(fwd.dtype.name, xl, 2), tiles, block, (2,), loop_scratch(fwd, bwd).bytes))
+    runs = (
+        ("stream", x, added, grid, groups, (tiles, s), stream_smem(fwd, bwd)),
+        ("copy", x, added, grid, groups, (tiles, s), 0),
+        ("loop", xl, plus_one(fwd.dtype.name, xl, 2), tiles, block, (2,), loop_scratch(fwd, bwd).bytes),
+    )
     try:
         for kernel, xin, want, g, b, rest, smem in runs:
             out = module.filled(xin.size, raw, poison_value(raw))

@@ -8,8 +8,9 @@ import click
 from .cases import random_jobs, single_job, suite_jobs
 
 
-def collect(plan=None, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90",
-            plan_options: dict | None = None):
+def collect(
+    plan=None, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90", plan_options: dict | None = None
+):
     """(jobs to run, notes): the suite's variants (duplicates dropped), random pairs, or the one plan.
     ``plan_options`` (e.g. smem_budget) go to every plan of the suite and the random pairs."""
     jobs, notes = [], []
@@ -25,23 +26,39 @@ def collect(plan=None, suite: str | None = None, n_random: int = 0, seed: int = 
     return jobs, notes
 
 
-def run_check(plan=None, *, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90",
-              tiles: int = 1000, runs: int = 1, report: str | None = None, batch: int = 16,
-              plan_options: dict | None = None, cpu: bool = False) -> int:
+def run_check(
+    plan=None,
+    *,
+    suite: str | None = None,
+    n_random: int = 0,
+    seed: int = 0,
+    target: str = "sm_90",
+    tiles: int = 1000,
+    runs: int = 1,
+    report: str | None = None,
+    batch: int = 16,
+    plan_options: dict | None = None,
+    cpu: bool = False,
+) -> int:
     """``cpu``: run the emitted text on CPU threads (llgen.runtime.host) instead of a GPU, the same checks; plans
     with ldmatrix/stmatrix (inline PTX, no meaning on a CPU) are left out with a note."""
     from .check import check_many
     from .compile import device
     from .report import counts, first_failures, now, table, write_report
+
     if cpu:
         from . import host
+
         dev = host.cpu_device(target)
     else:
         dev = device(target)  # RuntimeUnavailable (exit 2, one sentence) before anything is planned to run
     jobs, notes = collect(plan, suite, n_random, seed, target, plan_options)
     if cpu:
-        notes += [f"{j.label}: uses ldmatrix/stmatrix, inline PTX that has no meaning on a CPU (not run)"
-                  for j in jobs if host.uses_inline_ptx(j.plan)]
+        notes += [
+            f"{j.label}: uses ldmatrix/stmatrix, inline PTX that has no meaning on a CPU (not run)"
+            for j in jobs
+            if host.uses_inline_ptx(j.plan)
+        ]
         jobs = [j for j in jobs if not host.uses_inline_ptx(j.plan)]
         tiles = min(tiles, host.MAX_TILES)
     date = now()
@@ -50,20 +67,36 @@ def run_check(plan=None, *, suite: str | None = None, n_random: int = 0, seed: i
         if cpu and "inline PTX" in note:
             click.echo(f"  {note}", err=True)
     with click.progressbar(length=len(jobs), label="checking", show_pos=True) as bar:
-        results = check_many([(j.label, j.plan) for j in jobs], tiles=tiles, runs=runs, batch=batch, sms=dev.sms,
-                             on_result=lambda r: bar.update(1), compiler=host.compile if cpu else None)
+        results = check_many(
+            [(j.label, j.plan) for j in jobs],
+            tiles=tiles,
+            runs=runs,
+            batch=batch,
+            sms=dev.sms,
+            on_result=lambda _: bar.update(1),
+            compiler=host.compile if cpu else None,
+        )
     limit = None if len(results) <= 60 else 40
     for row in table(results, limit=limit):
         click.echo(row)
     c = counts(results)
-    click.echo(f"{c['kernels']} kernels: {c['slot_mismatches']} slot mismatches over {c['slots_compared']} slots "
-               f"({c['replica_slots_compared']} replicas), {c['element_mismatches']} output mismatches over "
-               f"{c['elements_compared']} elements, {c['errors']} errors")
+    click.echo(
+        f"{c['kernels']} kernels: {c['slot_mismatches']} slot mismatches over {c['slots_compared']} slots "
+        f"({c['replica_slots_compared']} replicas), {c['element_mismatches']} output mismatches over "
+        f"{c['elements_compared']} elements, {c['errors']} errors"
+    )
     for line in first_failures(results, 5):
         click.echo(line, err=True)
     if report:
         sections = [("Not run", "\n".join(f"- {n}" for n in notes))] if notes else []
-        md, js = write_report(report, title="llgen check", device=dev.to_json(), results=results, date=date,
-                              sections=sections, extra={"suite": suite, "random": n_random, "seed": seed, "target": target})
+        md, js = write_report(
+            report,
+            title="llgen check",
+            device=dev.to_json(),
+            results=results,
+            date=date,
+            sections=sections,
+            extra={"suite": suite, "random": n_random, "seed": seed, "target": target},
+        )
         click.echo(f"wrote {md} and {js}", err=True)
     return 0 if c["failed"] == 0 else 1

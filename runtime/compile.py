@@ -49,22 +49,30 @@ def _cupy():
     try:
         import cupy
     except ImportError as e:
-        raise RuntimeUnavailable(f"CuPy is not installed ({_short(e)}): install llgen[cuda] on a machine with an "
-                                 "NVIDIA GPU to compile and run kernels.") from None
+        raise RuntimeUnavailable(
+            f"CuPy is not installed ({_short(e)}): install llgen[cuda] on a machine with an "
+            "NVIDIA GPU to compile and run kernels."
+        ) from None
     try:
         ok = cupy.is_available()
     except Exception:  # noqa: BLE001  (a broken driver raises anything)
         ok = False
     if not ok:
-        raise RuntimeUnavailable("no CUDA GPU is available (cupy.is_available() is false): run this on a machine with "
-                                 "an NVIDIA GPU and its driver.")
+        raise RuntimeUnavailable(
+            "no CUDA GPU is available (cupy.is_available() is false): run this on a machine with an NVIDIA GPU and its driver."
+        )
     return cupy
 
 
 def _nvidia_smi_driver() -> str | None:
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"], capture_output=True,
-                             text=True, timeout=20, check=False)
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     lines = out.stdout.strip().splitlines()
@@ -124,9 +132,14 @@ def cuda_device() -> Device:
     name = props["name"]
     name = name.decode() if isinstance(name, bytes) else str(name)
     driver = _nvidia_smi_driver() or f"CUDA {_cuda_version(cp.cuda.runtime.driverGetVersion())}"
-    return Device(name=name, arch=f"sm_{props['major']}{props['minor']}", sms=int(props["multiProcessorCount"]),
-                  driver=driver, runtime=f"CUDA runtime {_cuda_version(cp.cuda.runtime.runtimeGetVersion())}, "
-                  f"{nvrtc_version(cp)}, CuPy {cp.__version__}", lang="cuda")
+    return Device(
+        name=name,
+        arch=f"sm_{props['major']}{props['minor']}",
+        sms=int(props["multiProcessorCount"]),
+        driver=driver,
+        runtime=f"CUDA runtime {_cuda_version(cp.cuda.runtime.runtimeGetVersion())}, {nvrtc_version(cp)}, CuPy {cp.__version__}",
+        lang="cuda",
+    )
 
 
 def nvrtc_version(cp) -> str:
@@ -145,8 +158,10 @@ def _hip():
     try:
         from hip import hip, hiprtc
     except (ImportError, OSError, RuntimeError) as e:
-        raise RuntimeUnavailable(f"no ROCm runtime found: hip-python could not be loaded ({_short(e)}); install "
-                                 "llgen[rocm] on a machine with ROCm and an AMD GPU.") from None
+        raise RuntimeUnavailable(
+            f"no ROCm runtime found: hip-python could not be loaded ({_short(e)}); install "
+            "llgen[rocm] on a machine with ROCm and an AMD GPU."
+        ) from None
     try:
         res = hip.hipGetDeviceCount()
     except (OSError, RuntimeError, AttributeError) as e:
@@ -228,8 +243,12 @@ class HipModule:
 
     def launch(self, name: str, grid: int, block: int, args: tuple, smem: int = 0) -> None:
         extra = tuple(a.ptr if isinstance(a, HipArray) else ctypes.c_int(a) for a in args)
-        self._check(self.hip.hipModuleLaunchKernel(self.function(name), grid, 1, 1, block, 1, 1, sharedMemBytes=smem,
-                                                   stream=None, kernelParams=None, extra=extra), "hipModuleLaunchKernel")
+        self._check(
+            self.hip.hipModuleLaunchKernel(
+                self.function(name), grid, 1, 1, block, 1, 1, sharedMemBytes=smem, stream=None, kernelParams=None, extra=extra
+            ),
+            "hipModuleLaunchKernel",
+        )
 
     def synchronize(self) -> None:
         self._check(self.hip.hipDeviceSynchronize(), "hipDeviceSynchronize")
@@ -243,8 +262,14 @@ def hip_device() -> Device:
     arch = props.gcnArchName.decode() if isinstance(props.gcnArchName, bytes) else str(props.gcnArchName)
     driver = _hipcheck(hip, hiprtc, hip.hipDriverGetVersion(), "hipDriverGetVersion")
     rt = _hipcheck(hip, hiprtc, hip.hipRuntimeGetVersion(), "hipRuntimeGetVersion")
-    return Device(name=name, arch=arch.split(":")[0], sms=int(props.multiProcessorCount), driver=str(driver),
-                  runtime=f"HIP runtime {rt}", lang="hip")
+    return Device(
+        name=name,
+        arch=arch.split(":")[0],
+        sms=int(props.multiProcessorCount),
+        driver=str(driver),
+        runtime=f"HIP runtime {rt}",
+        lang="hip",
+    )
 
 
 # ------------------------------------------------------------------------------------------ dispatch

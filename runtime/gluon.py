@@ -9,16 +9,25 @@ import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-TORCH_DTYPES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i8": "int8", "i16": "int16", "i32": "int32",
-                "f64": "float64", "i64": "int64"}
+TORCH_DTYPES = {
+    "f32": "float32",
+    "f16": "float16",
+    "bf16": "bfloat16",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "f64": "float64",
+    "i64": "int64",
+}
 
 
 def gluon_layout(layout):
     """Our LinearLayout as Gluon's DistributedLinearLayout."""
     d = layout.to_dict()
     b = d["bases"]
-    return gl.DistributedLinearLayout(b.get("register", []), b.get("lane", []), b.get("warp", []), b.get("block", []),
-                                      list(d["out_dims"].values()))
+    return gl.DistributedLinearLayout(
+        b.get("register", []), b.get("lane", []), b.get("warp", []), b.get("block", []), list(d["out_dims"].values())
+    )
 
 
 @gluon.jit
@@ -28,7 +37,7 @@ def loop_kernel(x_ptr, y_ptr, K, BM: gl.constexpr, BN: gl.constexpr, A: gl.const
     cols = gl.arange(0, BN, layout=gl.SliceLayout(0, A))
     offs = gl.expand_dims(rows, 1) * BN + gl.expand_dims(cols, 0)
     x = gl.load(x_ptr + offs)
-    for k in range(K):
+    for _ in range(K):
         y = gl.convert_layout(x, X)
         y = y + 1
         x = gl.convert_layout(y, A)
@@ -36,8 +45,7 @@ def loop_kernel(x_ptr, y_ptr, K, BM: gl.constexpr, BN: gl.constexpr, A: gl.const
 
 
 @gluon.jit
-def stream_kernel(x_ptr, y_ptr, s, BM: gl.constexpr, BN: gl.constexpr, A: gl.constexpr, X: gl.constexpr,
-                  CONVERT: gl.constexpr):
+def stream_kernel(x_ptr, y_ptr, s, BM: gl.constexpr, BN: gl.constexpr, A: gl.constexpr, X: gl.constexpr, CONVERT: gl.constexpr):
     pm = gl.program_id(0)
     rows = pm * BM + gl.arange(0, BM, layout=gl.SliceLayout(1, A))
     cols = gl.arange(0, BN, layout=gl.SliceLayout(0, A))
@@ -70,8 +78,11 @@ class TritonCase:
 
     def resources(self) -> dict:
         k = self.compiled
-        return {"regs": getattr(k, "n_regs", None), "spills": getattr(k, "n_spills", None),
-                "smem": getattr(getattr(k, "metadata", None), "shared", None)}
+        return {
+            "regs": getattr(k, "n_regs", None),
+            "spills": getattr(k, "n_spills", None),
+            "smem": getattr(getattr(k, "metadata", None), "shared", None),
+        }
 
 
 __all__ = ["TORCH_DTYPES", "TritonCase", "gluon_layout", "triton"]

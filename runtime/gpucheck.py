@@ -58,6 +58,7 @@ def parse_sanitizer(text: str) -> dict:
 def suite_unique():
     """Every distinct plan of the core and regressions suites by every valid variant."""
     from llgen.runtime.cases import suite_jobs
+
     jobs, skipped = [], []
     for name in ("core", "regressions"):
         j, s = suite_jobs(name, TARGET)
@@ -68,6 +69,7 @@ def suite_unique():
 
 def random_list(args):
     from llgen.runtime.cases import random_jobs
+
     return random_jobs(args.random, args.seed, TARGET)
 
 
@@ -77,15 +79,18 @@ def worker_sanitize(args) -> int:
     ``--sanitize-random`` random pairs, no memory pool, so every buffer is its own allocation and an access one
     element past it is caught."""
     import cupy as cp
+
     from llgen.runtime.check import check_many
+
     cp.cuda.set_allocator(None)
-    jobs = suite_unique()[0] + random_list(args)[:args.sanitize_random]
+    jobs = suite_unique()[0] + random_list(args)[: args.sanitize_random]
     bad = 0
 
     def done(r):
         nonlocal bad
         bad += not r.ok
         log(f"worker: {r.label} {'ok' if r.ok else 'FAIL ' + (r.error or str(r.first_bad))}")
+
     check_many([(j.label, j.plan) for j in jobs], tiles=4, runs=1, batch=16, sms=8, on_result=done)
     gathers = run_gathers(tiles=4, on_result=done)
     benches = run_bench_kernels(on_result=done)
@@ -99,6 +104,7 @@ def run_gathers(tiles: int, on_result) -> list:
     from llgen.runtime.cases import gather_plans
     from llgen.runtime.check import check_gather
     from llgen.runtime.compile import compile as compile_source
+
     plans = gather_plans(TARGET)
     mod = compile_source("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), TARGET)
     out = []
@@ -119,6 +125,7 @@ def run_bench_kernels(on_result) -> list:
     from llgen.runtime.check import check_bench
     from llgen.runtime.compile import compile as compile_source
     from llgen.suite import core
+
     picks = {c.id: variants(c, TARGET)[0] for c in core()}
     mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k) for k, v in picks.items()), TARGET)
     out = []
@@ -132,8 +139,12 @@ def run_bench_kernels(on_result) -> list:
 
 def _git_head() -> str:
     try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              timeout=10, check=False).stdout.strip() or "?"
+        return (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10, check=False
+            ).stdout.strip()
+            or "?"
+        )
     except (OSError, subprocess.SubprocessError):
         return "?"
 
@@ -179,13 +190,18 @@ class State:
 def part_correctness(st: State) -> None:
     from llgen.runtime.check import check_many
     from llgen.runtime.report import counts
+
     args = st.args
     uniq, alljobs, skipped = suite_unique()
-    st.record["suite_variants"] = {"run": [j.label for j in uniq],
-                                   "same_plan": {j.label: j.same_as for j in alljobs if j.same_as},
-                                   "not_valid": skipped}
-    log(f"correctness: {len(uniq)} suite kernels ({len(alljobs) - len(uniq)} variants repeat a plan, "
-        f"{len(skipped)} cannot work), then {args.random} random pairs")
+    st.record["suite_variants"] = {
+        "run": [j.label for j in uniq],
+        "same_plan": {j.label: j.same_as for j in alljobs if j.same_as},
+        "not_valid": skipped,
+    }
+    log(
+        f"correctness: {len(uniq)} suite kernels ({len(alljobs) - len(uniq)} variants repeat a plan, "
+        f"{len(skipped)} cannot work), then {args.random} random pairs"
+    )
     sms = st.device["sms"]
 
     def on(bucket):
@@ -193,9 +209,12 @@ def part_correctness(st: State) -> None:
             bucket.append(r)
             if not r.ok:
                 log(f"  FAIL {r.label}: {r.error or ''} {r.first_bad or ''} {r.first_bad_tile or ''}")
+
         return f
-    check_many([(j.label, j.plan) for j in uniq], tiles=args.tiles, runs=args.runs, batch=16, sms=sms,
-               on_result=on(st.suite_results))
+
+    check_many(
+        [(j.label, j.plan) for j in uniq], tiles=args.tiles, runs=args.runs, batch=16, sms=sms, on_result=on(st.suite_results)
+    )
     run_gathers(tiles=args.tiles, on_result=on(st.suite_results))
     run_bench_kernels(on_result=on(st.suite_results))
     st.save()
@@ -214,9 +233,17 @@ def part_correctness(st: State) -> None:
             st.save()
         if time.monotonic() > stop_at and len(done) < len(rjobs):
             raise OutOfTime
+
     try:
-        check_many([(j.label, j.plan) for j in rjobs], tiles=args.tiles, runs=args.runs, batch=24, sms=sms,
-                   on_result=on_random, compile_workers=8)
+        check_many(
+            [(j.label, j.plan) for j in rjobs],
+            tiles=args.tiles,
+            runs=args.runs,
+            batch=24,
+            sms=sms,
+            on_result=on_random,
+            compile_workers=8,
+        )
     except OutOfTime:
         log(f"  random: stopped at {len(done)} of {len(rjobs)} pairs (time budget)")
     cs, cr = counts(st.suite_results), counts(st.random_results)
@@ -225,19 +252,30 @@ def part_correctness(st: State) -> None:
         paths[r.path] = paths.get(r.path, 0) + 1
     st.record["random_paths"] = paths
     ok = cs["failed"] == 0 and cr["failed"] == 0 and len(st.random_results) >= min(args.random, 2000)
-    st.part("correctness", "PASS" if ok else "FAIL",
-            f"suite {cs['kernels']} kernels / random {cr['kernels']} pairs: "
-            f"{cs['slot_mismatches'] + cr['slot_mismatches']} slot and "
-            f"{cs['element_mismatches'] + cr['element_mismatches']} element mismatches, {cs['errors'] + cr['errors']} errors",
-            suite=cs, random=cr)
+    st.part(
+        "correctness",
+        "PASS" if ok else "FAIL",
+        f"suite {cs['kernels']} kernels / random {cr['kernels']} pairs: "
+        f"{cs['slot_mismatches'] + cr['slot_mismatches']} slot and "
+        f"{cs['element_mismatches'] + cr['element_mismatches']} element mismatches, {cs['errors'] + cr['errors']} errors",
+        suite=cs,
+        random=cr,
+    )
 
 
 def part_ncu(st: State) -> None:
     from llgen.runtime.cases import ncu_jobs
+
     a = st.args
     jobs = ncu_jobs(a.random, a.seed, a.ncu_random, TARGET)
-    res = measure([(j.name, j.plan) for j in jobs], f"llgen.runtime.cases:ncu_plans {a.random} {a.seed} {a.ncu_random} {TARGET}",
-                  st.slot, st.logs, TARGET, log)
+    res = measure(
+        [(j.name, j.plan) for j in jobs],
+        f"llgen.runtime.cases:ncu_plans {a.random} {a.seed} {a.ncu_random} {TARGET}",
+        st.slot,
+        st.logs,
+        TARGET,
+        log,
+    )
     if res["rc"] is None:
         st.part("ncu", "SKIP", res["out"])
         return
@@ -253,11 +291,20 @@ def part_ncu(st: State) -> None:
     n_unstable = sum(r_["verdict"] == "unstable" for r_ in rows)
     status = "PASS" if n_meas == len(rows) and n_match + n_unstable == n_meas and rows else "FAIL"
     tail = "" if n_meas else f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}"
-    unstable = (f", {n_unstable} unstable (identical launches counted differently, at least one exactly as predicted)"
-                if n_unstable else "")
-    st.part("ncu", status, f"{n_match}/{n_meas} measured kernels match the prediction on every launch{unstable} "
-            f"({len(rows)} shared kernels x {LAUNCHES} launches, {res['seconds']} s){tail}",
-            metrics=res["metrics"], rc=res["rc"], timed_out=res["timed_out"])
+    unstable = (
+        f", {n_unstable} unstable (identical launches counted differently, at least one exactly as predicted)"
+        if n_unstable
+        else ""
+    )
+    st.part(
+        "ncu",
+        status,
+        f"{n_match}/{n_meas} measured kernels match the prediction on every launch{unstable} "
+        f"({len(rows)} shared kernels x {LAUNCHES} launches, {res['seconds']} s){tail}",
+        metrics=res["metrics"],
+        rc=res["rc"],
+        timed_out=res["timed_out"],
+    )
 
 
 def part_sanitizer(st: State, tool: str) -> None:
@@ -269,8 +316,24 @@ def part_sanitizer(st: State, tool: str) -> None:
         st.part(tool, "SKIP", "out of time budget")
         return
     a = st.args
-    cmd = [cs, "--tool", tool, "--print-limit", "20", sys.executable, "-m", "llgen.runtime.gpucheck", "--worker", "sanitize",
-           "--random", str(a.random), "--seed", str(a.seed), "--sanitize-random", str(a.sanitize_random)]
+    cmd = [
+        cs,
+        "--tool",
+        tool,
+        "--print-limit",
+        "20",
+        sys.executable,
+        "-m",
+        "llgen.runtime.gpucheck",
+        "--worker",
+        "sanitize",
+        "--random",
+        str(a.random),
+        "--seed",
+        str(a.seed),
+        "--sanitize-random",
+        str(a.sanitize_random),
+    ]
     r = run_proc(cmd, st.slot)
     (st.logs / f"sanitizer-{tool}.txt").write_text(r["out"])
     s = parse_sanitizer(r["out"])
@@ -279,33 +342,50 @@ def part_sanitizer(st: State, tool: str) -> None:
     errors = (s["errors"] or 0) + (s["hazard_errors"] or 0)
     clean = s["errors"] is not None or s["hazard_errors"] is not None
     ok = clean and errors == 0 and not r["timed_out"] and r["rc"] == 0 and fails == 0
-    detail = (f"{errors} errors" + (f", {s['hazard_warnings']} racecheck warnings" if s["hazard_warnings"] else "")
-              + f" over {kernels} suite and random kernels (debug + 4-tile kernel each), {r['seconds']} s"
-              + (" - TIMED OUT" if r["timed_out"] else "") + (f", worker rc {r['rc']}" if r["rc"] else "")
-              + ("" if clean else " - no summary line found"))
+    detail = (
+        f"{errors} errors"
+        + (f", {s['hazard_warnings']} racecheck warnings" if s["hazard_warnings"] else "")
+        + f" over {kernels} suite and random kernels (debug + 4-tile kernel each), {r['seconds']} s"
+        + (" - TIMED OUT" if r["timed_out"] else "")
+        + (f", worker rc {r['rc']}" if r["rc"] else "")
+        + ("" if clean else " - no summary line found")
+    )
     if not ok and not r["timed_out"]:
         detail += f"; tail: {r['out'][-400:]!r}"
-    st.part(tool, "PASS" if ok else "FAIL", detail, kernels=kernels, worker_failures=fails, **s, rc=r["rc"],
-            timed_out=r["timed_out"])
+    st.part(
+        tool, "PASS" if ok else "FAIL", detail, kernels=kernels, worker_failures=fails, **s, rc=r["rc"], timed_out=r["timed_out"]
+    )
 
 
 # ------------------------------------------------------------------------------------------- report
 def ncu_section(rows: list[dict]) -> str:
     if not rows:
         return "Not run."
-    head = (f"{'kernel':34} {'swizzle':24} {'st op':15} {'ld op':15} {'st pred':>7} {'st meas':>7} {'ld pred':>7} "
-            f"{'ld meas':>7} {'st ins p/m':>11} {'ld ins p/m':>11} {'ldsm wf':>7} {'stsm wf':>7}  verdict")
-    out = [(f"Per kernel = per CTA = one tile (the debug kernel runs one CTA), launched {LAUNCHES} times; the row shows the "
+    head = (
+        f"{'kernel':34} {'swizzle':24} {'st op':15} {'ld op':15} {'st pred':>7} {'st meas':>7} {'ld pred':>7} "
+        f"{'ld meas':>7} {'st ins p/m':>11} {'ld ins p/m':>11} {'ldsm wf':>7} {'stsm wf':>7}  verdict"
+    )
+    out = [
+        (
+            f"Per kernel = per CTA = one tile (the debug kernel runs one CTA), launched {LAUNCHES} times; the row shows the "
             "first launch, and a verdict of `unstable` lists every launch. `st/ld meas` are "
-           f"`{WF_ST}` and `{WF_LD}`; instructions are `{INST_ST}` / `{INST_LD}` (predicted/measured)."), "", "```", head]
+            f"`{WF_ST}` and `{WF_LD}`; instructions are `{INST_ST}` / `{INST_LD}` (predicted/measured)."
+        ),
+        "",
+        "```",
+        head,
+    ]
 
     def f(v):
         return "-" if v is None else f"{v:g}"
+
     for r in rows:
-        out.append(f"{r['kernel'][:34]:34} {r['swizzle'][:24]:24} {r['st_op']:15} {r['ld_op']:15} {r['pred_st_wf']:>7} "
-                   f"{f(r['st_wf']):>7} {r['pred_ld_wf']:>7} {f(r['ld_wf']):>7} "
-                   f"{str(r['pred_st_instr']) + '/' + f(r['st_instr']):>11} {str(r['pred_ld_instr']) + '/' + f(r['ld_instr']):>11} "
-                   f"{f(r['ldsm_wf']):>7} {f(r['stsm_wf']):>7}  {r['verdict']}{' (' + r['note'] + ')' if r.get('note') else ''}")
+        out.append(
+            f"{r['kernel'][:34]:34} {r['swizzle'][:24]:24} {r['st_op']:15} {r['ld_op']:15} {r['pred_st_wf']:>7} "
+            f"{f(r['st_wf']):>7} {r['pred_ld_wf']:>7} {f(r['ld_wf']):>7} "
+            f"{str(r['pred_st_instr']) + '/' + f(r['st_instr']):>11} {str(r['pred_ld_instr']) + '/' + f(r['ld_instr']):>11} "
+            f"{f(r['ldsm_wf']):>7} {f(r['stsm_wf']):>7}  {r['verdict']}{' (' + r['note'] + ')' if r.get('note') else ''}"
+        )
     out.append("```")
     return "\n".join(out)
 
@@ -319,23 +399,42 @@ def summary_lines(st: State) -> list[str]:
 
 def save_report(st: State) -> None:
     from llgen.runtime.report import write_report
+
     rec = st.record
     results = st.suite_results + st.random_results
     sv = rec.get("suite_variants", {})
-    sections = [("Summary", "```\n" + "\n".join(summary_lines(st)) + "\n```"),
-                ("Run", (f"`llgen gpu-check --random {st.args.random} --seed {st.args.seed} --tiles {st.args.tiles} "
-                        f"--runs {st.args.runs} --budget {st.args.budget}`; {time.monotonic() - st.t0:.0f} s so far; "
-                        f"commit {rec.get('commit', '?')}. Tools: {rec.get('tools', {})}.")),
-                ("Shared-memory wavefronts (Nsight Compute)", ncu_section(rec.get("ncu_rows", []))),
-                ("Suite variants", f"Run: {len(sv.get('run', []))}. Same plan as an earlier variant (not run again): "
-                 + (", ".join(f"{k} = {v}" for k, v in sv.get("same_plan", {}).items()) or "none") + ".\n\nCannot work: "
-                 + ("; ".join(sv.get("not_valid", [])) or "none") + "."),
-                ("Random pairs", f"{len(st.random_results)} pairs (seed {st.args.seed}), by path: {rec.get('random_paths', {})}.")]
+    sections = [
+        ("Summary", "```\n" + "\n".join(summary_lines(st)) + "\n```"),
+        (
+            "Run",
+            (
+                f"`llgen gpu-check --random {st.args.random} --seed {st.args.seed} --tiles {st.args.tiles} "
+                f"--runs {st.args.runs} --budget {st.args.budget}`; {time.monotonic() - st.t0:.0f} s so far; "
+                f"commit {rec.get('commit', '?')}. Tools: {rec.get('tools', {})}."
+            ),
+        ),
+        ("Shared-memory wavefronts (Nsight Compute)", ncu_section(rec.get("ncu_rows", []))),
+        (
+            "Suite variants",
+            f"Run: {len(sv.get('run', []))}. Same plan as an earlier variant (not run again): "
+            + (", ".join(f"{k} = {v}" for k, v in sv.get("same_plan", {}).items()) or "none")
+            + ".\n\nCannot work: "
+            + ("; ".join(sv.get("not_valid", [])) or "none")
+            + ".",
+        ),
+        ("Random pairs", f"{len(st.random_results)} pairs (seed {st.args.seed}), by path: {rec.get('random_paths', {})}."),
+    ]
     prefix = Path(st.args.prefix)
-    md, js = write_report(prefix, title="llgen gpu-check: every element, sanitizers and bank counters on the GPU",
-                          device=st.device, results=results, date=rec.get("date"), sections=sections,
-                          extra={k: v for k, v in rec.items() if k not in ("title", "date")},
-                          limit=len(st.suite_results))
+    md, js = write_report(
+        prefix,
+        title="llgen gpu-check: every element, sanitizers and bank counters on the GPU",
+        device=st.device,
+        results=results,
+        date=rec.get("date"),
+        sections=sections,
+        extra={k: v for k, v in rec.items() if k not in ("title", "date")},
+        limit=len(st.suite_results),
+    )
     if os.environ.get("OUT"):
         for p in (md, js):
             shutil.copy(p, Path(os.environ["OUT"]) / p.name)
@@ -366,6 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     st.record["commit"] = os.environ.get("LLGEN_COMMIT") or _git_head()
     try:
         from llgen.runtime.compile import device
+
         st.device = device(TARGET).to_json()
         log(f"device: {st.device}")
     except Exception as e:  # noqa: BLE001

@@ -52,8 +52,10 @@ def _trampolines(source: str) -> str:
     for name, params in _KERNEL.findall(source):
         types = _param_types(params)
         args = ", ".join(f"*static_cast<{t}*>(args[{i}])" for i, t in enumerate(types))
-        out.append(f'extern "C" void llgen_host_{name}(unsigned grid, unsigned block, void** args) '
-                   f"{{ llgen_host::launch(grid, block, [&] {{ {name}({args}); }}); }}")
+        out.append(
+            f'extern "C" void llgen_host_{name}(unsigned grid, unsigned block, void** args) '
+            f"{{ llgen_host::launch(grid, block, [&] {{ {name}({args}); }}); }}"
+        )
     return "\n".join(out)
 
 
@@ -77,9 +79,23 @@ class HostModule:
         (tmp / "llgen_host.h").write_text(HOST_SHIM)
         (tmp / "hip" / "hip_runtime.h").write_text('#include "../llgen_host.h"\n')
         (tmp / "k.cpp").write_text(source + "\n" + _trampolines(source) + "\n")
-        cmd = [_compiler(), "-std=c++20", "-O0", "-shared", "-fPIC", "-pthread", "-w", f"-DLLGEN_HOST_LANES={target.lanes}u",
-               f"-DLLGEN_DYNAMIC_SCRATCH_BYTES={DYNAMIC_SCRATCH_BYTES}",
-               f"-I{tmp}", "-include", str(tmp / "llgen_host.h"), str(tmp / "k.cpp"), "-o", str(tmp / "k.so")]
+        cmd = [
+            _compiler(),
+            "-std=c++20",
+            "-O0",
+            "-shared",
+            "-fPIC",
+            "-pthread",
+            "-w",
+            f"-DLLGEN_HOST_LANES={target.lanes}u",
+            f"-DLLGEN_DYNAMIC_SCRATCH_BYTES={DYNAMIC_SCRATCH_BYTES}",
+            f"-I{tmp}",
+            "-include",
+            str(tmp / "llgen_host.h"),
+            str(tmp / "k.cpp"),
+            "-o",
+            str(tmp / "k.so"),
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise CompileFailed(proc.stderr)
@@ -97,8 +113,9 @@ class HostModule:
     def launch(self, name: str, grid: int, block: int, args: tuple, smem: int = 0) -> None:
         assert smem <= DYNAMIC_SCRATCH_BYTES, f"LLGEN_DYNAMIC_SCRATCH holds {DYNAMIC_SCRATCH_BYTES} bytes on the CPU"
         # scalars travel as 8 little-endian bytes: the trampoline reads the low bytes its parameter's type needs
-        keep = [ctypes.c_void_p(a.ctypes.data) if isinstance(a, np.ndarray) else ctypes.c_uint64(int(a) % (1 << 64))
-                for a in args]
+        keep = [
+            ctypes.c_void_p(a.ctypes.data) if isinstance(a, np.ndarray) else ctypes.c_uint64(int(a) % (1 << 64)) for a in args
+        ]
         argv = (ctypes.c_void_p * len(keep))(*(ctypes.cast(ctypes.pointer(k), ctypes.c_void_p) for k in keep))
         getattr(self._lib, f"llgen_host_{name}")(ctypes.c_uint(grid), ctypes.c_uint(block), argv)
 
@@ -125,9 +142,16 @@ def cpu_device(target: str | Target = "sm_90"):
     import platform
 
     from .compile import Device
+
     tgt = to_target(target) if isinstance(target, str) else target
-    return Device(name=f"CPU threads ({platform.machine()}, {os.cpu_count()} cores)", arch=tgt.name, sms=1,
-                  driver="none", runtime=f"host C++ ({_compiler()})", lang=tgt.lang)
+    return Device(
+        name=f"CPU threads ({platform.machine()}, {os.cpu_count()} cores)",
+        arch=tgt.name,
+        sms=1,
+        driver="none",
+        runtime=f"host C++ ({_compiler()})",
+        lang=tgt.lang,
+    )
 
 
 def compile(source: str, target: str | Target = "sm_90") -> HostModule:

@@ -31,7 +31,8 @@ def run_debug(module, plan, name: str, x: np.ndarray) -> np.ndarray:
 def run_tiles(module, plan, name: str, xs: np.ndarray, num_tiles: int, grid: int) -> np.ndarray:
     """``num_tiles`` tiles stacked row-major through ``name``_kernel on ``grid`` CTAs; the output tensor."""
     out = module.filled(xs.size, xs.dtype, poison_value(xs.dtype))
-    module.launch(f"{name}_kernel", grid, block_dim(plan), (module.to_device(xs), out, int(num_tiles)),
-                  smem=kernel_dynamic_smem(plan))
+    module.launch(
+        f"{name}_kernel", grid, block_dim(plan), (module.to_device(xs), out, int(num_tiles)), smem=kernel_dynamic_smem(plan)
+    )
     module.synchronize()
     return module.to_host(out)

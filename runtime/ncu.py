@@ -41,8 +41,12 @@ EXTRA_METRICS = [  # used where `ncu --query-metrics` lists them
 
 
 PIPE_BUSY = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active"  # over the cycles an SM has work
-PIPE_METRICS = [PIPE_BUSY, "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
-                "l1tex__data_pipe_lsu_wavefronts.sum", "sm__cycles_elapsed.avg"]
+PIPE_METRICS = [
+    PIPE_BUSY,
+    "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+    "l1tex__data_pipe_lsu_wavefronts.sum",
+    "sm__cycles_elapsed.avg",
+]
 
 
 def tool_path(name: str) -> str | None:
@@ -50,8 +54,12 @@ def tool_path(name: str) -> str | None:
     found = shutil.which(name)
     if found:
         return found
-    for pattern in (f"/usr/local/cuda/bin/{name}", f"/usr/local/cuda-*/bin/{name}", f"/opt/nvidia/nsight-compute/*/{name}",
-                    f"/usr/local/cuda/nsight-compute-*/{name}"):
+    for pattern in (
+        f"/usr/local/cuda/bin/{name}",
+        f"/usr/local/cuda-*/bin/{name}",
+        f"/opt/nvidia/nsight-compute/*/{name}",
+        f"/usr/local/cuda/nsight-compute-*/{name}",
+    ):
         hits = sorted(Path("/").glob(pattern.lstrip("/")))
         if hits:
             return str(hits[-1])
@@ -61,8 +69,9 @@ def tool_path(name: str) -> str | None:
 def run_proc(cmd: list[str], timeout: float, env: dict | None = None) -> dict:
     """Run ``cmd`` in its own process group; on timeout kill that group (the tool and the Python under it)."""
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
-                         start_new_session=True, env=env)
+    p = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True, env=env
+    )
     timed_out = False
     try:
         out, _ = p.communicate(timeout=max(1.0, timeout))
@@ -89,7 +98,7 @@ def parse_ncu_csv(text: str) -> dict[str, list[dict[str, float]]]:
             continue
         if header is None or not row or not row[0].strip().isdigit():
             continue  # the units row, or noise
-        rec = dict(zip(header, row))
+        rec = dict(zip(header, row, strict=False))
         name = rec.get("Kernel Name", "").split("(")[0].strip()
         vals = {}
         for k, v in rec.items():
@@ -122,11 +131,18 @@ def prediction(plan) -> dict:
     """The planner's numbers for one CTA (one tile): wavefronts and instructions of each side."""
     d = plan.detail
     active_st = sum(1 for w in range(plan.warps) if not w & d.store.predicate_warp_mask)
-    return {"swizzle": d.swizzle.name, "st_op": d.store.op, "ld_op": d.load.op,
-            "pred_st_wf": d.predicted_store_wavefronts, "pred_ld_wf": d.predicted_load_wavefronts,
-            "pred_st_instr": len(d.store.instrs) * active_st, "pred_ld_instr": len(d.load.instrs) * plan.warps,
-            "st_wf_per_instr": d.store.wavefronts_per_instr, "ld_wf_per_instr": d.load.wavefronts_per_instr,
-            "floor_wf": d.floor_wavefronts}
+    return {
+        "swizzle": d.swizzle.name,
+        "st_op": d.store.op,
+        "ld_op": d.load.op,
+        "pred_st_wf": d.predicted_store_wavefronts,
+        "pred_ld_wf": d.predicted_load_wavefronts,
+        "pred_st_instr": len(d.store.instrs) * active_st,
+        "pred_ld_instr": len(d.load.instrs) * plan.warps,
+        "st_wf_per_instr": d.store.wavefronts_per_instr,
+        "ld_wf_per_instr": d.load.wavefronts_per_instr,
+        "floor_wf": d.floor_wavefronts,
+    }
 
 
 def compare_wavefronts(pred: dict, meas: dict) -> dict:
@@ -134,11 +150,20 @@ def compare_wavefronts(pred: dict, meas: dict) -> dict:
     counter misses and adding the ldsm/stsm counter matches, that is said, not hidden."""
     row = dict(pred)
     st, ld = meas.get(WF_ST), meas.get(WF_LD)
-    row.update({"st_wf": st, "ld_wf": ld, "st_instr": meas.get(INST_ST), "ld_instr": meas.get(INST_LD),
-                "ldsm_wf": meas.get(EXTRA_METRICS[0]), "stsm_wf": meas.get(EXTRA_METRICS[1]),
-                "ldsm_instr": meas.get(EXTRA_METRICS[2]), "stsm_instr": meas.get(EXTRA_METRICS[3]),
-                # the counters of the pipes, without the device attributes and launch facts ncu's raw page adds
-                "raw": {k: v for k, v in meas.items() if k.split("__")[0] in ("l1tex", "smsp", "sm", "gpu")}})
+    row.update(
+        {
+            "st_wf": st,
+            "ld_wf": ld,
+            "st_instr": meas.get(INST_ST),
+            "ld_instr": meas.get(INST_LD),
+            "ldsm_wf": meas.get(EXTRA_METRICS[0]),
+            "stsm_wf": meas.get(EXTRA_METRICS[1]),
+            "ldsm_instr": meas.get(EXTRA_METRICS[2]),
+            "stsm_instr": meas.get(EXTRA_METRICS[3]),
+            # the counters of the pipes, without the device attributes and launch facts ncu's raw page adds
+            "raw": {k: v for k, v in meas.items() if k.split("__")[0] in ("l1tex", "smsp", "sm", "gpu")},
+        }
+    )
     if st is None or ld is None:
         row["verdict"] = "not measured"
         return row
@@ -163,8 +188,16 @@ def compare_launches(pred: dict, launches: list[dict]) -> dict:
     verdicts = {r["verdict"] for r in rows}
     if len(verdicts) > 1 and "match" in verdicts:
         row["verdict"] = "unstable"
-        row["note"] = "; ".join(filter(None, [row.get("note"), "launches (st, ld): " + ", ".join(
-            f"({st:g}, {ld:g})" for st, ld in row["launches"] if st is not None and ld is not None)]))
+        row["note"] = "; ".join(
+            filter(
+                None,
+                [
+                    row.get("note"),
+                    "launches (st, ld): "
+                    + ", ".join(f"({st:g}, {ld:g})" for st, ld in row["launches"] if st is not None and ld is not None),
+                ],
+            )
+        )
     return row
 
 
@@ -194,8 +227,14 @@ def measure(plans: list, source: str, timeout: float, log_dir: Path, target: str
     for name, plan in plans:
         if plan.path == "shared":
             rows[name] = compare_launches(prediction(plan), measured.get(f"{name}_debug") or [])
-    return {"rows": rows, "metrics": metrics, "rc": r["rc"], "timed_out": r["timed_out"],
-            "seconds": round(time.monotonic() - t0, 1), "out": r["out"][-300:]}
+    return {
+        "rows": rows,
+        "metrics": metrics,
+        "rc": r["rc"],
+        "timed_out": r["timed_out"],
+        "seconds": round(time.monotonic() - t0, 1),
+        "out": r["out"][-300:],
+    }
 
 
 def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], timeout: float, log_dir: Path):
@@ -204,8 +243,24 @@ def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], time
     log_dir.mkdir(parents=True, exist_ok=True)
     csv_path = log_dir / "ncu.csv"
     csv_path.unlink(missing_ok=True)
-    r = run_proc([ncu, "--csv", "--page", "raw", "--print-units", "base", "-k", kernels, "--metrics", ",".join(metrics),
-                  "--log-file", str(csv_path)] + worker, timeout)
+    r = run_proc(
+        [
+            ncu,
+            "--csv",
+            "--page",
+            "raw",
+            "--print-units",
+            "base",
+            "-k",
+            kernels,
+            "--metrics",
+            ",".join(metrics),
+            "--log-file",
+            str(csv_path),
+        ]
+        + worker,
+        timeout,
+    )
     text = csv_path.read_text(errors="replace") if csv_path.exists() else ""
     (log_dir / "ncu-stdout.txt").write_text(r["out"])
     return r, parse_ncu_csv(text) or parse_ncu_csv(r["out"])
@@ -219,10 +274,16 @@ def pipe_busy(call: str, kernels: str, timeout: float, log_dir: Path) -> dict:
     if not ncu:
         return {"kernels": {}, "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}
     t0 = time.monotonic()
-    r, measured = _run_ncu(ncu, PIPE_METRICS, kernels, [sys.executable, "-m", "llgen.runtime.ncu", "--call", call],
-                           timeout, log_dir)
-    return {"kernels": measured, "rc": r["rc"], "timed_out": r["timed_out"], "seconds": round(time.monotonic() - t0, 1),
-            "out": r["out"][-300:]}
+    r, measured = _run_ncu(
+        ncu, PIPE_METRICS, kernels, [sys.executable, "-m", "llgen.runtime.ncu", "--call", call], timeout, log_dir
+    )
+    return {
+        "kernels": measured,
+        "rc": r["rc"],
+        "timed_out": r["timed_out"],
+        "seconds": round(time.monotonic() - t0, 1),
+        "out": r["out"][-300:],
+    }
 
 
 LAUNCHES = 2  # each kernel is measured this many times: a counter that varies between them is the hardware's noise
@@ -236,10 +297,11 @@ def worker(target: str, source: str) -> int:
     from .compile import compile as compile_source
     from .launch import run_debug
     from .reference import random_input, raw_dtype
+
     jobs = [(n, p) for n, p in _call(source) if p.path == "shared"]
     rng = np.random.default_rng(1)
     for i in range(0, len(jobs), 16):
-        group = jobs[i:i + 16]
+        group = jobs[i : i + 16]
         mod = compile_source("\n".join(emit(p, "kernel", n) for n, p in group), target)
         for n, p in group:
             for _ in range(LAUNCHES):

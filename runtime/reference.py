@@ -117,12 +117,21 @@ class BadSlot:
     def __str__(self) -> str:
         w = self.width // 4
         poison = " (never written: still the poison)" if self.got == (1 << self.width) - 1 else ""
-        return (f"warp {self.warp}, lane {self.lane}, register {self.register} (element {self.element} at "
-                f"{tuple(self.coords)}): expected 0x{self.expected:0{w}x}, got 0x{self.got:0{w}x}{poison}")
+        return (
+            f"warp {self.warp}, lane {self.lane}, register {self.register} (element {self.element} at "
+            f"{tuple(self.coords)}): expected 0x{self.expected:0{w}x}, got 0x{self.got:0{w}x}{poison}"
+        )
 
     def to_json(self) -> dict:
-        return {"warp": self.warp, "lane": self.lane, "register": self.register, "element": self.element,
-                "coords": list(self.coords), "expected": self.expected, "got": self.got}
+        return {
+            "warp": self.warp,
+            "lane": self.lane,
+            "register": self.register,
+            "element": self.element,
+            "coords": list(self.coords),
+            "expected": self.expected,
+            "got": self.got,
+        }
 
 
 def coords_of(plan, flat: int) -> tuple[int, ...]:
@@ -142,5 +151,13 @@ def first_bad_slot(plan, expected: np.ndarray, got: np.ndarray) -> BadSlot | Non
     thread, reg = divmod(i, plan.n_out)
     warp, lane = divmod(thread, plan.lanes)
     elem = int(slot_ids(plan)[i])
-    return BadSlot(warp, lane, reg, elem, coords_of(plan, elem), int(bits(expected).reshape(-1)[i]),
-                   int(bits(got).reshape(-1)[i]), plan.dtype.bits)
+    return BadSlot(
+        warp,
+        lane,
+        reg,
+        elem,
+        coords_of(plan, elem),
+        int(bits(expected).reshape(-1)[i]),
+        int(bits(got).reshape(-1)[i]),
+        plan.dtype.bits,
+    )

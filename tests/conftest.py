@@ -20,9 +20,11 @@ _TIMINGS: list[tuple[str, float, float]] = []  # (what, seconds, target seconds)
 def timing():
     """``timing(what, seconds, target)``: record a measurement for the perf table; it fails the perf test when it
     misses its target."""
+
     def record(what: str, seconds: float, target: float) -> None:
         _TIMINGS.append((what, seconds, target))
         assert seconds < target, f"{what}: {seconds:.3f} s, target {target:g} s"
+
     return record
 
 

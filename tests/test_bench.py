@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
 from llgen.cli import main
 from llgen.runtime import bench, benchreport
 from llgen.runtime.reference import raw_dtype
@@ -43,22 +44,41 @@ def _report(ncu_rows: dict, monkeypatch) -> dict:
     case = core()[0]
     variants = {}
     for v in bench.variants(case, "sm_90"):
-        variants[v.name] = {"path": f"{v.fwd.path}/{v.bwd.path}", "loop_per_sm_ns": 16.0 if v.name == "llgen" else 140.0,
-                            "loop_lat_ns": 40.0, "stream_ratio": 0.997, "regs": 50, "local_bytes": 0, "loop_correct": True,
-                            "wavefronts_pred": bench._wf(v.fwd, v.bwd), "ideal_clocks": 32}
+        variants[v.name] = {
+            "path": f"{v.fwd.path}/{v.bwd.path}",
+            "loop_per_sm_ns": 16.0 if v.name == "llgen" else 140.0,
+            "loop_lat_ns": 40.0,
+            "stream_ratio": 0.997,
+            "regs": 50,
+            "local_bytes": 0,
+            "loop_correct": True,
+            "wavefronts_pred": bench._wf(v.fwd, v.bwd),
+            "ideal_clocks": 32,
+        }
     variants["triton"] = {"path": "triton", "loop_per_sm_ns": 19.5, "regs": 54, "stream_ratio": 0.997}
-    report = {"info": {"device": "NVIDIA H100 80GB HBM3", "sms": 132, "nvidia_smi": "580.159.04, 1980 MHz, 1980 MHz, 2619 MHz",
-                       "date": "2026-11-23 06:35:18 UTC", "date_end": "2026-11-23 06:37:45 UTC"},
-              "measures": ["loop", "stream", "wavefronts"], "cases": [{"id": case.id, "variants": variants}]}
+    report = {
+        "info": {
+            "device": "NVIDIA H100 80GB HBM3",
+            "sms": 132,
+            "nvidia_smi": "580.159.04, 1980 MHz, 1980 MHz, 2619 MHz",
+            "date": "2026-11-23 06:35:18 UTC",
+            "date_end": "2026-11-23 06:37:45 UTC",
+        },
+        "measures": ["loop", "stream", "wavefronts"],
+        "cases": [{"id": case.id, "variants": variants}],
+    }
     from llgen.runtime import ncu
-    monkeypatch.setattr(ncu, "measure", lambda plans, source, timeout, log_dir, target, log: {
-        "rows": ncu_rows, "metrics": [], "rc": 0, "timed_out": False, "seconds": 1.0, "out": ""})
-    bench.measure_wavefronts([case], "sm_90", report, log=lambda m: None)
+
+    monkeypatch.setattr(
+        ncu, "measure", lambda *_: {"rows": ncu_rows, "metrics": [], "rc": 0, "timed_out": False, "seconds": 1.0, "out": ""}
+    )
+    bench.measure_wavefronts([case], "sm_90", report, log=lambda _: None)
     return report
 
 
 def _row(plan, st=None, ld=None):
     from llgen.runtime import ncu
+
     pred = ncu.prediction(plan)
     meas = {ncu.WF_ST: pred["pred_st_wf"] if st is None else st, ncu.WF_LD: pred["pred_ld_wf"] if ld is None else ld}
     return ncu.compare_launches(pred, [meas, meas])
@@ -67,7 +87,9 @@ def _row(plan, st=None, ld=None):
 def test_report_shows_measured_wavefronts_next_to_the_prediction(tmp_path, monkeypatch):
     case = core()[0]
     vs = {v.name: v for v in bench.variants(case, "sm_90")}
-    rows = {f"{case.id}_{n}_{t}": _row(getattr(v, t)) for n, v in vs.items() for t in ("fwd", "bwd") if getattr(v, t).path == "shared"}
+    rows = {
+        f"{case.id}_{n}_{t}": _row(getattr(v, t)) for n, v in vs.items() for t in ("fwd", "bwd") if getattr(v, t).path == "shared"
+    }
     rows[f"{case.id}_naive_fwd"] = _row(vs["naive"].fwd, ld=17)  # one counter off the prediction
     report = _report(rows, monkeypatch)
     llgen = report["cases"][0]["variants"]["llgen"]
@@ -92,6 +114,7 @@ def test_report_without_ncu_says_not_measured(tmp_path, monkeypatch):
 @pytest.mark.parametrize("dtype,k", [("f16", 3), ("f32", 2), ("i8", 5)])
 def test_loop_reference_adds_one_per_round_trip(dtype, k):
     import numpy as np
+
     raw = raw_dtype(dtype).type
     x = bench.loop_input(dtype, raw, 64, np.random.default_rng(0))
     y = bench.plus_one(dtype, x, k)
@@ -104,7 +127,10 @@ def test_loop_reference_adds_one_per_round_trip(dtype, k):
 
 def _pair(case, target="sm_90", **kw):
     from llgen.plan import plan_conversion
-    return plan_conversion(case.src, case.dst, case.dtype, target, **kw), plan_conversion(case.dst, case.src, case.dtype, target, **kw)
+
+    return plan_conversion(case.src, case.dst, case.dtype, target, **kw), plan_conversion(
+        case.dst, case.src, case.dtype, target, **kw
+    )
 
 
 def test_bench_kernels_compile_without_local_memory_and_no_more_registers_than_triton():
@@ -112,6 +138,7 @@ def test_bench_kernels_compile_without_local_memory_and_no_more_registers_than_t
     NVRTC is pinned to the device's 13.0.88, so the counts here are the ones the device gives."""
     from llgen.emit import emit_bench
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
+
     src = "\n".join(emit_bench(*_pair(c), c.id) for c in core())
     try:
         cubin = compile_cuda(src, "sm_90")
@@ -133,8 +160,10 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
     an odd number of tiles so a two-tile step meets the end of the tensor (and, where a CTA runs several one-warp
     groups, most groups find no tile at all)."""
     import numpy as np
+
     from llgen.emit import emit_bench, stream_groups, stream_smem
     from llgen.runtime import host
+
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
     mod = host.compile(emit_bench(fwd, bwd, "b"), "sm_90")
@@ -155,6 +184,7 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
 
 def test_the_ideal_assumes_the_max_sm_clock_not_an_idle_reading():
     from llgen.runtime.benchreport import sm_clock_mhz
+
     assert sm_clock_mhz({"nvidia_smi": "580.159.04, 345 MHz, 1980 MHz, 2619 MHz"}) == 1980
     assert sm_clock_mhz({"nvidia_smi": "unavailable"}) is None
 
@@ -166,21 +196,26 @@ def test_report_marks_a_wrong_stream_kernel_and_a_loop_miss(tmp_path, monkeypatc
     llgen.update(stream_correct=False, loop_per_sm_ns=19.6)
     benchreport.write_report(report, str(tmp_path))
     text = (tmp_path / "report.md").read_text()
-    assert "| t16x32 | shared/shared | 19.6 | 19.5 |" in text and text.split("\n| t16x32 |")[1].split("\n")[0].endswith("| False |")
+    assert "| t16x32 | shared/shared | 19.6 | 19.5 |" in text and text.split("\n| t16x32 |")[1].split("\n")[0].endswith(
+        "| False |"
+    )
     ideal = 32 / 1980 * 1e3  # ns: 32 clocks at the max SM clock
-    assert (f"MISSED: LOOP, Triton / llgen >= 1.0 on every case: t16x32 0.995 (llgen {100 * ideal / 19.6:.1f}%, "
-            f"Triton {100 * ideal / 19.5:.1f}% of the ideal) below") in text
+    assert (
+        f"MISSED: LOOP, Triton / llgen >= 1.0 on every case: t16x32 0.995 (llgen {100 * ideal / 19.6:.1f}%, "
+        f"Triton {100 * ideal / 19.5:.1f}% of the ideal) below"
+    ) in text
 
 
 @pytest.mark.parametrize("ns,busy,status", [(16.2, 99.1, "physical"), (16.2, 90.0, "MISSED"), (17.0, 99.1, "MISSED")])
-def test_a_loop_tie_is_physical_only_at_the_ideal_with_the_pipe_busy(tmp_path, monkeypatch, ns, busy, status):
+def test_a_loop_tie_is_physical_only_at_the_ideal_with_the_pipe_busy(monkeypatch, ns, busy, status):
     """Triton 0.1% ahead of llgen is "physical" only where llgen runs at >= 98% of its ideal and ncu finds its LSU
     data pipe >= 98% busy: then no kernel can be more than 2% faster. Slack in either leaves it MISSED."""
     report = _report({}, monkeypatch)
     v = report["cases"][0]["variants"]
     v["llgen"].update(loop_per_sm_ns=ns, loop_rounds_ns=[ns] * 5, pipe={"busy_pct": busy})
-    v["triton"].update(loop_per_sm_ns=ns * 0.999, loop_rounds_ns=[ns * 0.99, ns * 1.004, ns * 0.999, ns, ns],
-                       pipe={"busy_pct": 99.0})
+    v["triton"].update(
+        loop_per_sm_ns=ns * 0.999, loop_rounds_ns=[ns * 0.99, ns * 1.004, ns * 0.999, ns, ns], pipe={"busy_pct": 99.0}
+    )
     (line,) = [t for t in benchreport.targets(report, 1980) if "Triton / llgen >= 1.0" in t[1]]
     assert line[0] == status
     assert f"LSU data pipe busy {busy:.1f}% / 99.0%" in line[1] and "alternating rounds 0.990-1.004" in line[1]
@@ -201,9 +236,11 @@ def test_the_copy_roofline_is_a_memcpy_of_the_same_bytes_in_the_same_rounds(monk
 
 def test_stream_rounds_rotate_the_order_and_keep_medians(monkeypatch):
     calls = []
-    monkeypatch.setattr(bench, "median_ms", lambda fn, rep: fn())
-    fns = {n: (lambda n=n: calls.append(n) or {"stream": 2.0, "copy": 1.0, "d2d": 0.9}[n] + 0.01 * len(calls))
-           for n in ("stream", "copy", "d2d")}
+    monkeypatch.setattr(bench, "median_ms", lambda fn, _rep: fn())
+    fns = {
+        n: (lambda n=n: calls.append(n) or {"stream": 2.0, "copy": 1.0, "d2d": 0.9}[n] + 0.01 * len(calls))
+        for n in ("stream", "copy", "d2d")
+    }
     t = bench._rounds(fns, 3, rep=1)
     assert calls == ["stream", "copy", "d2d", "copy", "d2d", "stream", "d2d", "stream", "copy"]
     assert t["copy"] == pytest.approx(1.04)  # its rounds were calls 2, 4 and 9: 1.02, 1.04, 1.09
@@ -217,14 +254,17 @@ def test_check_bench_passes_the_bench_kernels_and_catches_wrong_ones(case_id, ti
     from llgen.emit import emit_bench
     from llgen.runtime import host
     from llgen.runtime.check import check_bench
+
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
     src = emit_bench(fwd, bwd, "b")
     r = check_bench(host.compile(src, "sm_90"), fwd, bwd, "b", tiles=tiles, grid=2)
     assert r.ok and r.elems == 3 * tiles * (1 << case.src.total_out_bits)
     head, copy = src.rsplit("for (int t = ", 1)  # the copy is the last kernel: make it skip tile 0
-    for broken, kernel in ((head + "for (int t = 1 + " + copy, "copy"),
-                           (src.replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)"), "loop")):
+    for broken, kernel in (
+        (head + "for (int t = 1 + " + copy, "copy"),
+        (src.replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)"), "loop"),
+    ):
         bad = check_bench(host.compile(broken, "sm_90"), fwd, bwd, "b", tiles=tiles, grid=2)
         assert not bad.ok and bad.first_bad_tile["kernel"] == kernel
 
@@ -235,6 +275,7 @@ def test_loop_scratch_gives_each_direction_a_buffer_only_where_the_other_barrier
     from llgen.emit import LoopScratch, loop_scratch
     from llgen.plan import plan_conversion
     from llgen.target import target
+
     by_id = {c.id: c for c in core()}
     assert loop_scratch(*_pair(by_id["b2bT_f16"])) == LoopScratch(65536, 32768)
     fwd, bwd = _pair(by_id["t16x32"])  # one warp: __syncwarp is nearly free, a second buffer is not
@@ -254,6 +295,7 @@ def test_two_scratch_buffers_leave_one_barrier_per_conversion_in_the_loop():
     """b2bT_f16's LOOP kernel has 2 BAR per round trip (4 with one buffer); the STREAM kernel, one buffer, keeps 4."""
     from llgen.emit import emit_bench
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+
     case = next(c for c in core() if c.id == "b2bT_f16")
     try:
         sass = disassemble(compile_cuda(emit_bench(*_pair(case), "b"), "sm_90"))
@@ -267,18 +309,25 @@ def test_pipe_counters_are_measured_for_close_cases_only_and_land_on_both_sides(
     """measure_pipes asks ncu about the LOOP kernels of cases where llgen is not clearly ahead (Triton / llgen under
     PIPE_TIE), launched by loop_launches in a worker: llgen's <case>_loop, then Triton's loop_kernel."""
     from llgen.runtime import ncu
+
     report = _report({}, monkeypatch)
     seen = []
 
-    def fake(call, kernels, timeout, log_dir):
+    def fake(call, kernels, _timeout, _log_dir):
         seen.append((call.split()[0], kernels))
-        return {"kernels": {"t16x32_loop": [{ncu.PIPE_BUSY: 99.2}], "loop_kernel": [{ncu.PIPE_BUSY: 98.7}]},
-                "rc": 0, "timed_out": False, "seconds": 1.0, "out": ""}
+        return {
+            "kernels": {"t16x32_loop": [{ncu.PIPE_BUSY: 99.2}], "loop_kernel": [{ncu.PIPE_BUSY: 98.7}]},
+            "rc": 0,
+            "timed_out": False,
+            "seconds": 1.0,
+            "out": "",
+        }
+
     monkeypatch.setattr(ncu, "pipe_busy", fake)
-    bench.measure_pipes(core()[:1], "sm_90", report, log=lambda m: None)
+    bench.measure_pipes(core()[:1], "sm_90", report, log=lambda _: None)
     assert seen == []  # 19.5 / 16.0: llgen is clearly ahead
     report["cases"][0]["variants"]["llgen"]["loop_per_sm_ns"] = 19.4
-    bench.measure_pipes(core()[:1], "sm_90", report, log=lambda m: None)
+    bench.measure_pipes(core()[:1], "sm_90", report, log=lambda _: None)
     assert seen == [("llgen.runtime.bench:loop_launches", "regex:_loop$|^loop_kernel$")]
     v = report["cases"][0]["variants"]
     assert v["llgen"]["pipe"]["busy_pct"] == 99.2 and v["triton"]["pipe"]["busy_pct"] == 98.7

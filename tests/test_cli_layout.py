@@ -7,9 +7,10 @@ import json
 import subprocess
 import sys
 
-import llgen
 import pytest
 from click.testing import CliRunner
+
+import llgen
 from llgen.cli import main
 
 
@@ -51,18 +52,21 @@ def test_mfma_defaults_to_wave64():
     assert res.exit_code == 0 and len(json.loads(res.output)["bases"]["lane"]) == 6
 
 
-@pytest.mark.parametrize("args", [
-    ["blocked", "--shape", "128x96"],                                              # not a power of two
-    ["blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", "--shape", "128x128x2"],         # rank mismatch
-    ["blocked:spt=1x8,tpw=4x4,wpc=4x1,order=1x0"],                                 # lanes != warp size
-    ["blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", "--warps", "8"],                 # warp count mismatch
-    ["dot:op=0,k_width=3"],                                                        # k_width invalid
-    ["dot:op=0,k_width=2,parent=(wmma:v=1)"],                                      # k_width invalid for the parent
-    ["nonsense"],                                                                  # unknown kind
-    ["#ttg.blocked<{sizePerThread = [1, 8] threadsPerWarp = [4, 8]}>"],            # malformed attribute
-    ["blocked", "--dtype", "f13"],                                                 # unknown dtype
-    ["blocked", "--warps", "3"],                                                   # warps not a power of two
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["blocked", "--shape", "128x96"],  # not a power of two
+        ["blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", "--shape", "128x128x2"],  # rank mismatch
+        ["blocked:spt=1x8,tpw=4x4,wpc=4x1,order=1x0"],  # lanes != warp size
+        ["blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", "--warps", "8"],  # warp count mismatch
+        ["dot:op=0,k_width=3"],  # k_width invalid
+        ["dot:op=0,k_width=2,parent=(wmma:v=1)"],  # k_width invalid for the parent
+        ["nonsense"],  # unknown kind
+        ["#ttg.blocked<{sizePerThread = [1, 8] threadsPerWarp = [4, 8]}>"],  # malformed attribute
+        ["blocked", "--dtype", "f13"],  # unknown dtype
+        ["blocked", "--warps", "3"],  # warps not a power of two
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args):
     res = invoke(*args)
     assert res.exit_code == 2
@@ -84,8 +88,10 @@ def test_malformed_attribute_names_the_position():
 
 
 def test_cli_path_does_not_import_numpy_or_jinja2():
-    code = ("import sys; sys.argv = ['llgen', 'layout', 'blocked', '--json']; from llgen.cli import main\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('numpy' in sys.modules, 'jinja2' in sys.modules)")
+    code = (
+        "import sys; sys.argv = ['llgen', 'layout', 'blocked', '--json']; from llgen.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('numpy' in sys.modules, 'jinja2' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert out.stdout.strip().splitlines()[-1] == "False False"

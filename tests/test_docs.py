@@ -55,7 +55,9 @@ def test_readme_snippets_are_real_output():
     import shlex
 
     from click.testing import CliRunner
+
     from llgen.cli import main
+
     text = (ROOT / "README.md").read_text()
     env = dict(re.findall(r"^([AB])='(.+)'$", text, re.MULTILINE))
     blocks = re.findall(r"<!-- (output|lines) of: llgen (.+?) -->\n```\n(.*?)```", text, re.DOTALL)

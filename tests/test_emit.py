@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
@@ -45,6 +46,7 @@ def test_emitted_text_is_byte_identical_to_the_committed_hashes():
     import json
 
     from llgen.examples import emitted_hashes
+
     want = json.loads((ROOT / "tests" / "data" / "emitted-hashes.json").read_text())
     got = emitted_hashes()
     changed = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))
@@ -52,8 +54,11 @@ def test_emitted_text_is_byte_identical_to_the_committed_hashes():
 
 
 def test_kernels_out_is_fresh():
-    stale = [rel for rel, text in example_files().items()
-             if not (ROOT / "kernels_out" / rel).exists() or (ROOT / "kernels_out" / rel).read_text() != text]
+    stale = [
+        rel
+        for rel, text in example_files().items()
+        if not (ROOT / "kernels_out" / rel).exists() or (ROOT / "kernels_out" / rel).read_text() != text
+    ]
     assert not stale, f"kernels_out/ is stale (run `make examples`): {stale}"
 
 
@@ -61,6 +66,7 @@ def test_kernels_out_is_fresh():
 def test_suite_cuda_compiles_as_planned(arch):
     """Every suite case by every variant gpu-check runs (default, forced paths, unswizzled, classic, vector, naive)."""
     from llgen.runtime.cases import suite_jobs
+
     jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None]
     assert {j.variant for j in jobs} >= {"default", "shuffle", "unswizzled", "classic", "naive"}
     kernels = disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
@@ -78,6 +84,7 @@ def test_shared_accesses_share_address_registers(arch):
     stmatrix) lands in the instruction's immediate. ptxas keeps these registers live across a caller's loop,
     so one per instruction would cost registers (b2bT_f16's LOOP kernel took 126 instead of 104 with NVRTC 13.0)."""
     from llgen.runtime.cases import suite_jobs
+
     jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None and j.variant == "default" and j.plan.path == "shared"]
     kernels = disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
     for j in jobs:
@@ -113,6 +120,7 @@ def test_hip_outputs_compile(arch):
         pytest.skip(str(e))
     isa = disassemble(obj)
     from llgen.suite import core
+
     for case in core():
         k = isa.get(f"{case.id}_debug")
         if k is None:
@@ -123,6 +131,7 @@ def test_hip_outputs_compile(arch):
 
 def test_emit_is_deterministic():
     from llgen.suite import core
+
     case = core()[1]
     p1 = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
     p2 = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
@@ -132,6 +141,7 @@ def test_emit_is_deterministic():
 def test_consumer_project_vendors_a_header(tmp_path):
     """tests/consumer/ includes a generated header from its own tree and builds with nvcc (if present)."""
     import shutil
+
     nvcc = shutil.which("nvcc")
     if not nvcc:
         pytest.skip("no nvcc on this machine")
@@ -140,12 +150,14 @@ def test_consumer_project_vendors_a_header(tmp_path):
     shutil.copytree(src, dst)
     (dst / "third_party").mkdir(exist_ok=True)
     shutil.copy(ROOT / "kernels_out" / "cuda" / "b2dotA_f16.cuh", dst / "third_party" / "b2dotA_f16.cuh")
-    r = subprocess.run([nvcc, "-std=c++17", "-arch=sm_90", "-c", "consumer.cu", "-o", "consumer.o"], cwd=dst,
-                       capture_output=True, text=True, check=False)
+    r = subprocess.run(
+        [nvcc, "-std=c++17", "-arch=sm_90", "-c", "consumer.cu", "-o", "consumer.o"],
+        cwd=dst,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert r.returncode == 0, r.stderr
-
-
-
 
 
 def _c_value(expr: str, lane: int, warp: int) -> int:
@@ -163,6 +175,7 @@ def test_affine_expr_is_the_map_and_moves_each_run_of_bits_with_one_shift():
 
     from llgen.emit import affine_expr
     from llgen.plan.affine import Affine
+
     rot = Affine(0, (16, 1, 2, 4, 8, 128, 256))  # lane bit 0 -> 4, bits 1-4 -> 0-3, warp bits -> 7-8
     assert affine_expr(rot, 5) == "((lane & 1u) << 4) ^ ((lane >> 1) & 0xfu) ^ ((warp & 3u) << 7)"
     rng = random.Random(7)

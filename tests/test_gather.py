@@ -8,6 +8,7 @@ import random
 
 import numpy as np
 import pytest
+
 from llgen import LinearLayout as L
 from llgen import LlgenError
 from llgen.emit.gather import emit_gather, gather_file_names
@@ -87,8 +88,10 @@ def test_broadcast_layouts():
     for axis in (0, 1):
         _check(plan_gather(lay, axis, "f16", "sm_80"))
     # a broadcast register and a broadcast lane
-    lay = L.from_bases({"register": [[0, 1], [0, 0], [1, 0]], "lane": [[0, 2], [0, 0], [0, 4], [2, 0], [4, 0]],
-                        "warp": [[8, 0], [16, 0]]}, {"dim0": 32, "dim1": 8})
+    lay = L.from_bases(
+        {"register": [[0, 1], [0, 0], [1, 0]], "lane": [[0, 2], [0, 0], [0, 4], [2, 0], [4, 0]], "warp": [[8, 0], [16, 0]]},
+        {"dim0": 32, "dim1": 8},
+    )
     p = plan_gather(lay, 1, "i8", "sm_90")
     assert p.out_copies
     _check(p)
@@ -118,8 +121,15 @@ def test_bad_input():
     with pytest.raises(LlgenError, match="out of range"):
         plan_gather(WARP_LOCAL, -1, "f32", "sm_90")
     with pytest.raises(LlgenError, match="distributed"):  # a swizzled (two-bit) basis
-        plan_gather(L.from_bases({"register": [[0, 1], [1, 1]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [2, 0]],
-                                  "warp": []}, {"dim0": 4, "dim1": 32}), 1, "f32", "sm_90")
+        plan_gather(
+            L.from_bases(
+                {"register": [[0, 1], [1, 1]], "lane": [[0, 2], [0, 4], [0, 8], [0, 16], [2, 0]], "warp": []},
+                {"dim0": 4, "dim1": 32},
+            ),
+            1,
+            "f32",
+            "sm_90",
+        )
     with pytest.raises(LlgenError, match="in-dims register/lane/warp"):
         plan_gather(L.from_bases({"offset": [[0, 1], [1, 0]]}, {"dim0": 2, "dim1": 2}), 0, "f32", "sm_90")
     with pytest.raises(LlgenError, match="lanes"):
@@ -173,13 +183,16 @@ def test_cuda_header_compiles_alone_and_is_deterministic():
     assert h == emit_gather(plan_gather(*_hdr_args()), "header", "gath")
     assert h.startswith("// Vendorable header") and "#pragma once" in h and "namespace gath" in h
     assert "void gather(const T (&src)[16], const int (&idx)[16], T (&out)[16])" in h
-    consumer = h + """
+    consumer = (
+        h
+        + """
 #include <cuda_fp16.h>
 extern "C" __global__ void use(const __half* s, const int* i, __half* o) {
   __half a[16], b[16]; int ix[16];
   llgen::gath::load(s, a); llgen::gath::load_index(i, ix); llgen::gath::gather(a, ix, b); llgen::gath::store(o, b);
 }
 """
+    )
     k = disassemble(compile_cuda(consumer, "sm_90"))["use"]
     assert k.shfl == p.shuffles and not k.uses_local_memory
     assert gather_file_names(p, "gath") == {"kernel": "gath.cu", "header": "gath.cuh"}
@@ -221,6 +234,7 @@ def test_gpu_gather_kernels_match_numpy():
         pytest.skip(f"no usable GPU: {e}")
     from llgen.runtime.check import check_gather
     from llgen.runtime.compile import compile as compile_gpu
+
     plans = gather_plans("sm_90")
     mod = compile_gpu("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), "sm_90")
     bad = [r for r in (check_gather(mod, p, n, seed=11) for n, p in plans.items()) if not r.ok]

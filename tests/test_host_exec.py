@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from llgen import LinearLayout, LlgenError, plan_conversion
 from llgen.emit import emit
 from llgen.emit.gather import emit_gather
@@ -53,10 +54,14 @@ def test_suite_by_every_vector_path_runs_exactly():
 def test_eight_bit_shuffle_selects_whole_packed_words():
     """The send word of a round is chosen among candidate registers by a mask; a packed 8-bit word is an OR of
     shifted bytes and must be masked whole (a missing pair of parentheses once ORed every candidate's low byte)."""
-    a = LinearLayout.from_bases({"register": [[0, 4], [0, 2], [1, 0]], "lane": [[0, 1], [8, 0], [4, 0], [2, 0], [16, 0]],
-                                 "warp": []}, {"dim0": 32, "dim1": 8})
-    b = LinearLayout.from_bases({"register": [[16, 0], [0, 2], [8, 0]], "lane": [[0, 1], [0, 4], [4, 0], [2, 0], [1, 0]],
-                                 "warp": []}, {"dim0": 32, "dim1": 8})
+    a = LinearLayout.from_bases(
+        {"register": [[0, 4], [0, 2], [1, 0]], "lane": [[0, 1], [8, 0], [4, 0], [2, 0], [16, 0]], "warp": []},
+        {"dim0": 32, "dim1": 8},
+    )
+    b = LinearLayout.from_bases(
+        {"register": [[16, 0], [0, 2], [8, 0]], "lane": [[0, 1], [0, 4], [4, 0], [2, 0], [1, 0]], "warp": []},
+        {"dim0": 32, "dim1": 8},
+    )
     items = [(f"i8_{t}", plan_conversion(a, b, "i8", t, path="shuffle")) for t in ("sm_90", "sm_80")]
     assert all("send_sel == 1u" in emit(p, "kernel", "x") for _, p in items)  # the masked choice is printed
     _all_ok(check_many(items, tiles=4, runs=2, seed=3, compiler=host.compile, sms=1))
@@ -70,13 +75,16 @@ def test_vendored_header_typed_api_runs_exactly(target):
     for name, p in cases:
         t = UINT[p.dtype.bits]
         smem = f"  alignas(16) __shared__ unsigned char smem[{p.detail.scratch_bytes}];\n" if p.path == "shared" else ""
-        src.append(emit(p, "header", name) + f"""
+        src.append(
+            emit(p, "header", name)
+            + f"""
 extern "C" __global__ void {name}_use(const {t}* in, {t}* out) {{
 {smem}  {t} a[llgen::{name}::kInRegs], b[llgen::{name}::kOutRegs];
   llgen::{name}::load_a(in, a);
   llgen::{name}::convert(a, b{", smem" if smem else ""});
   llgen::{name}::store_b(out, b);
-}}""")
+}}"""
+        )
     mod = host.compile("\n".join(src), target)
     rng = np.random.default_rng(5)
     for name, p in cases:
@@ -104,9 +112,26 @@ def test_inline_ptx_is_refused_in_one_sentence():
 def test_check_cpu_proves_a_conversion_without_a_gpu():
     """`llgen check --cpu`: the GPU checks on CPU threads; an ldmatrix/stmatrix plan is left out with a note."""
     from click.testing import CliRunner
+
     from llgen.cli import main
-    r = CliRunner().invoke(main, ["check", "--cpu", "--src", "blocked:spt=1x4,tpw=2x16,wpc=1x1", "--dst",
-                                  "blocked:spt=1x4,tpw=16x2,wpc=1x1", "--warps", "1", "--shape", "32x32", "--dtype", "f32"])
+
+    r = CliRunner().invoke(
+        main,
+        [
+            "check",
+            "--cpu",
+            "--src",
+            "blocked:spt=1x4,tpw=2x16,wpc=1x1",
+            "--dst",
+            "blocked:spt=1x4,tpw=16x2,wpc=1x1",
+            "--warps",
+            "1",
+            "--shape",
+            "32x32",
+            "--dtype",
+            "f32",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "CPU threads" in r.output and "1 kernels: 0 slot mismatches" in r.output
     r = CliRunner().invoke(main, ["check", "--cpu", "--src", "blocked", "--dst", "dot:op=0,k_width=2", "--shape", "128x64"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from llgen import LinearLayout
 from llgen.layouts.common import identity1d
 
@@ -28,7 +29,7 @@ def layouts(draw, ins=("register", "lane", "warp"), outs=("dim0", "dim1"), max_b
     cuts = sorted(draw(st.integers(0, len(cols))) for _ in range(len(ins) - 1))
     bounds = [0, *cuts, len(cols)]
     in_dims = tuple((name, bounds[i + 1] - bounds[i]) for i, name in enumerate(ins))
-    return LinearLayout(in_dims, tuple(zip(outs, out_bits)), tuple(cols))
+    return LinearLayout(in_dims, tuple(zip(outs, out_bits, strict=True)), tuple(cols))
 
 
 @st.composite
@@ -39,6 +40,7 @@ def chain(draw):
     def lay(i):
         cols = tuple(draw(st.integers(0, (1 << sizes[i + 1]) - 1)) for _ in range(sizes[i]))
         return LinearLayout(((f"x{i}", sizes[i]),), ((f"x{i + 1}", sizes[i + 1]),), cols)
+
     return lay(0), lay(1), lay(2)
 
 
@@ -142,7 +144,7 @@ def identity_like(a: LinearLayout) -> LinearLayout:
 
 def _in_flat(a: LinearLayout, x: LinearLayout, out_flat: int) -> int:
     """x maps a's out-dims to a's in-dims (row-major); return that as a's flat in index."""
-    coords = x.apply(dict(zip(x.in_names, _unflat(out_flat, a.outs))))
+    coords = x.apply(dict(zip(x.in_names, _unflat(out_flat, a.outs), strict=True)))
     flat, pos = 0, 0
     for n, k in a.ins:
         flat |= coords.get(n, 0) << pos
@@ -171,5 +173,5 @@ def _align(b: LinearLayout, ab: LinearLayout, a: LinearLayout) -> LinearLayout:
     outs = [(o, ab.out_size(o) // a.out_size(o)) for o in ab.out_names]
     full = {}
     for n in ab.in_names:
-        full[n] = [[dict(zip(b.out_names, v)).get(o, 0) for o, _ in outs] for v in (bases[n] or [])]
+        full[n] = [[dict(zip(b.out_names, v, strict=True)).get(o, 0) for o, _ in outs] for v in (bases[n] or [])]
     return LinearLayout.from_bases(full, outs)

@@ -3,8 +3,9 @@ documented mma fragments, and the paper's Figure 1 layout A."""
 
 from __future__ import annotations
 
-import llgen
 import pytest
+
+import llgen
 from llgen.layouts import AmdMfma, AmdWmma, Blocked, NvidiaMma
 
 
@@ -13,7 +14,9 @@ def bases(layout, dim):
 
 
 def test_blocked_with_clusters_matches_layouts_md():
-    lay = llgen.blocked([2, 2], [4, 8], [2, 2], [1, 0], [1024, 128], cga_layout=llgen.layouts.cga_from_split([2, 2], [2, 2], [1, 0]))
+    lay = llgen.blocked(
+        [2, 2], [4, 8], [2, 2], [1, 0], [1024, 128], cga_layout=llgen.layouts.cga_from_split([2, 2], [2, 2], [1, 0])
+    )
     assert bases(lay, "register") == [[0, 1], [1, 0], [0, 32], [16, 0], [32, 0], [64, 0], [128, 0], [256, 0]]
     assert bases(lay, "lane") == [[0, 2], [0, 4], [0, 8], [2, 0], [4, 0]]
     assert bases(lay, "warp") == [[0, 16], [8, 0]]
@@ -90,10 +93,13 @@ def test_dot_operand_warps_broadcast_along_k():
     assert bases(a, "warp") == [[0, 0], [16, 0]]
 
 
-@pytest.mark.parametrize("instr,reg,lane", [
-    (32, [[1, 0], [2, 0], [8, 0], [16, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]]),
-    (16, [[1, 0], [2, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]]),
-])
+@pytest.mark.parametrize(
+    "instr,reg,lane",
+    [
+        (32, [[1, 0], [2, 0], [8, 0], [16, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]]),
+        (16, [[1, 0], [2, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [4, 0], [8, 0]]),
+    ],
+)
 def test_mfma_tiles_match_layouts_md(instr, reg, lane):
     lay = llgen.mfma(3, [instr, instr, 8], False, [1, 1], [instr, instr])
     assert bases(lay, "register") == reg and bases(lay, "lane") == lane
@@ -117,11 +123,14 @@ def test_mfma_f64_holds_one_row_per_register_group():
     assert bases(lay, "lane") == [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0]]
 
 
-@pytest.mark.parametrize("version,reg,lane", [
-    (1, [[2, 0], [4, 0], [8, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]),
-    (2, [[1, 0], [2, 0], [4, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]]),
-    (3, [[1, 0], [2, 0], [4, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]]),
-])
+@pytest.mark.parametrize(
+    "version,reg,lane",
+    [
+        (1, [[2, 0], [4, 0], [8, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]),
+        (2, [[1, 0], [2, 0], [4, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]]),
+        (3, [[1, 0], [2, 0], [4, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [8, 0]]),
+    ],
+)
 def test_wmma_tiles_match_layouts_md(version, reg, lane):
     lay = llgen.wmma(version, False, [1, 1], [16, 16], instr_shape=[16, 16, 32 if version == 3 else 16])
     assert bases(lay, "register") == reg and bases(lay, "lane") == lane
@@ -140,8 +149,10 @@ def test_mfma_operand_lanes():
 
 def test_slice_drops_zero_registers_and_keeps_broadcast_lanes():
     lay = llgen.slice_layout(1, NvidiaMma(2, (2, 2), (16, 8)), [128])
-    assert lay.to_dict() == {"bases": {"register": [[8], [32], [64]], "lane": [[0], [0], [1], [2], [4]], "warp": [[0], [16]],
-                                       "block": []}, "out_dims": {"dim0": 128}}
+    assert lay.to_dict() == {
+        "bases": {"register": [[8], [32], [64]], "lane": [[0], [0], [1], [2], [4]], "warp": [[0], [16]], "block": []},
+        "out_dims": {"dim0": 128},
+    }
 
 
 def test_slice_of_blocked_has_the_parents_lanes():
@@ -202,10 +213,13 @@ def test_swizzled_shared_matches_layouts_md():
     assert lay.is_memory_layout()
 
 
-@pytest.mark.parametrize("swizzle,shape,want", [
-    (128, [8, 64], [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 8], [2, 16], [4, 32]]),
-    (32, [128, 16], [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0], [4, 8], [8, 0], [16, 0], [32, 0], [64, 0]]),
-])
+@pytest.mark.parametrize(
+    "swizzle,shape,want",
+    [
+        (128, [8, 64], [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 8], [2, 16], [4, 32]]),
+        (32, [128, 16], [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0], [4, 8], [8, 0], [16, 0], [32, 0], [64, 0]]),
+    ],
+)
 def test_nvmma_shared_matches_layouts_md(swizzle, shape, want):
     assert bases(llgen.nvmma_shared(swizzle, 16, shape), "offset") == want
 
@@ -229,31 +243,34 @@ def test_nvmma_shared_zero_swizzle_is_identity():
     assert all(lay.apply({"offset": x}) == {"dim0": x // 32, "dim1": x % 32} for x in range(512))
 
 
-@pytest.mark.parametrize("call", [
-    lambda: llgen.blocked([3, 1], [4, 8], [4, 1], [1, 0], [64, 64]),
-    lambda: llgen.blocked([1, 1], [4, 8], [4, 1], [1, 0], [64]),
-    lambda: llgen.blocked([1, 1], [4, 8], [4, 1], [0, 0], [64, 64]),
-    lambda: llgen.mma(4, [2, 2], [16, 8], [64, 64]),
-    lambda: llgen.dot_operand(1, NvidiaMma(3, (4, 1), (16, 64, 16)), 2, [64, 64]),
-    lambda: llgen.dot_operand(0, NvidiaMma(2, (2, 2), (16, 8)), 3, [64, 64]),
-    lambda: llgen.dot_operand(0, AmdWmma((1, 1), (1, 1), (), 1), 4, [64, 64]),
-    lambda: llgen.nvmma_shared(48, 16, [64, 64]),
-    lambda: llgen.mma(2, [4, 1, 1], [16, 8], [4, 64, 64]),                          # rank 3 needs [1, 16, 8]
-    lambda: llgen.mma(3, [4, 1, 1], [16, 64, 16], [4, 64, 64]),                     # wgmma has no batch dim
-    lambda: llgen.mma(2, [4], [16, 8], [64]),
-    lambda: llgen.mfma(3, [32, 32, 8], False, [4], [64]),
-    lambda: llgen.mfma(3, [32, 32, 8], False, [2, 2, 1], [4, 64, 64], tiles_per_warp=[2, 2]),
-    lambda: llgen.mfma(3, [64, 4, 4], False, [2, 2], [64, 64]),                     # 64x4 must be transposed
-    lambda: llgen.mfma(3, [8, 8, 4], False, [2, 2], [64, 64]),
-    lambda: llgen.wmma(3, False, [2, 2], [64, 64]),                                 # v3 has no 16x16x16
-    lambda: llgen.wmma(2, False, [2, 2, 1], [4, 8, 64]),
-    lambda: llgen.linear([[1, 1]], [[0, 1], [1, 0]], [], [], [2, 2]),                # a basis moving along two dims
-    lambda: llgen.linear([[0, 1], [0, 1]], [[1, 0]], [], [], [2, 1]),                # a repeated coordinate cannot shrink
-    lambda: llgen.linear([[0, 3]], [[1, 0], [0, 1]], [], [], [2, 2]),                # coordinate 3 cannot shrink
-    lambda: llgen.linear([[0, 1]], [[1, 0]], [], [], [4, 4, 4]),
-    lambda: llgen.slice_layout(0, llgen.Linear(((0, 1),), ((1, 0), (0, 4)), (), ((0, 2),)), [4]),  # CTA share not contiguous
-    lambda: llgen.blocked([], [], [], [], []),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: llgen.blocked([3, 1], [4, 8], [4, 1], [1, 0], [64, 64]),
+        lambda: llgen.blocked([1, 1], [4, 8], [4, 1], [1, 0], [64]),
+        lambda: llgen.blocked([1, 1], [4, 8], [4, 1], [0, 0], [64, 64]),
+        lambda: llgen.mma(4, [2, 2], [16, 8], [64, 64]),
+        lambda: llgen.dot_operand(1, NvidiaMma(3, (4, 1), (16, 64, 16)), 2, [64, 64]),
+        lambda: llgen.dot_operand(0, NvidiaMma(2, (2, 2), (16, 8)), 3, [64, 64]),
+        lambda: llgen.dot_operand(0, AmdWmma((1, 1), (1, 1), (), 1), 4, [64, 64]),
+        lambda: llgen.nvmma_shared(48, 16, [64, 64]),
+        lambda: llgen.mma(2, [4, 1, 1], [16, 8], [4, 64, 64]),  # rank 3 needs [1, 16, 8]
+        lambda: llgen.mma(3, [4, 1, 1], [16, 64, 16], [4, 64, 64]),  # wgmma has no batch dim
+        lambda: llgen.mma(2, [4], [16, 8], [64]),
+        lambda: llgen.mfma(3, [32, 32, 8], False, [4], [64]),
+        lambda: llgen.mfma(3, [32, 32, 8], False, [2, 2, 1], [4, 64, 64], tiles_per_warp=[2, 2]),
+        lambda: llgen.mfma(3, [64, 4, 4], False, [2, 2], [64, 64]),  # 64x4 must be transposed
+        lambda: llgen.mfma(3, [8, 8, 4], False, [2, 2], [64, 64]),
+        lambda: llgen.wmma(3, False, [2, 2], [64, 64]),  # v3 has no 16x16x16
+        lambda: llgen.wmma(2, False, [2, 2, 1], [4, 8, 64]),
+        lambda: llgen.linear([[1, 1]], [[0, 1], [1, 0]], [], [], [2, 2]),  # a basis moving along two dims
+        lambda: llgen.linear([[0, 1], [0, 1]], [[1, 0]], [], [], [2, 1]),  # a repeated coordinate cannot shrink
+        lambda: llgen.linear([[0, 3]], [[1, 0], [0, 1]], [], [], [2, 2]),  # coordinate 3 cannot shrink
+        lambda: llgen.linear([[0, 1]], [[1, 0]], [], [], [4, 4, 4]),
+        lambda: llgen.slice_layout(0, llgen.Linear(((0, 1),), ((1, 0), (0, 4)), (), ((0, 2),)), [4]),  # CTA share not contiguous
+        lambda: llgen.blocked([], [], [], [], []),
+    ],
+)
 def test_bad_parameters_raise_llgen_error(call):
     with pytest.raises(llgen.LlgenError):
         call()

@@ -15,12 +15,14 @@ import random
 
 import pytest
 
+import llgen.layouts as L
+from llgen.spec import parse_layout
+
 triton = pytest.importorskip("triton")
 gl = pytest.importorskip("triton.experimental.gluon.language")
 amd = pytest.importorskip("triton.experimental.gluon.language.amd")
-import llgen.layouts as L
-from llgen.spec import parse_layout
-from triton._C.libtriton import gluon_ir, ir
+libtriton = pytest.importorskip("triton._C.libtriton")
+gluon_ir, ir = libtriton.gluon_ir, libtriton.ir
 
 _CTX = ir.context()
 ir.load_dialects(_CTX)
@@ -30,8 +32,10 @@ _BUILDER = gluon_ir.GluonOpBuilder(_CTX)
 def triton_bases(layout, shape) -> dict:
     """Triton's bases for a Gluon layout over ``shape``, in our to_dict form."""
     ll = _BUILDER.to_linear_layout(layout._to_ir(_BUILDER), list(shape))
-    return {"bases": {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases, "block": ll.block_bases},
-            "out_dims": {f"dim{d}": s for d, s in enumerate(shape)}}
+    return {
+        "bases": {"register": ll.reg_bases, "lane": ll.lane_bases, "warp": ll.warp_bases, "block": ll.block_bases},
+        "out_dims": {f"dim{d}": s for d, s in enumerate(shape)},
+    }
 
 
 def pow2(rng: random.Random, lo: int, hi: int) -> int:
@@ -70,7 +74,12 @@ def batch_shape(rng: random.Random, rank: int, lo: int, hi: int) -> list[int]:
 def blocked_params(rng: random.Random, rank: int):
     order = list(range(rank))
     rng.shuffle(order)
-    return [pow2(rng, 0, 2) for _ in range(rank)], split(rng, rng.choice([5, 6]), rank), split(rng, rng.randint(0, 3), rank), order
+    return (
+        [pow2(rng, 0, 2) for _ in range(rank)],
+        split(rng, rng.choice([5, 6]), rank),
+        split(rng, rng.randint(0, 3), rank),
+        order,
+    )
 
 
 def blocked_cases(rng: random.Random, n: int):
@@ -79,8 +88,12 @@ def blocked_cases(rng: random.Random, n: int):
         spt, tpw, wpc, order = blocked_params(rng, rank)
         cga = random_cga(rng, rank)
         shape = random_shape(rng, rank, 0, 10 - rank * 2)
-        yield (f"blocked{spt}{tpw}{wpc}{order}{cga}{shape}", gl.BlockedLayout(spt, tpw, wpc, order, cga_layout=cga),
-               L.Blocked(tuple(spt), tuple(tpw), tuple(wpc), tuple(order), tuple(map(tuple, cga))), shape)
+        yield (
+            f"blocked{spt}{tpw}{wpc}{order}{cga}{shape}",
+            gl.BlockedLayout(spt, tpw, wpc, order, cga_layout=cga),
+            L.Blocked(tuple(spt), tuple(tpw), tuple(wpc), tuple(order), tuple(map(tuple, cga))),
+            shape,
+        )
 
 
 def mma_params(rng: random.Random, rank: int = 2):
@@ -100,8 +113,10 @@ def mma_layout(rng: random.Random, rank: int):
     """A random mma accumulator as (Gluon layout, our encoding)."""
     version, wpc, instr = mma_params(rng, rank)
     cga = random_cga(rng, rank)
-    return (gl.NVMMADistributedLayout([version, 0], wpc, instr, cga_layout=cga),
-            L.NvidiaMma(version, tuple(wpc), tuple(instr), tuple(map(tuple, cga))))
+    return (
+        gl.NVMMADistributedLayout([version, 0], wpc, instr, cga_layout=cga),
+        L.NvidiaMma(version, tuple(wpc), tuple(instr), tuple(map(tuple, cga))),
+    )
 
 
 def mma_dot_layout(rng: random.Random, rank: int):
@@ -119,8 +134,10 @@ def mfma_layout(rng: random.Random, rank: int):
     tr = mn == (64, 4) or rng.random() < 0.5
     wpc, tpw, bits = split(rng, rng.randint(0, 3), rank), split(rng, rng.randint(0, 2), rank), rng.choice([None, 32, 64])
     cga = random_cga(rng, rank)
-    return (amd.AMDMFMALayout(3, instr, tr, wpc, element_bitwidth=bits, tiles_per_warp=tpw, cga_layout=cga),
-            L.AmdMfma(tuple(wpc), tuple(tpw), tuple(map(tuple, cga)), tuple(instr), tr, bits or 32, 3))
+    return (
+        amd.AMDMFMALayout(3, instr, tr, wpc, element_bitwidth=bits, tiles_per_warp=tpw, cga_layout=cga),
+        L.AmdMfma(tuple(wpc), tuple(tpw), tuple(map(tuple, cga)), tuple(instr), tr, bits or 32, 3),
+    )
 
 
 def mfma_dot_layout(rng: random.Random, rank: int):
@@ -139,8 +156,10 @@ def wmma_layout(rng: random.Random, rank: int, k_split_ok: int | None = None):
     cga = random_cga(rng, rank)
     if k_split_ok is not None:
         cga = [[c if d == rank - 2 + k_split_ok else 0 for d, c in enumerate(v)] for v in cga]
-    return (amd.AMDWMMALayout(version, tr, wpc, instr_shape=instr, tiles_per_warp=tpw, cga_layout=cga),
-            L.AmdWmma(tuple(wpc), tuple(tpw), tuple(map(tuple, cga)), version, tr, tuple(instr)))
+    return (
+        amd.AMDWMMALayout(version, tr, wpc, instr_shape=instr, tiles_per_warp=tpw, cga_layout=cga),
+        L.AmdWmma(tuple(wpc), tuple(tpw), tuple(map(tuple, cga)), version, tr, tuple(instr)),
+    )
 
 
 def wmma_dot_layout(rng: random.Random, rank: int):
@@ -152,11 +171,13 @@ def wmma_dot_layout(rng: random.Random, rank: int):
 
 def matrix_cases(make, lo: int, hi: int):
     """Cases of a matrix family (rank 2, or 3 with a batch dim) whose M and N are 2**lo..2**hi."""
+
     def cases(rng: random.Random, n: int):
         for _ in range(n):
             rank = rng.choice([2, 2, 3])
             g, ours = make(rng, rank)
             yield f"{ours}", g, ours, batch_shape(rng, rank, lo, hi)
+
     return cases
 
 
@@ -174,16 +195,19 @@ def linear_layout(rng: random.Random, rank: int, lo: int = 0, hi: int = 5, slice
     block = []
     if sliceable:
         tops = [v for v in vecs if any(v) and max(v) * 2 == shape[v.index(max(v))]]
-        block = tops[:rng.randint(0, len(tops))]
+        block = tops[: rng.randint(0, len(tops))]
         vecs = [v for v in vecs if v not in block]
     nlanes = rng.choice([5, 6])
     lane, vecs = (vecs + [[0] * rank] * nlanes)[:nlanes], vecs[nlanes:]
     cuts = sorted(rng.randint(0, len(vecs)) for _ in range(2))
-    reg, warp = vecs[:cuts[0]], vecs[cuts[0]:cuts[1]]
-    block = block if sliceable else vecs[cuts[1]:]
+    reg, warp = vecs[: cuts[0]], vecs[cuts[0] : cuts[1]]
+    block = block if sliceable else vecs[cuts[1] :]
     if sliceable:
-        warp += vecs[cuts[1]:]
-    tup = lambda vs: tuple(map(tuple, vs))
+        warp += vecs[cuts[1] :]
+
+    def tup(vs):
+        return tuple(map(tuple, vs))
+
     return gl.DistributedLinearLayout(reg, lane, warp, block, shape), L.Linear(tup(reg), tup(lane), tup(warp), tup(block))
 
 
@@ -247,7 +271,7 @@ FAMILIES = {
 def ttgir_attr(layout, shape) -> str:
     """The encoding attribute exactly as Triton prints it in a tensor type."""
     text = str(_BUILDER.get_distributed_ty(_BUILDER.get_float_ty(), list(shape), layout._to_ir(_BUILDER)))
-    return text[text.index("#"):-1]
+    return text[text.index("#") : -1]
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
@@ -269,7 +293,16 @@ def test_family_matches_triton(family):
     assert not failures, f"{len(failures)} of {count} differ, first: " + "\n".join(failures[:3])
 
 
-@pytest.mark.parametrize("ctas,splits,order", [([2, 2], [2, 2], [1, 0]), ([4, 2], [2, 1], [1, 0]), ([4, 2], [2, 2], [0, 1]),
-                                               ([4, 1], [4, 1], [0, 1]), ([8, 2], [2, 2], [1, 0]), ([1, 8], [1, 2], [0, 1])])
+@pytest.mark.parametrize(
+    "ctas,splits,order",
+    [
+        ([2, 2], [2, 2], [1, 0]),
+        ([4, 2], [2, 1], [1, 0]),
+        ([4, 2], [2, 2], [0, 1]),
+        ([4, 1], [4, 1], [0, 1]),
+        ([8, 2], [2, 2], [1, 0]),
+        ([1, 8], [1, 2], [0, 1]),
+    ],
+)
 def test_cga_from_split_matches_triton(ctas, splits, order):
     assert [list(v) for v in L.cga_from_split(ctas, splits, order)] == gluon_ir.make_cga_layout(ctas, splits, order)

@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from test_plan import BLOCKED, BLOCKED64, BLOCKED_T, MMA, _lay128
+
 from llgen import LinearLayout, LlgenError
 from llgen.plan import plan_conversion
 
@@ -33,6 +35,7 @@ def test_cold_start(timing):
     def run():
         out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
+
     timing("llgen layout mma (cold start)", _best(run, 3), 0.3)
 
 
@@ -42,6 +45,7 @@ def test_emit_cli(timing):
     def run():
         r = subprocess.run([str(exe), "emit", "--src", "blocked", "--dst", "mma"], capture_output=True, text=True, check=False)
         assert r.returncode == 0 and "convert" in r.stdout, r.stderr
+
     timing("llgen emit --src blocked --dst mma", _best(run, 1), 0.5)
 
 
@@ -57,23 +61,28 @@ def test_invert_and_compose_20_bit_layouts(timing):
     timing("compose two 20-bit layouts", _best(lambda: inv.compose(a), 20), 1e-3)
 
 
-from test_plan import BLOCKED, BLOCKED64, BLOCKED_T, MMA, _lay128
-
 BLOCKED64_T = _lay128("m0 m1 m2 n4 n5 n6", "m3 m4 m5 m6 n0 n1", "n2 n3")
 
 
-@pytest.mark.parametrize("name,a,b,targets", [("blocked->mma", BLOCKED, MMA, ("sm_80", "sm_90")),
-                                              ("mma->blocked", MMA, BLOCKED, ("sm_80", "sm_90")),
-                                              ("transpose", BLOCKED, BLOCKED_T, ("sm_90",)),
-                                              ("transpose wave64", BLOCKED64, BLOCKED64_T, ("gfx942",))])
+@pytest.mark.parametrize(
+    "name,a,b,targets",
+    [
+        ("blocked->mma", BLOCKED, MMA, ("sm_80", "sm_90")),
+        ("mma->blocked", MMA, BLOCKED, ("sm_80", "sm_90")),
+        ("transpose", BLOCKED, BLOCKED_T, ("sm_90",)),
+        ("transpose wave64", BLOCKED64, BLOCKED64_T, ("gfx942",)),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["f16", "f32", "i8", "f64"])
 def test_plan_128x128(timing, name, a, b, targets, dtype):
     for tgt in targets:
+
         def run(tgt=tgt):
             try:
                 plan_conversion(a, b, dtype, tgt)
             except LlgenError as e:  # no common register bit to split an over-budget tile on
                 assert "cannot be split" in str(e)
+
         timing(f"plan 128x128 {name} {dtype} {tgt}", _best(run, 3), 0.020)
 
 
@@ -81,16 +90,23 @@ def test_show_128x128(timing, tmp_path):
     pytest.importorskip("matplotlib")
     exe = Path(sys.executable).parent / "llgen"
     for ext in ("svg", "png"):
+
         def run(ext=ext):
-            r = subprocess.run([str(exe), "show", "blocked", "--shape", "128x128", "-o", str(tmp_path / f"b.{ext}")],
-                               capture_output=True, text=True, check=False)
+            r = subprocess.run(
+                [str(exe), "show", "blocked", "--shape", "128x128", "-o", str(tmp_path / f"b.{ext}")],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             assert r.returncode == 0, r.stderr
+
         timing(f"llgen show blocked 128x128 .{ext}", _best(run, 1), 2.0)
 
 
 def test_random_pairs_property(timing):
     """The property run of tests/test_plan.py (10,000 pairs of real layouts by every path, two workers)."""
     from test_plan import PAIRS, run_pairs
+
     t0 = time.perf_counter()
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(min(2, os.cpu_count() or 1)) as pool:

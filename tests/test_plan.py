@@ -7,6 +7,7 @@ import multiprocessing
 import os
 
 import pytest
+
 from llgen import LinearLayout as L
 from llgen import LlgenError
 from llgen.plan import plan_conversion
@@ -20,10 +21,14 @@ LANE_BITS = {"sm_80": 5, "sm_90": 5, "gfx90a": 6, "gfx942": 6}
 
 
 # ---------------------------------------------------------------- the 16x32 fp32 transpose (docs/design.md §6)
-A16 = L.from_bases({"register": [[1, 0], [2, 0], [4, 0], [8, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]],
-                    "warp": []}, {"dim0": 16, "dim1": 32})
-B16 = L.from_bases({"register": [[0, 2], [0, 4], [0, 8], [0, 16]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]],
-                    "warp": []}, {"dim0": 16, "dim1": 32})
+A16 = L.from_bases(
+    {"register": [[1, 0], [2, 0], [4, 0], [8, 0]], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "warp": []},
+    {"dim0": 16, "dim1": 32},
+)
+B16 = L.from_bases(
+    {"register": [[0, 2], [0, 4], [0, 8], [0, 16]], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "warp": []},
+    {"dim0": 16, "dim1": 32},
+)
 
 
 def _offset_of(plan, m: int, n: int) -> int:
@@ -75,16 +80,22 @@ def _lay(reg, lane, warp, shape):
             pos -= k
             out.append(((1 << bit) >> pos) & ((1 << k) - 1))
         return out
-    return L.from_bases({"register": [v(s) for s in reg.split()], "lane": [v(s) for s in lane.split()],
-                         "warp": [v(s) for s in warp.split()]}, shape)
+
+    return L.from_bases(
+        {"register": [v(s) for s in reg.split()], "lane": [v(s) for s in lane.split()], "warp": [v(s) for s in warp.split()]},
+        shape,
+    )
 
 
-@pytest.mark.parametrize("a,b", [
-    # Figure 3 as drawn: 8 elements t0..t7, 4 threads x 2 registers (the other lanes broadcast)
-    (("x0", "x1 x2 0 0 0"), ("x2", "x0 x1 0 0 0")),
-    # the same shape over a full warp: V and the common part aside, one E/F pair and one round vector
-    (("x0", "x1 x2 x3 x4 x5"), ("x5", "x0 x1 x2 x3 x4")),
-])
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        # Figure 3 as drawn: 8 elements t0..t7, 4 threads x 2 registers (the other lanes broadcast)
+        (("x0", "x1 x2 0 0 0"), ("x2", "x0 x1 0 0 0")),
+        # the same shape over a full warp: V and the common part aside, one E/F pair and one round vector
+        (("x0", "x1 x2 x3 x4 x5"), ("x5", "x0 x1 x2 x3 x4")),
+    ],
+)
 @pytest.mark.parametrize("dtype", ["f32", "f16", "f64"])
 def test_figure3_two_rounds(a, b, dtype):
     n = 6 if "x5" in a[1] else 3
@@ -100,9 +111,11 @@ def test_figure3_two_rounds(a, b, dtype):
 
 
 # ---------------------------------------------------------------- real layouts, every way they can be planned
-CONFIGS = ([{"path": None}, {"path": "shuffle"}]
-           + [{"path": "shared", "swizzle": s, "matrix": m} for s in ("optimal", "unswizzled", "classic") for m in (True, False)]
-           + [{"path": "shared", "scalar": True}])
+CONFIGS = (
+    [{"path": None}, {"path": "shuffle"}]
+    + [{"path": "shared", "swizzle": s, "matrix": m} for s in ("optimal", "unswizzled", "classic") for m in (True, False)]
+    + [{"path": "shared", "scalar": True}]
+)
 TARGETS = ("sm_90", "sm_80", "gfx942")
 
 
@@ -141,12 +154,18 @@ def check_pair(a, b, dt, tgt, replay_every: bool = False) -> tuple[list[str], in
             continue
         d = p.detail
         if (d.predicted_store_wavefronts, d.predicted_load_wavefronts) != (r.store_wavefronts, r.load_wavefronts):
-            fails.append(f"{tag}: predicted {(d.predicted_store_wavefronts, d.predicted_load_wavefronts)} "
-                         f"counted {(r.store_wavefronts, r.load_wavefronts)}")
+            fails.append(
+                f"{tag}: predicted {(d.predicted_store_wavefronts, d.predicted_load_wavefronts)} "
+                f"counted {(r.store_wavefronts, r.load_wavefronts)}"
+            )
         # conflict-free where Lemma 9.5 allows it: no instruction over the data-volume minimum (one wavefront per
         # 128 bytes; a broadcast read may take fewer)
-        over = [w > ph for w, ph in zip(r.store_instr_wavefronts + r.load_instr_wavefronts,
-                                        r.store_instr_phases + r.load_instr_phases)]
+        over = [
+            w > ph
+            for w, ph in zip(
+                r.store_instr_wavefronts + r.load_instr_wavefronts, r.store_instr_phases + r.load_instr_phases, strict=True
+            )
+        ]
         if d.swizzle.name == "optimal" and d.lower_bound_extra == 0 and any(over):
             fails.append(f"{tag}: conflicts where Lemma 9.5 allows none")
     return fails, nplans, refused
@@ -192,8 +211,11 @@ def test_random_pairs_smoke():
 def _lay128(reg, lane, warp):
     def v(s):
         return [1 << int(s[1:]), 0] if s[0] == "m" else [0, 1 << int(s[1:])]
-    return L.from_bases({"register": [v(s) for s in reg.split()], "lane": [v(s) for s in lane.split()],
-                         "warp": [v(s) for s in warp.split()]}, {"dim0": 128, "dim1": 128})
+
+    return L.from_bases(
+        {"register": [v(s) for s in reg.split()], "lane": [v(s) for s in lane.split()], "warp": [v(s) for s in warp.split()]},
+        {"dim0": 128, "dim1": 128},
+    )
 
 
 BLOCKED = _lay128("n0 n1 n2 m3 m4 m5 m6", "n3 n4 n5 n6 m0", "m1 m2")  # sizePerThread [1,8], 2x16 lanes, 4x1 warps
@@ -202,8 +224,17 @@ BLOCKED_T = _lay128("m0 m1 m2 n3 n4 n5 n6", "m3 m4 m5 m6 n0", "n1 n2")  # column
 BLOCKED64 = _lay128("n0 n1 n2 m4 m5 m6", "n3 n4 n5 n6 m0 m1", "m2 m3")  # 64 lanes
 
 
-@pytest.mark.parametrize("dtype,budget,rounds", [("f32", None, 1), ("f32", 48 * 1024, 2), ("f64", None, 1),
-                                                 ("f64", 48 * 1024, 4), ("f16", 48 * 1024, 1), ("f32", 8 * 1024, 8)])
+@pytest.mark.parametrize(
+    "dtype,budget,rounds",
+    [
+        ("f32", None, 1),
+        ("f32", 48 * 1024, 2),
+        ("f64", None, 1),
+        ("f64", 48 * 1024, 4),
+        ("f16", 48 * 1024, 1),
+        ("f32", 8 * 1024, 8),
+    ],
+)
 def test_128x128_scratch_rounds(dtype, budget, rounds):
     """The budget is the target's per-CTA limit (227 KiB on sm_90): a 64 or 128 KiB tile goes in one piece, as
     Triton converts it; a lower --smem-budget splits it into store/barrier/load rounds, each exact."""
@@ -239,18 +270,36 @@ def _one_sentence(err: LlgenError) -> str:
 
 
 def test_bad_input():
-    other_shape = L.from_bases({"register": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 32]], "lane": A16.to_dict()["bases"]["lane"],
-                                "warp": []}, {"dim0": 16, "dim1": 64})
+    other_shape = L.from_bases(
+        {"register": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 32]], "lane": A16.to_dict()["bases"]["lane"], "warp": []},
+        {"dim0": 16, "dim1": 64},
+    )
     cases = [
         ({"a": A16, "b": other_shape}, "different tensors"),
-        ({"a": _lay("x0", "x1 x2 x3 x4 x5", "x6", {"dim0": 128}), "b": _lay("x0 x6", "x1 x2 x3 x4 x5", "0 0", {"dim0": 128})},
-         "warp counts"),
-        ({"a": A16, "b": L.from_bases({"register": [[1, 0], [2, 0], [4, 0], [0, 0]], "lane": B16.to_dict()["bases"]["lane"],
-                                     "warp": []}, {"dim0": 16, "dim1": 32})}, "not surjective"),
+        (
+            {"a": _lay("x0", "x1 x2 x3 x4 x5", "x6", {"dim0": 128}), "b": _lay("x0 x6", "x1 x2 x3 x4 x5", "0 0", {"dim0": 128})},
+            "warp counts",
+        ),
+        (
+            {
+                "a": A16,
+                "b": L.from_bases(
+                    {"register": [[1, 0], [2, 0], [4, 0], [0, 0]], "lane": B16.to_dict()["bases"]["lane"], "warp": []},
+                    {"dim0": 16, "dim1": 32},
+                ),
+            },
+            "not surjective",
+        ),
         ({"a": A16, "b": B16, "dtype": "f12"}, "unknown dtype"),
         ({"a": A16, "b": B16, "target": "sm_70"}, "unknown target"),
-        ({"a": _lay("x0", "x1 x2 x3 x4 x5", "x6", {"dim0": 128}), "b": _lay("x6", "x1 x2 x3 x4 x5", "x0", {"dim0": 128}),
-              "path": "shuffle"}, "cross warps"),
+        (
+            {
+                "a": _lay("x0", "x1 x2 x3 x4 x5", "x6", {"dim0": 128}),
+                "b": _lay("x6", "x1 x2 x3 x4 x5", "x0", {"dim0": 128}),
+                "path": "shuffle",
+            },
+            "cross warps",
+        ),
         ({"a": A16, "b": B16, "path": "registers"}, "registers path cannot"),
         ({"a": A16, "b": B16, "path": "teleport"}, "unknown path"),
     ]

@@ -6,6 +6,7 @@ CPU threads."""
 from __future__ import annotations
 
 import pytest
+
 from llgen import LinearLayout, LlgenError, plan_conversion
 from llgen.emit import emit, kernel_dynamic_smem
 from llgen.replay import ReplayError, replay
@@ -56,6 +57,7 @@ def test_replicated_warps_wait_at_a_cta_barrier():
 def test_the_simulator_and_the_replay_catch_a_missing_cta_barrier(monkeypatch):
     """The rule before the fix (same warp bases, hence __syncwarp) on the broadcast case: both oracles object."""
     from llgen.plan import shared
+
     a, b, dt = _pair("broadcast_dot_1x64_f16")
     monkeypatch.setattr(shared, "reads_own_writes", lambda a, b: tuple(a.warp) == tuple(b.warp))
     p = plan_conversion(a, b, dt, "sm_90")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 
-import llgen.layouts as L
 import pytest
+
+import llgen.layouts as L
 from llgen.layout import LinearLayout
 from llgen.randlayout import (
     DTYPES,
@@ -66,7 +67,7 @@ def test_every_family_appears_on_each_lane_width(pairs):
         assert set(stats["families"]) == set(families_for(lanes)), t
         fams = set(stats["family_detail"])
         # slices of the matrix families, transposes and reshapes of others
-        parents = {f[len("slice("):-1] for f in fams if f.startswith("slice(")}
+        parents = {f[len("slice(") : -1] for f in fams if f.startswith("slice(")}
         matrix = {"mma_v2", "mma_v2_dot", "wmma", "wmma_dot", "mma_v3"} if lanes == 32 else {"mfma", "mfma_dot"}
         assert parents >= {"blocked"} | matrix, t
         assert any(f.startswith("linear(trans ") for f in fams) and any(f.startswith("linear(reshape ") for f in fams)
@@ -144,11 +145,22 @@ def _gluon(enc, shape, gl, amd):
     if isinstance(enc, L.DotOperand):
         return gl.DotOperandLayout(enc.operand_index, _gluon(enc.parent, None, gl, amd), enc.k_width)
     if isinstance(enc, L.AmdMfma):
-        return amd.AMDMFMALayout(enc.version, list(enc.instr_shape), enc.transposed, list(enc.warps_per_cta),
-                                 element_bitwidth=enc.element_bitwidth, tiles_per_warp=list(enc.tiles_per_warp))
+        return amd.AMDMFMALayout(
+            enc.version,
+            list(enc.instr_shape),
+            enc.transposed,
+            list(enc.warps_per_cta),
+            element_bitwidth=enc.element_bitwidth,
+            tiles_per_warp=list(enc.tiles_per_warp),
+        )
     if isinstance(enc, L.AmdWmma):
-        return amd.AMDWMMALayout(enc.version, enc.transposed, list(enc.warps_per_cta), instr_shape=list(enc.instr_shape),
-                                 tiles_per_warp=list(enc.tiles_per_warp))
+        return amd.AMDWMMALayout(
+            enc.version,
+            enc.transposed,
+            list(enc.warps_per_cta),
+            instr_shape=list(enc.instr_shape),
+            tiles_per_warp=list(enc.tiles_per_warp),
+        )
     if isinstance(enc, L.Slice):
         return gl.SliceLayout(enc.dim, _gluon(enc.parent, None, gl, amd))
     vecs = [[list(v) for v in getattr(enc, n)] for n in ("register", "lane", "warp")]
@@ -161,6 +173,7 @@ def test_drawn_layouts_are_triton_layouts():
     gl = pytest.importorskip("triton.experimental.gluon.language")
     amd = pytest.importorskip("triton.experimental.gluon.language.amd")
     from triton._C.libtriton import gluon_ir, ir
+
     ctx = ir.context()
     ir.load_dialects(ctx)
     builder = gluon_ir.GluonOpBuilder(ctx)

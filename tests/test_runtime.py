@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+
 from llgen.cli import main
 from llgen.emit import emit
 from llgen.plan import plan_conversion
@@ -78,7 +79,7 @@ class SimModule:
     def synchronize(self):
         pass
 
-    def launch(self, kernel, grid, block, args, smem=0):
+    def launch(self, kernel, grid, block, args, **_):  # smem= (keyword) is the real modules' dynamic shared memory
         name, kind = kernel.rsplit("_", 1)
         plan = self.plans[name]
         self.launches.append((kernel, grid, block))
@@ -102,11 +103,12 @@ def sim_compiler(plans_by_name: dict, fail: set = frozenset()):
     """A compile() stand-in: finds the kernels in the source and serves them from the simulator."""
     from llgen.runtime.compile import CompileFailed
 
-    def compile_(source, target):
+    def compile_(source, _target):
         names = re.findall(r"void __launch_bounds__\([\d, ]+\) (\w+)_debug\(", source)
         if any(n in fail for n in names):
             raise CompileFailed(f"error: cannot compile {sorted(set(names) & fail)}")
         return SimModule({n: plans_by_name[n] for n in names})
+
     return compile_
 
 
@@ -122,8 +124,16 @@ def test_random_input_is_never_zero_nor_poison_and_fresh(raw):
 
 
 def test_raw_dtypes_follow_widths():
-    for name, raw in (("f8e4m3", np.uint8), ("f8e5m2", np.uint8), ("i8", np.uint8), ("bf16", np.uint16), ("f16", np.uint16),
-                      ("f32", np.uint32), ("f64", np.uint64), ("i64", np.uint64)):
+    for name, raw in (
+        ("f8e4m3", np.uint8),
+        ("f8e5m2", np.uint8),
+        ("i8", np.uint8),
+        ("bf16", np.uint16),
+        ("f16", np.uint16),
+        ("f32", np.uint32),
+        ("f64", np.uint64),
+        ("i64", np.uint64),
+    ):
         assert raw_dtype(name) == np.dtype(raw)
 
 
@@ -175,7 +185,7 @@ def test_first_bad_slot_names_warp_lane_register_and_element():
 def test_no_cupy_is_one_clear_sentence(monkeypatch):
     monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy -> ImportError, installed or not
     with pytest.raises(RuntimeUnavailable, match=r"^CuPy is not installed .*install llgen\[cuda\]"):
-        compile_source("extern \"C\" __global__ void k() {}", "sm_90")
+        compile_source('extern "C" __global__ void k() {}', "sm_90")
     with pytest.raises(RuntimeUnavailable, match="CuPy is not installed"):
         device("sm_90")
 
@@ -202,21 +212,26 @@ class _BrokenHipFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, exc):
         self.exc = exc
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(self, name, _path=None, _target=None):
         if name == "hip" or name.startswith("hip."):
             return importlib.util.spec_from_loader(name, self)
         return None
 
-    def create_module(self, spec):
+    def create_module(self, _spec):
         return None
 
-    def exec_module(self, module):
+    def exec_module(self, _module):
         raise self.exc
 
 
-@pytest.mark.parametrize("exc", [OSError("libamdhip64.so: cannot open shared object file: No such file or directory"),
-                                 ImportError("libhiprtc.so.6: cannot open shared object file"),
-                                 RuntimeError("HIP runtime could not be loaded")])
+@pytest.mark.parametrize(
+    "exc",
+    [
+        OSError("libamdhip64.so: cannot open shared object file: No such file or directory"),
+        ImportError("libhiprtc.so.6: cannot open shared object file"),
+        RuntimeError("HIP runtime could not be loaded"),
+    ],
+)
 def test_hip_python_without_rocm_libraries_is_no_rocm_runtime(monkeypatch, exc):
     for m in [m for m in sys.modules if m == "hip" or m.startswith("hip.")]:
         monkeypatch.delitem(sys.modules, m)
@@ -233,6 +248,7 @@ def test_hip_runtime_failing_at_first_call_is_no_rocm_runtime(monkeypatch):
 
     def count():
         raise OSError("libamdhip64.so: cannot open shared object file")
+
     hip.hipGetDeviceCount = count
     pkg.hip, pkg.hiprtc = hip, types.ModuleType("hip.hiprtc")
     monkeypatch.setitem(sys.modules, "hip", pkg)
@@ -284,6 +300,7 @@ def test_check_reports_the_first_bad_slot():
     def swap(slots):  # warp 0, lane 3: registers 0 and 1 swapped
         i = 3 * plan.n_out
         slots[i], slots[i + 1] = slots[i + 1].copy(), slots[i].copy()
+
     res = check(plan, name="t", module=SimModule({"t": plan}, corrupt=swap), tiles=4, sms=1, seed=11)
     assert not res.ok and res.slot_bad == 2 and res.tile_bad == 0
     b = res.first_bad
@@ -309,8 +326,9 @@ def test_launch_error_is_a_result_not_a_crash():
     plan = random_plans(1, 5, "sm_90")[0]
 
     class Crashing(SimModule):
-        def launch(self, kernel, grid, block, args, smem=0):
+        def launch(self, *_args, **_kwargs):
             raise RuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
+
     res = check(plan, name="k", module=Crashing({"k": plan}), tiles=2, sms=1)
     assert not res.ok and "illegal memory access" in res.error
 
@@ -318,6 +336,7 @@ def test_launch_error_is_a_result_not_a_crash():
 def test_batched_source_compiles_with_nvrtc():
     """check_many concatenates emitted kernels into one source: that must compile as one translation unit."""
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+
     items = [(j.name, j.plan) for j in _suite_plans()[:6]] + [(f"r{i}", p) for i, p in enumerate(random_plans(6, 9, "sm_90"))]
     src = "\n".join(emit(p, "kernel", n) for n, p in items)
     try:
@@ -364,6 +383,7 @@ def test_random_cases_are_deterministic_valid_and_named(target):
 
 def test_random_layout_is_a_distributed_layout_of_the_shape():
     import random
+
     rng = random.Random(0)
     lay = random_layout(rng, (16, 16), 4, "sm_90", family="linear")
     assert lay.in_size("lane") == 32 and lay.in_size("warp") == 4 and lay.shape == (16, 16)
@@ -381,8 +401,15 @@ def test_report_writer(tmp_path):
     res = _results()
     res[1].slot_bad, res[1].first_bad = 1, None
     dev = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "sms": 132, "driver": "580.00", "runtime": "CUDA 13.0"}
-    md, js = write_report(tmp_path / "rep", title="t", device=dev, results=res, date="2026-11-22 00:00:00 UTC",
-                          sections=[("Extra", "hello")], extra={"seed": 3})
+    md, js = write_report(
+        tmp_path / "rep",
+        title="t",
+        device=dev,
+        results=res,
+        date="2026-11-22 00:00:00 UTC",
+        sections=[("Extra", "hello")],
+        extra={"seed": 3},
+    )
     assert md.name == "rep.md" and js.name == "rep.json"
     data = json.loads(js.read_text())
     assert data["device"]["name"].startswith("NVIDIA H100") and data["device"]["driver"] == "580.00"
@@ -399,6 +426,7 @@ def test_report_writer(tmp_path):
 @pytest.fixture(scope="module")
 def gpu_check():
     from llgen.runtime import gpucheck
+
     return gpucheck
 
 
@@ -413,15 +441,19 @@ def test_gpu_check_parses_sanitizer_summaries(gpu_check):
 
 
 def test_ncu_csv_is_parsed():
-    text = "\n".join([
-        "==PROF== Connected to process 123",
-        "worker: t16x32_default_debug",
-        ('"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC",'
-        f'"{ncu.WF_LD}","{ncu.WF_ST}","{ncu.INST_LD}","{ncu.INST_ST}"'),
-        '"","","","","","","","","","","","","","",""',
-        '"0","123","python3","host","t16x32_default_debug","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","16","16","16","16"',
-        '"1","123","python3","host","b2mma_f32_default_debug","1","7","(128, 1, 1)","(1, 1, 1)","0","9.0","1,024","512","256","128"',
-    ])
+    text = "\n".join(
+        [
+            "==PROF== Connected to process 123",
+            "worker: t16x32_default_debug",
+            (
+                '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC",'
+                f'"{ncu.WF_LD}","{ncu.WF_ST}","{ncu.INST_LD}","{ncu.INST_ST}"'
+            ),
+            '"","","","","","","","","","","","","","",""',
+            '"0","123","python3","host","t16x32_default_debug","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","16","16","16","16"',
+            '"1","123","python3","host","b2mma_f32_default_debug","1","7","(128, 1, 1)","(1, 1, 1)","0","9.0","1,024","512","256","128"',
+        ]
+    )
     text += '\n"2","123","python3","host","t16x32_default_debug","1","7","(32, 1, 1)","(1, 1, 1)","0","9.0","17","16","16","16"'
     m = ncu.parse_ncu_csv(text)
     assert set(m) == {"t16x32_default_debug", "b2mma_f32_default_debug"}
@@ -602,7 +634,7 @@ cuda = types.SimpleNamespace(Device=_Device, set_allocator=lambda a=None: None,
                                                            runtimeGetVersion=lambda: 13000))
 '''
 
-FAKE_NCU = '''#!PYTHON
+FAKE_NCU = """#!PYTHON
 import subprocess, sys
 args = sys.argv[1:]
 if "--query-metrics" in args:
@@ -623,9 +655,9 @@ names = [ln.split()[1] for ln in out.splitlines() if ln.startswith("worker: ") a
 for k, n in enumerate(names):
     rows.append(f'"{k}","{n}",' + ",".join('"7"' for m in metrics))
 open(opts["--log-file"], "w").write("==PROF== fake\\n" + "\\n".join(rows) + "\\n")
-'''
+"""
 
-FAKE_SANITIZER = '''#!PYTHON
+FAKE_SANITIZER = """#!PYTHON
 import subprocess, sys
 args = sys.argv[1:]
 tool = args[args.index("--tool") + 1]
@@ -636,7 +668,7 @@ if tool == "racecheck":
 else:
     print("========= ERROR SUMMARY: 0 errors")
 sys.exit(r.returncode)
-'''
+"""
 
 
 def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
@@ -650,11 +682,36 @@ def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
         p.chmod(0o755)
     out = tmp_path / "out"
     out.mkdir()
-    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path / "py"), "OUT": str(out),
-           "PATH": f"{tmp_path / 'bin'}:{__import__('os').environ['PATH']}"}
-    r = subprocess.run([sys.executable, "-m", "llgen.runtime.gpucheck", "--random", "6", "--ncu-random", "2", "--tiles", "4",
-                        "--runs", "1", "--budget", "240", "--prefix", str(tmp_path / "gc")], env=env, capture_output=True,
-                       text=True, timeout=600, check=False)
+    env = {
+        **__import__("os").environ,
+        "PYTHONPATH": str(tmp_path / "py"),
+        "OUT": str(out),
+        "PATH": f"{tmp_path / 'bin'}:{__import__('os').environ['PATH']}",
+    }
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "llgen.runtime.gpucheck",
+            "--random",
+            "6",
+            "--ncu-random",
+            "2",
+            "--tiles",
+            "4",
+            "--runs",
+            "1",
+            "--budget",
+            "240",
+            "--prefix",
+            str(tmp_path / "gc"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert r.returncode == 1, r.stdout + r.stderr  # ncu's fake counters (7 everywhere) cannot match every prediction
     data = json.loads((tmp_path / "gc.json").read_text())
     parts = data["parts"]

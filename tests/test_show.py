@@ -13,8 +13,9 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-import llgen
 from click.testing import CliRunner
+
+import llgen
 from llgen import show
 from llgen.cli import main
 from llgen.plan import plan_conversion
@@ -22,10 +23,14 @@ from llgen.spec import parse_layout
 
 L = llgen.LinearLayout
 SVG = "{http://www.w3.org/2000/svg}"
-A16 = ("#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "
-       "warp = [], block = []}>")
-B16 = ("#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "
-       "warp = [], block = []}>")
+A16 = (
+    "#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "
+    "warp = [], block = []}>"
+)
+B16 = (
+    "#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "
+    "warp = [], block = []}>"
+)
 
 
 def transpose_pair():
@@ -70,12 +75,15 @@ def expected_owner_labels(lay: L) -> dict[tuple[int, int], str]:
 
 
 # ---------------------------------------------------------------------- distributed layouts
-@pytest.mark.parametrize("spec,shape,warps", [
-    ("blocked:spt=1x2,tpw=4x8,wpc=1x1,order=1x0", (16, 32), 1),
-    ("mma:wpc=1x1", (16, 8), 1),
-    ("blocked:spt=1x1,tpw=4x8,wpc=1x1,order=1x0", (2, 8), 1),      # broadcast: lanes 16..31 replicate 0..15
-    ("mfma:32", (32, 32), 1),                                       # wave64
-])
+@pytest.mark.parametrize(
+    "spec,shape,warps",
+    [
+        ("blocked:spt=1x2,tpw=4x8,wpc=1x1,order=1x0", (16, 32), 1),
+        ("mma:wpc=1x1", (16, 8), 1),
+        ("blocked:spt=1x1,tpw=4x8,wpc=1x1,order=1x0", (2, 8), 1),  # broadcast: lanes 16..31 replicate 0..15
+        ("mfma:32", (32, 32), 1),  # wave64
+    ],
+)
 def test_grid_has_one_cell_and_one_owner_label_per_element(tmp_path, spec, shape, warps):
     lay = parse_layout(spec, shape, warps)
     root = svg_of(show.layout_figure(lay, name=spec), tmp_path)
@@ -122,14 +130,16 @@ def test_region_draws_part_of_a_large_tensor(tmp_path):
 
 
 # ---------------------------------------------------------------------- the matrix
-@pytest.mark.parametrize("spec,shape", [("mma:wpc=1x1", (16, 8)), ("swizzled:vec=2,per_phase=1,max_phase=4", (4, 8)),
-                                        ("mfma:32", (32, 32))])
+@pytest.mark.parametrize(
+    "spec,shape", [("mma:wpc=1x1", (16, 8)), ("swizzled:vec=2,per_phase=1,max_phase=4", (4, 8)), ("mfma:32", (32, 32))]
+)
 def test_matrix_has_one_cell_per_set_bit_and_labelled_bits(tmp_path, spec, shape):
     lay = parse_layout(spec, shape, 1)
     root = svg_of(show.matrix_figure(lay), tmp_path)
     ones = groups(root, "ones")["ones"]
     assert len(list(ones.iter(f"{SVG}path"))) == sum(c.bit_count() for c in lay.cols)
     from llgen.view import hardware_bit_names, logical_bit_names
+
     assert set(groups(root, "row-")) == {f"row-{n}" for n in logical_bit_names(lay)}
     assert set(groups(root, "col-")) == {f"col-{n}" for n in hardware_bit_names(lay)}
 
@@ -147,11 +157,14 @@ def swizzle_memory(name: str):
     return show.memory_from_swizzle(p.detail, a.outs), a, b
 
 
-@pytest.mark.parametrize("name,hits,wavefronts", [
-    ("unswizzled", {0: 16, 1: 16}, 16),
-    ("classic", {b: 2 for b in range(16)}, 2),
-    ("optimal", {b: 1 for b in range(32)}, 1),
-])
+@pytest.mark.parametrize(
+    "name,hits,wavefronts",
+    [
+        ("unswizzled", {0: 16, 1: 16}, 16),
+        ("classic", {b: 2 for b in range(16)}, 2),
+        ("optimal", {b: 1 for b in range(32)}, 1),
+    ],
+)
 def test_transpose_bank_maps_show_16_2_1(tmp_path, name, hits, wavefronts):
     mem, a, b = swizzle_memory(name)
     for step in range(b.in_size("register")):
@@ -218,14 +231,18 @@ def test_shuffle_conversion_lists_its_rounds(tmp_path):
 
 
 # ---------------------------------------------------------------------- PNG, determinism
-@pytest.mark.parametrize("make", [
-    lambda: show.layout_figure(parse_layout("mfma:32", (32, 32), 1)),
-    lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, swizzle_memory("optimal")[2], 0),
-    lambda: show.matrix_figure(transpose_pair()[0]),
-    lambda: show.layout_figure(parse_layout("blocked", (128, 128), 4)),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: show.layout_figure(parse_layout("mfma:32", (32, 32), 1)),
+        lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, swizzle_memory("optimal")[2], 0),
+        lambda: show.matrix_figure(transpose_pair()[0]),
+        lambda: show.layout_figure(parse_layout("blocked", (128, 128), 4)),
+    ],
+)
 def test_png_has_the_promised_size_and_is_not_blank(tmp_path, make):
     from matplotlib.image import imread
+
     fig = make()
     path = tmp_path / "x.png"
     show.save(fig, path)
@@ -248,18 +265,37 @@ def invoke(*args):
     return CliRunner().invoke(main, ["show", *args])
 
 
-@pytest.mark.parametrize("args", [
-    ["blocked:spt=1x1,tpw=4x8,wpc=1x1,order=1x0", "--shape", "2x8", "--warps", "1"],
-    ["mfma:32", "--shape", "32x32", "--warps", "1"],
-    ["mfma:32", "--shape", "32x32", "--warps", "1", "--matrix"],
-    ["swizzled:vec=2,per_phase=1,max_phase=4", "--shape", "4x8"],
-    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1"],
-    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--matrix"],
-    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--swizzle", "classic", "--access", "dst",
-     "--step", "3"],
-    ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--swizzle", "optimal", "--matrix"],
-    ["blocked", "--shape", "256x256", "--region", "0:16,0:32"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["blocked:spt=1x1,tpw=4x8,wpc=1x1,order=1x0", "--shape", "2x8", "--warps", "1"],
+        ["mfma:32", "--shape", "32x32", "--warps", "1"],
+        ["mfma:32", "--shape", "32x32", "--warps", "1", "--matrix"],
+        ["swizzled:vec=2,per_phase=1,max_phase=4", "--shape", "4x8"],
+        ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1"],
+        ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--matrix"],
+        [
+            "--src",
+            A16,
+            "--dst",
+            B16,
+            "--shape",
+            "16x32",
+            "--dtype",
+            "f32",
+            "--warps",
+            "1",
+            "--swizzle",
+            "classic",
+            "--access",
+            "dst",
+            "--step",
+            "3",
+        ],
+        ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--swizzle", "optimal", "--matrix"],
+        ["blocked", "--shape", "256x256", "--region", "0:16,0:32"],
+    ],
+)
 @pytest.mark.parametrize("ext", ["svg", "png"])
 def test_command_draws_every_kind(tmp_path, args, ext):
     out = tmp_path / f"pic.{ext}"
@@ -271,17 +307,32 @@ def test_command_draws_every_kind(tmp_path, args, ext):
     assert [p.name for p in tmp_path.iterdir()] == [out.name]  # no temporary left behind
 
 
-@pytest.mark.parametrize("args,words", [
-    (["blocked", "--shape", "256x256"], "--region"),
-    (["blocked", "--shape", "16x16", "--warps", "1"], ".svg or .png"),
-    (["blocked", "--shape", "32x32", "--access", "blocked"], "distributed layout"),
-    (["--src", A16, "--dst", B16, "--shape", "16x32", "--warps", "1", "--dtype", "f32", "--access", "dst"], "--swizzle"),
-    (["blocked", "--src", "blocked", "--dst", "mma"], "either"),
-    (["blocked", "--region", "0:9999,0:8"], "outside"),
-    (["blocked", "--region", "rows"], "r0:r1,c0:c1"),
-    (["swizzled:vec=2,per_phase=1,max_phase=4", "--shape", "4x8", "--access", "blocked:spt=1x1,tpw=4x8,wpc=1x1",
-      "--warps", "1", "--step", "9"], "--step"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["blocked", "--shape", "256x256"], "--region"),
+        (["blocked", "--shape", "16x16", "--warps", "1"], ".svg or .png"),
+        (["blocked", "--shape", "32x32", "--access", "blocked"], "distributed layout"),
+        (["--src", A16, "--dst", B16, "--shape", "16x32", "--warps", "1", "--dtype", "f32", "--access", "dst"], "--swizzle"),
+        (["blocked", "--src", "blocked", "--dst", "mma"], "either"),
+        (["blocked", "--region", "0:9999,0:8"], "outside"),
+        (["blocked", "--region", "rows"], "r0:r1,c0:c1"),
+        (
+            [
+                "swizzled:vec=2,per_phase=1,max_phase=4",
+                "--shape",
+                "4x8",
+                "--access",
+                "blocked:spt=1x1,tpw=4x8,wpc=1x1",
+                "--warps",
+                "1",
+                "--step",
+                "9",
+            ],
+            "--step",
+        ),
+    ],
+)
 def test_bad_input_is_one_sentence_exit_2_and_no_file(tmp_path, args, words):
     ext = "jpg" if words == ".svg or .png" else "svg"
     out = tmp_path / f"pic.{ext}"
@@ -292,6 +343,10 @@ def test_bad_input_is_one_sentence_exit_2_and_no_file(tmp_path, args, words):
 
 
 def test_the_cli_does_not_import_matplotlib():
-    r = subprocess.run([sys.executable, "-c", "import sys, llgen.cli; print('matplotlib' in sys.modules)"],
-                       capture_output=True, text=True, check=True)
+    r = subprocess.run(
+        [sys.executable, "-c", "import sys, llgen.cli; print('matplotlib' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert r.stdout.strip() == "False"

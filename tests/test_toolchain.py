@@ -9,6 +9,7 @@ All kernels of a language go through one compile per arch, because each call pay
 import shutil
 
 import pytest
+
 from llgen import LlgenError
 from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
 

@@ -14,6 +14,7 @@
 
 `python3 bench/probes/copy_and_pipes.py [PART ...]` runs the named parts (copies, pipes, lanes, roofline); all by default.
 """
+
 import functools
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import time
 
 import cupy as cp
 import numpy as np
+
 from llgen.emit import emit_bench, stream_groups, stream_smem
 from llgen.runtime.bench import STREAM_BYTES, d2d_copy_gbps, median_ms, per_sm_ns, stream_grid, variants
 from llgen.suite import core
@@ -28,7 +30,9 @@ from llgen.suite import core
 REP = 200
 T16X32 = variants(next(c for c in core() if c.id == "t16x32"), "sm_90")[0]
 # t16x32's suite kernels, then the probes' own
-SOURCE = emit_bench(T16X32.fwd, T16X32.bwd, "b") + r'''
+SOURCE = (
+    emit_bench(T16X32.fwd, T16X32.bwd, "b")
+    + r"""
 template <int W, int U, bool CONV>
 __device__ __forceinline__ void wsteps(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles, unsigned s, unsigned char* smem) {
   const int warp = threadIdx.x >> 5;
@@ -120,10 +124,13 @@ __device__ __forceinline__ void copy16(const uint4* in, uint4* out, long long n)
 }
 #define CK(U, H) extern "C" __global__ void __launch_bounds__(128) copy16_##U##_##H(const uint4* in, uint4* out, long long n) { copy16<U, H>(in, out, n); }
 CK(1, 0) CK(4, 0) CK(1, 1) CK(4, 1) CK(1, 2) CK(4, 2)
-'''
+"""
+)
 LANES = variants(next(c for c in core() if c.id == "lanes_f32"), "sm_90")[0]
 # 3. lanes_f32's conversions (llgen's pick) in the suite's LOOP, with each CTA's SM and SM clock at start and end
-LANES_SOURCE = emit_bench(LANES.fwd, LANES.bwd, "l") + r'''
+LANES_SOURCE = (
+    emit_bench(LANES.fwd, LANES.bwd, "l")
+    + r"""
 // each CTA's SM and that SM's clock at the CTA's start (t0) and end
 __device__ __forceinline__ void stamp(unsigned long long* stamps, unsigned long long t0) {
   __syncthreads();
@@ -149,7 +156,9 @@ extern "C" __global__ void __launch_bounds__(128) l_clk(const unsigned* in, unsi
   llgen::l_bwd::store_b_bits(out + tile, a);
   stamp(stamps, t0);
 }
-'''
+"""
+)
+
 
 def copies(mod, sms: int) -> None:
     """Probe 1. Finite floats, so that +0.0f gives every bit pattern back and each kernel's output can be checked."""
@@ -202,14 +211,20 @@ def pipes(mod, sms: int, clock_mhz: float) -> None:
 def lanes_inputs(n: int) -> dict:
     """Three inputs for lanes_f32's LOOP: the suite's random floats, small integers (as probe 2's), zeros."""
     rng = np.random.default_rng(3)
-    return {"random floats": rng.uniform(-64, 64, size=n).astype(np.float32),
-            "small integers": (np.arange(n) % 4096).astype(np.float32), "zeros": np.zeros(n, np.float32)}
+    return {
+        "random floats": rng.uniform(-64, 64, size=n).astype(np.float32),
+        "small integers": (np.arange(n) % 4096).astype(np.float32),
+        "zeros": np.zeros(n, np.float32),
+    }
 
 
 def smi_samples(run, seconds: float = 1.5) -> str:
     """Median SM clock and power that nvidia-smi samples while `run` is launched back to back."""
-    smi = subprocess.Popen(["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits",
-                            "-lms", "50"], stdout=subprocess.PIPE, text=True)
+    smi = subprocess.Popen(
+        ["nvidia-smi", "--query-gpu=clocks.sm,power.draw", "--format=csv,noheader,nounits", "-lms", "50"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     end = time.time() + seconds
     while time.time() < end:
         for _ in range(20):
@@ -217,7 +232,7 @@ def smi_samples(run, seconds: float = 1.5) -> str:
         cp.cuda.Device(0).synchronize()
     smi.terminate()
     rows = [r.split(",") for r in smi.communicate()[0].split("\n") if r.count(",") == 1]
-    rows = rows[len(rows) // 4:] or rows  # past the ramp
+    rows = rows[len(rows) // 4 :] or rows  # past the ramp
     mhz = np.median([float(r[0]) for r in rows]) if rows else float("nan")
     watts = np.median([float(r[1]) for r in rows]) if rows else float("nan")
     return f"{mhz:.0f} MHz, {watts:.0f} W"
@@ -233,7 +248,9 @@ def lanes(sms: int) -> None:
     print(f"{'input':16s} {'clk/conv':>9s} {'llgen ns':>9s} {'Triton ns':>10s}  sustained llgen / Triton (SM clock, power)")
     try:
         import torch
+
         from llgen.runtime.gluon import TritonCase
+
         tc = TritonCase(LANES.fwd.src, LANES.fwd.dst, 4)
     except Exception as e:  # noqa: BLE001
         print(f"  (no Triton: {e!r:.200})")
@@ -245,6 +262,7 @@ def lanes(sms: int) -> None:
 
         def ours(k, g, x=x, y=y):
             loop((g,), (128,), (x, y, np.int32(k)))
+
         ns = per_sm_ns(ours, grid, sms, REP)
         hot = smi_samples(functools.partial(ours, 4096, grid))
         tns, thot = float("nan"), "-"
@@ -264,8 +282,9 @@ def sm_clocks(launch, stamps) -> float:
     for k in (64, 128):
         launch(k)
         st = stamps.get().reshape(-1, 3)
-        per_sm = [(st[st[:, 0] == sm, 2].max() - st[st[:, 0] == sm, 1].min()) / (st[:, 0] == sm).sum()
-                  for sm in np.unique(st[:, 0])]
+        per_sm = [
+            (st[st[:, 0] == sm, 2].max() - st[st[:, 0] == sm, 1].min()) / (st[:, 0] == sm).sum() for sm in np.unique(st[:, 0])
+        ]
         spans[k] = float(np.mean(per_sm))
     return (spans[128] - spans[64]) / (64 * 2)
 
@@ -281,6 +300,7 @@ def roofline(sms: int) -> None:
 
     def d2d():
         cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, n, 3, 0)
+
     print(f"\n4. copy roofline: GB/s read + written, 5 rounds each alternating with cudaMemcpy d2d of {n >> 30} GiB")
     print(f"cudaMemcpy d2d 4 GiB: {d2d_copy_gbps(REP):.0f} GB/s")
     mod = cp.RawModule(code=SOURCE, options=("-std=c++17",))
@@ -303,13 +323,19 @@ def roofline(sms: int) -> None:
             for which in ((run, ours), (d2d, ref)) if i % 2 == 0 else ((d2d, ref), (run, ours)):
                 which[1].append(median_ms(which[0], REP))
         o, r = float(np.median(ours)), float(np.median(ref))
-        print(f"{name:28s} {2 * n / o / 1e6:6.0f} GB/s  d2d {2 * n / r / 1e6:6.0f} GB/s  {100 * r / o:6.1f}% of d2d  "
-              f"(rounds {min(r_ / o_ for r_, o_ in zip(ref, ours)) * 100:.1f}-{max(r_ / o_ for r_, o_ in zip(ref, ours)) * 100:.1f}%)")
+        print(
+            f"{name:28s} {2 * n / o / 1e6:6.0f} GB/s  d2d {2 * n / r / 1e6:6.0f} GB/s  {100 * r / o:6.1f}% of d2d  "
+            f"(rounds {min(r_ / o_ for r_, o_ in zip(ref, ours, strict=True)) * 100:.1f}-{max(r_ / o_ for r_, o_ in zip(ref, ours, strict=True)) * 100:.1f}%)"
+        )
 
 
 def main() -> None:
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm", "--format=csv,noheader"],
-                         capture_output=True, text=True, check=False).stdout.strip()
+    smi = subprocess.run(
+        ["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm", "--format=csv,noheader"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
     print(smi, time.strftime("%Y-%m-%d %H:%M:%S %Z"))
     clock = float(smi.split(",")[-1].split()[0]) if smi else 1980.0
     mod = cp.RawModule(code=SOURCE, options=("-std=c++17",))

@@ -2,8 +2,10 @@
 replica its dot-operand destination holds (warps 0 and 1 hold the same data). Under ncu, count the LOOP kernel's
 shared-memory wavefronts per conversion and the shared pipe's busy share: do the replica loads take wavefronts?
 Usage: ncu --metrics ... python3 bench/probes/replicas.py (see device_run.sh), or plain to print the launches."""
+
 import cupy as cp
 import numpy as np
+
 from llgen.emit import emit_bench, loop_scratch
 from llgen.runtime.bench import loop_input, variants
 from llgen.runtime.reference import raw_dtype

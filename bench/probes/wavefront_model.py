@@ -29,8 +29,7 @@ def _broadcast_1d(zero_lanes: int, vec: int) -> tuple[LinearLayout, LinearLayout
     """256 elements on 2 warps: A lanes over the low bits (coalesced); B registers over ``vec`` consecutive elements
     and the rest, its lowest ``zero_lanes`` lane bits broadcast."""
     bits = 8
-    a = LinearLayout.from_bases({"register": [[64], [128]], "lane": [[1], [2], [4], [8], [16]], "warp": [[32]]},
-                                {"dim0": 256})
+    a = LinearLayout.from_bases({"register": [[64], [128]], "lane": [[1], [2], [4], [8], [16]], "warp": [[32]]}, {"dim0": 256})
     regs = [[1 << i] for i in range(vec)]
     lanes = [[0]] * zero_lanes
     nxt = vec
@@ -65,8 +64,10 @@ def main() -> int:
     for name, p in items:
         r = res["rows"].get(name, {})
         d = p.detail
-        print(f"{name:18} {d.scratch_bytes:>8} {d.rounds:>6} {d.load.op + str(d.load.width * p.dtype.bits):>12} "
-              f"{r.get('pred_st_wf')!s:>7} {r.get('st_wf')!s:>7} {r.get('pred_ld_wf')!s:>7} {r.get('ld_wf')!s:>7}")
+        print(
+            f"{name:18} {d.scratch_bytes:>8} {d.rounds:>6} {d.load.op + str(d.load.width * p.dtype.bits):>12} "
+            f"{r.get('pred_st_wf')!s:>7} {r.get('st_wf')!s:>7} {r.get('pred_ld_wf')!s:>7} {r.get('ld_wf')!s:>7}"
+        )
     return 0
 
 

@@ -19,18 +19,31 @@ def emit_bench(fwd, bwd, name: str) -> str:
     cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
     a, b = RegArray("a", fwd.dtype.bits, fwd.n_in), RegArray("b", fwd.dtype.bits, fwd.n_out)
     ctx = {
-        "name": name, "fwd": f"{name}_fwd", "bwd": f"{name}_bwd", "lang": fwd.target.lang, "raw": fwd.dtype.raw,
+        "name": name,
+        "fwd": f"{name}_fwd",
+        "bwd": f"{name}_bwd",
+        "lang": fwd.target.lang,
+        "raw": fwd.dtype.raw,
         "dtype": fwd.dtype.name,
         "keep": "v" if fwd.target.lang == "hip" else ("l" if b.ctype == "unsigned long long" else "r"),
-        "threads": cf["threads"], "tile": cf["tile"], "n_a": a.words, "n_b": b.words, "word": a.ctype,
+        "threads": cf["threads"],
+        "tile": cf["tile"],
+        "n_a": a.words,
+        "n_b": b.words,
+        "word": a.ctype,
         # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
-        "groups": stream_groups(fwd, bwd), "unroll": 2 if fwd.warps == 1 else 1, "stream_smem": stream_smem(fwd, bwd),
+        "groups": stream_groups(fwd, bwd),
+        "unroll": 2 if fwd.warps == 1 else 1,
+        "stream_smem": stream_smem(fwd, bwd),
         "inc_b": [f"b[{k}] = {_add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
         "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
         "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
-        "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]), "fwd_smem": cf["smem_bytes"], "bwd_smem": cb["smem_bytes"],
+        "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]),
+        "fwd_smem": cf["smem_bytes"],
+        "bwd_smem": cb["smem_bytes"],
         "loop_scratch": loop_scratch(fwd, bwd),
-        "fwd_source": env.get_template("convert.j2").render(**cf), "bwd_source": env.get_template("convert.j2").render(**cb),
+        "fwd_source": env.get_template("convert.j2").render(**cf),
+        "bwd_source": env.get_template("convert.j2").render(**cb),
     }
     return env.get_template("bench.j2").render(**ctx)
 

@@ -41,14 +41,28 @@ def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:
     rounds = []
     for r in d.rounds:
         sends = [{"sel": s, "words": a.words_of([r.send_reg.const ^ s ^ o for o in packa])} for s in send_img]
-        recvs = [{"sel": s, "stmts": b.fill([r.recv_reg.const ^ s ^ o for o in packb], [f"w{i}" for i in range(nwords)])}
-                 for s in recv_img]
-        rounds.append({"index": r.index, "op": r.op, "xor_mask": r.xor_mask, "src": hexu(r.src_lane.const),
-                       "sends": sends, "recvs": recvs, "nwords": nwords})
+        recvs = [
+            {"sel": s, "stmts": b.fill([r.recv_reg.const ^ s ^ o for o in packb], [f"w{i}" for i in range(nwords)])}
+            for s in recv_img
+        ]
+        rounds.append(
+            {
+                "index": r.index,
+                "op": r.op,
+                "xor_mask": r.xor_mask,
+                "src": hexu(r.src_lane.const),
+                "sends": sends,
+                "recvs": recvs,
+                "nwords": nwords,
+            }
+        )
     return {
-        "send_sel": affine_expr(r0.send_reg.linear(), lb), "recv_sel": affine_expr(r0.recv_reg.linear(), lb),
-        "src_sel": affine_expr(r0.src_lane.linear(), lb), "send_varies": len(send_img) > 1,
-        "recv_varies": len(recv_img) > 1, "rounds": rounds,
+        "send_sel": affine_expr(r0.send_reg.linear(), lb),
+        "recv_sel": affine_expr(r0.recv_reg.linear(), lb),
+        "src_sel": affine_expr(r0.src_lane.linear(), lb),
+        "send_varies": len(send_img) > 1,
+        "recv_varies": len(recv_img) > 1,
+        "rounds": rounds,
         "any_idx": any(r.op == "idx" for r in d.rounds),
     }
 
@@ -60,10 +74,16 @@ def _image(aff: Affine) -> list[int]:
 
 def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
     """A planned global-memory access of a tile (plan.io.GlobalIO) as printable pieces."""
-    items = [dict(vector_access(arr, list(ins.regs), elem_bytes), **address("g", ins.xor_const, ins.add_const, elem_bytes))
-             for ins in io.instrs]
-    return {"thread": affine_expr(io.thread_offset, lane_bits), "accesses": items,
-            "skip_lane": io.skip_lane_mask, "skip_warp": io.skip_warp_mask}
+    items = [
+        dict(vector_access(arr, list(ins.regs), elem_bytes), **address("g", ins.xor_const, ins.add_const, elem_bytes))
+        for ins in io.instrs
+    ]
+    return {
+        "thread": affine_expr(io.thread_offset, lane_bits),
+        "accesses": items,
+        "skip_lane": io.skip_lane_mask,
+        "skip_warp": io.skip_warp_mask,
+    }
 
 
 def kernel_dynamic_smem(plan) -> int:
@@ -94,16 +114,31 @@ def _body_ctx(plan) -> dict:
         return {"path": plan.path, "perm_stmts": stmts, "copies": copies}
     if plan.path == "shuffle":
         return {"path": plan.path, "shuffle": _shuffle_ctx(plan, a, b), "copies": copies}
-    return {"path": plan.path, "shared": {
-        "swizzle": d.swizzle.name, "rounds": d.rounds, "warp_sync": d.warp_sync, "scalar": d.scalar,
-        "st_op": d.store.op, "ld_op": d.load.op, "st_matrices": d.store.matrices, "ld_matrices": d.load.matrices,
-        "st_thread": affine_expr(d.store.thread_offset, lb), "ld_thread": affine_expr(d.load.thread_offset, lb),
-        "st_pred": d.store.predicate_warp_mask,
-        "stores": _access_ctx(plan, d.store, a, True, "st"), "loads": _access_ctx(plan, d.load, b, False, "ld"),
-        "st_wf": d.store.wavefronts_per_instr, "ld_wf": d.load.wavefronts_per_instr,
-        "columns": [hexu(c) for c in d.swizzle.columns],
-        "sw_vec": d.swizzle.vec, "sw_bank": d.swizzle.bank, "sw_seg": d.swizzle.seg,
-    }, "copies": copies}
+    return {
+        "path": plan.path,
+        "shared": {
+            "swizzle": d.swizzle.name,
+            "rounds": d.rounds,
+            "warp_sync": d.warp_sync,
+            "scalar": d.scalar,
+            "st_op": d.store.op,
+            "ld_op": d.load.op,
+            "st_matrices": d.store.matrices,
+            "ld_matrices": d.load.matrices,
+            "st_thread": affine_expr(d.store.thread_offset, lb),
+            "ld_thread": affine_expr(d.load.thread_offset, lb),
+            "st_pred": d.store.predicate_warp_mask,
+            "stores": _access_ctx(plan, d.store, a, True, "st"),
+            "loads": _access_ctx(plan, d.load, b, False, "ld"),
+            "st_wf": d.store.wavefronts_per_instr,
+            "ld_wf": d.load.wavefronts_per_instr,
+            "columns": [hexu(c) for c in d.swizzle.columns],
+            "sw_vec": d.swizzle.vec,
+            "sw_bank": d.swizzle.bank,
+            "sw_seg": d.swizzle.seg,
+        },
+        "copies": copies,
+    }
 
 
 def context(plan, name: str) -> dict:
@@ -111,19 +146,40 @@ def context(plan, name: str) -> dict:
     dt, tgt = plan.dtype, plan.target
     lb = tgt.lane_bits
     ctx = {
-        "name": name, "lang": tgt.lang, "target": tgt.name, "path": plan.path, "why": plan.why,
-        "dtype": dt.name, "ctype": dt.cuda if tgt.lang == "cuda" else dt.hip, "raw": dt.raw, "bytes": dt.bytes,
-        "bits": dt.bits, "lanes": tgt.lanes, "lane_bits": lb, "warps": plan.warps, "threads": plan.warps * tgt.lanes,
-        "n_in": plan.n_in, "n_out": plan.n_out, "shape": "x".join(map(str, plan.src.shape)),
+        "name": name,
+        "lang": tgt.lang,
+        "target": tgt.name,
+        "path": plan.path,
+        "why": plan.why,
+        "dtype": dt.name,
+        "ctype": dt.cuda if tgt.lang == "cuda" else dt.hip,
+        "raw": dt.raw,
+        "bytes": dt.bytes,
+        "bits": dt.bits,
+        "lanes": tgt.lanes,
+        "lane_bits": lb,
+        "warps": plan.warps,
+        "threads": plan.warps * tgt.lanes,
+        "n_in": plan.n_in,
+        "n_out": plan.n_out,
+        "shape": "x".join(map(str, plan.src.shape)),
         "tile": 1 << plan.src.total_out_bits,
-        "src_json": plan.src.to_dict(), "dst_json": plan.dst.to_dict(),
+        "src_json": plan.src.to_dict(),
+        "dst_json": plan.dst.to_dict(),
     }
     a, b = (RegArray(n, dt.bits, k, tgt.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
-    ctx.update(word=a.ctype, na=a.words, nb=b.words, per=a.per,
-               load_src=global_ctx(plan.global_load, dt.bytes, lb, a), store_dst=global_ctx(plan.global_store, dt.bytes, lb, b),
-               a_elems=[a.elem(i) for i in range(plan.n_in)], b_elems=[b.elem(j) for j in range(plan.n_out)],
-               a_sets=[a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(in[{i}]))") for i in range(plan.n_in)],
-               b_sets=[b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(plan.n_out)])
+    ctx.update(
+        word=a.ctype,
+        na=a.words,
+        nb=b.words,
+        per=a.per,
+        load_src=global_ctx(plan.global_load, dt.bytes, lb, a),
+        store_dst=global_ctx(plan.global_store, dt.bytes, lb, b),
+        a_elems=[a.elem(i) for i in range(plan.n_in)],
+        b_elems=[b.elem(j) for j in range(plan.n_out)],
+        a_sets=[a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(in[{i}]))") for i in range(plan.n_in)],
+        b_sets=[b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(plan.n_out)],
+    )
     ctx["body"] = _body_ctx(plan)
     ctx["fallback"] = _body_ctx(plan.fallback) if plan.fallback else None
     ctx["smem_bytes"] = scratch_bytes(plan)

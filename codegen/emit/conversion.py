@@ -20,10 +20,12 @@ def environment():
     import importlib.resources
 
     import jinja2
+
     root = importlib.resources.files("llgen.templates")
     loader = jinja2.DictLoader({p.name: p.read_text() for p in root.iterdir() if p.name.endswith(".j2")})
-    return jinja2.Environment(loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                              undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(
+        loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined
+    )
 
 
 def default_name(plan) -> str:

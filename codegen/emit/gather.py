@@ -54,11 +54,23 @@ def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:
             pos = _deposit_expr(ix, d.pack_runs)
             elem = f"((v0 >> ({plan.dtype.bits}u * ({pos}))) & {mask})" if d.pack > 1 else f"(v0 & {mask})"
             store = [b.set(j, elem)]
-        dests.append({"dest": j, "rounds": rounds, "store": store,
-                      "src_lane": (f"(lane & {hexu(d.lane_keep)}) | " if d.lane_keep else "") + _deposit_expr(ix, d.lane_runs),
-                      "select": f"({ix} & {hexu(d.select_mask)})"})
-    return {"dests": dests, "op": d.rounds[0].op if d.rounds else "local", "nwords": d.words_per_element,
-            "rounds_per_dest": d.rounds_per_dest, "pack": d.pack, "shuffles": d.shuffles}
+        dests.append(
+            {
+                "dest": j,
+                "rounds": rounds,
+                "store": store,
+                "src_lane": (f"(lane & {hexu(d.lane_keep)}) | " if d.lane_keep else "") + _deposit_expr(ix, d.lane_runs),
+                "select": f"({ix} & {hexu(d.select_mask)})",
+            }
+        )
+    return {
+        "dests": dests,
+        "op": d.rounds[0].op if d.rounds else "local",
+        "nwords": d.words_per_element,
+        "rounds_per_dest": d.rounds_per_dest,
+        "pack": d.pack,
+        "shuffles": d.shuffles,
+    }
 
 
 def _shared_ctx(plan, a: RegArray, b: RegArray) -> dict:
@@ -74,9 +86,15 @@ def _shared_ctx(plan, a: RegArray, b: RegArray) -> dict:
         value = f"*reinterpret_cast<const {raw}*>(s + ({off}) * {plan.dtype.bytes})"
         stmt = f"b[{j}] = {value};" if b.per == 1 else b.set(j, f"static_cast<unsigned>({value})")
         loads.append(stmt)
-    return {"st_thread": affine_expr(st.thread_offset, lb), "ld_thread": affine_expr(d.load_thread, lb),
-            "stores": stores, "skip_lane": st.skip_lane_mask, "skip_warp": st.skip_warp_mask, "loads": loads,
-            "scratch": d.scratch_bytes}
+    return {
+        "st_thread": affine_expr(st.thread_offset, lb),
+        "ld_thread": affine_expr(d.load_thread, lb),
+        "stores": stores,
+        "skip_lane": st.skip_lane_mask,
+        "skip_warp": st.skip_warp_mask,
+        "loads": loads,
+        "scratch": d.scratch_bytes,
+    }
 
 
 def gather_context(plan, name: str, form: str = "header") -> dict:
@@ -87,16 +105,37 @@ def gather_context(plan, name: str, form: str = "header") -> dict:
     ix = RegArray("ix", 32, n, tgt.lang)
     smem = plan.detail.scratch_bytes if plan.path == "shared" else 0
     ctx = {
-        "name": name, "form": form, "lang": tgt.lang, "target": tgt.name, "path": plan.path, "why": plan.why,
-        "dtype": dt.name, "raw": dt.raw, "bytes": dt.bytes, "bits": dt.bits, "lanes": tgt.lanes, "lane_bits": tgt.lane_bits,
-        "warps": plan.warps, "threads": plan.warps * tgt.lanes, "n": n, "axis": plan.axis, "axis_size": plan.axis_size,
-        "shape": "x".join(map(str, plan.layout.shape)), "tile": 1 << plan.layout.total_out_bits,
-        "layout_json": plan.layout.to_dict(), "word": a.ctype, "na": a.words, "nb": b.words, "per": a.per,
-        "smem_bytes": smem, "shuffles": plan.shuffles,
+        "name": name,
+        "form": form,
+        "lang": tgt.lang,
+        "target": tgt.name,
+        "path": plan.path,
+        "why": plan.why,
+        "dtype": dt.name,
+        "raw": dt.raw,
+        "bytes": dt.bytes,
+        "bits": dt.bits,
+        "lanes": tgt.lanes,
+        "lane_bits": tgt.lane_bits,
+        "warps": plan.warps,
+        "threads": plan.warps * tgt.lanes,
+        "n": n,
+        "axis": plan.axis,
+        "axis_size": plan.axis_size,
+        "shape": "x".join(map(str, plan.layout.shape)),
+        "tile": 1 << plan.layout.total_out_bits,
+        "layout_json": plan.layout.to_dict(),
+        "word": a.ctype,
+        "na": a.words,
+        "nb": b.words,
+        "per": a.per,
+        "smem_bytes": smem,
+        "shuffles": plan.shuffles,
         "load_src": global_ctx(plan.global_io, dt.bytes, tgt.lane_bits, a),
         "load_idx": global_ctx(plan.index_io, 4, tgt.lane_bits, ix),
         "store_out": global_ctx(plan.global_io, dt.bytes, tgt.lane_bits, b),
-        "a_elems": [a.elem(i) for i in range(n)], "b_elems": [b.elem(j) for j in range(n)],
+        "a_elems": [a.elem(i) for i in range(n)],
+        "b_elems": [b.elem(j) for j in range(n)],
         "a_sets": [a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(src[{i}]))") for i in range(n)],
         "b_sets": [b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(n)],
         "copies": [b.set(j, b.elem(k)) for j, k in plan.out_copies],

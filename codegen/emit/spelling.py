@@ -106,11 +106,14 @@ class RegArray:
     def words_of(self, regs: list[int]) -> list[str]:
         """32-bit words holding elements ``regs`` in memory order."""
         if self.bits == 64:
-            return [w for r in regs for w in (f"static_cast<unsigned>({self.name}[{r}])",
-                                              f"static_cast<unsigned>({self.name}[{r}] >> 32)")]
+            return [
+                w
+                for r in regs
+                for w in (f"static_cast<unsigned>({self.name}[{r}])", f"static_cast<unsigned>({self.name}[{r}] >> 32)")
+            ]
         out = []
         for i in range(0, len(regs), self.per):
-            chunk = regs[i:i + self.per]
+            chunk = regs[i : i + self.per]
             k = self._aligned_word(chunk)
             if k is not None:
                 out.append(f"{self.name}[{k}]")
@@ -130,10 +133,13 @@ class RegArray:
         whose elements all arrive here is written whole (one PRMT-like expression, no
         read-modify-write); the rest are set element by element."""
         if self.bits == 64:
-            return [f"{self.name}[{r}] = static_cast<unsigned long long>({words[2 * i]}) | "
-                    f"(static_cast<unsigned long long>({words[2 * i + 1]}) << 32);" for i, r in enumerate(regs)]
+            return [
+                f"{self.name}[{r}] = static_cast<unsigned long long>({words[2 * i]}) | "
+                f"(static_cast<unsigned long long>({words[2 * i + 1]}) << 32);"
+                for i, r in enumerate(regs)
+            ]
         if self.per == 1:
-            return [f"{self.name}[{r}] = {w};" for r, w in zip(regs, words)]
+            return [f"{self.name}[{r}] = {w};" for r, w in zip(regs, words, strict=True)]
         mask = hexu((1 << self.bits) - 1)
 
         def part(j: int) -> str:  # element j of the incoming data, as bits in the low position
@@ -195,7 +201,7 @@ def vector_access(regs_arr: RegArray, regs: list[int], elem_bytes: int) -> dict:
         return {"vtype": vtype, "value": f"static_cast<{vtype}>({value})", "unpack": unpack}
     words = regs_arr.words_of(regs)
     value = words[0] if len(words) == 1 else f"make_{vtype}({', '.join(words)})"
-    names = ["v"] if len(words) == 1 else [f"v.{c}" for c in "xyzw"[:len(words)]]
+    names = ["v"] if len(words) == 1 else [f"v.{c}" for c in "xyzw"[: len(words)]]
     return {"vtype": vtype, "value": value, "unpack": regs_arr.fill(regs, names)}
 
 

@@ -55,28 +55,37 @@ def with_batch(tile: LinearLayout, rank: int, batch_warps: int = 1) -> LinearLay
     return tile * identity1d(1, "register", b) * identity1d(1, "lane", b) * identity1d(batch_warps, "warp", b)
 
 
-def spread_over_cta(tile: LinearLayout, tile_m: int, tile_n: int, tiles_per_warp: Sequence[int],
-                    warps_per_cta: Sequence[int], shape: Sequence[int]) -> LinearLayout:
-    """Extend one instruction tile (tile_m x tile_n, out-dims listed N first) across the CTA with N
+def spread_over_cta(
+    tile: LinearLayout, tile_n: int, tiles_per_warp: Sequence[int], warps_per_cta: Sequence[int], shape: Sequence[int]
+) -> LinearLayout:
+    """Extend one instruction tile (tile_n wide along N, out-dims listed N first) across the CTA with N
     globally contiguous (see the module docstring)."""
     rank = len(shape)
     m, n = mn_names(rank)
     tpw_m, tpw_n = tiles_per_warp[-2:]
     w_m, w_n = warps_per_cta[-2:]
-    cta = (tile * identity1d(tpw_n, "register", n) * identity1d(w_n, "warp", n)
-           * _repeat(shape[-1] // (tile_n * w_n * tpw_n), "register", n)
-           * identity1d(tpw_m, "register", m) * identity1d(w_m, "warp", m))
+    cta = (
+        tile
+        * identity1d(tpw_n, "register", n)
+        * identity1d(w_n, "warp", n)
+        * _repeat(shape[-1] // (tile_n * w_n * tpw_n), "register", n)
+        * identity1d(tpw_m, "register", m)
+        * identity1d(w_m, "warp", m)
+    )
     return with_batch(cta, rank, warps_per_cta[0])
 
 
-def operand_tile(operand_index: int, rank: int, k_width: int, non_k: int, lanes: int, lane_k_zero: bool, k_repeats: int,
-                 tiles_non_k: int) -> LinearLayout:
+def operand_tile(
+    operand_index: int, rank: int, k_width: int, non_k: int, lanes: int, lane_k_zero: bool, k_repeats: int, tiles_non_k: int
+) -> LinearLayout:
     """One warp's operand fragment: k_width registers along K, ``non_k`` lanes along the non-K
     dim, the remaining lanes along K (or broadcast when ``lane_k_zero``), ``k_repeats`` register
     tiles along K, then tiles_per_warp registers along the non-K dim. Out-dims list K, the non-K
     dim, then the batch (the repeat order)."""
+
     def vec(k: int, nk: int) -> list[int]:
         return [nk, k] if operand_index == 0 else [k, nk]
+
     regs = [vec(1 << i, 0) for i in range(k_width.bit_length() - 1)]
     lane = [vec(0, 1 << i) for i in range(non_k.bit_length() - 1)]
     k_lanes = lanes // non_k
@@ -119,8 +128,10 @@ class _AmdBase:
         if self.rank not in (2, 3):
             raise LlgenError(f"AMD layouts take a warps_per_cta of rank 2 or 3, got {list(self.warps_per_cta)}.")
         if len(self.tiles_per_warp) != self.rank:
-            raise LlgenError(f"tiles_per_warp {list(self.tiles_per_warp)} must have one entry per dim of warps_per_cta "
-                             f"{list(self.warps_per_cta)}.")
+            raise LlgenError(
+                f"tiles_per_warp {list(self.tiles_per_warp)} must have one entry per dim of warps_per_cta "
+                f"{list(self.warps_per_cta)}."
+            )
         object.__setattr__(self, "cga_layout", check_cga(self.cga_layout, self.rank))
 
     @property
@@ -148,8 +159,10 @@ class AmdMfma(_AmdBase):
         self._check_common()
         shp = tuple(self.instr_shape)
         if len(shp) != 3 or shp[:2] not in MFMA_INSTR_MN or not isinstance(shp[2], int) or shp[2] < 1:
-            raise LlgenError(f"mfma instr_shape {list(shp)} is not supported (use [M, N, K] with M x N one of "
-                             f"{', '.join(f'{m}x{n}' for m, n in MFMA_INSTR_MN)}).")
+            raise LlgenError(
+                f"mfma instr_shape {list(shp)} is not supported (use [M, N, K] with M x N one of "
+                f"{', '.join(f'{m}x{n}' for m, n in MFMA_INSTR_MN)})."
+            )
         if shp[:2] == (64, 4) and not self.transposed:
             raise LlgenError(f"mfma instr_shape {list(shp)} needs transposed=true (Triton only builds a transposed 64x4).")
         if self.element_bitwidth not in (32, 64):
@@ -165,13 +178,21 @@ class AmdMfma(_AmdBase):
         height = 1 if self.element_bitwidth == 64 else 4
         tiles = (mi * ni) // (64 * height)
         if not self.transposed:
-            tile = (identity1d(height, "register", m) * identity1d(ni, "lane", n) * identity1d(64 // ni, "lane", m)
-                    * identity1d(tiles, "register", m))
+            tile = (
+                identity1d(height, "register", m)
+                * identity1d(ni, "lane", n)
+                * identity1d(64 // ni, "lane", m)
+                * identity1d(tiles, "register", m)
+            )
         else:
-            tile = (identity1d(height, "register", n) * identity1d(mi, "lane", m) * identity1d(64 // mi, "lane", n)
-                    * identity1d(tiles, "register", n))
+            tile = (
+                identity1d(height, "register", n)
+                * identity1d(mi, "lane", m)
+                * identity1d(64 // mi, "lane", n)
+                * identity1d(tiles, "register", n)
+            )
         tile = tile.transpose_outs([n, m])
-        cta = spread_over_cta(tile, mi, ni, self.tiles_per_warp, self.warps_per_cta, shape)
+        cta = spread_over_cta(tile, ni, self.tiles_per_warp, self.warps_per_cta, shape)
         return combine_with_shape(cta, self.cga_layout, shape)
 
     def dot_operand_linear(self, operand_index: int, k_width: int, shape: Shape) -> LinearLayout:
@@ -208,8 +229,10 @@ class AmdWmma(_AmdBase):
         shp = tuple(self.instr_shape)
         ks = WMMA_INSTR_K[self.version]
         if len(shp) != 3 or shp[:2] != (16, 16) or shp[2] not in ks:
-            raise LlgenError(f"wmma v{self.version} instr_shape {list(shp)} is not supported (use [16, 16, K] with K one of "
-                             f"{', '.join(map(str, ks))}).")
+            raise LlgenError(
+                f"wmma v{self.version} instr_shape {list(shp)} is not supported (use [16, 16, K] with K one of "
+                f"{', '.join(map(str, ks))})."
+            )
         object.__setattr__(self, "instr_shape", shp)
 
     def to_linear(self, shape: Shape) -> LinearLayout:
@@ -225,7 +248,7 @@ class AmdWmma(_AmdBase):
             regs = [[0, 1], [0, 2], [0, 4]]
             lanes = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 8]]
         tile = from_bases({"register": regs, "lane": lanes}, [col, row]).transpose_outs([n, m])
-        cta = spread_over_cta(tile, 16, 16, self.tiles_per_warp, self.warps_per_cta, shape)
+        cta = spread_over_cta(tile, 16, self.tiles_per_warp, self.warps_per_cta, shape)
         return combine_with_shape(cta, self.cga_layout, shape)
 
     def dot_operand_linear(self, operand_index: int, k_width: int, shape: Shape) -> LinearLayout:
@@ -236,7 +259,9 @@ class AmdWmma(_AmdBase):
         rank = self.rank
         shape = check_shape(shape, rank)
         if k_width not in WMMA_K_WIDTHS[self.version]:
-            raise LlgenError(f"k_width {k_width} is invalid for a wmma v{self.version} parent (use one of {WMMA_K_WIDTHS[self.version]}).")
+            raise LlgenError(
+                f"k_width {k_width} is invalid for a wmma v{self.version} parent (use one of {WMMA_K_WIDTHS[self.version]})."
+            )
         k_dim = rank - 1 - operand_index
         tiles = self.non_k_tiles(operand_index)
         k_size = max(wmma_k_extent(shape[k_dim], _per_cta(shape, self.cga_layout)[k_dim], tiles), self.instr_shape[2])
@@ -247,19 +272,42 @@ class AmdWmma(_AmdBase):
         return combine_with_shape(cta, self.cga_layout, shape)
 
 
-def amd_mfma(version: int, instr_shape: Sequence[int], transposed: bool, warps_per_cta: Sequence[int], shape: Shape,
-             element_bitwidth: int = 32, tiles_per_warp: Sequence[int] | None = None, cga_layout: CgaLayout = ()) -> LinearLayout:
+def amd_mfma(
+    version: int,
+    instr_shape: Sequence[int],
+    transposed: bool,
+    warps_per_cta: Sequence[int],
+    shape: Shape,
+    element_bitwidth: int = 32,
+    tiles_per_warp: Sequence[int] | None = None,
+    cga_layout: CgaLayout = (),
+) -> LinearLayout:
     """The mfma accumulator over ``shape`` (see `AmdMfma`); Gluon's AMDMFMALayout parameters
     (tiles_per_warp None: one tile per dim)."""
     tiles = tuple(tiles_per_warp) if tiles_per_warp is not None else (1,) * len(warps_per_cta)
-    return AmdMfma(tuple(warps_per_cta), tiles, tuple(map(tuple, cga_layout)), tuple(instr_shape),
-                   bool(transposed), element_bitwidth or 32, version).to_linear(shape)
+    return AmdMfma(
+        tuple(warps_per_cta),
+        tiles,
+        tuple(map(tuple, cga_layout)),
+        tuple(instr_shape),
+        bool(transposed),
+        element_bitwidth or 32,
+        version,
+    ).to_linear(shape)
 
 
-def amd_wmma(version: int, transposed: bool, warps_per_cta: Sequence[int], shape: Shape, instr_shape: Sequence[int] = (16, 16, 16),
-             tiles_per_warp: Sequence[int] | None = None, cga_layout: CgaLayout = ()) -> LinearLayout:
+def amd_wmma(
+    version: int,
+    transposed: bool,
+    warps_per_cta: Sequence[int],
+    shape: Shape,
+    instr_shape: Sequence[int] = (16, 16, 16),
+    tiles_per_warp: Sequence[int] | None = None,
+    cga_layout: CgaLayout = (),
+) -> LinearLayout:
     """The wmma accumulator over ``shape`` (see `AmdWmma`); Gluon's AMDWMMALayout parameters
     (tiles_per_warp None: one tile per dim)."""
     tiles = tuple(tiles_per_warp) if tiles_per_warp is not None else (1,) * len(warps_per_cta)
-    return AmdWmma(tuple(warps_per_cta), tiles, tuple(map(tuple, cga_layout)), version, bool(transposed),
-                   tuple(instr_shape)).to_linear(shape)
+    return AmdWmma(
+        tuple(warps_per_cta), tiles, tuple(map(tuple, cga_layout)), version, bool(transposed), tuple(instr_shape)
+    ).to_linear(shape)

@@ -46,7 +46,9 @@ class Blocked:
         rank = len(self.size_per_thread)
         set_ = object.__setattr__
         set_(self, "size_per_thread", check_pow2("size_per_thread", tuple(self.size_per_thread)))
-        set_(self, "threads_per_warp", check_pow2("threads_per_warp", check_rank("threads_per_warp", self.threads_per_warp, rank)))
+        set_(
+            self, "threads_per_warp", check_pow2("threads_per_warp", check_rank("threads_per_warp", self.threads_per_warp, rank))
+        )
         set_(self, "warps_per_cta", check_pow2("warps_per_cta", check_rank("warps_per_cta", self.warps_per_cta, rank)))
         set_(self, "order", check_order(check_rank("order", self.order, rank), rank))
         set_(self, "cga_layout", check_cga(self.cga_layout, rank))
@@ -57,17 +59,26 @@ class Blocked:
 
     def to_linear(self, shape: Shape) -> LinearLayout:
         shape = check_shape(shape, self.rank)
-        cta = (identity_nd("register", self.size_per_thread, self.order)
-               * identity_nd("lane", self.threads_per_warp, self.order)
-               * identity_nd("warp", self.warps_per_cta, self.order))
+        cta = (
+            identity_nd("register", self.size_per_thread, self.order)
+            * identity_nd("lane", self.threads_per_warp, self.order)
+            * identity_nd("warp", self.warps_per_cta, self.order)
+        )
         return combine_with_shape(cta, self.cga_layout, shape)
 
 
-def blocked(size_per_thread: Sequence[int], threads_per_warp: Sequence[int], warps_per_cta: Sequence[int],
-            order: Sequence[int], shape: Shape, cga_layout: CgaLayout = ()) -> LinearLayout:
+def blocked(
+    size_per_thread: Sequence[int],
+    threads_per_warp: Sequence[int],
+    warps_per_cta: Sequence[int],
+    order: Sequence[int],
+    shape: Shape,
+    cga_layout: CgaLayout = (),
+) -> LinearLayout:
     """Triton's BlockedLayout over ``shape`` (see `Blocked`)."""
-    return Blocked(tuple(size_per_thread), tuple(threads_per_warp), tuple(warps_per_cta), tuple(order),
-                   tuple(map(tuple, cga_layout))).to_linear(shape)
+    return Blocked(
+        tuple(size_per_thread), tuple(threads_per_warp), tuple(warps_per_cta), tuple(order), tuple(map(tuple, cga_layout))
+    ).to_linear(shape)
 
 
 @dataclass(frozen=True)
@@ -154,13 +165,17 @@ class Linear:
         for d in range(rank):
             per_cta = sizes[d] >> sum(1 for v in self.block if v[d])
             if per_cta < 1:
-                raise LlgenError(f"the block bases {[list(v) for v in self.block]} split {dim_name(d)} of size {sizes[d]} into more "
-                                 f"CTAs than it has elements, so Triton cannot slice the linear layout.")
+                raise LlgenError(
+                    f"the block bases {[list(v) for v in self.block]} split {dim_name(d)} of size {sizes[d]} into more "
+                    f"CTAs than it has elements, so Triton cannot slice the linear layout."
+                )
             for name in ("register", "lane", "warp", "block"):
                 for v in getattr(self, name):
                     if (v[d] >= per_cta) if name != "block" else (v[d] % per_cta):
-                        raise LlgenError(f"basis {list(v)} of {name} crosses the CTA boundary {per_cta} along {dim_name(d)}, so "
-                                         f"Triton cannot split the linear layout into CTAs to slice it.")
+                        raise LlgenError(
+                            f"basis {list(v)} of {name} crosses the CTA boundary {per_cta} along {dim_name(d)}, so "
+                            f"Triton cannot split the linear layout into CTAs to slice it."
+                        )
 
     def rep_order(self, rank: int) -> list[int]:
         """Triton's LinearEncodingAttr::getRepOrder (its getOrder): dims in the order the register
@@ -191,8 +206,16 @@ def check_linear_basis(name: str, v: Sequence[int], rank: int) -> None:
         raise LlgenError(f"basis {list(v)} of {name} moves along more than one dim, which a distributed layout may not.")
 
 
-def linear(register: Sequence[Sequence[int]], lane: Sequence[Sequence[int]], warp: Sequence[Sequence[int]],
-           block: Sequence[Sequence[int]], shape: Shape) -> LinearLayout:
+def linear(
+    register: Sequence[Sequence[int]],
+    lane: Sequence[Sequence[int]],
+    warp: Sequence[Sequence[int]],
+    block: Sequence[Sequence[int]],
+    shape: Shape,
+) -> LinearLayout:
     """An explicit distributed layout (Gluon's DistributedLinearLayout) over ``shape``."""
-    tup = lambda vs: tuple(tuple(v) for v in vs)
+
+    def tup(vs: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(v) for v in vs)
+
     return Linear(tup(register), tup(lane), tup(warp), tup(block)).to_linear(shape)

@@ -63,7 +63,7 @@ def from_bases(bases: Mapping[str, Sequence[Sequence[int]]], out_names: Sequence
     for j, _ in enumerate(out_names):
         top = max((v[j] for vecs in bases.values() for v in vecs), default=0)
         sizes.append(1 << top.bit_length())
-    return LinearLayout.from_bases(bases, list(zip(out_names, sizes)))
+    return LinearLayout.from_bases(bases, list(zip(out_names, sizes, strict=True)))
 
 
 def standard_outs(layout: LinearLayout, rank: int) -> LinearLayout:
@@ -129,15 +129,19 @@ def _coords_past(bases: dict[str, list[list[int]]], j: int, name: str, size: int
     coords = [(v[j], n, i) for n, vecs in bases.items() for i, v in enumerate(vecs) if v[j]]
     for value, n, i in coords:
         if value & (value - 1):
-            raise LlgenError(f"basis {bases[n][i]} of {n} has coordinate {value} along {name}, not a power of two, "
-                             f"so the layout cannot shrink to size {want} there.")
+            raise LlgenError(
+                f"basis {bases[n][i]} of {n} has coordinate {value} along {name}, not a power of two, "
+                f"so the layout cannot shrink to size {want} there."
+            )
     coords.sort(key=lambda c: -c[0])
-    cleared = coords[:(size // want).bit_length() - 1]
-    left = [(n, i) for v, n, i in coords[len(cleared):] if v >= want]
+    cleared = coords[: (size // want).bit_length() - 1]
+    left = [(n, i) for v, n, i in coords[len(cleared) :] if v >= want]
     if left:
         n, i = left[0]
-        raise LlgenError(f"basis {bases[n][i]} of {n} still points past size {want} of {name} after the layout shrinks, "
-                         f"because {name} repeats a coordinate.")
+        raise LlgenError(
+            f"basis {bases[n][i]} of {n} still points past size {want} of {name} after the layout shrinks, "
+            f"because {name} repeats a coordinate."
+        )
     return [(n, i) for _, n, i in cleared]
 
 
@@ -146,7 +150,9 @@ def cga_from_split(ctas_per_cga: Shape, cta_split_num: Shape, cta_order: Sequenc
     CTASplitNum, then zero bases for CTAsPerCGA / CTASplitNum (CTAs that share data)."""
     rank = len(ctas_per_cga)
     if not len(cta_split_num) == len(cta_order) == rank:
-        raise LlgenError(f"CTAsPerCGA {list(ctas_per_cga)}, CTASplitNum {list(cta_split_num)} and CTAOrder {list(cta_order)} differ in rank.")
+        raise LlgenError(
+            f"CTAsPerCGA {list(ctas_per_cga)}, CTASplitNum {list(cta_split_num)} and CTAOrder {list(cta_order)} differ in rank."
+        )
     out = []
     for d in cta_order:
         split = 1 << log2_exact(cta_split_num[d], "CTASplitNum")
@@ -180,7 +186,7 @@ def combine_with_shape(cta: LinearLayout, cga: CgaLayout, shape: Shape, ins: Seq
     broadcast), append the ``block`` bases, and list dims in the standard order."""
     rank = len(shape)
     names = [dim_name(d) for d in range(rank)]
-    full = {n: int(s) for n, s in zip(names, shape)}
+    full = {n: int(s) for n, s in zip(names, shape, strict=True)}
     for n, s in full.items():
         log2_exact(s, f"the shape's {n}")
     cta = with_out_order(cta, [n for n in cta.out_names if n in names] + [n for n in names if n not in cta.out_names])

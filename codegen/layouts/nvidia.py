@@ -52,9 +52,14 @@ def mma_tile(tile_shape: Sequence[int], k_width: int, order: Sequence[int], rep_
     if m % 8 or n % (k_width * 4):
         raise LlgenError(f"an mma tile of {list(tile_shape)} does not hold k_width {k_width}.")
     tile = identity_nd("register", [1] * rank, rep_order)
-    return (tile * identity1d(k_width, "register", dim_name(inner)) * identity1d(4, "lane", dim_name(inner))
-            * identity1d(8, "lane", dim_name(outer)) * identity1d(m // 8, "register", dim_name(outer))
-            * identity1d(n // (k_width * 4), "register", dim_name(inner)))
+    return (
+        tile
+        * identity1d(k_width, "register", dim_name(inner))
+        * identity1d(4, "lane", dim_name(inner))
+        * identity1d(8, "lane", dim_name(outer))
+        * identity1d(m // 8, "register", dim_name(outer))
+        * identity1d(n // (k_width * 4), "register", dim_name(inner))
+    )
 
 
 @dataclass(frozen=True)
@@ -73,13 +78,17 @@ class NvidiaMma:
         object.__setattr__(self, "warps_per_cta", check_pow2("warps_per_cta", tuple(self.warps_per_cta)))
         object.__setattr__(self, "instr_shape", check_pow2("instr_shape", tuple(self.instr_shape)))
         if self.rank not in ((2, 3) if self.version == 2 else (2,)):
-            raise LlgenError(f"mma v{self.version} warps_per_cta {list(self.warps_per_cta)} must have rank "
-                             f"{'2 or 3' if self.version == 2 else '2 (wgmma has no batch dim)'}.")
+            raise LlgenError(
+                f"mma v{self.version} warps_per_cta {list(self.warps_per_cta)} must have rank "
+                f"{'2 or 3' if self.version == 2 else '2 (wgmma has no batch dim)'}."
+            )
         object.__setattr__(self, "cga_layout", check_cga(self.cga_layout, self.rank))
         want = self.rank if self.version == 2 else 3
         if len(self.instr_shape) != want:
-            raise LlgenError(f"mma v{self.version} of rank {self.rank} takes an instr_shape of {want} entries "
-                             f"(like {list(default_instr_shape(self.version, self.rank))}), got {list(self.instr_shape)}.")
+            raise LlgenError(
+                f"mma v{self.version} of rank {self.rank} takes an instr_shape of {want} entries "
+                f"(like {list(default_instr_shape(self.version, self.rank))}), got {list(self.instr_shape)}."
+            )
 
     @property
     def rank(self) -> int:
@@ -136,7 +145,8 @@ def dot_cga(cga: CgaLayout, k_dim: int) -> CgaLayout:
     return tuple(tuple(0 if d == k_dim else c for d, c in enumerate(v)) for v in cga)
 
 
-def nvidia_mma(version: int, warps_per_cta: Sequence[int], instr_shape: Sequence[int], shape: Shape,
-               cga_layout: CgaLayout = ()) -> LinearLayout:
+def nvidia_mma(
+    version: int, warps_per_cta: Sequence[int], instr_shape: Sequence[int], shape: Shape, cga_layout: CgaLayout = ()
+) -> LinearLayout:
     """The mma v2 / v3 accumulator over ``shape`` (see `NvidiaMma`)."""
     return NvidiaMma(version, tuple(warps_per_cta), tuple(instr_shape), tuple(map(tuple, cga_layout))).to_linear(shape)

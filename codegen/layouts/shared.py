@@ -42,7 +42,7 @@ def _powers(n: int) -> list[int]:
 
 def _per_cta(shape: Sequence[int], cga: CgaLayout) -> list[int]:
     split = cga_shape(cga, len(shape))
-    return [max(1, s // c) for s, c in zip(shape, split)]
+    return [max(1, s // c) for s, c in zip(shape, split, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,9 @@ class SwizzledShared:
         return combine_with_shape(cta, self.cga_layout, shape, SHARED_INS)
 
 
-def swizzled_shared(vec: int, per_phase: int, max_phase: int, order: Sequence[int], shape: Shape,
-                    cga_layout: CgaLayout = ()) -> LinearLayout:
+def swizzled_shared(
+    vec: int, per_phase: int, max_phase: int, order: Sequence[int], shape: Shape, cga_layout: CgaLayout = ()
+) -> LinearLayout:
     """Triton's SwizzledSharedLayout over ``shape`` (see `SwizzledShared`)."""
     return SwizzledShared(vec, per_phase, max_phase, tuple(order), tuple(map(tuple, cga_layout))).to_linear(shape)
 
@@ -115,8 +116,10 @@ class NvmmaShared:
         if self.swizzle_byte_width:
             want = 8 * self.swizzle_byte_width // self.element_bitwidth
             if box[contig] < want:
-                raise LlgenError(f"shape {list(per_cta)} is too small for a {self.swizzle_byte_width}-byte swizzle of "
-                                 f"{self.element_bitwidth}-bit elements (needs {want} contiguous elements).")
+                raise LlgenError(
+                    f"shape {list(per_cta)} is too small for a {self.swizzle_byte_width}-byte swizzle of "
+                    f"{self.element_bitwidth}-bit elements (needs {want} contiguous elements)."
+                )
             box[contig] = want
         return box
 
@@ -130,13 +133,17 @@ class NvmmaShared:
         else:
             rows, cols = (box[1], box[0]) if self.transposed else (box[0], box[1])
             tile_cols = 8 * self.swizzle_byte_width // self.element_bitwidth
-            vec, per_phase, max_phase = 128 // self.element_bitwidth, 128 // self.swizzle_byte_width, self.swizzle_byte_width // 16
+            vec, per_phase, max_phase = (
+                128 // self.element_bitwidth,
+                128 // self.swizzle_byte_width,
+                self.swizzle_byte_width // 16,
+            )
             bases = swizzled_rows(8, tile_cols, vec, per_phase, max_phase)
             bases += [[8 * r, 0] for r in _powers(rows // 8)] + [[0, tile_cols * c] for c in _powers(cols // tile_cols)]
             if self.transposed:
                 bases = [[c, r] for r, c in bases]
             cta = from_bases({"offset": bases}, names)
-        cta = _grow(cta, dict(zip(names, per_cta)))
+        cta = _grow(cta, dict(zip(names, per_cta, strict=True)))
         return combine_with_shape(cta, self.cga_layout, shape, SHARED_INS)
 
 
@@ -149,8 +156,10 @@ def _grow(layout: LinearLayout, shape: dict[str, int]) -> LinearLayout:
     return layout
 
 
-def nvmma_shared(swizzle_byte_width: int, element_bitwidth: int, shape: Shape, transposed: bool = False,
-                 cga_layout: CgaLayout = ()) -> LinearLayout:
+def nvmma_shared(
+    swizzle_byte_width: int, element_bitwidth: int, shape: Shape, transposed: bool = False, cga_layout: CgaLayout = ()
+) -> LinearLayout:
     """Triton's NVMMASharedLayout over ``shape`` (see `NvmmaShared`)."""
-    return NvmmaShared(swizzle_byte_width, element_bitwidth, bool(transposed), len(shape),
-                       tuple(map(tuple, cga_layout))).to_linear(shape)
+    return NvmmaShared(
+        swizzle_byte_width, element_bitwidth, bool(transposed), len(shape), tuple(map(tuple, cga_layout))
+    ).to_linear(shape)

@@ -61,18 +61,21 @@ class Plan:
 
     def explain(self) -> str:
         from .explain import explain
+
         return explain(self)
 
     def to_json(self) -> dict:
         from .explain import to_json
+
         return to_json(self)
 
 
 def check_pair(a: LinearLayout, b: LinearLayout, tgt: Target) -> None:
     """Reject pairs no plan can convert, with one sentence each."""
     if a.outs != b.outs:
-        raise LlgenError(f"the layouts cover different tensors: { {n: 1 << k for n, k in a.outs} } vs "
-                         f"{ {n: 1 << k for n, k in b.outs} }.")
+        raise LlgenError(
+            f"the layouts cover different tensors: { {n: 1 << k for n, k in a.outs} } vs { {n: 1 << k for n, k in b.outs} }."
+        )
     if a.in_size("warp") != b.in_size("warp"):
         raise LlgenError(f"the layouts use different warp counts: {a.in_size('warp')} vs {b.in_size('warp')}.")
     for lay, side in ((a, "source"), (b, "destination")):
@@ -97,15 +100,25 @@ def check_distributed(lay: LinearLayout, side: str) -> None:
                 raise LlgenError(f"the {side} layout is not a distributed layout: its {where} has several bits set.")
             if c and c in seen:
                 other = seen[c]
-                raise LlgenError(f"the {side} layout is not a distributed layout: its {where} repeats "
-                                 f"{other[0]} basis {other[1]}.")
+                raise LlgenError(
+                    f"the {side} layout is not a distributed layout: its {where} repeats {other[0]} basis {other[1]}."
+                )
             if c:
                 seen[c] = (name, i)
 
 
-def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16", target: str | Target = "sm_90",
-                    path: str | None = None, *, swizzle: str = "optimal", matrix: bool = True, scalar: bool = False,
-                    smem_budget: int | None = None) -> Plan:
+def plan_conversion(
+    a: LinearLayout,
+    b: LinearLayout,
+    dtype: str | DType = "f16",
+    target: str | Target = "sm_90",
+    path: str | None = None,
+    *,
+    swizzle: str = "optimal",
+    matrix: bool = True,
+    scalar: bool = False,
+    smem_budget: int | None = None,
+) -> Plan:
     """Plan the conversion of a tile held in layout ``a`` into layout ``b``.
 
     ``path`` forces "shuffle" or "shared" (for benchmarks and tests); a forced path that cannot
@@ -116,15 +129,25 @@ def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16"
     if path is not None and path not in PATHS:
         raise LlgenError(f"unknown path '{path}'; known: {', '.join(PATHS)}.")
     if smem_budget is not None and not 0 < smem_budget <= tgt.smem_per_cta:
-        raise LlgenError(f"the shared-memory budget {smem_budget} must be between 1 and {tgt.name}'s "
-                         f"{tgt.smem_per_cta} bytes per CTA.")
+        raise LlgenError(
+            f"the shared-memory budget {smem_budget} must be between 1 and {tgt.name}'s {tgt.smem_per_cta} bytes per CTA."
+        )
     check_pair(a, b, tgt)
     ha, hb = Hw.of(a), Hw.of(b)
     warps = a.in_size("warp")
     copies = _replica_copies(hb)
-    common = {"src": a, "dst": b, "dtype": dt, "target": tgt, "warps": warps, "n_in": a.in_size("register"),
-              "n_out": b.in_size("register"), "out_copies": copies,
-              "global_load": global_io(a, dt, tgt), "global_store": global_io(b, dt, tgt)}
+    common = {
+        "src": a,
+        "dst": b,
+        "dtype": dt,
+        "target": tgt,
+        "warps": warps,
+        "n_in": a.in_size("register"),
+        "n_out": b.in_size("register"),
+        "out_copies": copies,
+        "global_load": global_io(a, dt, tgt),
+        "global_store": global_io(b, dt, tgt),
+    }
 
     if path in (None, "noop", "registers"):
         perm = _register_perm(ha, hb)
@@ -146,20 +169,30 @@ def plan_conversion(a: LinearLayout, b: LinearLayout, dtype: str | DType = "f16"
             shuffle = res
     shared = None
     if path in (None, "shared"):
-        shared = plan_shared(ha, hb, dt, tgt, b.out_bits(b.out_names[-1]), swizzle=swizzle, matrix=matrix,
-                             scalar=scalar, budget=smem_budget)
+        shared = plan_shared(
+            ha, hb, dt, tgt, b.out_bits(b.out_names[-1]), swizzle=swizzle, matrix=matrix, scalar=scalar, budget=smem_budget
+        )
     costs = []
     if shuffle is not None:
         costs.append(("shuffle", shuffle_cost(shuffle, warps)))
     if shared is not None:
-        costs.append(("shared", shared_cost(shared, warps, tgt)))
+        costs.append(("shared", shared_cost(shared)))
     kind, why = choose_path(dict(costs), forced=path)
     detail = shuffle if kind == "shuffle" else shared
     plan = Plan(path=kind, detail=detail, costs=tuple(costs), why=why, **common)
     if plan.uses_stmatrix:  # headers build for sm_80 too, where there is no stmatrix
         old = to_target("sm_80")
-        fallback = plan_conversion(a, b, dt, old, path=kind, swizzle=swizzle, matrix=matrix, scalar=scalar,
-                                   smem_budget=min(smem_budget or old.smem_per_cta, old.smem_per_cta))
+        fallback = plan_conversion(
+            a,
+            b,
+            dt,
+            old,
+            path=kind,
+            swizzle=swizzle,
+            matrix=matrix,
+            scalar=scalar,
+            smem_budget=min(smem_budget or old.smem_per_cta, old.smem_per_cta),
+        )
         plan = replace(plan, fallback=fallback)
     return plan
 
@@ -173,6 +206,7 @@ def _replica_copies(hb: Hw) -> tuple[tuple[int, int], ...]:
 def _register_perm(ha: Hw, hb: Hw) -> tuple[int, ...] | None:
     """out[j] = in[perm[j]] when lanes and warps agree and A's registers hold B's."""
     from .. import f2
+
     if ha.lane != hb.lane or ha.warp != hb.warp:
         return None
     perm = []

@@ -18,6 +18,7 @@ class Affine:
 
     def value(self, x: int) -> int:
         from ..f2 import combine
+
         return self.const ^ combine(x, self.cols)
 
     def linear(self) -> Affine:
@@ -32,6 +33,7 @@ class Affine:
 
     def image_basis(self) -> list[int]:
         from ..f2 import reduce
+
         return reduce(self.cols)
 
     @staticmethod

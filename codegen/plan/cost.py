@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ..target import Target
 from .shared import SharedPlan
 from .shuffle import ShufflePlan
 
@@ -27,7 +26,7 @@ def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
     return warps * (plan.shuffles / SHFL_PER_CLK + alu / ALU_PER_CLK)
 
 
-def shared_cost(plan: SharedPlan, warps: int, tgt: Target) -> float:
+def shared_cost(plan: SharedPlan) -> float:
     """Wavefronts dominate: every wavefront is a clock of the shared-memory pipe. Each round adds
     two barriers (store/load and load/next store)."""
     wf = plan.predicted_store_wavefronts + plan.predicted_load_wavefronts

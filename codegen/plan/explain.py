@@ -24,8 +24,10 @@ def explain(plan) -> str:
     a, b = plan.src, plan.dst
     names = bit_names(a)
     lines = [
-        (f"conversion: {dict(zip(a.out_names, a.shape))} {plan.dtype.name}, {plural(plan.warps, 'warp')} x {plan.lanes} lanes, "
-        f"{plan.target.name}"),
+        (
+            f"conversion: {dict(zip(a.out_names, a.shape, strict=True))} {plan.dtype.name}, {plural(plan.warps, 'warp')} x {plan.lanes} lanes, "
+            f"{plan.target.name}"
+        ),
         f"path: {plan.path} ({plan.why})",
     ]
     if plan.costs:
@@ -35,8 +37,10 @@ def explain(plan) -> str:
     c = a.invert_and_compose(b)
     for dim in ("register", "lane", "warp"):
         if dim in c.in_names and c.in_bits(dim):
-            cols = [", ".join(f"{o}{c.basis(dim, i)[j]}" for j, o in enumerate(c.out_names) if c.basis(dim, i)[j])
-                    or "0" for i in range(c.in_bits(dim))]
+            cols = [
+                ", ".join(f"{o}{c.basis(dim, i)[j]}" for j, o in enumerate(c.out_names) if c.basis(dim, i)[j]) or "0"
+                for i in range(c.in_bits(dim))
+            ]
             lines.append(f"  A.{dim:<8} " + " | ".join(cols))
     lines.append(f"  A: register {_cols(a, 'register', names)}; lane {_cols(a, 'lane', names)}; warp {_cols(a, 'warp', names)}")
     lines.append(f"  B: register {_cols(b, 'register', names)}; lane {_cols(b, 'lane', names)}; warp {_cols(b, 'warp', names)}")
@@ -44,35 +48,47 @@ def explain(plan) -> str:
     if plan.path in ("noop", "registers"):
         lines.append(f"registers: out[j] = in[perm[j]], perm = {list(d.perm)}")
     elif plan.path == "shuffle":
-        lines.append(f"shuffle: {d.num_rounds} rounds, {d.shuffles} SHFL per thread, "
-                     f"{1 << len(d.pack_a)} element(s) per 32-bit word x {d.words_per_element} word(s)")
+        lines.append(
+            f"shuffle: {d.num_rounds} rounds, {d.shuffles} SHFL per thread, "
+            f"{1 << len(d.pack_a)} element(s) per 32-bit word x {d.words_per_element} word(s)"
+        )
         for r in d.rounds:
             lb = plan.target.lane_bits
-            lines.append(f"  round {r.index}: {r.op:<5} src_lane = {affine_text(r.src_lane, lb)}; "
-                         f"send in[{affine_text(r.send_reg, lb)}]; recv out[{affine_text(r.recv_reg, lb)}]")
+            lines.append(
+                f"  round {r.index}: {r.op:<5} src_lane = {affine_text(r.src_lane, lb)}; "
+                f"send in[{affine_text(r.send_reg, lb)}]; recv out[{affine_text(r.recv_reg, lb)}]"
+            )
     else:
         sw = d.swizzle
-        lines.append(f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), "
-                     f"{'__syncwarp' if d.warp_sync else '__syncthreads'} between store and load")
+        lines.append(
+            f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), "
+            f"{'__syncwarp' if d.warp_sync else '__syncthreads'} between store and load"
+        )
         sets = {k: v for k, v in sw.sets}
         if sets:
-            lines.append("  swizzle sets: " + "; ".join(f"{k} = {{{', '.join(vec_name(x, names) for x in v)}}}"
-                                                       for k, v in sets.items()))
+            lines.append(
+                "  swizzle sets: " + "; ".join(f"{k} = {{{', '.join(vec_name(x, names) for x in v)}}}" for k, v in sets.items())
+            )
         lines.append(f"  swizzle {sw.name}: offset bits [vec {sw.vec} | bank {sw.bank} | seg {sw.seg}]")
         lines.append("  offset bit -> element: " + ", ".join(f"o{i}={vec_name(x, names)}" for i, x in enumerate(sw.columns)))
         lines.append("  offset(element) = " + _offset_formula(sw, names))
         for side, name in ((d.store, "store"), (d.load, "load")):
             what = f"{side.op} x{side.matrices}" if side.matrices else f"{side.op} {side.width * plan.dtype.bits}-bit"
             lines.append(f"  {name}: {len(side.instrs)} x {what} per thread, {side.wavefronts_per_instr} wavefront(s) each")
-        lines.append(f"  wavefronts for the tile: store {d.predicted_store_wavefronts}, load {d.predicted_load_wavefronts}; "
-                     f"data-volume floor {d.floor_wavefronts}; Lemma 9.5 extra doublings at least {d.lower_bound_extra}")
+        lines.append(
+            f"  wavefronts for the tile: store {d.predicted_store_wavefronts}, load {d.predicted_load_wavefronts}; "
+            f"data-volume floor {d.floor_wavefronts}; Lemma 9.5 extra doublings at least {d.lower_bound_extra}"
+        )
     return "\n".join(lines)
 
 
 def affine_text(aff, lane_bits: int) -> str:
     """An affine map of the thread bits in words: ``c ^ (laneb<i>?col) ^ (warpb<j>?col)``."""
-    terms = [f"({'lane' if i < lane_bits else 'warp'}b{i if i < lane_bits else i - lane_bits}?{c})"
-             for i, c in enumerate(aff.cols) if c]
+    terms = [
+        f"({'lane' if i < lane_bits else 'warp'}b{i if i < lane_bits else i - lane_bits}?{c})"
+        for i, c in enumerate(aff.cols)
+        if c
+    ]
     return " ^ ".join([str(aff.const)] + terms) if terms else str(aff.const)
 
 
@@ -111,31 +127,53 @@ def to_json(plan) -> dict:
     elif plan.path == "shuffle":
         lanes, warps = plan.lanes, plan.warps
         out["shuffle"] = {
-            "pack_a": list(d.pack_a), "pack_b": list(d.pack_b), "words_per_element": d.words_per_element,
-            "rounds": [{
-                "index": r.index, "op": r.op, "xor_mask": r.xor_mask,
-                "src_lane": _affine_json(r.src_lane), "send_reg": _affine_json(r.send_reg), "recv_reg": _affine_json(r.recv_reg),
-                "table": [{"lane": t % lanes, "warp": t // lanes, "src_lane": r.src_lane.value(t),
-                           "send_reg": r.send_reg.value(t), "recv_reg": r.recv_reg.value(t)} for t in range(lanes * warps)],
-            } for r in d.rounds],
+            "pack_a": list(d.pack_a),
+            "pack_b": list(d.pack_b),
+            "words_per_element": d.words_per_element,
+            "rounds": [
+                {
+                    "index": r.index,
+                    "op": r.op,
+                    "xor_mask": r.xor_mask,
+                    "src_lane": _affine_json(r.src_lane),
+                    "send_reg": _affine_json(r.send_reg),
+                    "recv_reg": _affine_json(r.recv_reg),
+                    "table": [
+                        {
+                            "lane": t % lanes,
+                            "warp": t // lanes,
+                            "src_lane": r.src_lane.value(t),
+                            "send_reg": r.send_reg.value(t),
+                            "recv_reg": r.recv_reg.value(t),
+                        }
+                        for t in range(lanes * warps)
+                    ],
+                }
+                for r in d.rounds
+            ],
         }
     else:
         out["shared"] = {
             "swizzle": d.swizzle.name,
             "offset_bases": [_unflat(x, plan.src) for x in d.offset_vectors()],
             "round_bases": [_unflat(x, plan.src) for x in d.round_vectors],
-            "scratch_bytes": d.scratch_bytes, "rounds": d.rounds, "warp_sync": d.warp_sync,
+            "scratch_bytes": d.scratch_bytes,
+            "rounds": d.rounds,
+            "warp_sync": d.warp_sync,
             "barrier": "__syncwarp" if d.warp_sync and plan.target.lang == "cuda" else "__syncthreads",
             "store_warps": [w for w in range(plan.warps) if not w & d.store.predicate_warp_mask],
-            "store": _side_json(d.store), "load": _side_json(d.load),
+            "store": _side_json(d.store),
+            "load": _side_json(d.load),
             "predicted_wavefronts": {"store": d.predicted_store_wavefronts, "load": d.predicted_load_wavefronts},
-            "floor_wavefronts": d.floor_wavefronts, "lower_bound_extra": d.lower_bound_extra,
+            "floor_wavefronts": d.floor_wavefronts,
+            "lower_bound_extra": d.lower_bound_extra,
         }
     return out
 
 
 def _unflat(x: int, layout) -> list[int]:
     from ..layout import _unflatten
+
     return list(_unflatten(x, layout.outs))
 
 
@@ -144,8 +182,11 @@ def _affine_json(aff) -> dict:
 
 
 def _side_json(side) -> dict:
-    return {"op": side.op, "vector_elems": side.width, "matrices": side.matrices,
-            "thread_offset": _affine_json(side.thread_offset), "wavefronts_per_instr": side.wavefronts_per_instr,
-            "instructions": [{"regs": list(i.regs), "xor": i.xor_const, "add": i.add_const, "round": i.round}
-                             for i in side.instrs]}
-
+    return {
+        "op": side.op,
+        "vector_elems": side.width,
+        "matrices": side.matrices,
+        "thread_offset": _affine_json(side.thread_offset),
+        "wavefronts_per_instr": side.wavefronts_per_instr,
+        "instructions": [{"regs": list(i.regs), "xor": i.xor_const, "add": i.add_const, "round": i.round} for i in side.instrs],
+    }

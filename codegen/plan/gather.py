@@ -108,23 +108,43 @@ class GatherPlan:
 
     def explain(self) -> str:
         from .explain import plural
+
         d = self.detail
-        lines = [(f"gather along axis {self.axis} ({self.axis_size} positions) of a "
-                 f"{'x'.join(map(str, self.layout.shape))} {self.dtype.name} tile, {plural(self.warps, 'warp')} x "
-                 f"{self.lanes} lanes on {self.target.name}"),
-                 f"path: {self.path} ({self.why})"]
+        lines = [
+            (
+                f"gather along axis {self.axis} ({self.axis_size} positions) of a "
+                f"{'x'.join(map(str, self.layout.shape))} {self.dtype.name} tile, {plural(self.warps, 'warp')} x "
+                f"{self.lanes} lanes on {self.target.name}"
+            ),
+            f"path: {self.path} ({self.why})",
+        ]
         if d.kind == "shuffle":
-            lines += [f"source lane = (lane & {d.lane_keep:#x}) | deposit(idx, {list(d.lane_runs)})",
-                      (f"{d.rounds_per_dest} round(s) per destination register, {d.pack} element(s) per word, "
-                      f"{len(d.rounds)} rounds, {d.shuffles} SHFL per thread")]
+            lines += [
+                f"source lane = (lane & {d.lane_keep:#x}) | deposit(idx, {list(d.lane_runs)})",
+                (
+                    f"{d.rounds_per_dest} round(s) per destination register, {d.pack} element(s) per word, "
+                    f"{len(d.rounds)} rounds, {d.shuffles} SHFL per thread"
+                ),
+            ]
         else:
-            lines += [(f"scratch {d.scratch_bytes} bytes, store {len(d.store.instrs)} x {d.store.width}-element vectors, "
-                      f"{len(d.loads)} scalar loads at ld + c + ((idx & {d.axis_mask:#x}) << {d.axis_shift})")]
+            lines += [
+                (
+                    f"scratch {d.scratch_bytes} bytes, store {len(d.store.instrs)} x {d.store.width}-element vectors, "
+                    f"{len(d.loads)} scalar loads at ld + c + ((idx & {d.axis_mask:#x}) << {d.axis_shift})"
+                )
+            ]
         return "\n".join(lines)
 
 
-def plan_gather(layout: LinearLayout, axis: int, dtype: str | DType = "f32", target: str | Target = "sm_90",
-                *, path: str | None = None, smem_budget: int | None = None) -> GatherPlan:
+def plan_gather(
+    layout: LinearLayout,
+    axis: int,
+    dtype: str | DType = "f32",
+    target: str | Target = "sm_90",
+    *,
+    path: str | None = None,
+    smem_budget: int | None = None,
+) -> GatherPlan:
     """Plan tl.gather along ``axis`` for a tile whose source, index and output are in ``layout``.
 
     ``path`` forces "shuffle" or "shared" (tests and benchmarks); shuffles cannot cross warps."""
@@ -151,9 +171,18 @@ def plan_gather(layout: LinearLayout, axis: int, dtype: str | DType = "f32", tar
     n = 1 << len(hw.reg)
     copies = tuple((j, j & ~bcast) for j in range(n) if j & bcast)
     dests = [j for j in range(n) if not j & bcast]
-    common = {"layout": layout, "axis": axis, "dtype": dt, "target": tgt, "warps": layout.in_size("warp"),
-              "n_regs": n, "axis_size": 1 << abits, "out_copies": copies,
-              "global_io": global_io(layout, dt, tgt), "index_io": global_io(layout, to_dtype("i32"), tgt)}
+    common = {
+        "layout": layout,
+        "axis": axis,
+        "dtype": dt,
+        "target": tgt,
+        "warps": layout.in_size("warp"),
+        "n_regs": n,
+        "axis_size": 1 << abits,
+        "out_copies": copies,
+        "global_io": global_io(layout, dt, tgt),
+        "index_io": global_io(layout, to_dtype("i32"), tgt),
+    }
 
     if path is None or path in ("shuffle", "registers"):
         if warp_ax:
@@ -205,8 +234,16 @@ def _plan_shuffle(hw: Hw, dt: DType, tgt: Target, reg_ax, lane_ax, dests) -> Gat
             send = tuple(regs | sum(1 << i for m, (_, i) in enumerate(packed) if t >> m & 1) for t in range(1 << len(packed)))
             rounds.append(GatherRound(j, send, value, op))
     shuffles = len(rounds) * words if lane_ax else 0
-    return GatherShuffle(lane_keep, _runs([(k, p) for k, p in lane_ax]), select_mask,
-                         _runs([(k, m) for m, (k, _) in enumerate(packed)]), 1 << len(packed), words, tuple(rounds), shuffles)
+    return GatherShuffle(
+        lane_keep,
+        _runs([(k, p) for k, p in lane_ax]),
+        select_mask,
+        _runs([(k, m) for m, (k, _) in enumerate(packed)]),
+        1 << len(packed),
+        words,
+        tuple(rounds),
+        shuffles,
+    )
 
 
 def _plan_shared(layout, hw: Hw, dt: DType, tgt: Target, axis_flat: int, shift: int, dests, budget) -> GatherShared:

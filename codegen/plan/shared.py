@@ -87,7 +87,7 @@ def repacked_words(side: Side, dt: DType) -> int:
     n = 0
     for ins in side.instrs:
         for i in range(0, len(ins.regs), per):
-            chunk = ins.regs[i:i + per]
+            chunk = ins.regs[i : i + per]
             n += chunk[0] % per != 0 or chunk != tuple(range(chunk[0], chunk[0] + len(chunk)))
     return n
 
@@ -116,8 +116,18 @@ def expand(x: int, drop: list[int]) -> int:
     return x
 
 
-def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, swizzle: str = "optimal", matrix: bool = True,
-                scalar: bool = False, budget: int | None = None) -> SharedPlan:
+def plan_shared(
+    a: Hw,
+    b: Hw,
+    dt: DType,
+    tgt: Target,
+    col_bits: int,
+    *,
+    swizzle: str = "optimal",
+    matrix: bool = True,
+    scalar: bool = False,
+    budget: int | None = None,
+) -> SharedPlan:
     """The shared-memory plan. ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
     ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline)."""
     budget = tgt.smem_per_cta if budget is None else budget
@@ -133,7 +143,9 @@ def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, swizzle:
         if c & (c - 1) == 0:
             round_vecs.append(c)
     if (1 << (n - len(round_vecs))) * w > budget:
-        raise LlgenError(f"the tile needs {(1 << n) * w} bytes of shared memory and cannot be split to fit the {budget}-byte budget.")
+        raise LlgenError(
+            f"the tile needs {(1 << n) * w} bytes of shared memory and cannot be split to fit the {budget}-byte budget."
+        )
     drop = sorted(c.bit_length() - 1 for c in round_vecs)
     round_vecs = [1 << d for d in drop]  # round bit j is the j-th lowest dropped logical bit, on both sides
     nb = n - len(drop)
@@ -161,17 +173,32 @@ def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, swizzle:
             plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, swizzle, scalar, round_vecs, drop, col_bits)
             if plan is None:
                 continue
-            cost = (plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
-                    repacked_words(plan.load, dt),
-                    len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt))
+            cost = (
+                plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
+                repacked_words(plan.load, dt),
+                len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
+            )
             if best is None or cost < best[0]:
                 best = (cost, plan)
     assert best is not None
     return best[1]
 
 
-def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile | None, ld_tile: Tile | None,
-           swizzle: str, scalar: bool, round_vecs: list[int], drop: list[int], col_bits: int) -> SharedPlan | None:
+def _build(
+    a: Hw,
+    b: Hw,
+    ac: Hw,
+    bc: Hw,
+    dt: DType,
+    tgt: Target,
+    st_tile: Tile | None,
+    ld_tile: Tile | None,
+    swizzle: str,
+    scalar: bool,
+    round_vecs: list[int],
+    drop: list[int],
+    col_bits: int,
+) -> SharedPlan | None:
     nb = ac.nbits
     w = dt.bytes
     lane_bits = tgt.lane_bits
@@ -189,7 +216,7 @@ def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile |
             return list(tile.row_lanes)
         k = max(0, (vbytes // tgt.bank_bytes).bit_length() - 1) if vbytes > tgt.bank_bytes else 0
         k += max(0, (tgt.lanes * tgt.bank_bytes // tgt.wavefront_bytes).bit_length() - 1)  # wave64: 2 halves
-        return [c for c in hw.lane[:lane_bits - k] if c]
+        return [c for c in hw.lane[: lane_bits - k] if c]
 
     if swizzle == "optimal":
         word_fill = (tgt.bank_bytes // vbytes).bit_length() - 1 if vbytes < tgt.bank_bytes else 0
@@ -217,10 +244,25 @@ def _build(a: Hw, b: Hw, ac: Hw, bc: Hw, dt: DType, tgt: Target, st_tile: Tile |
     rounds = 1 << len(round_vecs)
     tile_bytes = (1 << a.nbits) * w
     b_warp_replicas = 1 << sum(1 for c in b.warp if not c)
-    floor = tile_bytes // tgt.wavefront_bytes * (1 + b_warp_replicas) if tile_bytes >= tgt.wavefront_bytes else 1 + b_warp_replicas
+    floor = (
+        tile_bytes // tgt.wavefront_bytes * (1 + b_warp_replicas) if tile_bytes >= tgt.wavefront_bytes else 1 + b_warp_replicas
+    )
     warp_sync = reads_own_writes(a, b)
-    return SharedPlan(sw, tuple(round_vecs), scratch, scratch * w, store, load, rounds, warp_sync,
-                      st_wf, ld_wf, floor, sw.lower_bound_extra, scalar)
+    return SharedPlan(
+        sw,
+        tuple(round_vecs),
+        scratch,
+        scratch * w,
+        store,
+        load,
+        rounds,
+        warp_sync,
+        st_wf,
+        ld_wf,
+        floor,
+        sw.lower_bound_extra,
+        scalar,
+    )
 
 
 def classic_for(nb: int, col_bits: int, dt: DType, vec: list[int]) -> Swizzle:
@@ -242,12 +284,12 @@ def reads_own_writes(a: Hw, b: Hw) -> bool:
     otherwise a CTA barrier must. By linearity it is enough that B's register and lane vectors have
     writer 0 and B's warp bit i has writer 1 << i: a broadcast warp bit of B (or of A, whose replica
     does not store) reads what another warp wrote."""
-    return (all(writer_warp(a, c) == 0 for c in b.reg + b.lane)
-            and all(writer_warp(a, c) == 1 << i for i, c in enumerate(b.warp)))
+    return all(writer_warp(a, c) == 0 for c in b.reg + b.lane) and all(writer_warp(a, c) == 1 << i for i, c in enumerate(b.warp))
 
 
-def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, store: bool, scalar: bool,
-          drop: list[int]) -> Side | None:
+def _side(
+    hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, store: bool, scalar: bool, drop: list[int]
+) -> Side | None:
     """Lay out one side's instructions over its registers."""
     w = dt.bytes
     nl, _nw = len(hw.lane), len(hw.warp)
@@ -319,12 +361,15 @@ def _side(hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, s
             regs = _tile_regs(base, inner_bits, tile)
             const = f2.combine(base, reg_off)
             instrs.append(Instr(tuple(regs), *split_const(const, thread_cols), rnd))
-    op = ("st.shared" if store else "ld.shared") if not tile else (("stmatrix" if store else "ldmatrix") + (".trans" if tile.trans else ""))
+    op = (
+        ("st.shared" if store else "ld.shared")
+        if not tile
+        else (("stmatrix" if store else "ldmatrix") + (".trans" if tile.trans else ""))
+    )
     pred = full.warp_broadcast_mask if store else 0
     if tile:
         width = (1 << len(inner_bits)) * matrices
-    return Side(op, width, matrices,
-                Affine(0, tuple(thread_cols)), tuple(instrs), pred, wf, phases)
+    return Side(op, width, matrices, Affine(0, tuple(thread_cols)), tuple(instrs), pred, wf, phases)
 
 
 def _tile_regs(base: int, inner_bits: list[int], tile: Tile | None) -> list[int]:

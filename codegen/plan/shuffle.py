@@ -66,7 +66,8 @@ def warp_local(a: Hw, b: Hw) -> bool:
     """Can every B thread find what it needs in its own warp under A (docs/design.md §4)?"""
     span_a = a.local_span
     return all(f2.contains(span_a, c) for c in b.local) and all(
-        f2.contains(span_a, cb ^ ca) for cb, ca in zip(b.warp, a.warp))
+        f2.contains(span_a, cb ^ ca) for cb, ca in zip(b.warp, a.warp, strict=True)
+    )
 
 
 def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
@@ -167,6 +168,9 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
             op = "local" if s.const == 0 else "xor"
         if op != "local":
             shuffles += words
-        rounds.append(ShuffleRound(r, s, lin_send.with_const(send(r, 0)), lin_recv.with_const(recv(r, 0)), op,
-                                   s.const if op == "xor" else 0))
+        rounds.append(
+            ShuffleRound(
+                r, s, lin_send.with_const(send(r, 0)), lin_recv.with_const(recv(r, 0)), op, s.const if op == "xor" else 0
+            )
+        )
     return ShufflePlan(tuple(rounds), tuple(pack_a), tuple(pack_b), words, shuffles)

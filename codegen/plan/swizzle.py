@@ -45,8 +45,9 @@ def _in_basis_mod(vectors: list[int], modulo: list[int]) -> list[int]:
     return out
 
 
-def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits: int, bank_bits: int,
-                    word_fill: int = 0) -> Swizzle:
+def optimal_swizzle(
+    vec: list[int], a_bank: list[int], b_bank: list[int], nbits: int, bank_bits: int, word_fill: int = 0
+) -> Swizzle:
     """docs/design.md §6, steps 4-6: Vec given, Seg from H ∪ C (padded fairly if short), Bank by unit completion.
 
     ``word_fill`` > 0 for accesses narrower than a 4-byte word: the Lemma 9.4 count is only a
@@ -80,13 +81,12 @@ def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits:
         fill.append(best[1])
     if fill:
         sw = optimal_swizzle(vec + fill, a_bank, b_bank, nbits, bank_bits - len(fill))
-        return Swizzle("optimal", sw.columns, v, sw.bank + len(fill), sw.seg, sw.sets + (("W", tuple(fill)),),
-                       bound)
+        return Swizzle("optimal", sw.columns, v, sw.bank + len(fill), sw.seg, sw.sets + (("W", tuple(fill)),), bound)
     a_red, b_red = a_red0, b_red0
     inter = f2.intersection(a_red, b_red)
     e = _in_basis_mod(a_red, inter)
     f = _in_basis_mod(b_red, inter)
-    h = [x ^ y for x, y in zip(e, f)]
+    h = [x ^ y for x, y in zip(e, f, strict=False)]
     c = f2.complement(vec + a_red + b_red, nbits)
     seg: list[int] = []
     for x in h + c:
@@ -94,8 +94,8 @@ def optimal_swizzle(vec: list[int], a_bank: list[int], b_bank: list[int], nbits:
             seg.append(x)
     if len(seg) < seg_bits:
         # unavoidable conflicts: alternate between store-side and load-side vectors
-        a_left = e[len(h):] + e[:len(h)] + inter
-        b_left = f[len(h):] + f[:len(h)]
+        a_left = e[len(h) :] + e[: len(h)] + inter
+        b_left = f[len(h) :] + f[: len(h)]
         order = [x for pair in _zip_longest(a_left, b_left) for x in pair if x is not None]
         for x in order:
             if len(seg) < seg_bits and not f2.contains(f2.reduce(vec + seg), x):

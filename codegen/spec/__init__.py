@@ -35,27 +35,28 @@ from .short import encoding_from_short
 from .ttgir import AttrParser, encoding_from_attr
 
 __all__ = [
-           "Context",
-           "accumulator_guess",
-           "coalesced_blocked",
-           "default_max_phase",
-           "default_mfma_instr_shape",
-           "default_mma_k_width",
-           "default_per_phase",
-           "default_swizzle_bytes",
-           "default_swizzled_vec",
-           "default_wgmma_instr_shape",
-           "default_wgmma_n",
-           "default_wmma_instr_shape",
-           "parse_encoding",
-           "parse_layout",
-           "warps_per_tile",
-           "warps_per_tile_v3",
+    "Context",
+    "accumulator_guess",
+    "coalesced_blocked",
+    "default_max_phase",
+    "default_mfma_instr_shape",
+    "default_mma_k_width",
+    "default_per_phase",
+    "default_swizzle_bytes",
+    "default_swizzled_vec",
+    "default_wgmma_instr_shape",
+    "default_wgmma_n",
+    "default_wmma_instr_shape",
+    "parse_encoding",
+    "parse_layout",
+    "warps_per_tile",
+    "warps_per_tile_v3",
 ]
 
 
-def parse_layout(spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None,
-                 dtype_bytes: int = 2) -> LinearLayout:
+def parse_layout(
+    spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None, dtype_bytes: int = 2
+) -> LinearLayout:
     """The layout ``spec`` describes over ``shape``, for ``num_warps`` warps of ``threads_per_warp``
     lanes (None: the kind's own warp size, 64 for mfma, else 32) and elements of ``dtype_bytes``."""
     shape = _check_tensor_shape(shape)
@@ -66,8 +67,9 @@ def parse_layout(spec: str, shape: Sequence[int], num_warps: int = 4, threads_pe
     return enc.to_linear(shape)
 
 
-def parse_encoding(spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None,
-                   dtype_bytes: int = 2):
+def parse_encoding(
+    spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None, dtype_bytes: int = 2
+):
     """The encoding object (e.g. `llgen.layouts.Blocked`) of a short-form or TTGIR spec, checked
     against ``shape``'s rank, the warp count and the warp size."""
     spec = spec.strip()
@@ -78,7 +80,7 @@ def parse_encoding(spec: str, shape: Sequence[int], num_warps: int = 4, threads_
         enc = encoding_from_short(spec, ctx)
     if enc.rank != len(shape):
         raise LlgenError(f"layout '{spec}' has rank {enc.rank} but the shape {list(shape)} has rank {len(shape)}.")
-    _check_warps(enc, ctx, spec)
+    _check_warps(enc, ctx)
     return enc
 
 
@@ -113,7 +115,7 @@ class Context:
         return Context(tuple(shape), self.num_warps, self.tpw, self.dtype_bytes)
 
 
-def _check_warps(enc, ctx: Context, spec: str) -> None:
+def _check_warps(enc, ctx: Context) -> None:
     """Warp size and warp count of an encoding against the requested ones."""
     inner = enc
     while isinstance(inner, (L.Slice, L.DotOperand)):
@@ -121,7 +123,9 @@ def _check_warps(enc, ctx: Context, spec: str) -> None:
     if isinstance(inner, L.Blocked):
         lanes = math.prod(inner.threads_per_warp)
         if lanes != ctx.warp_size():
-            raise LlgenError(f"threads_per_warp {list(inner.threads_per_warp)} holds {lanes} lanes, not the warp size {ctx.warp_size()}.")
+            raise LlgenError(
+                f"threads_per_warp {list(inner.threads_per_warp)} holds {lanes} lanes, not the warp size {ctx.warp_size()}."
+            )
     elif isinstance(inner, L.AmdMfma) and ctx.warp_size(64) != 64:
         raise LlgenError(f"mfma layouts need 64 threads per warp, not {ctx.tpw}.")
     elif isinstance(inner, (L.AmdWmma, L.NvidiaMma)) and ctx.warp_size() != 32:

@@ -57,7 +57,7 @@ def warps_per_tile(shape: Sequence[int], num_warps: int, shape_per_warp: Sequenc
     return tuple(ret)
 
 
-def warps_per_tile_v3(shape: Sequence[int], num_warps: int, n: int) -> tuple[int, int]:
+def warps_per_tile_v3(shape: Sequence[int], num_warps: int, n: int) -> tuple[int, int]:  # noqa: ARG001 - public API; Triton's warpsPerTileV3 also takes the instruction N and never reads it
     """Triton's warpsPerTileV3: a warpgroup of 4 along M, then double M while M is larger than
     the warps' rows, else N."""
     ret = [4, 1]

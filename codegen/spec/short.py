@@ -32,17 +32,49 @@ if TYPE_CHECKING:
     from . import Context
 
 _KEYS = {
-    "spt": "size_per_thread", "size_per_thread": "size_per_thread", "sizePerThread": "size_per_thread",
-    "tpw": "threads_per_warp", "threads_per_warp": "threads_per_warp", "threadsPerWarp": "threads_per_warp",
-    "wpc": "warps_per_cta", "warps": "warps_per_cta", "warps_per_cta": "warps_per_cta", "warpsPerCTA": "warps_per_cta",
-    "order": "order", "v": "version", "version": "version", "instr": "instr_shape", "instr_shape": "instr_shape",
-    "op": "operand_index", "operand_index": "operand_index", "opIdx": "operand_index",
-    "k_width": "k_width", "kw": "k_width", "kWidth": "k_width", "parent": "parent", "dim": "dim", "n": "n",
-    "transposed": "transposed", "trans": "transposed", "tiles": "tiles_per_warp", "tiles_per_warp": "tiles_per_warp",
-    "bits": "element_bitwidth", "element_bitwidth": "element_bitwidth", "vec": "vec", "per_phase": "per_phase",
-    "max_phase": "max_phase", "swizzle": "swizzle_byte_width", "cga": "cga_layout", "cga_layout": "cga_layout",
-    "ctas": "ctas_per_cga", "split": "cta_split_num", "cta_order": "cta_order",
-    "register": "register", "lane": "lane", "warp": "warp", "block": "block",
+    "spt": "size_per_thread",
+    "size_per_thread": "size_per_thread",
+    "sizePerThread": "size_per_thread",
+    "tpw": "threads_per_warp",
+    "threads_per_warp": "threads_per_warp",
+    "threadsPerWarp": "threads_per_warp",
+    "wpc": "warps_per_cta",
+    "warps": "warps_per_cta",
+    "warps_per_cta": "warps_per_cta",
+    "warpsPerCTA": "warps_per_cta",
+    "order": "order",
+    "v": "version",
+    "version": "version",
+    "instr": "instr_shape",
+    "instr_shape": "instr_shape",
+    "op": "operand_index",
+    "operand_index": "operand_index",
+    "opIdx": "operand_index",
+    "k_width": "k_width",
+    "kw": "k_width",
+    "kWidth": "k_width",
+    "parent": "parent",
+    "dim": "dim",
+    "n": "n",
+    "transposed": "transposed",
+    "trans": "transposed",
+    "tiles": "tiles_per_warp",
+    "tiles_per_warp": "tiles_per_warp",
+    "bits": "element_bitwidth",
+    "element_bitwidth": "element_bitwidth",
+    "vec": "vec",
+    "per_phase": "per_phase",
+    "max_phase": "max_phase",
+    "swizzle": "swizzle_byte_width",
+    "cga": "cga_layout",
+    "cga_layout": "cga_layout",
+    "ctas": "ctas_per_cga",
+    "split": "cta_split_num",
+    "cta_order": "cta_order",
+    "register": "register",
+    "lane": "lane",
+    "warp": "warp",
+    "block": "block",
 }
 
 
@@ -109,18 +141,22 @@ def _short_value(val: str, spec: str) -> Value:
 def _parse_parent(spec: str, shape, ctx: Context):
     """A ``parent=(SPEC)`` through the package's entry point (imported here: it imports this module)."""
     from . import parse_encoding
+
     return parse_encoding(spec, shape, ctx.num_warps, ctx.tpw, ctx.dtype_bytes)
 
 
-def _short_blocked(a: dict, pos, ctx: Context):
+def _short_blocked(a: dict, _pos, ctx: Context):
     if not a:
         return coalesced_blocked(ctx.shape, ctx.num_warps, ctx.warp_size(), ctx.dtype_bytes)
     rank = len(ctx.shape)
     d = coalesced_blocked(ctx.shape, ctx.num_warps, ctx.warp_size(), ctx.dtype_bytes)
-    return L.Blocked(int_tuple(a.get("size_per_thread", list(d.size_per_thread)), "size_per_thread"),
-                     int_tuple(a.get("threads_per_warp", list(d.threads_per_warp)), "threads_per_warp"),
-                     int_tuple(a.get("warps_per_cta", list(d.warps_per_cta)), "warps_per_cta"),
-                     int_tuple(a.get("order", list(range(rank - 1, -1, -1))), "order"), cga_bases(a, rank))
+    return L.Blocked(
+        int_tuple(a.get("size_per_thread", list(d.size_per_thread)), "size_per_thread"),
+        int_tuple(a.get("threads_per_warp", list(d.threads_per_warp)), "threads_per_warp"),
+        int_tuple(a.get("warps_per_cta", list(d.warps_per_cta)), "warps_per_cta"),
+        int_tuple(a.get("order", list(range(rank - 1, -1, -1))), "order"),
+        cga_bases(a, rank),
+    )
 
 
 def _short_mma(a: dict, pos, ctx: Context):
@@ -142,8 +178,11 @@ def _short_wgmma(a: dict, pos, ctx: Context):
 
 def _short_dot(a: dict, pos, ctx: Context):
     op = a.get("operand_index", pos if pos is not None else 0)
-    parent = _parse_parent(a["parent"], ctx.shape, ctx) if "parent" in a \
+    parent = (
+        _parse_parent(a["parent"], ctx.shape, ctx)
+        if "parent" in a
         else _short_mma({}, None, ctx.with_shape(accumulator_guess(ctx.shape, op)))
+    )
     return L.DotOperand(op, parent, a.get("k_width", default_mma_k_width(ctx.dtype_bytes)))
 
 
@@ -151,17 +190,29 @@ def _short_mfma(a: dict, pos, ctx: Context):
     non_k = a.get("n", pos) or 32
     instr = a.get("instr_shape") or default_mfma_instr_shape(non_k, ctx.dtype_bytes)
     wpc = int_tuple(a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, instr[:2])), "warps_per_cta")
-    return L.AmdMfma(wpc, tiles_per_warp_or_ones(a, wpc, "tiles_per_warp"), cga_bases(a, len(ctx.shape)),
-                     int_tuple(instr, "instr_shape"), bool(a.get("transposed", False)), a.get("element_bitwidth", 32),
-                     a.get("version", 3))
+    return L.AmdMfma(
+        wpc,
+        tiles_per_warp_or_ones(a, wpc, "tiles_per_warp"),
+        cga_bases(a, len(ctx.shape)),
+        int_tuple(instr, "instr_shape"),
+        bool(a.get("transposed", False)),
+        a.get("element_bitwidth", 32),
+        a.get("version", 3),
+    )
 
 
 def _short_wmma(a: dict, pos, ctx: Context):
     version = a.get("version", pos if pos is not None else 2)
     wpc = int_tuple(a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, (16, 16))), "warps_per_cta")
     instr = a.get("instr_shape", default_wmma_instr_shape(version))
-    return L.AmdWmma(wpc, tiles_per_warp_or_ones(a, wpc, "tiles_per_warp"), cga_bases(a, len(ctx.shape)), version,
-                     bool(a.get("transposed", False)), int_tuple(instr, "instr_shape"))
+    return L.AmdWmma(
+        wpc,
+        tiles_per_warp_or_ones(a, wpc, "tiles_per_warp"),
+        cga_bases(a, len(ctx.shape)),
+        version,
+        bool(a.get("transposed", False)),
+        int_tuple(instr, "instr_shape"),
+    )
 
 
 def _short_slice(a: dict, pos, ctx: Context):
@@ -175,7 +226,7 @@ def _short_slice(a: dict, pos, ctx: Context):
     return L.Slice(dim, parent)
 
 
-def _short_swizzled(a: dict, pos, ctx: Context):
+def _short_swizzled(a: dict, _pos, ctx: Context):
     rank = len(ctx.shape)
     order = int_tuple(a.get("order", list(range(rank - 1, -1, -1))), "order")
     vec = a.get("vec", default_swizzled_vec(ctx.dtype_bytes))
@@ -186,17 +237,31 @@ def _short_swizzled(a: dict, pos, ctx: Context):
 
 def _short_nvmma(a: dict, pos, ctx: Context):
     swz = a.get("swizzle_byte_width", pos if pos is not None else default_swizzle_bytes(ctx.shape, ctx.dtype_bytes))
-    return L.NvmmaShared(swz, a.get("element_bitwidth", 8 * ctx.dtype_bytes), bool(a.get("transposed", False)),
-                         len(ctx.shape), cga_bases(a, len(ctx.shape)))
+    return L.NvmmaShared(
+        swz,
+        a.get("element_bitwidth", 8 * ctx.dtype_bytes),
+        bool(a.get("transposed", False)),
+        len(ctx.shape),
+        cga_bases(a, len(ctx.shape)),
+    )
 
 
-def _short_linear(a: dict, pos, ctx: Context):
+def _short_linear(a: dict, _pos, _ctx: Context):
     def vecs(name):
         return tuple(int_tuple(v, f"{name} basis") for v in a.get(name, []))
+
     return L.Linear(vecs("register"), vecs("lane"), vecs("warp"), vecs("block"))
 
 
 _SHORT_KINDS = {
-    "blocked": _short_blocked, "mma": _short_mma, "wgmma": _short_wgmma, "dot": _short_dot, "mfma": _short_mfma,
-    "wmma": _short_wmma, "slice": _short_slice, "swizzled": _short_swizzled, "nvmma": _short_nvmma, "linear": _short_linear,
+    "blocked": _short_blocked,
+    "mma": _short_mma,
+    "wgmma": _short_wgmma,
+    "dot": _short_dot,
+    "mfma": _short_mfma,
+    "wmma": _short_wmma,
+    "slice": _short_slice,
+    "swizzled": _short_swizzled,
+    "nvmma": _short_nvmma,
+    "linear": _short_linear,
 }

@@ -80,7 +80,7 @@ class AttrParser:
             j += 1
         if j == self.i:
             self.fail("a name")
-        name, self.i = self.s[self.i:j], j
+        name, self.i = self.s[self.i : j], j
         return name
 
     def parse_attr_all(self) -> tuple[str, dict]:
@@ -137,7 +137,7 @@ class AttrParser:
         while j < len(self.s) and self.s[j].isdigit():
             j += 1
         if j > self.i:
-            text, self.i = self.s[self.i:j], j
+            text, self.i = self.s[self.i : j], j
             return int(text)
         for word in ("true", "false"):
             if self.s.startswith(word, self.i):
@@ -148,14 +148,37 @@ class AttrParser:
 
 # ---------------------------------------------------------------------------------- encodings
 _ATTR_KEYS = {
-    "sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_warp", "warpsPerCTA": "warps_per_cta",
-    "order": "order", "versionMajor": "version", "versionMinor": "version_minor", "version": "version",
-    "instrShape": "instr_shape", "opIdx": "operand_index", "parent": "parent", "kWidth": "k_width", "dim": "dim",
-    "isTransposed": "transposed", "isTranspose": "transposed", "transposed": "transposed", "tilesPerWarp": "tiles_per_warp",
-    "elementBitWidth": "element_bitwidth", "vec": "vec", "perPhase": "per_phase", "maxPhase": "max_phase",
-    "swizzlingByteWidth": "swizzle_byte_width", "CGALayout": "cga_layout", "CTAsPerCGA": "ctas_per_cga",
-    "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order", "register": "register", "lane": "lane", "warp": "warp",
-    "block": "block", "fp4Padded": "fp4_padded", "rank": "rank",
+    "sizePerThread": "size_per_thread",
+    "threadsPerWarp": "threads_per_warp",
+    "warpsPerCTA": "warps_per_cta",
+    "order": "order",
+    "versionMajor": "version",
+    "versionMinor": "version_minor",
+    "version": "version",
+    "instrShape": "instr_shape",
+    "opIdx": "operand_index",
+    "parent": "parent",
+    "kWidth": "k_width",
+    "dim": "dim",
+    "isTransposed": "transposed",
+    "isTranspose": "transposed",
+    "transposed": "transposed",
+    "tilesPerWarp": "tiles_per_warp",
+    "elementBitWidth": "element_bitwidth",
+    "vec": "vec",
+    "perPhase": "per_phase",
+    "maxPhase": "max_phase",
+    "swizzlingByteWidth": "swizzle_byte_width",
+    "CGALayout": "cga_layout",
+    "CTAsPerCGA": "ctas_per_cga",
+    "CTASplitNum": "cta_split_num",
+    "CTAOrder": "cta_order",
+    "register": "register",
+    "lane": "lane",
+    "warp": "warp",
+    "block": "block",
+    "fp4Padded": "fp4_padded",
+    "rank": "rank",
 }
 
 _ATTR_REQUIRED = {
@@ -187,20 +210,41 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
             raise LlgenError(f"'#{name}' lacks its field '{next(k for k, v in _ATTR_KEYS.items() if v == key)}'.")
     rank = rank or len(ctx.shape)
     if kind == "blocked":
-        return L.Blocked(int_tuple(a["size_per_thread"], "sizePerThread"), int_tuple(a["threads_per_warp"], "threadsPerWarp"),
-                         int_tuple(a["warps_per_cta"], "warpsPerCTA"), int_tuple(a["order"], "order"), cga_bases(a, rank))
+        return L.Blocked(
+            int_tuple(a["size_per_thread"], "sizePerThread"),
+            int_tuple(a["threads_per_warp"], "threadsPerWarp"),
+            int_tuple(a["warps_per_cta"], "warpsPerCTA"),
+            int_tuple(a["order"], "order"),
+            cga_bases(a, rank),
+        )
     if kind == "nvidia_mma":
-        return L.NvidiaMma(a["version"], int_tuple(a["warps_per_cta"], "warpsPerCTA"), int_tuple(a["instr_shape"], "instrShape"),
-                           cga_bases(a, rank))
+        return L.NvidiaMma(
+            a["version"],
+            int_tuple(a["warps_per_cta"], "warpsPerCTA"),
+            int_tuple(a["instr_shape"], "instrShape"),
+            cga_bases(a, rank),
+        )
     if kind == "amd_mfma":
         wpc = int_tuple(a["warps_per_cta"], "warpsPerCTA")
-        return L.AmdMfma(wpc, tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"), cga_bases(a, rank),
-                         int_tuple(a["instr_shape"], "instrShape"), bool(a.get("transposed", False)),
-                         a.get("element_bitwidth", 32), a.get("version", 3))
+        return L.AmdMfma(
+            wpc,
+            tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"),
+            cga_bases(a, rank),
+            int_tuple(a["instr_shape"], "instrShape"),
+            bool(a.get("transposed", False)),
+            a.get("element_bitwidth", 32),
+            a.get("version", 3),
+        )
     if kind == "amd_wmma":
         wpc = int_tuple(a["warps_per_cta"], "warpsPerCTA")
-        return L.AmdWmma(wpc, tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"), cga_bases(a, rank), a["version"],
-                         bool(a.get("transposed", False)), int_tuple(a.get("instr_shape", [16, 16, 16]), "instrShape"))
+        return L.AmdWmma(
+            wpc,
+            tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"),
+            cga_bases(a, rank),
+            a["version"],
+            bool(a.get("transposed", False)),
+            int_tuple(a.get("instr_shape", [16, 16, 16]), "instrShape"),
+        )
     if kind == "dot_op":
         parent = _parent(a["parent"], ctx, rank)
         if "k_width" not in a:
@@ -212,8 +256,9 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
         return L.Linear(*(tuple(int_tuple(v, f"{n} basis") for v in a.get(n, [])) for n in ("register", "lane", "warp", "block")))
     if kind == "swizzled_shared":
         return L.SwizzledShared(a["vec"], a["per_phase"], a["max_phase"], int_tuple(a["order"], "order"), cga_bases(a, rank))
-    return L.NvmmaShared(a["swizzle_byte_width"], a["element_bitwidth"], bool(a.get("transposed", False)), rank,
-                         cga_bases(a, rank))
+    return L.NvmmaShared(
+        a["swizzle_byte_width"], a["element_bitwidth"], bool(a.get("transposed", False)), rank, cga_bases(a, rank)
+    )
 
 
 def _parent(val, ctx: Context, rank: int):
