@@ -263,7 +263,7 @@ def show(spec, src, dst, swizzle_name, shape, warps, dtype, target, path_, matri
                 fig = pictures.matrix_figure(lay, spec)
             elif pictures.is_memory(lay):
                 acc = parse_layout(access, shp, warps, tgt.lanes if target else None, dt.bytes) if access else None
-                fig = pictures.bank_map_figure(lay, dt.bytes, acc, step, reg, spec)
+                fig = pictures.bank_map_figure(lay, dt.bytes, acc, step, reg, spec, tgt)
             else:
                 fig = pictures.layout_figure(lay, reg, spec)
         else:
@@ -279,7 +279,7 @@ def show(spec, src, dst, swizzle_name, shape, warps, dtype, target, path_, matri
                     acc = {"src": p.src, "dst": p.dst, None: None}.get(access, False)
                     if acc is False:
                         acc = parse_layout(access, shp, warps, tgt.lanes, dt.bytes)
-                    fig = pictures.bank_map_figure(mem, dt.bytes, acc, step, reg, f"{p.detail.swizzle.name} swizzle")
+                    fig = pictures.bank_map_figure(mem, dt.bytes, acc, step, reg, f"{p.detail.swizzle.name} swizzle", tgt)
             elif access is not None:
                 raise LlgenError("--access highlights an access into a memory layout: add --swizzle to draw one for --src/--dst.")
             elif matrix:

@@ -42,15 +42,17 @@ from pathlib import Path
 from .errors import LlgenError
 from .files import write_atomic
 from .layout import LinearLayout
+from .target import Target, target
 from .view import hardware_bit_names, logical_bit_names
 
 LABEL_CELLS = 1024  # cells drawn with labels; beyond: a raster image without labels
 MAX_CELLS = 128 * 128  # cells drawn at all without --region
 DPI = 100
 FORMATS = (".svg", ".png")
-SEGMENT_BYTES = 128
-BANKS = 32
-BANK_BYTES = 4
+BANK_MODEL = target("sm_90")  # banks, bank width and phases: the planner's model (the same 32 x 4 bytes on every target)
+BANKS = BANK_MODEL.banks
+BANK_BYTES = BANK_MODEL.bank_bytes
+SEGMENT_BYTES = BANK_MODEL.wavefront_bytes
 FONT = 6.0
 
 Region = tuple[int, int, int, int]  # r0, r1, c0, c1 (half-open)
@@ -355,9 +357,10 @@ def memory_from_swizzle(shared_plan, outs) -> LinearLayout:
     return LinearLayout((("offset", len(columns)),), tuple(outs), tuple(columns))
 
 
-def access_step(memory: LinearLayout, access: LinearLayout, step: int, elem_bytes: int) -> AccessStep:
-    """Warp 0 of ``access`` at register ``step``: which offsets each lane touches, threads per
-    bank and distinct words per bank."""
+def access_step(memory: LinearLayout, access: LinearLayout, step: int, elem_bytes: int, tgt: Target = BANK_MODEL) -> AccessStep:
+    """Warp 0 of ``access`` at register ``step``: which offsets each lane touches, threads per bank and distinct
+    words per bank over the warp, and the wavefronts the planner's model gives the access: lanes go in the target's
+    phases (``Target.phase_lanes``), each phase as many wavefronts as its busiest bank has distinct words."""
     if access.outs != memory.outs:
         raise LlgenError(
             f"the access layout covers { {n: 1 << k for n, k in access.outs} } but the memory layout "
@@ -371,19 +374,25 @@ def access_step(memory: LinearLayout, access: LinearLayout, step: int, elem_byte
     where = {memory.apply_flat(o): o for o in range(1 << memory.in_bits("offset"))}
     offsets, banks, words = [], {}, {}
     word_sets: dict[int, set[int]] = {}
+    per_phase: dict[tuple[int, int], set[int]] = {}  # (phase, bank) -> words
+    phase_lanes = tgt.phase_lanes(elem_bytes)
     for lane in range(access.in_size("lane")):
         elem = access.apply_flat(step | lane << access.in_offset("lane"))
         off = where.get(elem)
         offsets.append(off)
         if off is None:
             continue
-        first = off * elem_bytes // BANK_BYTES
-        for wd in range(first, first + max(1, elem_bytes // BANK_BYTES)):
-            b = wd % BANKS
+        first = off * elem_bytes // tgt.bank_bytes
+        for wd in range(first, first + max(1, elem_bytes // tgt.bank_bytes)):
+            b = wd % tgt.banks
             banks[b] = banks.get(b, 0) + 1
             word_sets.setdefault(b, set()).add(wd)
+            per_phase.setdefault((lane // phase_lanes, b), set()).add(wd)
     words = {b: len(s) for b, s in word_sets.items()}
-    return AccessStep(tuple(offsets), banks, words, max(words.values(), default=0))
+    busiest: dict[int, int] = {}
+    for (phase, _), s in per_phase.items():
+        busiest[phase] = max(busiest.get(phase, 0), len(s))
+    return AccessStep(tuple(offsets), banks, words, sum(busiest.values()))
 
 
 def _coord_label(flat: int, outs) -> str:
@@ -533,12 +542,13 @@ def bank_map_figure(
     step: int = 0,
     region: Region | None = None,
     name: str = "",
+    tgt: Target = BANK_MODEL,
 ):
     """The bank map of a memory layout; with ``access``, one warp access at register ``step``
-    highlighted and the threads per bank drawn under it."""
+    highlighted and the threads per bank drawn under it (wavefronts by ``tgt``'s model)."""
     if not is_memory(memory):
         raise LlgenError("a bank map needs a memory layout (in-dim 'offset'), and this is a distributed layout.")
-    acc = access_step(memory, access, step, elem_bytes) if access is not None else None
+    acc = access_step(memory, access, step, elem_bytes, tgt) if access is not None else None
     lanes = access.in_size("lane") if access is not None else 32
     panels, note = _bank_panels(memory, elem_bytes, region, acc, lanes)
     title = f"{name + ': ' if name else ''}{1 << memory.in_bits('offset')} elements of {elem_bytes} B in {BANKS} banks"
@@ -669,7 +679,7 @@ def conversion_figure(plan, region: Region | None = None, src_name: str = "A", d
         )
         rows.append([_text_panel(lines, width)])
         memory = memory_from_swizzle(d, a.outs)
-        acc = access_step(memory, b, 0, plan.dtype.bytes)
+        acc = access_step(memory, b, 0, plan.dtype.bytes, plan.target)
         bank_rows, _ = _bank_panels(
             memory,
             plan.dtype.bytes,

@@ -350,3 +350,21 @@ def test_the_cli_does_not_import_matplotlib():
         check=True,
     )
     assert r.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("tgt,lanes", [("sm_90", 32), ("gfx942", 64)])
+@pytest.mark.parametrize("dtype", ["f32", "f64", "i8"])
+def test_bank_map_counts_wavefronts_as_the_planner_does(tgt, lanes, dtype):
+    """One hardware model: the wavefronts `llgen show --access` reports for one register step of a scalar access
+    are the planner's prediction for that load instruction (phases and banks from llgen.target)."""
+    from llgen import plan_conversion
+    from llgen.layouts import blocked
+    from llgen.target import target
+
+    a = blocked([1, 4], [lanes // 8, 8], [1, 1], [1, 0], (64, 32))
+    b = blocked([4, 1], [8, lanes // 8], [1, 1], [0, 1], (64, 32))
+    p = plan_conversion(a, b, dtype, tgt, path="shared", swizzle="unswizzled", scalar=True)
+    mem = show.memory_from_swizzle(p.detail, a.outs)
+    for ins in p.detail.load.instrs:
+        (reg,) = ins.regs
+        assert show.access_step(mem, b, reg, p.dtype.bytes, target(tgt)).wavefronts == p.detail.load.wavefronts_per_instr
