@@ -151,7 +151,7 @@ class LinearLayout:
 
     def basis(self, name: str, i: int) -> tuple[int, ...]:
         """``bases[name][i]`` in Triton form (one coordinate per out-dim)."""
-        return _unflatten(self.flat_cols(name)[i], self.outs)
+        return unflatten(self.flat_cols(name)[i], self.outs)
 
     # ------------------------------------------------------------------ evaluation
     def apply_flat(self, x: int) -> int:
@@ -166,7 +166,7 @@ class LinearLayout:
             if name not in self.in_names or not 0 <= v < 1 << k:
                 raise LlgenError(f"{name}={v} is outside the layout's in-dims {dict(self.ins)}.")
             x |= v << self.in_offset(name)
-        return dict(zip(self.out_names, _unflatten(self.apply_flat(x), self.outs), strict=True))
+        return dict(zip(self.out_names, unflatten(self.apply_flat(x), self.outs), strict=True))
 
     __call__ = apply
 
@@ -293,7 +293,7 @@ class LinearLayout:
                     x = f2.solve(list(other.cols), c)
                     if x is None:
                         raise LlgenError(
-                            f"element {_unflatten(c, self.outs)} of the source is not held by the destination layout."
+                            f"element {unflatten(c, self.outs)} of the source is not held by the destination layout."
                         )
                 cols.append(x)
         # re-express x (other's flat in index) as flat out of the result, whose outs are other's ins
@@ -417,7 +417,8 @@ def _flatten(coords: Sequence[int], outs: Dims) -> int:
     return flat
 
 
-def _unflatten(flat: int, outs: Dims) -> tuple[int, ...]:
+def unflatten(flat: int, outs: Dims) -> tuple[int, ...]:
+    """The coordinates (one per out-dim) of a flat row-major index: the inverse of the flattening."""
     out = []
     for _, k in reversed(outs):
         out.append(flat & ((1 << k) - 1))
@@ -428,7 +429,7 @@ def _unflatten(flat: int, outs: Dims) -> tuple[int, ...]:
 def _reflatten(flat: int, outs: Dims, new: Dims) -> int:
     """Re-express a flat out vector under another out-dim list (same names, maybe other
     order or sizes); coordinates of dropped dims are discarded."""
-    vals = dict(zip((n for n, _ in outs), _unflatten(flat, outs), strict=True))
+    vals = dict(zip((n for n, _ in outs), unflatten(flat, outs), strict=True))
     return _flatten([vals.get(n, 0) for n, _ in new], new)
 
 

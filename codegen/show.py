@@ -396,9 +396,9 @@ def access_step(memory: LinearLayout, access: LinearLayout, step: int, elem_byte
 
 
 def _coord_label(flat: int, outs) -> str:
-    from .layout import _unflatten
+    from .layout import unflatten
 
-    return ",".join(str(v) for v in _unflatten(flat, outs))
+    return ",".join(str(v) for v in unflatten(flat, outs))
 
 
 def _bank_panels(

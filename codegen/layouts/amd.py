@@ -29,7 +29,7 @@ from .common import (
     identity_nd,
     zeros1d,
 )
-from .shared import _per_cta
+from .shared import per_cta_shape
 
 WMMA_K_WIDTHS = {1: (8, 16), 2: (4, 8, 16), 3: (2, 8, 16)}  # what Triton 3.6 accepts per wmma version
 WMMA_INSTR_K = {1: (16,), 2: (16, 32), 3: (4, 32, 64, 128)}  # the instrShape K Triton 3.6 accepts per version
@@ -264,7 +264,7 @@ class AmdWmma(_AmdBase):
             )
         k_dim = rank - 1 - operand_index
         tiles = self.non_k_tiles(operand_index)
-        k_size = max(wmma_k_extent(shape[k_dim], _per_cta(shape, self.cga_layout)[k_dim], tiles), self.instr_shape[2])
+        k_size = max(wmma_k_extent(shape[k_dim], per_cta_shape(shape, self.cga_layout)[k_dim], tiles), self.instr_shape[2])
         reps = k_repeats(k_size, 2 * k_width)  # v1 counts its duplicated half-wave as if it held K too
         cta = operand_tile(operand_index, rank, k_width, 16, 32, self.version == 1, reps, tiles)
         for d in range(rank - 1, -1, -1):

@@ -40,7 +40,7 @@ def _powers(n: int) -> list[int]:
     return [1 << i for i in range(n.bit_length() - 1)]
 
 
-def _per_cta(shape: Sequence[int], cga: CgaLayout) -> list[int]:
+def per_cta_shape(shape: Sequence[int], cga: CgaLayout) -> list[int]:
     split = cga_shape(cga, len(shape))
     return [max(1, s // c) for s, c in zip(shape, split, strict=True)]
 
@@ -67,7 +67,7 @@ class SwizzledShared:
 
     def to_linear(self, shape: Shape) -> LinearLayout:
         shape = check_shape(shape, self.rank)
-        per_cta = _per_cta(shape, self.cga_layout)
+        per_cta = per_cta_shape(shape, self.cga_layout)
         if self.rank == 1:
             cta = identity1d(per_cta[0], "offset", dim_name(0))
         else:
@@ -125,7 +125,7 @@ class NvmmaShared:
 
     def to_linear(self, shape: Shape) -> LinearLayout:
         shape = check_shape(shape, self.rank)
-        per_cta = _per_cta(shape, self.cga_layout)
+        per_cta = per_cta_shape(shape, self.cga_layout)
         box = self.tma_box(per_cta)
         names = [dim_name(0), dim_name(1)]
         if self.swizzle_byte_width == 0:

@@ -172,9 +172,9 @@ def to_json(plan) -> dict:
 
 
 def _unflat(x: int, layout) -> list[int]:
-    from ..layout import _unflatten
+    from ..layout import unflatten
 
-    return list(_unflatten(x, layout.outs))
+    return list(unflatten(x, layout.outs))
 
 
 def _affine_json(aff) -> dict:
