@@ -185,3 +185,45 @@ def test_affine_expr_is_the_map_and_moves_each_run_of_bits_with_one_shift():
         expr = affine_expr(aff, 5)
         for x in range(128):
             assert _c_value(expr, x & 31, x >> 5) == aff.value(x), (aff, expr, x)
+
+
+def _vendoring_example() -> str:
+    """The consumer.cu of docs/vendoring.md, as the guide prints it."""
+    text = (ROOT / "docs" / "vendoring.md").read_text()
+    return next(b for b in re.findall(r"```cpp\n(.*?)```", text, re.DOTALL) if "use_it" in b)
+
+
+def _plan_of_each_kind() -> dict:
+    """A noop, a registers, a shuffle and a shared plan of 128x64 f16 tiles on 4 warps."""
+    from llgen import LinearLayout
+    from llgen.spec import parse_layout
+
+    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", (128, 64), 4, 32, 2)
+    d = a.to_dict()
+    regs = d["bases"]["register"]
+    regs[0], regs[3] = regs[3], regs[0]
+    reordered = LinearLayout.from_dict(d)
+    d = a.to_dict()
+    lanes = d["bases"]["lane"]
+    d["bases"]["lane"] = lanes[1:] + lanes[:1]
+    rotated = LinearLayout.from_dict(d)
+    dot = parse_layout("dot:op=0,k_width=2", (128, 64), 4, 32, 2)
+    plans = {
+        kind: plan_conversion(a, b, "f16", "sm_90")
+        for kind, b in (("noop", a), ("registers", reordered), ("shuffle", rotated), ("shared", dot))
+    }
+    assert {k: p.path for k, p in plans.items()} == {k: k for k in plans}
+    return plans
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_the_vendoring_guide_compiles_whatever_the_plan(arch):
+    """The guide's code (`__shared__ ... smem[cvt::kSmemDecl]`, `convert(a, b, smem)`) builds against the header of
+    a noop, a registers, a shuffle and a shared plan alike: changing a layout or a dtype never breaks the caller."""
+    consumer = _vendoring_example()
+    for kind, p in _plan_of_each_kind().items():
+        header = emit(p, "header", "b2dotA_f16")
+        source = consumer.replace('#include "third_party/b2dotA_f16.cuh"', header)
+        assert source != consumer, "the guide no longer includes the header it is tested with"
+        compile_cuda(source, arch)  # raises with the compiler's log on any error
+        assert kind

@@ -14,6 +14,7 @@ inline constexpr int kThreads = 128;
 inline constexpr int kInRegs = 128;   // registers per thread in layout A
 inline constexpr int kOutRegs = 128;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
+inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 16384;
 

@@ -15,6 +15,7 @@ inline constexpr int kThreads = 128;
 inline constexpr int kInRegs = 64;   // registers per thread in layout A
 inline constexpr int kOutRegs = 64;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
+inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 8192;
 
@@ -154,9 +155,10 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[32]
   *reinterpret_cast<unsigned*>(p + g * 2 + 0x2470u) = b[31];
 }
 
-// The conversion on typed registers (any 2-byte element type).
+// The conversion on typed registers (any 2-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched (the signature is the same for every plan).
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64]) {
+__device__ __forceinline__ void convert(const T (&in)[64], T (&out)[64], void* smem = nullptr, bool scratch_free = false) {
+  (void)smem; (void)scratch_free;
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
   unsigned a[32] = {};
   unsigned b[32];

@@ -15,6 +15,7 @@ inline constexpr int kThreads = 128;
 inline constexpr int kInRegs = 128;   // registers per thread in layout A
 inline constexpr int kOutRegs = 128;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 65536;  // scratch shared memory the conversion needs
+inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 // More than a static __shared__ array may hold: give convert() dynamic shared memory (extern __shared__), and opt
 // the calling kernel in once before its launch: cudaFuncSetAttribute(kernel,
 // cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) with bytes >= kSmemBytes.

@@ -15,6 +15,7 @@ inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 16;   // registers per thread in layout A
 inline constexpr int kOutRegs = 16;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
+inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 4096;
 
@@ -159,9 +160,10 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   *reinterpret_cast<uint4*>(p + g * 4 + 0x1800u) = make_uint4(b[12], b[13], b[14], b[15]);
 }
 
-// The conversion on typed registers (any 4-byte element type).
+// The conversion on typed registers (any 4-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched (the signature is the same for every plan).
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[16], T (&out)[16]) {
+__device__ __forceinline__ void convert(const T (&in)[16], T (&out)[16], void* smem = nullptr, bool scratch_free = false) {
+  (void)smem; (void)scratch_free;
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
   unsigned a[16];
   unsigned b[16];

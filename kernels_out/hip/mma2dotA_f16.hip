@@ -16,6 +16,7 @@ inline constexpr int kThreads = 256;
 inline constexpr int kInRegs = 32;   // registers per thread in layout A
 inline constexpr int kOutRegs = 32;  // registers per thread in layout B
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
+inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 inline constexpr int kTileElems = 8192;
 
@@ -107,9 +108,10 @@ __device__ __forceinline__ void store_b_bits(void* tile, const unsigned (&b)[16]
   *reinterpret_cast<unsigned*>(p + g * 2 + 0x470u) = b[15];
 }
 
-// The conversion on typed registers (any 2-byte element type).
+// The conversion on typed registers (any 2-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched (the signature is the same for every plan).
 template <class T>
-__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[32]) {
+__device__ __forceinline__ void convert(const T (&in)[32], T (&out)[32], void* smem = nullptr, bool scratch_free = false) {
+  (void)smem; (void)scratch_free;
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
   unsigned a[16] = {};
   unsigned b[16];

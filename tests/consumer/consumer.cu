@@ -5,7 +5,7 @@
 namespace cvt = llgen::b2dotA_f16;
 
 __global__ void use_it(const __half* tile, __half* out) {
-  alignas(16) __shared__ unsigned char smem[cvt::kSmemBytes];
+  alignas(16) __shared__ unsigned char smem[cvt::kSmemDecl];
   __half a[cvt::kInRegs];
   __half b[cvt::kOutRegs];
   cvt::load_a(tile, a);
