@@ -4,15 +4,14 @@ shows every picture it promises."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("matplotlib")
 
-from llgen import docs
+from conftest import ROOT  # noqa: E402 (the shared test helpers)
 
-ROOT = Path(__file__).resolve().parents[1]
+from llgen import docs
 
 
 def test_cli_reference_is_current():

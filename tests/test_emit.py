@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
+from conftest import ROOT  # noqa: E402 (the shared test helpers)
 
 from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_plans
 from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def expected_counts(plan) -> dict:

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 
 import pytest
+from conftest import one_sentence
 
 from llgen import LinearLayout as L
 from llgen import LlgenError
@@ -263,12 +264,6 @@ def test_budget_outside_the_target_is_refused():
 
 
 # ---------------------------------------------------------------- bad input: one sentence each
-def _one_sentence(err: LlgenError) -> str:
-    msg = str(err)
-    assert msg.endswith(".") and "\n" not in msg
-    return msg
-
-
 def test_bad_input():
     other_shape = L.from_bases(
         {"register": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 32]], "lane": A16.to_dict()["bases"]["lane"], "warp": []},
@@ -308,4 +303,4 @@ def test_bad_input():
         args = (kw.pop("a"), kw.pop("b"), kw.pop("dtype", "f32"), kw.pop("target", "sm_90"))
         with pytest.raises(LlgenError) as e:
             plan_conversion(*args, **kw)
-        assert words in _one_sentence(e.value), str(e.value)
+        assert words in one_sentence(e.value), str(e.value)

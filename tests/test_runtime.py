@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,7 +40,6 @@ from llgen.runtime.report import counts, markdown, write_report
 from llgen.simulate import simulate
 from llgen.suite import core
 
-ROOT = Path(__file__).resolve().parents[1]
 RAWS = [np.uint8, np.uint16, np.uint32, np.uint64]
 
 
