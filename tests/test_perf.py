@@ -20,6 +20,16 @@ from llgen.plan import plan_conversion
 pytestmark = pytest.mark.perf
 
 
+@pytest.fixture
+def timing(perf_table):
+    """``timing(what, seconds, target)``: into the perf table, and a failure when it misses its target."""
+
+    def check(what: str, seconds: float, target: float) -> None:
+        assert perf_table(what, seconds, target), f"{what}: {seconds:.3f} s, target {target:g} s"
+
+    return check
+
+
 def _best(fn, repeat: int) -> float:
     best = 1e9
     for _ in range(repeat):
