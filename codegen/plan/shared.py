@@ -201,7 +201,6 @@ def _build(
 ) -> SharedPlan | None:
     nb = ac.nbits
     w = dt.bytes
-    lane_bits = tgt.lane_bits
     # Vec: fixed by a matrix tile, else the common register span capped at 16 bytes
     if st_tile or ld_tile:
         vec = list((st_tile or ld_tile).vec)
@@ -214,9 +213,8 @@ def _build(
     def bank_lanes(hw: Hw, tile: Tile | None) -> list[int]:
         if tile:
             return list(tile.row_lanes)
-        k = max(0, (vbytes // tgt.bank_bytes).bit_length() - 1) if vbytes > tgt.bank_bytes else 0
-        k += max(0, (tgt.lanes * tgt.bank_bytes // tgt.wavefront_bytes).bit_length() - 1)  # wave64: 2 halves
-        return [c for c in hw.lane[: lane_bits - k] if c]
+        per_phase = tgt.phase_lanes(vbytes).bit_length() - 1  # the lane bits one phase spans
+        return [c for c in hw.lane[:per_phase] if c]
 
     if swizzle == "optimal":
         word_fill = (tgt.bank_bytes // vbytes).bit_length() - 1 if vbytes < tgt.bank_bytes else 0
