@@ -53,8 +53,9 @@ def run_check(
     else:
         dev = device(target)  # RuntimeUnavailable (exit 2, one sentence) before anything is planned to run
     jobs, notes = collect(plan, suite, n_random, seed, target, plan_options)
+    not_run = []
     if cpu:
-        notes += [
+        not_run = [
             f"{j.label}: uses ldmatrix/stmatrix, inline PTX that has no meaning on a CPU (not run)"
             for j in jobs
             if host.uses_inline_ptx(j.plan)
@@ -63,9 +64,9 @@ def run_check(
         tiles = min(tiles, host.MAX_TILES)
     date = now()
     click.echo(f"device: {dev.name} ({dev.arch}, {dev.sms} SMs), driver {dev.driver}; {date}; {len(jobs)} kernels")
-    for note in notes:
-        if cpu and "inline PTX" in note:
-            click.echo(f"  {note}", err=True)
+    for note in not_run:
+        click.echo(f"  {note}", err=True)
+    notes += not_run
     with click.progressbar(length=len(jobs), label="checking", show_pos=True) as bar:
         results = check_many(
             [(j.label, j.plan) for j in jobs],

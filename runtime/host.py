@@ -127,13 +127,12 @@ MAX_TILES = 8  # tiles per stacked-tile run on the CPU: each tile is a block of 
 
 
 def uses_inline_ptx(plan) -> bool:
-    """Whether the plan's text holds ldmatrix/stmatrix inline PTX, which cannot run here."""
-    p = plan
-    while p is not None:
-        if p.path == "shared" and (p.detail.store.matrices or p.detail.load.matrices):
-            return True
-        p = getattr(p, "fallback", None) if p is plan else None
-    return False
+    """Whether the plan's text holds ldmatrix/stmatrix inline PTX (its own or its sm_80 fallback's), which cannot run
+    here."""
+    return any(
+        p is not None and p.path == "shared" and bool(p.detail.store.matrices or p.detail.load.matrices)
+        for p in (plan, getattr(plan, "fallback", None))
+    )
 
 
 def cpu_device(target: str | Target = "sm_90"):

@@ -183,7 +183,7 @@ def context(plan, name: str) -> dict:
     ctx["body"] = _body_ctx(plan)
     ctx["fallback"] = _body_ctx(plan.fallback) if plan.fallback else None
     ctx["smem_bytes"] = scratch_bytes(plan)
-    ctx["dynamic_smem"] = ctx["smem_bytes"] > tgt.static_smem
+    ctx["dynamic_smem"] = kernel_dynamic_smem(plan) > 0
     # The standalone kernels' __launch_bounds__ minimum of CTAs per SM. Without one ptxas budgets registers for an
     # occupancy it guesses, and can spill where a thread holds many registers; with dynamic scratch it cannot see how
     # few CTAs fit, so those that fit tell it (bench/NOTES.md).
