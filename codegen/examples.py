@@ -28,8 +28,9 @@ def example_files() -> dict[str, str]:
                     continue
             plan = plan_conversion(src, dst, case.dtype, tgt)
             names = file_names(plan, case.id)
-            for form in ("kernel", "header"):
-                out[f"{lang}/{names[form]}"] = emit(plan, form, case.id)
+            command = f"python -m llgen.examples (the core suite's case {case.id}, {tgt})"
+            out[f"{lang}/{names['header']}"] = emit(plan, "header", case.id, command)
+            out[f"{lang}/{names['kernel']}"] = emit(plan, "kernel", case.id, command, header_file=names["header"])
     return out
 
 

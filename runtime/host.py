@@ -70,7 +70,8 @@ class HostModule:
     """Emitted kernels compiled for the CPU; device arrays are NumPy arrays."""
 
     def __init__(self, source: str, target: Target):
-        if re.search(r'asm volatile\("[^"]', source):  # an empty asm only pins a value (bench's LLGEN_KEEP)
+        # ldmatrix/stmatrix need the GPU; the named barrier's asm sits in a branch the CPU's instantiation discards
+        if re.search(r'asm volatile\("(ldmatrix|stmatrix)', source):
             raise LlgenError("inline PTX (ldmatrix/stmatrix) cannot run on the CPU: plan with matrix=False.")
         self.target, self.lang = target, target.lang
         self._dir = tempfile.TemporaryDirectory(prefix="llgen-host-")

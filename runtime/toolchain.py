@@ -237,6 +237,27 @@ def _cuobjdump() -> str:
     return found
 
 
+@functools.cache
+def nvcc() -> str:
+    """nvcc for builds a user would run (tests/consumer/): pip's nvidia-cuda-nvcc, which `make test` installs, else
+    one on PATH. It needs a host C++ compiler (g++) like any nvcc."""
+    try:
+        import cuda.pathfinder
+
+        found = cuda.pathfinder.find_nvidia_binary_utility("nvcc")
+    except ImportError:
+        found = None
+    found = found or shutil.which("nvcc")
+    if not found:
+        raise ToolchainUnavailable("nvcc is missing; pip install nvidia-cuda-nvcc")
+    return found
+
+
+def resources_of(binary: Path) -> dict[str, Resources]:
+    """Each function's registers, stack, local and shared memory in a cubin or an executable (cuobjdump)."""
+    return _resources(_run([_cuobjdump(), "--dump-resource-usage", str(binary)], "cuobjdump --dump-resource-usage"))
+
+
 def compile_cuda(source: str, arch: str, options: tuple[str, ...] = ()) -> Cubin:
     """Compile CUDA C++ (any number of kernels) to a cubin for sm_80, sm_90 or sm_90a with NVRTC.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 
 import pytest
 from conftest import ROOT  # noqa: E402 (the shared test helpers)
@@ -12,7 +11,7 @@ from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_plans
-from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
+from llgen.runtime.toolchain import ToolchainError, ToolchainUnavailable, compile_cuda, compile_hip, disassemble
 
 
 def expected_counts(plan) -> dict:
@@ -113,7 +112,8 @@ def test_kernels_out_headers_compile_alone():
 def test_hip_outputs_compile(arch):
     hip = sorted((ROOT / "kernels_out" / "hip").glob("*.hip"))
     try:
-        obj = compile_hip("\n".join(p.read_text() for p in hip), arch)
+        # each kernel file includes its header, written beside it
+        obj = compile_hip("\n".join(p.read_text() for p in hip), arch, (f"-I{ROOT / 'kernels_out' / 'hip'}",))
     except ToolchainUnavailable as e:
         pytest.skip(str(e))
     isa = disassemble(obj)
@@ -134,28 +134,6 @@ def test_emit_is_deterministic():
     p1 = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
     p2 = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
     assert emit(p1, "kernel", "x") == emit(p2, "kernel", "x")
-
-
-def test_consumer_project_vendors_a_header(tmp_path):
-    """tests/consumer/ includes a generated header from its own tree and builds with nvcc (if present)."""
-    import shutil
-
-    nvcc = shutil.which("nvcc")
-    if not nvcc:
-        pytest.skip("no nvcc on this machine")
-    src = ROOT / "tests" / "consumer"
-    dst = tmp_path / "consumer"
-    shutil.copytree(src, dst)
-    (dst / "third_party").mkdir(exist_ok=True)
-    shutil.copy(ROOT / "kernels_out" / "cuda" / "b2dotA_f16.cuh", dst / "third_party" / "b2dotA_f16.cuh")
-    r = subprocess.run(
-        [nvcc, "-std=c++17", "-arch=sm_90", "-c", "consumer.cu", "-o", "consumer.o"],
-        cwd=dst,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert r.returncode == 0, r.stderr
 
 
 def _c_value(expr: str, lane: int, warp: int) -> int:
@@ -225,3 +203,71 @@ def test_the_vendoring_guide_compiles_whatever_the_plan(arch):
         assert source != consumer, "the guide no longer includes the header it is tested with"
         compile_cuda(source, arch)  # raises with the compiler's log on any error
         assert kind
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_register_permutation_moves_elements_not_words(arch):
+    """The typed convert of a registers plan renames elements: a kernel that loads each element, converts and stores
+    each compiles to the same instructions as one that copies, with no PRMT, while the packed-word form pays PRMTs
+    for the 16-bit elements that change words."""
+    p = _plan_of_each_kind()["registers"]
+    n = p.n_in
+    body = """
+  unsigned short a[{n}], b[{n}];
+#pragma unroll
+  for (int i = 0; i < {n}; ++i) a[i] = in[(threadIdx.x * {n} + i) * 2];  // stride 2: one scalar access each
+  {step}
+#pragma unroll
+  for (int j = 0; j < {n}; ++j) out[(threadIdx.x * {n} + j) * 2] = b[j];"""
+    bits = "unsigned w[{h}], v[{h}]; llgen::r::pack(a, w); llgen::r::convert_bits(w, v); llgen::r::unpack(v, b);"
+    kernels = {
+        "typed": "llgen::r::convert(a, b);",
+        "copy": "for (int j = 0; j < {n}; ++j) b[j] = a[j];",
+        "bits": bits.format(h=n // 2),
+    }
+    src = emit(p, "header", "r") + "".join(
+        f'\nextern "C" __global__ void k_{k}(const unsigned short* in, unsigned short* out) {{'
+        + body.format(n=n, step=step.format(n=n))
+        + "\n}\n"
+        for k, step in kernels.items()
+    )
+    sass = disassemble(compile_cuda(src, arch))
+    typed, copy, packed = sass["k_typed"], sass["k_copy"], sass["k_bits"]
+    assert typed.prmt == 0 and sum(typed.opcodes.values()) == sum(copy.opcodes.values())
+    assert packed.prmt > 0, "the packed form should pay for moving halves between words"
+
+
+@pytest.mark.parametrize("arch", ["gfx942"])
+def test_hip_headers_take_the_same_group_api(arch):
+    """HIP's header has CUDA's API: a group at FirstWarp, strided I/O and coordinates compile with clang-19 for every
+    kind of plan; a named barrier is refused at compile time with a sentence saying why."""
+    from llgen import LinearLayout
+    from llgen.spec import parse_layout
+
+    a = parse_layout("blocked:spt=1x8,tpw=8x8,wpc=4x1,order=1x0", (64, 64), 4, 64, 2)
+    d = a.to_dict()
+    d["bases"]["lane"] = d["bases"]["lane"][1:] + d["bases"]["lane"][:1]
+    kinds = {"shared": parse_layout("mfma", (64, 64), 4, 64, 2), "shuffle": LinearLayout.from_dict(d)}
+    src = ""
+    for kind, b in kinds.items():
+        p = plan_conversion(a, b, "f16", "gfx942")
+        src += (
+            emit(p, "header", f"h_{kind}")
+            + f"""
+__global__ void use_{kind}(const unsigned short* in, unsigned short* out, long long ld, int* c) {{
+  __shared__ __attribute__((aligned(16))) unsigned char smem[llgen::h_{kind}::kSmemDecl];
+  unsigned short x[llgen::h_{kind}::kInRegs], y[llgen::h_{kind}::kOutRegs];
+  llgen::h_{kind}::load_a<4>(in, ld, x);
+  llgen::h_{kind}::convert<4>(x, y, smem);
+  llgen::h_{kind}::store_b<4>(out, ld, y);
+  *c = llgen::h_{kind}::coord_b<4>(0).d[1];
+}}
+"""
+        )
+    try:
+        compile_hip(src, arch)
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    bad = src.replace("convert<4>(x, y, smem)", "convert<4, 1>(x, y, smem)")
+    with pytest.raises(ToolchainError, match="HIP has no named barriers"):
+        compile_hip(bad, arch)

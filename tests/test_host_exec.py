@@ -95,6 +95,48 @@ extern "C" __global__ void {name}_use(const {t}* in, {t}* out) {{
 
 
 @pytest.mark.parametrize("target", ["sm_90", "gfx942"])
+def test_strided_io_and_group_placement_run_exactly(target):
+    """load_a(ptr, ld) / store_b(ptr, ld) over a matrix whose rows are ld apart (ld = the tile's row, one that keeps
+    the vectors, and one that does not), by two groups of the plan's warps in one block: the second group passes
+    FirstWarp = kWarps. Every tile element lands in place, replicas included, and nothing outside it is written."""
+    cases = [(label.replace("r41_", "g"), p) for label, p in random_cases(10, 41, target, matrix=False)]
+    src = []
+    for name, p in cases:
+        t, ns = UINT[p.dtype.bits], f"llgen::{name}"
+        bytes_ = max(16, p.detail.scratch_bytes if p.path == "shared" else 0)
+        src.append(
+            emit(p, "header", name)
+            + f"""
+extern "C" __global__ void {name}_use(const {t}* in, {t}* out, long long ld) {{
+  alignas(16) __shared__ unsigned char smem[2][{bytes_}];
+  {t} a[{ns}::kInRegs], b[{ns}::kOutRegs];
+  const long long rows = {ns}::kTileElems / {ns}::kCols;
+  if (threadIdx.x < {ns}::kThreads) {{
+    {ns}::load_a(in, ld, a);
+    {ns}::convert(a, b, smem[0]);
+    {ns}::store_b(out, ld, b);
+  }} else {{
+    {ns}::load_a<{ns}::kWarps>(in + rows * ld, ld, a);
+    {ns}::convert<{ns}::kWarps>(a, b, smem[1]);
+    {ns}::store_b<{ns}::kWarps>(out + rows * ld, ld, b);
+  }}
+}}"""
+        )
+    mod = host.compile("\n".join(src), target)
+    rng = np.random.default_rng(9)
+    for name, p in cases:
+        cols = p.src.shape[-1]
+        rows = (1 << p.src.total_out_bits) // cols
+        width = max(p.global_load.width, p.global_store.width)
+        for ld in sorted({cols, cols + width, cols + 1}):
+            x = random_input(raw_dtype(p.dtype), 2 * rows * ld, rng)
+            out = mod.filled(x.size, x.dtype, 0)
+            mod.launch(f"{name}_use", 1, 2 * p.warps * p.lanes, (x, out, ld))
+            inside = (np.arange(x.size) % ld) < cols
+            assert (out[inside] == x[inside]).all() and not out[~inside].any(), (name, ld)
+
+
+@pytest.mark.parametrize("target", ["sm_90", "gfx942"])
 def test_gather_kernels_run_exactly(target):
     plans = gather_plans(target)
     mod = host.compile("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), target)

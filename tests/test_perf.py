@@ -123,3 +123,19 @@ def test_random_pairs_property(timing):
         results = pool.starmap(run_pairs, [(1000 + i, PAIRS // 8) for i in range(8)])
     assert not [f for r in results for f in r[0]]
     timing(f"property run, {PAIRS} pairs of real layouts", time.perf_counter() - t0, 240.0)
+
+
+def test_emit_time_is_linear_in_the_tile(timing):
+    """Planning and emitting a 4096x4096 f16 tile (blocked -> mma, 4 warps, 256 scratch rounds): the emitter
+    groups instructions by round once, so its text grows linearly with the tile (it took 39 s when every round
+    rescanned every instruction)."""
+    from llgen.emit import emit
+    from llgen.spec import parse_layout
+
+    shape = (4096, 4096)
+
+    def run():
+        a, b = parse_layout("blocked", shape, 4, 32, 2), parse_layout("mma", shape, 4, 32, 2)
+        emit(plan_conversion(a, b, "f16", "sm_90"), "header", "big")
+
+    timing("plan + emit 4096x4096 f16 header", _best(run, 1), 5.0)

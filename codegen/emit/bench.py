@@ -17,7 +17,8 @@ def emit_bench(fwd, bwd, name: str) -> str:
     check_name(name)
     env = environment()
     cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
-    a, b = RegArray("a", fwd.dtype.bits, fwd.n_in), RegArray("b", fwd.dtype.bits, fwd.n_out)
+    # the +1 and +s act on packed words ``w`` of the typed registers (pack/unpack around them fold away)
+    a, b = RegArray("w", fwd.dtype.bits, fwd.n_in), RegArray("w", fwd.dtype.bits, fwd.n_out)
     ctx = {
         "name": name,
         "fwd": f"{name}_fwd",
@@ -28,16 +29,23 @@ def emit_bench(fwd, bwd, name: str) -> str:
         "keep": "v" if fwd.target.lang == "hip" else ("l" if b.ctype == "unsigned long long" else "r"),
         "threads": cf["threads"],
         "tile": cf["tile"],
-        "n_a": a.words,
-        "n_b": b.words,
+        "n_a": fwd.n_in,
+        "n_b": fwd.n_out,
+        "n_aw": a.words,
+        "n_bw": b.words,
+        "per": a.per,
         "word": a.ctype,
         # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
         "groups": stream_groups(fwd, bwd),
         "unroll": 2 if fwd.warps == 1 else 1,
         "stream_smem": stream_smem(fwd, bwd),
-        "inc_b": [f"b[{k}] = {_add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
-        "add_b": [f"b[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
-        "add_a": [f"a[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
+        "elementwise": fwd.path in ("noop", "registers") and bwd.path in ("noop", "registers"),
+        "inc_elem": _add_one_elem(fwd.dtype, "b[j]", fwd.target.lang),
+        "keep_elem": _keep_elem(fwd.dtype.bits, fwd.target.lang),
+        "keep_cast": "static_cast<unsigned>" if fwd.dtype.bits == 8 else "",
+        "inc_b": [f"w[{k}] = {_add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
+        "add_b": [f"w[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
+        "add_a": [f"w[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
         "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]),
         "fwd_smem": cf["smem_bytes"],
         "bwd_smem": cb["smem_bytes"],
@@ -113,3 +121,21 @@ def _add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:
     if dtype == "f64":
         return f"static_cast<unsigned long long>(__double_as_longlong(__longlong_as_double(static_cast<long long>({w})) + 1.0))"
     return arr.add_each(k, "1u")
+
+
+def _add_one_elem(dt, x: str, lang: str) -> str:
+    """One element ``x`` (its raw bits) plus one in the tile's own arithmetic: an f16 add (HADD2 on one half), a
+    float or double add, or an integer add."""
+    if dt.name == "f16" and lang == "cuda":
+        return f"llgen_add_one_f16({x})"
+    if dt.name == "f32":
+        return f"__float_as_uint(__uint_as_float({x}) + 1.0f)"
+    if dt.name == "f64":
+        return f"static_cast<unsigned long long>(__double_as_longlong(__longlong_as_double(static_cast<long long>({x})) + 1.0))"
+    return f"static_cast<{dt.raw}>({x} + 1u)"
+
+
+def _keep_elem(bits: int, lang: str) -> str:
+    if lang == "hip":
+        return "v"
+    return {64: "l", 16: "h"}.get(bits, "r")

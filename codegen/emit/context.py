@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from .. import f2
 from ..plan.affine import Affine
+from ..plan.hw import Hw
 from .spelling import RegArray, address, affine_expr, hexu, vector_access
 
 
-def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[dict]:
-    """Each instruction of a shared side as printable pieces."""
-    out = []
+def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[list[dict]]:
+    """Each instruction of a shared side as printable pieces, grouped by scratch round (one pass: the text of a
+    plan of many rounds stays linear in its instructions)."""
+    out: list[list[dict]] = [[] for _ in range(plan.detail.rounds)]
     for ins in side.instrs:
         regs = list(ins.regs)
         d = {"regs": regs, "round": ins.round, **address(base, ins.xor_const, ins.add_const, plan.dtype.bytes)}
@@ -25,7 +27,7 @@ def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[dict]
             d["unpack"] = [] if store else arr.fill(regs, loaded)
         else:
             d.update(vector_access(arr, regs, plan.dtype.bytes))
-        out.append(d)
+        out[ins.round].append(d)
     return out
 
 
@@ -73,7 +75,8 @@ def _image(aff: Affine) -> list[int]:
 
 
 def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
-    """A planned global-memory access of a tile (plan.io.GlobalIO) as printable pieces."""
+    """A planned global-memory access of a tile (plan.io.GlobalIO) as printable pieces, one statement per access
+    (the gather's templates)."""
     items = [
         dict(vector_access(arr, list(ins.regs), elem_bytes), **address("g", ins.xor_const, ins.add_const, elem_bytes))
         for ins in io.instrs
@@ -81,6 +84,23 @@ def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
     return {
         "thread": affine_expr(io.thread_offset, lane_bits),
         "accesses": items,
+        "skip_lane": io.skip_lane_mask,
+        "skip_warp": io.skip_warp_mask,
+    }
+
+
+def global_tables(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
+    """A planned global-memory access of a tile (plan.io.GlobalIO) as printable tables: access i moves elements
+    ``bases[i]`` .. ``bases[i] + width - 1`` at element offset ``(g ^ xs[i]) + adds[i]`` of the dense tile, one
+    vector of type ``vtype`` (the strided forms map that offset to a row and a column)."""
+    first = vector_access(arr, list(io.instrs[0].regs), elem_bytes)
+    return {
+        "thread": affine_expr(io.thread_offset, lane_bits),
+        "width": io.width,
+        "vtype": first["vtype"],
+        "xs": [hexu(i.xor_const) for i in io.instrs],
+        "adds": [hexu(i.add_const) for i in io.instrs],
+        "bases": [i.regs[0] for i in io.instrs],
         "skip_lane": io.skip_lane_mask,
         "skip_warp": io.skip_warp_mask,
     }
@@ -103,6 +123,34 @@ def scratch_bytes(plan) -> int:
     return max(plan_scratch_bytes(plan), plan_scratch_bytes(plan.fallback) if plan.fallback else 0)
 
 
+def element_sources(plan) -> list[int]:
+    """For a register permutation, the input register each output register takes: out[j] = in[src[j]], B's
+    replica registers included."""
+    src = list(plan.detail.perm)
+    for j, k in plan.out_copies:
+        src[j] = src[k]
+    return src
+
+
+def _matrix_ops(p) -> list[dict]:
+    """The ldmatrix/stmatrix forms a shared plan uses, for helpers defined once per header."""
+    if p is None or p.path != "shared":
+        return []
+    sides = ((p.detail.store, "stmatrix"), (p.detail.load, "ldmatrix"))
+    return [{"op": op, "n": s.matrices, "trans": s.op.endswith("trans")} for s, op in sides if s.matrices]
+
+
+def _side_align(p) -> int:
+    """The widest shared access of a plan, in bytes (ldmatrix/stmatrix rows are 16 bytes)."""
+    if p is None or p.path != "shared":
+        return 1
+    return max(16 if s.matrices else s.width * p.dtype.bytes for s in (p.detail.store, p.detail.load))
+
+
+def _flat_table(cols) -> list[str]:
+    return [hexu(c) for c in cols] or ["0u"]
+
+
 def _body_ctx(plan) -> dict:
     """The printable conversion body of one plan."""
     lb = plan.target.lane_bits
@@ -111,7 +159,7 @@ def _body_ctx(plan) -> dict:
     copies = [b.set(j, b.elem(k)) for j, k in plan.out_copies]
     if plan.path in ("noop", "registers"):
         stmts = b.fill(list(range(plan.n_out)), a.words_of(list(d.perm)))
-        return {"path": plan.path, "perm_stmts": stmts, "copies": copies}
+        return {"path": plan.path, "perm_stmts": stmts, "copies": copies, "sources": element_sources(plan)}
     if plan.path == "shuffle":
         return {"path": plan.path, "shuffle": _shuffle_ctx(plan, a, b), "copies": copies}
     return {
@@ -119,6 +167,7 @@ def _body_ctx(plan) -> dict:
         "shared": {
             "swizzle": d.swizzle.name,
             "rounds": d.rounds,
+            "round_vectors": [hexu(v) for v in d.round_vectors],
             "warp_sync": d.warp_sync,
             "scalar": d.scalar,
             "st_op": d.store.op,
@@ -141,8 +190,24 @@ def _body_ctx(plan) -> dict:
     }
 
 
-def context(plan, name: str) -> dict:
-    """The plain dict the templates print."""
+def _cta_barrier(p) -> bool:
+    """Whether a plan synchronises the whole group (a shared plan without __syncwarp, or any HIP shared plan)."""
+    return p is not None and p.path == "shared" and (p.target.lang == "hip" or not p.detail.warp_sync)
+
+
+def _provenance(command: str | None) -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        v = version("llgen")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        v = "(source tree)"
+    return {"version": v, "command": command or "the Python API (llgen.emit.emit)"}
+
+
+def context(plan, name: str, command: str | None = None) -> dict:
+    """The plain dict the templates print. ``command`` is the command line that asked for it, printed in the
+    header's opening comment."""
     dt, tgt = plan.dtype, plan.target
     lb = tgt.lane_bits
     ctx = {
@@ -173,15 +238,30 @@ def context(plan, name: str) -> dict:
         na=a.words,
         nb=b.words,
         per=a.per,
-        load_src=global_ctx(plan.global_load, dt.bytes, lb, a),
-        store_dst=global_ctx(plan.global_store, dt.bytes, lb, b),
-        a_elems=[a.elem(i) for i in range(plan.n_in)],
-        b_elems=[b.elem(j) for j in range(plan.n_out)],
-        a_sets=[a.set(i, f"static_cast<{a.ctype}>(bit_cast<{dt.raw}>(in[{i}]))") for i in range(plan.n_in)],
-        b_sets=[b.set(j, f"static_cast<{b.ctype}>(bit_cast<{dt.raw}>(out[{j}]))") for j in range(plan.n_out)],
+        load_src=global_tables(plan.global_load, dt.bytes, lb, a),
+        store_dst=global_tables(plan.global_store, dt.bytes, lb, b),
     )
     ctx["body"] = _body_ctx(plan)
     ctx["fallback"] = _body_ctx(plan.fallback) if plan.fallback else None
+    ctx.update(_provenance(command))
+    ha, hb = Hw.of(plan.src), Hw.of(plan.dst)
+    shape = plan.src.shape
+    ctx.update(
+        rank=len(shape),
+        dims=list(shape),
+        cols=shape[-1],
+        col_bits=shape[-1].bit_length() - 1,
+        flat_a={"reg": _flat_table(ha.reg), "lane": _flat_table(ha.lane), "warp": _flat_table(ha.warp)},
+        flat_b={"reg": _flat_table(hb.reg), "lane": _flat_table(hb.lane), "warp": _flat_table(hb.warp)},
+        nbits_a=[len(ha.reg), len(ha.lane), len(ha.warp)],
+        nbits_b=[len(hb.reg), len(hb.lane), len(hb.warp)],
+        a_reg_broadcast=ha.reg_broadcast_mask,
+        smem_align=max(_side_align(plan), _side_align(plan.fallback)),
+        global_align=max(plan.global_load.width, plan.global_store.width) * dt.bytes,
+        warp_local=not (_cta_barrier(plan) or _cta_barrier(plan.fallback)),
+        matrix_ops=sorted({tuple(sorted(o.items())) for o in _matrix_ops(plan) + _matrix_ops(plan.fallback)}),
+    )
+    ctx["matrix_ops"] = [dict(o) for o in ctx["matrix_ops"]]
     ctx["smem_bytes"] = scratch_bytes(plan)
     ctx["dynamic_smem"] = kernel_dynamic_smem(plan) > 0
     # The standalone kernels' __launch_bounds__ minimum of CTAs per SM. Without one ptxas budgets registers for an

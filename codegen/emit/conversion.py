@@ -28,22 +28,48 @@ def environment():
     )
 
 
-def default_name(plan) -> str:
-    return f"cvt_{plan.path}_{plan.dtype.name}_{'x'.join(map(str, plan.src.shape))}"
+def default_name(plan, kinds: tuple[str, str] | None = None) -> str:
+    """``cvt_<A's kind>2<B's kind>_<dtype>_<shape>_<hash>``: the hash covers both layouts' bases, the dtype, the
+    target and the warps, so two different conversions never share a name (kinds are the families' short names,
+    e.g. ("blocked", "mma"); without them the name says the path)."""
+    import hashlib
+    import json
+
+    key = json.dumps([plan.src.to_dict(), plan.dst.to_dict(), plan.dtype.name, plan.target.name, plan.warps], sort_keys=True)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:6]
+    what = "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else plan.path
+    return f"cvt_{what}_{plan.dtype.name}_{'x'.join(map(str, plan.src.shape))}_{digest}"
+
+
+# C++ keywords and alternative tokens: valid identifiers by the pattern, but not as a namespace or kernel name
+CPP_KEYWORDS = frozenset(
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
+    compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype default
+    delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long
+    mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
+    reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template this
+    thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
+    xor_eq""".split()
+)
 
 
 def check_name(name: str) -> str:
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+    """A name for the namespace and kernels: a C identifier (ASCII), not a C++ keyword, not reserved (``__x``)."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name, flags=re.ASCII) or len(name) > 200:
         raise LlgenError(f"--name '{name}' is not a C identifier.")
+    if name in CPP_KEYWORDS or name.startswith("__") or re.match(r"_[A-Z]", name):
+        raise LlgenError(f"--name '{name}' is a C++ keyword or a reserved identifier.")
     return name
 
 
-def emit(plan, form: str = "header", name: str | None = None) -> str:
-    """Source text: form "kernel" (standalone .cu/.hip, which includes the conversion) or
-    "header" (.cuh/.hip.h to vendor)."""
+def emit(plan, form: str = "header", name: str | None = None, command: str | None = None, header_file: str | None = None) -> str:
+    """Source text: form "kernel" (standalone .cu/.hip, which holds the conversion) or "header" (.cuh/.hip.h to
+    vendor). ``command``, the command line that asked for it, goes in the opening comment. ``header_file``: the
+    kernel includes that header (written beside it, as --form both does) instead of repeating the conversion."""
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")
-    ctx = context(plan, check_name(name or default_name(plan)))
+    ctx = context(plan, check_name(name or default_name(plan)), command)
+    ctx["header_file"] = header_file if form == "kernel" else None
     return environment().get_template(f"{form}.j2").render(**ctx)
 
 

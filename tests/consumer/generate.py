@@ -1,0 +1,52 @@
+"""Write the headers tests/consumer/consumer.cu vendors into third_party/, as a user would before building.
+
+    python tests/consumer/generate.py [DIR]     (default: third_party/ beside this file)
+
+Three conversions of one 64x64 f16 tile on 4 warps, from one blocked layout A: a shared-memory plan (B is the
+first operand of an mma), a register permutation (A's registers reordered across packed words) and a warp shuffle
+(A's lanes rotated). The test suite runs this into a temporary copy and builds it; it is never checked in.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from llgen import LinearLayout
+from llgen.emit import emit
+from llgen.plan import plan_conversion
+from llgen.spec import parse_layout
+
+SHAPE = (64, 64)
+
+
+def plans() -> dict:
+    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", SHAPE, 4, 32, 2)
+    d = a.to_dict()
+    regs = d["bases"]["register"]
+    regs[0], regs[2] = regs[2], regs[0]  # element 1 of each 8 trades places with element 4: across packed words
+    reordered = LinearLayout.from_dict(d)
+    d = a.to_dict()
+    d["bases"]["lane"] = d["bases"]["lane"][1:] + d["bases"]["lane"][:1]
+    rotated = LinearLayout.from_dict(d)
+    dot = parse_layout("dot:op=0,k_width=2", SHAPE, 4, 32, 2)
+    return {
+        "cvt_shared": plan_conversion(a, dot, "f16", "sm_90"),
+        "cvt_regs": plan_conversion(a, reordered, "f16", "sm_90"),
+        "cvt_shfl": plan_conversion(a, rotated, "f16", "sm_90"),
+    }
+
+
+def write(out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, plan in plans().items():
+        path = out / f"{name}.cuh"
+        path.write_text(emit(plan, "header", name, "python tests/consumer/generate.py"))
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "third_party"):
+        print(p)
