@@ -2,7 +2,7 @@
 // regenerate with: python -m llgen.examples (the core suite's case b2dotA_i8, gfx942)
 #pragma once
 #include <hip/hip_runtime.h>
-// b2dotA_i8: convert a 128x64 tile of 8-bit elements from layout A to layout B, for gfx942.
+// b2dotA_i8: convert a 128x64 tile of 8-bit elements from layout A to layout B on gfx942 (4 warps x 64 lanes).
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 16], [0, 32], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [0, 2], [0, 4], [0, 8], [32, 0]], "warp": [[8, 0], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [32, 0]], "warp": [[0, 0], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}

@@ -2,7 +2,7 @@
 // regenerate with: python -m llgen.examples (the core suite's case mma2b_f16, gfx942)
 #pragma once
 #include <hip/hip_runtime.h>
-// mma2b_f16: convert a 128x128 tile of 16-bit elements from layout A to layout B, for gfx942.
+// mma2b_f16: convert a 128x128 tile of 16-bit elements from layout A to layout B on gfx942 (4 warps x 64 lanes).
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [8, 0], [0, 16], [0, 32], [0, 64], [32, 0]], "warp": [[0, 8], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
 // B = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [0, 64], [1, 0], [64, 0]], "register": [[0, 1], [0, 2], [0, 4], [8, 0], [16, 0], [32, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}

@@ -2,7 +2,7 @@
 // regenerate with: python -m llgen.examples (the core suite's case mma2dotA_f16, gfx942)
 #pragma once
 #include <hip/hip_runtime.h>
-// mma2dotA_f16: convert a 128x64 tile of 16-bit elements from layout A to layout B, for gfx942.
+// mma2dotA_f16: convert a 128x64 tile of 16-bit elements from layout A to layout B on gfx942 (4 warps x 64 lanes).
 // Path: noop (A and B are the same map).
 // A = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]], "warp": [[16, 0], [32, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]], "warp": [[16, 0], [32, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}

@@ -2,7 +2,7 @@
 // regenerate with: python -m llgen.examples (the core suite's case t16x32, gfx942)
 #pragma once
 #include <hip/hip_runtime.h>
-// t16x32: convert a 16x32 tile of 32-bit elements from layout A to layout B, for gfx942.
+// t16x32: convert a 16x32 tile of 32-bit elements from layout A to layout B on gfx942 (1 warps x 64 lanes).
 // Path: shared (shared memory costs 32 vs 38 cycles for warp shuffles).
 // A = {"bases": {"block": [], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [8, 0]], "register": [[1, 0], [2, 0], [4, 0]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 // B = {"bases": {"block": [], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 16]], "register": [[0, 2], [0, 4], [0, 8]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}

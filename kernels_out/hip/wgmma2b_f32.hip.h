@@ -2,7 +2,7 @@
 // regenerate with: python -m llgen.examples (the core suite's case wgmma2b_f32, gfx942)
 #pragma once
 #include <hip/hip_runtime.h>
-// wgmma2b_f32: convert a 128x128 tile of 32-bit elements from layout A to layout B, for gfx942.
+// wgmma2b_f32: convert a 128x128 tile of 32-bit elements from layout A to layout B on gfx942 (4 warps x 64 lanes).
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [0, 64]], "warp": [[16, 0], [32, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
 // B = {"bases": {"block": [], "lane": [[0, 4], [0, 8], [0, 16], [0, 32], [0, 64], [64, 0]], "register": [[0, 1], [0, 2], [4, 0], [8, 0], [16, 0], [32, 0]], "warp": [[1, 0], [2, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
