@@ -1,11 +1,21 @@
 # llgen: `make run` and `make test` are the only commands a fresh machine needs.
-PY      ?= python3
-VENV    := .venv
-BIN     := $(VENV)/bin
-STAMP   := $(VENV)/.installed
+PY        ?= python3
+VENV      := .venv
+BIN       := $(VENV)/bin
+STAMP     := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+RUN_OUT   := out
 
 .PHONY: setup run test perf examples docs gpu-check gpu-install bench hip-toolchain clean
 
+# the package with its runtime dependencies only (numpy, jinja2, click): what `make run` needs
+$(RUN_STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e .
+	touch $(RUN_STAMP)
+
+# the dev extra on top: pinned test tools, the CUDA compilers, Triton as the test oracle, matplotlib
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -20,8 +30,9 @@ hip-toolchain:
 	  { (apt-get update -qq && apt-get install -y -qq clang-19 lld-19 llvm-19) >/dev/null || \
 	    (sudo apt-get update -qq && sudo apt-get install -y -qq clang-19 lld-19 llvm-19) >/dev/null; }
 
-run: setup
-	$(BIN)/llgen emit --src blocked --dst mma --explain
+# explains the default conversion (blocked -> mma, 128x128 f16, sm_90) and writes its kernel to out/
+run: $(RUN_STAMP)
+	$(BIN)/llgen emit --src blocked --dst mma --explain -o $(RUN_OUT)/
 
 test: setup hip-toolchain
 	$(BIN)/ruff check codegen runtime tests bench
@@ -57,4 +68,4 @@ bench: gpu-install
 	$(GPU_PY) -m llgen.cli bench --suite core -o bench/
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(RUN_OUT)

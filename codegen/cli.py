@@ -1,8 +1,9 @@
-"""The ``llgen`` command line: a click group; each command is a small function whose body runs
-under `run`, which turns an `LlgenError` into one line ``error: ...`` on stderr and exit status 2.
+"""The ``llgen`` command line: a click group; each command is a small function whose body runs under
+`run`, which turns an `LlgenError` into one line ``error: ...`` on stderr and exit status 2 (click's own
+usage errors take the same form, see llgen.cliapp).
 
-Keep imports here light: `llgen layout` must answer in well under 0.3 s from a cold start, so
-modules that pull in numpy or jinja2 are imported inside the commands that need them.
+Keep imports here light: `llgen layout` must answer in well under 0.3 s from a cold start, so modules that
+pull in numpy or jinja2 are imported inside the commands that need them.
 """
 
 from __future__ import annotations
@@ -10,85 +11,102 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable
 
 import click
 
+from .cliapp import Group, Integer, LazyChoice, command_line, run
+from .dtypes import ALIASES, DTYPES
 from .errors import LlgenError
+from .target import TARGETS
+
+PATHS = ("noop", "registers", "shuffle", "shared")  # llgen.plan.PATHS (a test holds them equal)
+FORMS = ("kernel", "header", "both")
+DTYPE_NAMES = (*DTYPES, *ALIASES)
 
 
-def run(body: Callable[[], None]) -> None:
-    """Run a command body; bad input becomes one line on stderr and exit status 2."""
-    try:
-        body()
-    except LlgenError as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(2)
+def _suites() -> list[str]:
+    from .suite import SUITES
+
+    return list(SUITES)
 
 
-def parse_shape(text: str) -> tuple[int, ...]:
-    """``128x128`` -> (128, 128); every entry a positive power of two."""
-    try:
-        shape = tuple(int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise LlgenError(f"shape '{text}' is not of the form 128x128.") from None
-    for s in shape:
-        if s < 1 or s & (s - 1):
-            raise LlgenError(f"shape '{text}' holds {s}, which is not a power of two.")
-    return shape
+def _given(name: str) -> bool:
+    """Whether option ``name`` was given on the command line (not left at its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-@click.group()
-def main() -> None:
-    """llgen: linear-layout conversions over F2, planned and emitted as CUDA and HIP."""
+def _tpw(value: str | None) -> int | None:
+    return int(value) if value else None
 
 
-@main.command()
-@click.argument("spec")
-@click.option("--shape", default="128x128", show_default=True, help="Tensor shape, e.g. 128x64.")
-@click.option("--warps", default=4, show_default=True, type=int, help="Warps per CTA.")
-@click.option(
-    "--threads-per-warp", type=click.Choice(["32", "64"]), default=None, help="Warp size (default: 64 for mfma, else 32)."
+def _module(ttgir: str | None):
+    """The last TTGIR module of --ttgir (aliases and defaults for single specs), or None."""
+    if ttgir is None:
+        return None
+    from .spec.module import read_ttgir
+
+    return read_ttgir(ttgir)[-1]
+
+
+# ---------------------------------------------------------------------- options
+TTGIR = click.option(
+    "--ttgir",
+    default=None,
+    metavar="FILE",
+    help="A Triton TTGIR dump (.ttgir, or MLIR_ENABLE_DUMP output): its #aliases resolve in specs and its "
+    "ttg.num-warps, ttg.threads-per-warp and ttg.target are the defaults.",
 )
-@click.option("--dtype", default="f16", show_default=True, help="Element type (sets 16-byte vector defaults).")
-@click.option("--json", "as_json", is_flag=True, help="Print Triton's bases form only.")
-def layout(spec: str, shape: str, warps: int, threads_per_warp: str | None, dtype: str, as_json: bool) -> None:
-    """Print the linear layout of SPEC over --shape (short form, #ttg attribute, or @file.json)."""
-
-    def body() -> None:
-        from .dtypes import dtype as to_dtype
-        from .spec import parse_layout
-
-        lay = parse_layout(
-            spec, parse_shape(shape), warps, int(threads_per_warp) if threads_per_warp else None, to_dtype(dtype).bytes
-        )
-        if as_json:
-            import json
-
-            click.echo(json.dumps(lay.to_dict()))
-        else:
-            from .view import layout_text
-
-            click.echo(layout_text(lay, spec))
-
-    run(body)
+WARPS = click.option(
+    "--warps",
+    type=Integer(1, 1024),
+    default=None,
+    help="Warps per CTA (default: what the layouts' warpsPerCTA or --ttgir state, else 4).",
+)
+TPW = click.option(
+    "--threads-per-warp",
+    type=click.Choice(["32", "64"]),
+    default=None,
+    help="Warp size (default: the target's; without a target, what the layout states, 64 for mfma, else 32).",
+)
+DTYPE = click.option("--dtype", type=click.Choice(DTYPE_NAMES), default="f16", show_default=True, help="Element type.")
+TARGET = click.option(
+    "--target",
+    type=click.Choice(list(TARGETS)),
+    default=None,
+    help="GPU (default: --ttgir's ttg.target, else sm_90 where the layouts run, else the one target that runs them).",
+)
+SHAPE = click.option("--shape", default="128x128", show_default=True, help="Tensor shape, e.g. 128x64.")
 
 
-# ---------------------------------------------------------------------- conversions
 def _conversion_options(f, *, with_path: bool = True):
     """The options every conversion command takes; ``with_path=False`` for bench, which measures every path."""
     for opt in reversed(
         [
-            click.option("--src", default="blocked", show_default=True, help="Source layout spec (layout A)."),
-            click.option("--dst", default="mma", show_default=True, help="Destination layout spec (layout B)."),
-            click.option("--shape", default="128x128", show_default=True, help="Tile shape."),
-            click.option("--dtype", default="f16", show_default=True, help="Element type."),
-            click.option("--warps", default=4, show_default=True, type=int, help="Warps per CTA."),
-            click.option("--target", default="sm_90", show_default=True, help="sm_80 | sm_90 | gfx90a | gfx942."),
-            *([click.option("--path", "path_", default=None, help="Force shuffle or shared.")] if with_path else []),
+            click.option("--src", default="blocked", show_default=True, help="Source layout spec (A)."),
+            click.option("--dst", default="mma", show_default=True, help="Destination layout spec (B)."),
+            SHAPE,
+            DTYPE,
+            WARPS,
+            TPW,
+            TARGET,
+            TTGIR,
+            *(
+                [
+                    click.option(
+                        "--path",
+                        "path_",
+                        type=click.Choice(PATHS),
+                        default=None,
+                        help="Force a path (one that cannot work is an error saying why).",
+                    )
+                ]
+                if with_path
+                else []
+            ),
             click.option(
                 "--smem-budget",
-                type=int,
+                type=Integer(1, 1 << 30),
                 default=None,
                 help="Bytes of shared memory the conversion may use (default: the target's per-CTA limit); "
                 "a tile over it is split into store/load rounds.",
@@ -99,57 +117,115 @@ def _conversion_options(f, *, with_path: bool = True):
     return f
 
 
-def _plan_from(
-    src: str, dst: str, shape: str, dtype: str, warps: int, target: str, path_: str | None, smem_budget: int | None = None
-):
+def _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir):
+    """The two layouts, dtype and target of one conversion (llgen.spec.pair)."""
     from .dtypes import dtype as to_dtype
-    from .plan import plan_conversion
-    from .spec import parse_layout
-    from .target import target as to_target
+    from .spec.pair import parse_pair, parse_shape
 
-    tgt, dt = to_target(target), to_dtype(dtype)
-    shp = parse_shape(shape)
-    a = parse_layout(src, shp, warps, tgt.lanes, dt.bytes)
-    b = parse_layout(dst, shp, warps, tgt.lanes, dt.bytes)
-    return plan_conversion(a, b, dt, tgt, path=path_, smem_budget=smem_budget)
+    return parse_pair(
+        src,
+        dst,
+        parse_shape(shape),
+        to_dtype(dtype),
+        warps=warps,
+        threads_per_warp=_tpw(threads_per_warp),
+        target=target,
+        module=_module(ttgir),
+    )
+
+
+def _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_=None, smem_budget=None):
+    pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
+    return pair.plan(path_, smem_budget), pair
+
+
+def _whole_file(ttgir: str | None, spec_options: tuple[str, ...] = ("src", "dst", "shape", "dtype")) -> bool:
+    """Whether a command takes every conversion of --ttgir: --ttgir given and no --src/--dst. Giving only one
+    of them, or --shape/--dtype (each op has its own), is an error."""
+    if ttgir is None:
+        return False
+    given = [name for name in spec_options if _given(name)]
+    if "src" in given and "dst" in given:
+        return False
+    if given:
+        raise LlgenError(
+            f"--{given[0]} with --ttgir needs both --src and --dst (one conversion); without them every "
+            "ttg.convert_layout of the file is taken, with its own shape and dtype."
+        )
+    return True
+
+
+# ---------------------------------------------------------------------- commands
+@click.group(cls=Group)
+@click.version_option(package_name="llgen", prog_name="llgen", message="%(prog)s %(version)s")
+def main() -> None:
+    """llgen: linear-layout conversions over F2, planned and emitted as CUDA and HIP."""
+
+
+@main.command()
+@click.argument("spec", required=False)
+@SHAPE
+@WARPS
+@TPW
+@DTYPE
+@TTGIR
+@click.option("--json", "as_json", is_flag=True, help="Print Triton's bases form only.")
+def layout(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json) -> None:
+    """Print SPEC (short form, #ttg attribute, #alias with --ttgir, or @file.json) over --shape: the TTGIR
+    attribute it resolves to, a thread grid and the F2 matrix. With --ttgir and no SPEC: the file's layouts."""
+
+    def body() -> None:
+        from .commands.layout import aliases_text, describe
+
+        module = _module(ttgir)
+        if spec is None:
+            if module is None:
+                raise LlgenError("give a layout SPEC, or --ttgir FILE to list the layouts it defines.")
+            click.echo(aliases_text(module))
+        else:
+            click.echo(describe(spec, shape, warps, _tpw(threads_per_warp), dtype, module, as_json))
+
+    run(body)
 
 
 @main.command()
 @_conversion_options
-@click.option("--form", type=click.Choice(["kernel", "header", "both"]), default="kernel", show_default=True)
-@click.option("-o", "output", default=None, help="Output file, or a directory (needed for --form both).")
-@click.option("--name", default=None, help="Namespace / kernel name (a C identifier).")
+@click.option(
+    "--form", type=click.Choice(FORMS), default=None, help="kernel, header or both [default: kernel; header with --ttgir]."
+)
+@click.option(
+    "-o", "output", default=None, help="Output file, or a folder (DIR/ is created; needed for --form both and --ttgir)."
+)
+@click.option("--name", default=None, help="Namespace / kernel name (a C++ identifier).")
+@click.option("--force", is_flag=True, help="Write over files llgen did not produce.")
 @click.option("--explain", is_flag=True, help="Also explain the plan on stderr.")
-def emit(src, dst, shape, dtype, warps, target, path_, smem_budget, form, output, name, explain) -> None:
-    """Emit CUDA or HIP source for the conversion SRC -> DST (the language follows --target)."""
+def emit(
+    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name, force, explain
+) -> None:
+    """Emit CUDA or HIP source for SRC -> DST (the language follows --target). With --ttgir and no --src/--dst:
+    one header per distinct ttg.convert_layout of the file, named from its source location, and index.txt."""
 
     def body() -> None:
-        from pathlib import Path
+        from .commands.emit import write_sources
+        from .names import check_identifier
 
-        from .emit import check_name, file_names
-        from .emit import emit as emit_source
-        from .files import write_atomic
+        if output is not None and not output.strip():
+            raise LlgenError("-o is empty: give a file or a folder.")
+        if _whole_file(ttgir):
+            from .commands.ttgir import emit_file
 
+            if name is not None:
+                raise LlgenError("--name names one conversion; with --ttgir each header is named from its op's location.")
+            emit_file(
+                ttgir, output, form or "header", force, command_line(), warps, _tpw(threads_per_warp), target, path_, smem_budget
+            )
+            return
         if name is not None:
-            check_name(name)
-        plan = _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
-        forms = ["kernel", "header"] if form == "both" else [form]
-        texts = {f: emit_source(plan, f, name) for f in forms}
+            check_identifier(name)
+        plan, pair = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
         if explain:
             click.echo(plan.explain(), err=True)
-        if output is None:
-            if form == "both":
-                raise LlgenError("--form both writes two files: give a directory with -o.")
-            click.echo(texts[form], nl=False)
-            return
-        out = Path(output)
-        if out.is_dir() or output.endswith(("/", os.sep)) or form == "both":  # a folder, created when missing
-            names = file_names(plan, name)
-            for f, text in texts.items():
-                write_atomic(out / names[f], text, make_dirs=True)
-                click.echo(str(out / names[f]), err=True)
-        else:
-            write_atomic(out, texts[form])
+        write_sources(plan, pair.kinds, form or "kernel", output, name, force, command_line())
 
     run(body)
 
@@ -157,40 +233,43 @@ def emit(src, dst, shape, dtype, warps, target, path_, smem_budget, form, output
 @main.command()
 @_conversion_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (docs/plan-schema.md).")
-def plan(src, dst, shape, dtype, warps, target, path_, smem_budget, as_json) -> None:
-    """Explain how SRC -> DST moves: path, C = B^-1 A, rounds, swizzle, widths, wavefronts."""
+def plan(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, as_json) -> None:
+    """Explain how SRC -> DST moves: path, C = B^-1 A, rounds, swizzle, widths, wavefronts. With --ttgir and no
+    --src/--dst: every ttg.convert_layout of the file (line, shape, dtype, warps, target) and its plan."""
 
     def body() -> None:
-        p = _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
-        if as_json:
-            import json
+        import json
 
-            click.echo(json.dumps(p.to_json()))
-        else:
-            click.echo(p.explain())
+        if _whole_file(ttgir):
+            from .commands.ttgir import plan_file
+
+            click.echo(plan_file(ttgir, as_json, warps, _tpw(threads_per_warp), target, path_, smem_budget))
+            return
+        p, _ = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
+        click.echo(json.dumps(p.to_json()) if as_json else p.explain())
 
     run(body)
 
 
 @main.command()
-@click.option("--write", "write_spec", required=True, help="Layout that stores into shared memory.")
-@click.option("--read", "read_spec", required=True, help="Layout that loads from it.")
-@click.option("--shape", default="128x128", show_default=True)
-@click.option("--dtype", default="f16", show_default=True)
-@click.option("--warps", default=4, show_default=True, type=int)
-@click.option("--target", default="sm_90", show_default=True)
-def swizzle(write_spec, read_spec, shape, dtype, warps, target) -> None:
+@click.option("--src", "--write", "src", default="blocked", show_default=True, help="Layout that stores into shared memory (A).")
+@click.option("--dst", "--read", "dst", default="mma", show_default=True, help="Layout that loads from it (B).")
+@SHAPE
+@DTYPE
+@WARPS
+@TPW
+@TARGET
+@TTGIR
+def swizzle(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir) -> None:
     """Unswizzled, classic and optimal shared layouts side by side, with wavefronts per access."""
 
     def body() -> None:
         from .plan.explain import bit_names, vec_name
 
+        pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
         rows = []
         for sw in ("unswizzled", "classic", "optimal"):
-            from .plan import plan_conversion
-
-            base = _plan_from(write_spec, read_spec, shape, dtype, warps, target, "shared")
-            p = plan_conversion(base.src, base.dst, base.dtype, base.target, path="shared", swizzle=sw, matrix=False)
+            p = pair.plan("shared", swizzle=sw, matrix=False)
             d = p.detail
             names = bit_names(p.src)
             formula = ", ".join(f"o{i}={vec_name(c, names)}" for i, c in enumerate(d.swizzle.columns))
@@ -226,67 +305,63 @@ def swizzle(write_spec, read_spec, shape, dtype, warps, target) -> None:
     default=None,
     help="With --src/--dst: draw the bank map of this shared layout for the pair, as `llgen swizzle` builds it.",
 )
-@click.option("--shape", default="128x128", show_default=True, help="Tensor shape, e.g. 16x32.")
-@click.option("--warps", default=4, show_default=True, type=int, help="Warps per CTA.")
-@click.option("--dtype", default="f16", show_default=True, help="Element type (bank maps: bytes per element).")
-@click.option("--target", default=None, help="sm_80 | sm_90 | gfx90a | gfx942 (default sm_90; sets the warp size).")
-@click.option("--path", "path_", default=None, help="Force the conversion's path (shuffle or shared).")
+@SHAPE
+@WARPS
+@TPW
+@DTYPE
+@TARGET
+@TTGIR
+@click.option("--path", "path_", type=click.Choice(PATHS), default=None, help="Force the conversion's path.")
 @click.option("--matrix", is_flag=True, help="Draw the F2 matrix instead (source and destination for a conversion).")
 @click.option("--region", default=None, help="Draw rows r0:r1 and columns c0:c1 only (bank maps: segments and banks).")
 @click.option(
     "--access", default=None, help="Highlight one warp access into a memory layout: a layout SPEC, or src / dst with --swizzle."
 )
-@click.option("--step", default=0, show_default=True, type=int, help="Register step of the --access layout (warp 0).")
+@click.option(
+    "--step", default=0, show_default=True, type=Integer(0, 1 << 24), help="Register step of the --access layout (warp 0)."
+)
 @click.option("-o", "output", required=True, help="Output picture: FILE.svg or FILE.png.")
-def show(spec, src, dst, swizzle_name, shape, warps, dtype, target, path_, matrix, region, access, step, output) -> None:
+def show(
+    spec,
+    src,
+    dst,
+    swizzle_name,
+    shape,
+    warps,
+    threads_per_warp,
+    dtype,
+    target,
+    ttgir,
+    path_,
+    matrix,
+    region,
+    access,
+    step,
+    output,
+) -> None:
     """Draw SPEC (thread grid or bank map), its --matrix, or the conversion --src -> --dst, to an SVG or PNG."""
 
     def body() -> None:
-        from . import show as pictures
-        from .dtypes import dtype as to_dtype
-        from .spec import parse_layout
-        from .target import target as to_target
+        from .commands.show import draw
 
-        pictures.check_output(output)
-        if (spec is None) == (src is None or dst is None) or (spec is not None and (src or dst)):
-            raise LlgenError("give either one layout SPEC or both --src and --dst.")
-        if swizzle_name and spec is not None:
-            raise LlgenError("--swizzle needs a conversion: give --src and --dst instead of SPEC.")
-        shp, dt = parse_shape(shape), to_dtype(dtype)
-        tgt = to_target(target or "sm_90")
-        reg = pictures.parse_region(region)
-        if spec is not None:
-            lay = parse_layout(spec, shp, warps, tgt.lanes if target else None, dt.bytes)
-            if access is not None and not pictures.is_memory(lay):
-                raise LlgenError("--access highlights an access into a memory layout, and this is a distributed layout.")
-            if matrix:
-                fig = pictures.matrix_figure(lay, spec)
-            elif pictures.is_memory(lay):
-                acc = parse_layout(access, shp, warps, tgt.lanes if target else None, dt.bytes) if access else None
-                fig = pictures.bank_map_figure(lay, dt.bytes, acc, step, reg, spec, tgt)
-            else:
-                fig = pictures.layout_figure(lay, reg, spec)
-        else:
-            p = _plan_from(src, dst, shape, dtype, warps, tgt.name, "shared" if swizzle_name else path_)
-            if swizzle_name:
-                from .plan import plan_conversion
-
-                p = plan_conversion(p.src, p.dst, p.dtype, p.target, path="shared", swizzle=swizzle_name, matrix=False)
-                mem = pictures.memory_from_swizzle(p.detail, p.src.outs)
-                if matrix:
-                    fig = pictures.matrix_figure(mem, f"{p.detail.swizzle.name} swizzle")
-                else:
-                    acc = {"src": p.src, "dst": p.dst, None: None}.get(access, False)
-                    if acc is False:
-                        acc = parse_layout(access, shp, warps, tgt.lanes, dt.bytes)
-                    fig = pictures.bank_map_figure(mem, dt.bytes, acc, step, reg, f"{p.detail.swizzle.name} swizzle", tgt)
-            elif access is not None:
-                raise LlgenError("--access highlights an access into a memory layout: add --swizzle to draw one for --src/--dst.")
-            elif matrix:
-                fig = pictures.matrices_figure([("source A", p.src), ("destination B", p.dst)])
-            else:
-                fig = pictures.conversion_figure(p, reg)
-        pictures.save(fig, output)
+        draw(
+            spec,
+            src,
+            dst,
+            swizzle_name,
+            shape,
+            warps,
+            _tpw(threads_per_warp),
+            dtype,
+            target,
+            _module(ttgir),
+            path_,
+            matrix,
+            region,
+            access,
+            step,
+            output,
+        )
 
     run(body)
 
@@ -295,7 +370,7 @@ BENCH_MEASURES = ("loop", "stream", "wavefronts")
 
 
 @main.command()
-@click.option("--suite", default=None, help="Benchmark a suite (core, regressions).")
+@click.option("--suite", type=LazyChoice(_suites), default=None, help="Benchmark a suite.")
 @functools.partial(_conversion_options, with_path=False)
 @click.option(
     "--measures",
@@ -307,22 +382,41 @@ BENCH_MEASURES = ("loop", "stream", "wavefronts")
     ),
 )
 @click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
-@click.option("--rep", default=100, show_default=True, help="do_bench repetition time (ms) per measurement.")
+@click.option(
+    "--rep", default=100, show_default=True, type=Integer(1, 100000), help="do_bench repetition time (ms) per measurement."
+)
 @click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")
-def bench(suite, src, dst, shape, dtype, warps, target, smem_budget, measures, outdir, rep, no_triton) -> None:
-    """On a GPU: time llgen against Triton, naive and classic baselines; write the report."""
+def bench(
+    suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, measures, outdir, rep, no_triton
+) -> None:
+    """On a GPU: time llgen against Triton, naive and classic baselines; write the report. With --ttgir and no
+    --src/--dst: every distinct ttg.convert_layout of the file."""
 
     def body() -> None:
         meas = {m.strip() for m in measures.split(",") if m.strip()}
         if meas - set(BENCH_MEASURES):
             raise LlgenError(f"unknown measure(s) {sorted(meas - set(BENCH_MEASURES))}; use {', '.join(BENCH_MEASURES)}.")
-        cases = _cases(suite, src, dst, shape, dtype, warps, target, smem_budget)
-        from .runtime.bench import run
+        if not outdir.strip():
+            raise LlgenError("-o is empty: give a folder for the report.")
+        if suite is not None:
+            from .suite import suite as suite_cases
+
+            cases, tgt = suite_cases(suite), target or "sm_90"
+        elif _whole_file(ttgir):
+            from .commands.ttgir import bench_cases
+
+            cases, tgt = bench_cases(ttgir, warps, _tpw(threads_per_warp), target, smem_budget)
+        else:
+            from .suite import Case
+
+            p, _ = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, None, smem_budget)
+            cases, tgt = [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)], p.target.name
+        from .runtime.bench import run as run_bench
         from .runtime.benchreport import write_report
 
-        report = run(
+        report = run_bench(
             cases,
-            target,
+            tgt,
             sorted(meas),
             rep,
             not no_triton,
@@ -335,53 +429,52 @@ def bench(suite, src, dst, shape, dtype, warps, target, smem_budget, measures, o
     run(body)
 
 
-def _cases(suite, src, dst, shape, dtype, warps, target, smem_budget=None):
-    """The suite's cases, or one case from --src/--dst."""
-    if suite is not None:
-        from .suite import suite as suite_cases
-
-        return suite_cases(suite)
-    from .suite import Case
-
-    p = _plan_from(src, dst, shape, dtype, warps, target, None, smem_budget)
-    return [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)]
-
-
 @main.command("check")
 @_conversion_options
+@click.option("--suite", type=LazyChoice(_suites), default=None, help="Every case of a suite, by every valid path.")
+@click.option("--random", "n_random", type=Integer(0, 1_000_000), default=0, help="N random layout pairs (with --seed).")
+@click.option("--seed", type=Integer(0, 1 << 62), default=0, show_default=True, help="Seed of the random pairs.")
 @click.option(
-    "--suite", type=click.Choice(["core", "regressions"]), default=None, help="Every case of a suite, by every valid path."
+    "--tiles", type=Integer(1, 1_000_000), default=1000, show_default=True, help="Tiles per run of the stacked-tile kernel."
 )
-@click.option("--random", "n_random", type=int, default=0, help="N random layout pairs (with --seed).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the random pairs.")
-@click.option("--tiles", type=int, default=1000, show_default=True, help="Tiles per run of the stacked-tile kernel.")
-@click.option("--runs", type=int, default=1, show_default=True, help="Runs per kernel, each on fresh random input.")
+@click.option(
+    "--runs", type=Integer(1, 10_000), default=1, show_default=True, help="Runs per kernel, each on fresh random input."
+)
 @click.option("--report", "report_prefix", default=None, help="Write PREFIX.md and PREFIX.json.")
 @click.option("--cpu", is_flag=True, help="Run the emitted text on CPU threads instead of a GPU (no ldmatrix/stmatrix).")
 def check_command(
-    src, dst, shape, dtype, warps, target, path_, smem_budget, suite, n_random, seed, tiles, runs, report_prefix, cpu
-) -> None:
+    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, suite, n_random, seed, tiles, runs,
+    report_prefix, cpu,
+) -> None:  # fmt: skip
     """On a GPU: compile, run, and compare every slot, replica and output element with NumPy, bit for bit.
 
-    One case (--src/--dst ...), a suite (--suite core) or random pairs (--random N). Exit status 1 on any
-    mismatch (the first bad slot is printed), 2 on bad input or when no GPU runtime is present."""
+    One case (--src/--dst ...), a suite (--suite core), random pairs (--random N), or with --ttgir and no
+    --src/--dst every distinct ttg.convert_layout of the file. Exit status 1 on any mismatch (the first bad
+    slot is printed), 2 on bad input or when no GPU runtime is present."""
 
     def body() -> None:
         from .runtime.checkcmd import run_check  # the one command that reaches into llgen.runtime, lazily
 
-        plan = None if suite or n_random else _plan_from(src, dst, shape, dtype, warps, target, path_, smem_budget)
-        code = run_check(
-            plan,
-            suite=suite,
-            n_random=n_random,
-            seed=seed,
-            target=target,
-            tiles=tiles,
-            runs=runs,
-            report=report_prefix,
-            plan_options={"smem_budget": smem_budget} if smem_budget else {},
-            cpu=cpu,
-        )
+        if report_prefix is not None and not report_prefix.strip():
+            raise LlgenError("--report is empty: give a path prefix for PREFIX.md and PREFIX.json.")
+
+        options = {"smem_budget": smem_budget} if smem_budget else {}
+        common = {"tiles": tiles, "runs": runs, "plan_options": options, "cpu": cpu}
+        if suite or n_random:
+            code = run_check(
+                None, suite=suite, n_random=n_random, seed=seed, target=target or "sm_90", report=report_prefix, **common
+            )
+        elif _whole_file(ttgir):
+            from .commands.ttgir import check_plans
+
+            code = 0
+            for label, p in check_plans(ttgir, warps, _tpw(threads_per_warp), target, path_, smem_budget):
+                click.echo(f"{label}:")
+                report = f"{report_prefix}-{label}" if report_prefix else None
+                code = max(code, run_check(p, target=p.target.name, report=report, **common))
+        else:
+            p, _ = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
+            code = run_check(p, target=p.target.name, report=report_prefix, **common)
         if code:
             sys.exit(code)
 
@@ -393,10 +486,18 @@ def check_command(
 def gpu_check(args) -> None:
     """On a GPU machine: every suite case and 2,000 random pairs against NumPy, Nsight Compute's bank counters
     against the planner, and compute-sanitizer; writes bench/gpu-check.md/.json (`llgen gpu-check --help`)."""
+    import argparse
+    from unittest import mock
+
+    from .cliapp import fail
     from .runtime.gpucheck import main as gpu_check_main
 
-    sys.exit(gpu_check_main(list(args)))
+    def one_line_usage_error(_parser, message):  # argparse's usage error, in llgen's one-line style
+        fail(f"{message} (see 'llgen gpu-check --help').")
+
+    with mock.patch.object(argparse.ArgumentParser, "error", one_line_usage_error):
+        sys.exit(gpu_check_main(list(args)))
 
 
 if __name__ == "__main__":
-    main()
+    main(prog_name=os.path.basename(sys.argv[0]) or "llgen")

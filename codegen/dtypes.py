@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .errors import LlgenError
@@ -75,3 +76,30 @@ def dtype(name: str | DType) -> DType:
     if key not in DTYPES:
         raise LlgenError(f"unknown dtype '{name}'; known: {', '.join(DTYPES)} (or an alias such as fp16, float16, e4m3).")
     return DTYPES[key]
+
+
+# MLIR element types (as TTGIR prints them) -> llgen's names
+MLIR = {
+    "f64": "f64",
+    "i64": "i64",
+    "f32": "f32",
+    "i32": "i32",
+    "f16": "f16",
+    "bf16": "bf16",
+    "i16": "i16",
+    "f8E4M3FN": "f8e4m3",
+    "f8E5M2": "f8e5m2",
+    "i8": "i8",
+}
+
+
+def from_mlir(element: str) -> DType:
+    """The element type of an MLIR tensor type, or one sentence why llgen cannot move it."""
+    if element in MLIR:
+        return DTYPES[MLIR[element]]
+    if element.startswith("!tt.ptr"):
+        raise LlgenError(f"{element} is a tensor of pointers, which llgen does not move.")
+    if re.fullmatch(r"(?:[su]?i[1-7])|(?:f[1-7]E.*)", element):
+        raise LlgenError(f"{element} is a sub-byte type, which llgen does not move.")
+    shown = element if len(element) <= 40 else element[:37] + "..."
+    raise LlgenError(f"element type {shown} has no llgen dtype (llgen moves {', '.join(DTYPES)}).")

@@ -1,5 +1,6 @@
-"""The suites: `core`, the benchmark's ten conversions (each case's layouts, dtype and warps), and `regressions`,
-conversions from other people's kernels that once went wrong, one per class of bug."""
+"""The suites: `core`, the benchmark's ten conversions (each case's layouts, dtype and warps); `regressions`,
+conversions from other people's kernels that once went wrong, one per class of bug; and `wide`, the benchmark's
+conversions beyond core (issue 18): hand-picked kinds Triton compiles and pairs of the generator of real layouts."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from .layouts import NvidiaMma, blocked, dot_operand, linear, nvidia_mma
 class Case:
     id: str
     dtype: str
-    shape: tuple[int, int]
+    shape: tuple[int, ...]
     warps: int
     src: LinearLayout
     dst: LinearLayout
     note: str = ""
+    smem_budget: int | None = None  # bytes of scratch the case's plans may take (None: the target's limit)
 
 
 def _b(spt, tpw, wpc, order, shape):
@@ -164,23 +166,215 @@ _REGRESSIONS = (
 )
 
 
-def regressions() -> list[Case]:
-    """Conversions from other people's kernels that llgen once got wrong, one per class (see each note)."""
+def _parsed(rows) -> list[Case]:
+    """Cases from (id, dtype, shape, warps, A spec, B spec, note[, smem budget]) rows."""
     from .dtypes import dtype
     from .spec import parse_layout
 
     out = []
-    for cid, dt, shape, warps, a, b, note in _REGRESSIONS:
+    for cid, dt, shape, warps, a, b, note, *budget in rows:
         nbytes = dtype(dt).bytes
-        out.append(
-            Case(
-                cid, dt, shape, warps, parse_layout(a, shape, warps, 32, nbytes), parse_layout(b, shape, warps, 32, nbytes), note
-            )
-        )
+        src, dst = (parse_layout(x, shape, warps, 32, nbytes) for x in (a, b))
+        out.append(Case(cid, dt, shape, warps, src, dst, note, *budget))
     return out
 
 
-SUITES = {"core": core, "regressions": regressions}
+def regressions() -> list[Case]:
+    """Conversions from other people's kernels that llgen once got wrong, one per class (see each note)."""
+    return _parsed(_REGRESSIONS)
+
+
+_B8 = "blocked:spt=1x8,tpw=4x8,order=1x0"  # 16-byte rows of f16, one warp
+_B4 = "blocked:spt=1x4,tpw=2x16,order=1x0"
+_WIDE = (
+    # (id, dtype, shape, warps, A, B, note[, smem budget]). One warp, warp-local: the cost model picks shared memory
+    # over shuffles on most of them (issue 18); the STREAM kernel runs 8 such warps per CTA.
+    ("w1_b2b_f16", "f16", (64, 64), 1, _B8, _B4, "one warp, warp-local; the model: shared 128 vs shuffle 160"),
+    ("w1_mma2dotB_f16", "f16", (64, 64), 1, "mma", "dot:op=1,k_width=2", "one warp, warp-local; shared 128 vs 160"),
+    ("w1_b2dotA_f16", "f16", (64, 64), 1, _B8, "dot:op=0,k_width=2", "one warp, warp-local; stmatrix"),
+    ("w1_b2bT_f16", "f16", (64, 64), 1, _B8, "blocked:spt=8x1,tpw=8x4,order=0x1", "one warp, transpose; ldmatrix.trans"),
+    ("w1_b2mma_f32", "f32", (64, 64), 1, "blocked:spt=1x4,tpw=2x16,order=1x0", "mma", "one warp, warp-local, 32-bit"),
+    ("w1_b2b_i8", "i8", (64, 64), 1, "blocked:spt=1x16,tpw=8x4,order=1x0", _B4, "one warp, warp-local, 8-bit"),
+    ("w4_mma2b_f16", "f16", (64, 32), 4, "mma:wpc=4x1", "blocked:spt=1x8,tpw=16x2,wpc=4x1,order=1x0", "4 warps, warp-local"),
+    # tiny and 1-D tensors (replicas where the tile is smaller than the CTA)
+    ("r1_512_f32", "f32", (512,), 4, "blocked:spt=4,tpw=32,wpc=4", "blocked:spt=1,tpw=32,wpc=4", "1-D"),
+    (
+        "r1_slice_256_f16",
+        "f16",
+        (256,),
+        4,
+        "slice:dim=0,parent=(mma:wpc=4x1)",
+        "slice:dim=1,parent=(blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0)",
+        "1-D slices of two reductions, replicated over lanes and warps",
+    ),
+    ("r1_64_i8", "i8", (64,), 1, "blocked:spt=4,tpw=32,wpc=1", "blocked:spt=2,tpw=32,wpc=1", "1-D, one warp, lanes replicate"),
+    (
+        "tiny_16x16_f32",
+        "f32",
+        (16, 16),
+        4,
+        "blocked:spt=1x4,tpw=4x8,wpc=4x1,order=1x0",
+        "blocked:spt=4x1,tpw=8x4,wpc=1x4,order=0x1",
+        "tiny: more threads than elements",
+    ),
+    ("tiny_8x8_f16", "f16", (8, 8), 1, "blocked:spt=1x2,tpw=8x4,order=1x0", "blocked:spt=2x1,tpw=4x8,order=0x1", "tiny"),
+    # eight warps
+    ("w8_b2mma_f32", "f32", (128, 128), 8, "blocked:spt=1x4,tpw=1x32,wpc=8x1,order=1x0", "mma", "8 warps, 64 KB"),
+    ("w8_mma2b_f16", "f16", (128, 128), 8, "mma", "blocked:spt=1x8,tpw=2x16,wpc=8x1,order=1x0", "8 warps, stmatrix"),
+    (
+        "w8_b2bT_f16",
+        "f16",
+        (128, 128),
+        8,
+        "blocked:spt=1x8,tpw=2x16,wpc=8x1,order=1x0",
+        "blocked:spt=8x1,tpw=16x2,wpc=1x8,order=0x1",
+        "8 warps, transpose",
+    ),
+    # 256x128 and 128x256 tiles, all above the 48 KB a static array may take (dynamic shared memory)
+    ("b2mma_256x128_f16", "f16", (256, 128), 8, "blocked:spt=1x8,tpw=2x16,wpc=8x1,order=1x0", "mma", "256x128, 64 KB"),
+    (
+        "wgmma2b_128x256_f32",
+        "f32",
+        (128, 256),
+        8,
+        "mma:v=3,wpc=8x1,instr=16x256x8",
+        "blocked:spt=1x4,tpw=1x32,wpc=8x1,order=1x0",
+        "the Hopper GEMM epilogue of a 128x256 tile, 128 KB",
+    ),
+    (
+        "wgmma2b_128x256_f16",
+        "f16",
+        (128, 256),
+        8,
+        "mma:v=3,wpc=8x1,instr=16x256x16",
+        "blocked:spt=1x8,tpw=1x32,wpc=8x1,order=1x0",
+        "128x256 f16 epilogue, 64 KB, stmatrix",
+    ),
+    # rank 3: batched tiles
+    (
+        "r3_b2mma_2x64x64_f32",
+        "f32",
+        (2, 64, 64),
+        4,
+        "blocked:spt=1x1x4,tpw=1x2x16,wpc=4x1x1,order=2x1x0",
+        "mma",
+        "batched mma v2 accumulator",
+    ),
+    (
+        "r3_mma2b_4x64x32_f16",
+        "f16",
+        (4, 64, 32),
+        4,
+        "mma",
+        "blocked:spt=1x1x8,tpw=1x8x4,wpc=4x1x1,order=2x1x0",
+        "batched epilogue, one batch a warp",
+    ),
+    (
+        "r3_b2bT_8x32x32_bf16",
+        "bf16",
+        (8, 32, 32),
+        4,
+        "blocked:spt=1x1x8,tpw=1x8x4,wpc=4x1x1,order=2x1x0",
+        "blocked:spt=1x8x1,tpw=1x4x8,wpc=4x1x1,order=1x2x0",
+        "batched transpose",
+    ),
+    # element types
+    ("b2dotA_bf16", "bf16", (128, 64), 4, "blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", "dot:op=0,k_width=2", "bf16"),
+    ("b2dotB_f8e4m3", "f8e4m3", (64, 128), 4, "blocked:spt=1x16,tpw=4x8,wpc=4x1,order=1x0", "dot:op=1,k_width=4", "fp8"),
+    ("mma2b_f8e5m2", "f8e5m2", (128, 128), 4, "mma", "blocked:spt=1x16,tpw=4x8,wpc=4x1,order=1x0", "fp8 epilogue"),
+    (
+        "b2bT_i8",
+        "i8",
+        (128, 128),
+        4,
+        "blocked:spt=1x16,tpw=4x8,wpc=4x1,order=1x0",
+        "blocked:spt=16x1,tpw=8x4,wpc=1x4,order=0x1",
+        "8-bit transpose",
+    ),
+    (
+        "b2bT_f64",
+        "f64",
+        (64, 64),
+        4,
+        "blocked:spt=1x2,tpw=2x16,wpc=4x1,order=1x0",
+        "blocked:spt=2x1,tpw=16x2,wpc=1x4,order=0x1",
+        "64-bit transpose",
+    ),
+    # scratch rounds: a smaller budget splits the tile (core's mma2b_f16 is the same conversion in one round)
+    ("mma2b_f16_b16k", "f16", (128, 128), 4, "mma", "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", "2 rounds", 16384),
+    ("mma2b_f16_b8k", "f16", (128, 128), 4, "mma", "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", "4 rounds", 8192),
+    ("b2mma_f32_b16k", "f32", (128, 128), 4, "blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0", "mma", "4 rounds", 16384),
+    (
+        "b2bT_256x256_f32",
+        "f32",
+        (256, 256),
+        8,
+        "blocked:spt=1x4,tpw=1x32,wpc=8x1,order=1x0",
+        "blocked:spt=4x1,tpw=32x1,wpc=1x8,order=0x1",
+        "256 KB: 2 rounds of 128 KB; Triton's own scratch is the whole 256 KB, over the H100's 227 KB per CTA, "
+        "so Triton cannot run it",
+    ),
+)
+# Pairs of llgen.randlayout's generator of real layouts: (seed, pair indices) of draw_pair on sm_90, chosen among the
+# first 400 pairs of seed 18 that move data, hold 512 elements to 64 KB of tile and at most 64 words a thread, and
+# that Triton compiles: four whose pick is shuffle both ways, four that mix shuffle and shared, four shared ones.
+_WIDE_RANDOM = (18, (4, 7, 11, 16, 22, 124, 158, 178, 182, 303, 339, 353))
+
+
+def _register_permutation(cid: str, dtype: str, a: LinearLayout, order: list[int], note: str) -> Case:
+    """A case whose B is A with its register bases reordered: every thread holds what it needs (path registers)."""
+    bases = {n: [list(a.basis(n, i)) for i in range(a.in_bits(n))] for n in ("register", "lane", "warp")}
+    b = linear([bases["register"][i] for i in order], bases["lane"], bases["warp"], [], a.shape)
+    return Case(cid, dtype, a.shape, a.in_size("warp"), a, b, note)
+
+
+def wide() -> list[Case]:
+    """The benchmark's conversions beyond core (issue 18), with stable ids: hand-picked kinds, two register
+    permutations, and pairs of the generator of real layouts (ids r<seed>_<index>_<dtype>, as llgen check --random
+    names them)."""
+    from .randlayout import draw_pair
+
+    out = _parsed(_WIDE)
+    out.append(
+        _register_permutation(
+            "regperm_f16",
+            "f16",
+            _b([2, 2], [8, 4], [4, 1], [1, 0], (64, 64)),
+            [1, 0, 2, 3, 4],
+            "register permutation: 16-bit elements move across packed 32-bit words",
+        )
+    )
+    out.append(
+        _register_permutation(
+            "regperm_i8",
+            "i8",
+            _b([4, 4], [8, 4], [2, 1], [1, 0], (64, 64)),
+            [2, 3, 0, 1, 4, 5],
+            "register permutation: bytes move across packed 32-bit words",
+        )
+    )
+    seed, indices = _WIDE_RANDOM
+    for i in indices:
+        p = draw_pair(seed, i, "sm_90")
+        out.append(Case(p.label, p.dtype, p.a.shape, p.a.in_size("warp"), p.a, p.b, f"random: {p.family_a} -> {p.family_b}"))
+    return out
+
+
+SUITES = {"core": core, "regressions": regressions, "wide": wide}
+
+
+def describe(case: Case) -> dict:
+    """A case as plain JSON (id, dtype, shape, warps, budget, both layouts' bases): what tests/data/wide_cases.json
+    holds for every wide case, so that a change of the suite or of the generator behind it shows."""
+    return {
+        "id": case.id,
+        "dtype": case.dtype,
+        "shape": list(case.shape),
+        "warps": case.warps,
+        "smem_budget": case.smem_budget,
+        "src": case.src.to_dict()["bases"],
+        "dst": case.dst.to_dict()["bases"],
+    }
 
 
 def suite(name: str) -> list[Case]:
@@ -198,7 +392,7 @@ class GatherCase:
 
     id: str
     dtype: str
-    shape: tuple[int, int]
+    shape: tuple[int, ...]
     warps: int
     layout: LinearLayout
     axis: int
@@ -210,4 +404,23 @@ def gather_cases() -> list[GatherCase]:
     shape = (32, 32)
     return [
         GatherCase("gather_f32", "f32", shape, 4, _b([1, 1], [1, 32], [4, 1], [1, 0], shape), 1, "gather along axis 1 (§5.5)")
+    ]
+
+
+def gather_bench_cases() -> list[GatherCase]:
+    """The gather benchmark's cases (issue 18): the axis in one warp's lanes (shuffles), in lanes and registers, in
+    registers only, and across warps (shared memory only), over element types; gather_f32 first."""
+    rows = _b([1, 4], [2, 16], [4, 1], [1, 0], (32, 64))
+    return [
+        *gather_cases(),
+        GatherCase("g_rows_f32", "f32", (32, 64), 4, rows, 1, "axis over 4 registers and 16 lanes"),
+        GatherCase("g_rows_f16", "f16", (32, 64), 4, rows, 1, "the same, 16-bit: two elements a shuffled word"),
+        GatherCase("g_rows_i8", "i8", (32, 64), 4, rows, 1, "the same, 8-bit"),
+        GatherCase("g_rows_f64", "f64", (32, 64), 4, rows, 1, "the same, 64-bit: two shuffles an element"),
+        GatherCase("g_cross_f32", "f32", (32, 64), 4, rows, 0, "axis across warps: shared memory only"),
+        GatherCase("g_regs_f16", "f16", (128, 32), 4, _b([1, 32], [32, 1], [4, 1], [1, 0], (128, 32)), 1, "axis in registers"),
+        GatherCase(
+            "g_long_f32", "f32", (128, 128), 4, _b([1, 4], [1, 32], [4, 1], [1, 0], (128, 128)), 1, "rows of 128 in one warp"
+        ),
+        GatherCase("g_mma_f16", "f16", (64, 64), 4, nvidia_mma(2, [4, 1], [16, 8], (64, 64)), 1, "mma v2 accumulator along N"),
     ]

@@ -56,3 +56,36 @@ def target(name: str | Target) -> Target:
         return TARGETS[name]
     except KeyError:
         raise LlgenError(f"unknown target '{name}'; known: {', '.join(TARGETS)}.") from None
+
+
+# ---------------------------------------------------------------------------------- inference helpers
+DEFAULT_TARGET = "sm_90"
+
+# the layout families only some targets run (llgen.spec.facts names them); every other family runs anywhere
+FAMILY_TARGETS = {
+    "mma": ("sm_80", "sm_90"),  # mma.sync (NVIDIA mma v2)
+    "wgmma": ("sm_90",),  # NVIDIA mma v3
+    "mfma": ("gfx90a", "gfx942"),  # CDNA matrix cores
+    "wmma": (),  # RDNA's wave32 matrix cores: none of the targets above
+}
+
+# Triton's ttg.target module attribute -> llgen's target
+TRITON_TARGETS = {"cuda:80": "sm_80", "cuda:90": "sm_90", "hip:gfx90a": "gfx90a", "hip:gfx942": "gfx942"}
+
+
+def runs(name: str, family: str) -> bool:
+    """Whether target ``name`` runs layouts of ``family``."""
+    return name in FAMILY_TARGETS.get(family, TARGETS)
+
+
+def fitting(families, lanes: int | None) -> list[str]:
+    """The targets that run every family in ``families`` with warps of ``lanes`` threads (None: any)."""
+    return [n for n, t in TARGETS.items() if all(runs(n, f) for f in families) and lanes in (None, t.lanes)]
+
+
+def preferred(names: list[str]) -> str:
+    """The target chosen among several that fit: sm_90 where it fits, else gfx942, else the first."""
+    for n in (DEFAULT_TARGET, "gfx942"):
+        if n in names:
+            return n
+    return names[0]

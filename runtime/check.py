@@ -362,7 +362,7 @@ def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, 
     runs = (
         ("stream", x, added, grid, groups, (tiles, s), stream_smem(fwd, bwd)),
         ("copy", x, added, grid, groups, (tiles, s), 0),
-        ("loop", xl, plus_one(fwd.dtype.name, xl, 2), tiles, block, (2,), loop_scratch(fwd, bwd).bytes),
+        ("loop", xl, plus_one(fwd.dtype.name, xl, 2, fwd.target.lang), tiles, block, (2,), loop_scratch(fwd, bwd).bytes),
     )
     try:
         for kernel, xin, want, g, b, rest, smem in runs:

@@ -46,10 +46,11 @@ def test_docs_link_to_files_that_exist():
             assert (md.parent / target).exists(), f"{md.name} links to missing {target}"
 
 
-def test_readme_snippets_are_real_output():
+def test_readme_snippets_are_real_output(monkeypatch):
     """Each README block marked `<!-- output of: llgen ... -->` is that command's whole output, and each marked
     `<!-- lines of: llgen ... -->` holds only lines of it (`...` stands for lines left out); the commands may use
-    the README's $A and $B."""
+    the README's $A and $B, and paths relative to the repository."""
+    monkeypatch.chdir(ROOT)
     import re
     import shlex
 
@@ -60,7 +61,7 @@ def test_readme_snippets_are_real_output():
     text = (ROOT / "README.md").read_text()
     env = dict(re.findall(r"^([AB])='(.+)'$", text, re.MULTILINE))
     blocks = re.findall(r"<!-- (output|lines) of: llgen (.+?) -->\n```\n(.*?)```", text, re.DOTALL)
-    assert len(blocks) >= 3
+    assert len(blocks) >= 5
     for kind, cmd, body in blocks:
         args = [a.replace("$A", env["A"]).replace("$B", env["B"]) for a in shlex.split(cmd)]
         r = CliRunner().invoke(main, args)

@@ -386,3 +386,138 @@ def test_bad_json_layouts_raise(tmp_path, content, words):
     with pytest.raises(llgen.LlgenError) as e:
         parse_layout(f"@{path}", [4, 4])
     assert words in str(e.value)
+
+
+# ---------------------------------------------------------------------- input hardening (issue 17)
+BLOCKED = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+
+
+@pytest.mark.parametrize(
+    "spec,words",
+    [
+        (BLOCKED.replace("[1, 8]", "[1, \u0668]"), "malformed"),  # Arabic-Indic eight: int() would read it
+        (BLOCKED.replace("[1, 8]", "[1, \u00b2]"), "malformed"),  # superscript two: str.isdigit() says yes
+        (BLOCKED.replace("[1, 8]", "[-, 8]"), "malformed"),
+        ("blocked:spt=1x\u0668", "not a number"),
+        ("blocked:spt=1x1_0", "not a number"),  # int() reads underscores
+        (BLOCKED.replace("[1, 8]", "[1, 1099511627776]"), "limit"),
+        ("blocked:spt=1x1099511627776", "limit"),
+        (BLOCKED.replace("}>", ", order = [1, 0]}>"), "twice"),
+        ("#ttg.amd_mfma<{version = 3, version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>", "twice"),
+        ("blocked:spt=1x8,size_per_thread=1x8", "twice"),
+        ("[" * 40 + "]" * 40, "deep"),
+        ("#ttg.slice<{dim = 0, parent = " * 40 + BLOCKED + "}>" * 40, "deep"),
+        ("slice:dim=0,parent=(" * 40 + "blocked" + ")" * 40, "deep"),
+        ("x" * 70000, "characters"),
+        ("swizzled:order=5x0", "permutation"),
+        ("swizzled:per_phase=0", "per_phase"),
+        ("mfma:instr=32", "3 entries"),
+        ("mfma:instr=0x0x8", "power of two"),
+        ("wgmma:instr=16", "3 entries"),
+        ("#ttg.slice<{dim = [1], parent = #ttg.blocked<{}>}>", "integer"),
+        ("#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = 1}>", "true or false"),
+        ("linear:register=3", "list"),
+        ("#mma", "--ttgir"),
+    ],
+)
+def test_hardened_inputs_raise_one_sentence(spec, words):
+    with pytest.raises(llgen.LlgenError) as e:
+        parse_layout(spec, [128, 128], 4, None, 2)
+    msg = str(e.value)
+    assert words in msg and msg.endswith(".") and "\n" not in msg
+
+
+def test_caps_on_shape_warps_and_slots():
+    from llgen.spec.facts import spec_facts
+    from llgen.spec.request import resolve
+
+    with pytest.raises(llgen.LlgenError, match="limit"):
+        parse_layout("blocked", [65536, 65536])
+    with pytest.raises(llgen.LlgenError, match="2048 threads"):  # a block of the command line's
+        resolve({"SPEC": spec_facts("blocked")}, warps=64, need_target=False)
+    with pytest.raises(llgen.LlgenError, match="2048 threads"):
+        resolve({"SPEC": spec_facts("mfma")}, warps=32, need_target=False)  # 32 wave64 warps
+    assert parse_layout("blocked", [128, 128], 64).in_size("warp") == 64  # the library parses any layout
+    with pytest.raises(llgen.LlgenError, match="slots"):
+        parse_layout("blocked:spt=4096x4096,tpw=4x8,wpc=4x1", [4096, 4096])
+
+
+def test_aliases_resolve_through_a_ttgir_module():
+    from llgen.spec.module import parse_ttgir
+
+    text = "\n".join(
+        [
+            "#blocked = " + BLOCKED,
+            "#mma = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>",
+            "#dot = #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>",
+            "#smem = #ttg.shared_memory",
+        ]
+    )
+    [module] = parse_ttgir(text)
+    aliases = module.aliases
+    dot = llgen.dot_operand(0, NvidiaMma(2, (2, 2), (16, 8)), 2, [128, 64])
+    assert parse_layout("#dot", [128, 64], 4, None, 2, aliases) == dot
+    assert parse_layout("#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", [128, 64], 4, None, 2, aliases) == dot
+    assert parse_layout("dot:op=0,k_width=2,parent=(#mma)", [128, 64], 4, None, 2, aliases) == dot
+    with pytest.raises(llgen.LlgenError, match="not a layout attribute"):
+        parse_layout("#smem", [128, 64], 4, None, 2, aliases)
+    with pytest.raises(llgen.LlgenError, match="not defined"):
+        parse_layout("#nope", [128, 64], 4, None, 2, aliases)
+
+
+def test_a_chain_of_aliases_is_capped():
+    from llgen.spec.module import parse_ttgir
+
+    lines = ["#a0 = " + BLOCKED] + [f"#a{i} = #ttg.slice<{{dim = 0, parent = #a{i - 1}}}>" for i in range(1, 3000)]
+    [module] = parse_ttgir("\n".join(lines))
+    assert module.aliases["#a2999"].attr is None and "deep" in module.aliases["#a2999"].why
+
+
+@pytest.mark.parametrize(
+    "spec,kind,warps,lanes",
+    [
+        ("blocked", "blocked", None, None),
+        (BLOCKED, "blocked", 4, 32),
+        ("mma", "mma", None, None),
+        ("mma:v=3", "wgmma", None, None),
+        (
+            "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>",
+            "wgmma",
+            8,
+            None,
+        ),
+        ("dot:op=0,parent=(mfma:wpc=2x4)", "dot_op", 8, None),
+        ("slice:dim=0", "slice", None, None),
+        ("linear:lane=[[0,1],[0,2],[0,4],[0,8],[0,16],[1,0]],warp=[[2,0]]", "linear", 2, 64),
+        ("mfma", "mfma", None, None),
+        ("wmma", "wmma", None, None),
+        ("swizzled", "shared", None, None),
+        ("nvmma:128", "shared", None, None),
+    ],
+)
+def test_facts_read_from_the_syntax(spec, kind, warps, lanes):
+    from llgen.spec.facts import spec_facts
+
+    f = spec_facts(spec)
+    assert f.kind == kind
+    assert (f.warps.value if f.warps else None, f.lanes.value if f.lanes else None) == (warps, lanes)
+
+
+def test_resolve_defaults_and_contradictions():
+    from llgen.spec.facts import spec_facts
+    from llgen.spec.request import resolve
+
+    def setting(src, dst, **kw):
+        return resolve({"--src": spec_facts(src), "--dst": spec_facts(dst)}, **kw)
+
+    assert setting("blocked", "mma") == setting("blocked", "mma", warps=4, target="sm_90")
+    assert setting(BLOCKED, "blocked").warps == 4 and setting("mma:wpc=4x2", "blocked").warps == 8
+    assert setting("blocked", "mfma").target == "gfx942" and setting("blocked", "mfma").lanes == 64
+    assert setting("blocked", "wgmma").target == "sm_90"
+    assert setting("blocked:tpw=8x8", "blocked").target == "gfx942"
+    with pytest.raises(llgen.LlgenError, match=r"--warps says 2 warps but the warps_per_cta \[4, 2\] of --src says 8"):
+        setting("mma:wpc=4x2", "blocked", warps=2)
+    with pytest.raises(llgen.LlgenError, match="wgmma layouts .--dst. do not run on sm_80"):
+        setting("blocked", "wgmma", target="sm_80")
+    with pytest.raises(llgen.LlgenError, match="no target runs both"):
+        setting("mfma", "mma")

@@ -39,7 +39,9 @@ def emit_bench(fwd, bwd, name: str) -> str:
         "groups": stream_groups(fwd, bwd),
         "unroll": 2 if fwd.warps == 1 else 1,
         "stream_smem": stream_smem(fwd, bwd),
-        "elementwise": fwd.path in ("noop", "registers") and bwd.path in ("noop", "registers"),
+        # a permutation of registers both ways: carry elements (packed words would repack every step); a noop keeps
+        # words, which are already B's
+        "elementwise": {fwd.path, bwd.path} <= {"noop", "registers"} and "registers" in {fwd.path, bwd.path},
         "inc_elem": _add_one_elem(fwd.dtype, "b[j]", fwd.target.lang),
         "keep_elem": _keep_elem(fwd.dtype.bits, fwd.target.lang),
         "keep_cast": "static_cast<unsigned>" if fwd.dtype.bits == 8 else "",
@@ -112,7 +114,8 @@ def stream_smem(fwd, bwd) -> int:
 
 def _add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:
     """Word k of ``arr`` plus one in the tile's own arithmetic, as Triton's loop computes `y + 1`:
-    a packed f16x2 add (one HADD2 per word), a float or double add, or an integer add per element."""
+    a packed f16x2 add (one HADD2 per word), a float or double add, or an integer add per element (HIP's f16 too:
+    its kernels include no half-precision header; runtime.reference.plus_one expects the same)."""
     w = f"{arr.name}[{k}]"
     if dtype == "f16" and lang == "cuda":
         return f"llgen_add_one_f16x2({w})"

@@ -41,25 +41,11 @@ def default_name(plan, kinds: tuple[str, str] | None = None) -> str:
     return f"cvt_{what}_{plan.dtype.name}_{'x'.join(map(str, plan.src.shape))}_{digest}"
 
 
-# C++ keywords and alternative tokens: valid identifiers by the pattern, but not as a namespace or kernel name
-CPP_KEYWORDS = frozenset(
-    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
-    compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype default
-    delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline int long
-    mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public register
-    reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch template this
-    thread_local throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while xor
-    xor_eq""".split()
-)
-
-
 def check_name(name: str) -> str:
-    """A name for the namespace and kernels: a C identifier (ASCII), not a C++ keyword, not reserved (``__x``)."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name, flags=re.ASCII) or len(name) > 200:
-        raise LlgenError(f"--name '{name}' is not a C identifier.")
-    if name in CPP_KEYWORDS or name.startswith("__") or re.match(r"_[A-Z]", name):
-        raise LlgenError(f"--name '{name}' is a C++ keyword or a reserved identifier.")
-    return name
+    """A name for the namespace and kernels (llgen.names.check_identifier: a C++ identifier, no keyword)."""
+    from ..names import check_identifier
+
+    return check_identifier(name)
 
 
 def emit(plan, form: str = "header", name: str | None = None, command: str | None = None, header_file: str | None = None) -> str:

@@ -9,7 +9,6 @@ naming the bad value.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 
@@ -31,8 +30,10 @@ from .defaults import (
     warps_per_tile,
     warps_per_tile_v3,
 )
+from .jsonfile import read_json_layout
+from .limits import MAX_RANK, check_slots, check_spec_text, check_tile
 from .short import encoding_from_short
-from .ttgir import AttrParser, encoding_from_attr
+from .ttgir import Aliases, AttrParser, encoding_from_attr
 
 __all__ = [
     "Context",
@@ -55,33 +56,50 @@ __all__ = [
 
 
 def parse_layout(
-    spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None, dtype_bytes: int = 2
+    spec: str,
+    shape: Sequence[int],
+    num_warps: int = 4,
+    threads_per_warp: int | None = None,
+    dtype_bytes: int = 2,
+    aliases: Aliases | None = None,
 ) -> LinearLayout:
     """The layout ``spec`` describes over ``shape``, for ``num_warps`` warps of ``threads_per_warp``
-    lanes (None: the kind's own warp size, 64 for mfma, else 32) and elements of ``dtype_bytes``."""
+    lanes (None: the kind's own warp size, 64 for mfma, else 32) and elements of ``dtype_bytes``.
+    ``aliases`` resolves ``#name`` references (a TTGIR file's, see llgen.spec.module)."""
     shape = _check_tensor_shape(shape)
-    spec = spec.strip()
+    spec = check_spec_text(spec).strip()
     if spec.startswith("@"):
-        return _from_json_file(spec[1:], shape)
-    enc = parse_encoding(spec, shape, num_warps, threads_per_warp, dtype_bytes)
-    return enc.to_linear(shape)
+        lay = read_json_layout(spec[1:], shape)
+    else:
+        lay = parse_encoding(spec, shape, num_warps, threads_per_warp, dtype_bytes, aliases).to_linear(shape)
+    check_slots(lay, spec)
+    return lay
 
 
 def parse_encoding(
-    spec: str, shape: Sequence[int], num_warps: int = 4, threads_per_warp: int | None = None, dtype_bytes: int = 2
+    spec: str,
+    shape: Sequence[int],
+    num_warps: int = 4,
+    threads_per_warp: int | None = None,
+    dtype_bytes: int = 2,
+    aliases: Aliases | None = None,
 ):
     """The encoding object (e.g. `llgen.layouts.Blocked`) of a short-form or TTGIR spec, checked
     against ``shape``'s rank, the warp count and the warp size."""
-    spec = spec.strip()
-    ctx = Context(_check_tensor_shape(shape), num_warps, threads_per_warp, dtype_bytes)
+    spec = check_spec_text(spec).strip()
+    ctx = Context(_check_tensor_shape(shape), num_warps, threads_per_warp, dtype_bytes, aliases)
     if spec.startswith("#"):
-        enc = encoding_from_attr(AttrParser(spec).parse_attr_all(), ctx)
+        enc = encoding_from_attr(AttrParser(spec, aliases).parse_attr_all(), ctx)
     else:
         enc = encoding_from_short(spec, ctx)
     if enc.rank != len(shape):
-        raise LlgenError(f"layout '{spec}' has rank {enc.rank} but the shape {list(shape)} has rank {len(shape)}.")
+        raise LlgenError(f"layout '{_brief(spec)}' has rank {enc.rank} but the shape {list(shape)} has rank {len(shape)}.")
     _check_warps(enc, ctx)
     return enc
+
+
+def _brief(spec: str) -> str:
+    return spec if len(spec) <= 120 else spec[:117] + "..."
 
 
 def _check_tensor_shape(shape: Sequence[int]) -> tuple[int, ...]:
@@ -89,17 +107,19 @@ def _check_tensor_shape(shape: Sequence[int]) -> tuple[int, ...]:
     shape = tuple(shape)
     if not shape:
         raise LlgenError("shape [] has rank 0, but a layout needs a tensor of rank 1 or more.")
+    if len(shape) > MAX_RANK:
+        raise LlgenError(f"shape {list(shape)} has rank {len(shape)}, over llgen's limit of {MAX_RANK}.")
     for s in shape:
         if not isinstance(s, int) or isinstance(s, bool) or s < 1 or s & (s - 1):
             raise LlgenError(f"shape {list(shape)} holds {s}, which is not a power of two.")
-    return shape
+    return check_tile(shape)
 
 
 class Context:
     """What a spec is parsed for: the tensor shape, the warp count, the requested warp size (None:
     the kind's own) and the element size, each checked."""
 
-    def __init__(self, shape, num_warps, threads_per_warp, dtype_bytes):
+    def __init__(self, shape, num_warps, threads_per_warp, dtype_bytes, aliases=None):
         if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1):
             raise LlgenError(f"warp count {num_warps} is not a power of two.")
         if threads_per_warp not in (None, 32, 64):
@@ -107,12 +127,13 @@ class Context:
         if dtype_bytes not in (1, 2, 4, 8):
             raise LlgenError(f"element size {dtype_bytes} bytes must be 1, 2, 4 or 8.")
         self.shape, self.num_warps, self.tpw, self.dtype_bytes = shape, num_warps, threads_per_warp, dtype_bytes
+        self.aliases = aliases
 
     def warp_size(self, kind_default: int = 32) -> int:
         return self.tpw or kind_default
 
     def with_shape(self, shape):
-        return Context(tuple(shape), self.num_warps, self.tpw, self.dtype_bytes)
+        return Context(tuple(shape), self.num_warps, self.tpw, self.dtype_bytes, self.aliases)
 
 
 def _check_warps(enc, ctx: Context) -> None:
@@ -140,17 +161,3 @@ def _check_warps(enc, ctx: Context) -> None:
             raise LlgenError(f"the linear layout has {warps} warps but {ctx.num_warps} were requested.")
         if lanes != ctx.warp_size():
             raise LlgenError(f"the linear layout has {lanes} lanes per warp, not the warp size {ctx.warp_size()}.")
-
-
-def _from_json_file(path: str, shape) -> LinearLayout:
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except OSError as e:
-        raise LlgenError(f"cannot read layout file '{path}': {e.strerror}.") from None
-    except json.JSONDecodeError as e:
-        raise LlgenError(f"layout file '{path}' is not JSON ({e.msg} at line {e.lineno} column {e.colno}).") from None
-    lay = LinearLayout.from_dict(data)
-    if lay.shape != tuple(shape):
-        raise LlgenError(f"layout file '{path}' covers shape {list(lay.shape)}, not the requested {list(shape)}.")
-    return lay

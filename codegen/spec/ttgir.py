@@ -10,10 +10,11 @@ forms use (`int_tuple`, `cga_bases`, `tiles_per_warp_or_ones`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import layouts as L
 from ..errors import LlgenError
+from .limits import MAX_DEPTH, ascii_int
 
 if TYPE_CHECKING:
     from . import Context
@@ -27,13 +28,35 @@ def int_tuple(v, what: str) -> tuple[int, ...]:
     if isinstance(v, int) and not isinstance(v, bool):
         return (v,)
     if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
-        raise LlgenError(f"{what} {v} must be a list of integers.")
+        raise LlgenError(f"{what} {_show(v)} must be a list of integers.")
     return tuple(v)
+
+
+def as_int(v, what: str) -> int:
+    """An integer field; otherwise an error naming ``what``."""
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise LlgenError(f"{what} {_show(v)} must be an integer.")
+    return v
+
+
+def as_bool(v, what: str) -> bool:
+    """A true/false field; otherwise an error naming ``what``."""
+    if not isinstance(v, bool):
+        raise LlgenError(f"{what} {_show(v)} must be true or false.")
+    return v
+
+
+def _show(v) -> str:
+    if isinstance(v, tuple):
+        return f"#{v[0]}<...>"
+    return str(v).replace("True", "true").replace("False", "false")
 
 
 def cga_bases(args: dict, rank: int) -> tuple:
     """The CGA layout of ``cga_layout`` bases or of ``ctas_per_cga``/``cta_split_num``/``cta_order``; () if neither."""
     if "cga_layout" in args:
+        if not isinstance(args["cga_layout"], list):
+            raise LlgenError(f"cga_layout {_show(args['cga_layout'])} must be a list of bases.")
         return tuple(tuple(int_tuple(v, "cga_layout basis")) for v in args["cga_layout"])
     if "ctas_per_cga" in args:
         ctas = int_tuple(args["ctas_per_cga"], "CTAsPerCGA")
@@ -43,24 +66,56 @@ def cga_bases(args: dict, rank: int) -> tuple:
     return ()
 
 
+def bases(v, name: str) -> tuple[tuple[int, ...], ...]:
+    """A list of bases, each a list of integers."""
+    if not isinstance(v, list):
+        raise LlgenError(f"{name} bases {_show(v)} must be a list of bases.")
+    return tuple(int_tuple(b, f"{name} basis") for b in v)
+
+
 def tiles_per_warp_or_ones(a: dict, wpc: Sequence[int], what: str) -> tuple[int, ...]:
     """tilesPerWarp, or one tile per dim of warpsPerCTA: Triton prints it only when some entry is not 1."""
     return int_tuple(a.get("tiles_per_warp", [1] * len(wpc)), what)
 
 
 # ---------------------------------------------------------------------------------- parser
-class AttrParser:
-    """Recursive descent over Triton's attribute syntax; errors name the character position (1-based)."""
+class Alias(NamedTuple):
+    """A TTGIR file's ``#name = ...`` line (llgen.spec.module): the parsed attribute and how deep it nests, or
+    None and one sentence why llgen does not read it."""
 
-    def __init__(self, text: str):
-        self.s, self.i = text, 0
+    attr: tuple | None
+    depth: int = 0
+    why: str = ""
+
+
+Aliases = dict[str, Alias]  # "#name" -> its Alias
+
+_DIGITS = "0123456789"
+_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-")
+
+
+class AttrParser:
+    """Recursive descent over Triton's attribute syntax; errors name the character position (1-based).
+    ``aliases`` resolves ``#name`` references (``parent = #mma``, or a whole spec ``#blocked``); brackets
+    nest at most MAX_DEPTH deep, aliases included; numbers are ASCII digits of at most MAX_NUMBER; a
+    field may appear once."""
+
+    def __init__(self, text: str, aliases: Aliases | None = None):
+        self.s, self.i, self.aliases = text, 0, aliases
+        self.depth = self.max_depth = 0
 
     def fail(self, what: str):
         got = repr(self.s[self.i]) if self.i < len(self.s) else "the end"
         raise LlgenError(f"malformed layout attribute at character {self.i + 1}: expected {what}, found {got}.")
 
+    def enter(self, extra: int = 1):
+        self.depth += extra
+        self.max_depth = max(self.max_depth, self.depth)
+        if self.depth > MAX_DEPTH:
+            raise LlgenError(f"the layout attribute nests more than {MAX_DEPTH} deep at character {self.i + 1}.")
+
     def ws(self):
-        while self.i < len(self.s) and self.s[self.i].isspace():
+        while self.i < len(self.s) and self.s[self.i] in " \t\r\n":
             self.i += 1
 
     def eat(self, tok: str):
@@ -73,10 +128,10 @@ class AttrParser:
         self.ws()
         return self.s.startswith(tok, self.i)
 
-    def ident(self) -> str:
+    def ident(self, chars=_NAME) -> str:
         self.ws()
         j = self.i
-        while j < len(self.s) and (self.s[j].isalnum() or self.s[j] in "_."):
+        while j < len(self.s) and self.s[j] in chars:
             j += 1
         if j == self.i:
             self.fail("a name")
@@ -100,12 +155,18 @@ class AttrParser:
 
     def attr(self) -> tuple[str, dict]:
         self.eat("#")
+        at = self.i
         name = self.ident()
+        if not self.peek("<"):
+            return self.alias(name, at)
         self.eat("<{")
+        self.enter()
         fields: dict = {}
         if not self.peek("}"):
             while True:
                 key = self.ident()
+                if key in fields:
+                    raise LlgenError(f"field '{key}' appears twice in '#{name}'.")
                 self.eat("=")
                 fields[key] = self.value()
                 if self.peek(","):
@@ -113,7 +174,22 @@ class AttrParser:
                     continue
                 break
         self.eat("}>")
+        self.depth -= 1
         return name, fields
+
+    def alias(self, name: str, at: int) -> tuple[str, dict]:
+        """The attribute an alias ``#name`` stands for."""
+        if self.aliases is None:
+            raise LlgenError(f"'#{name}' is an alias: pass the TTGIR file that defines it with --ttgir.")
+        if f"#{name}" not in self.aliases:
+            known = ", ".join(sorted(self.aliases)[:8]) or "none"
+            raise LlgenError(f"alias '#{name}' at character {at} is not defined in the TTGIR file (its aliases: {known}).")
+        alias = self.aliases[f"#{name}"]
+        if alias.attr is None:
+            raise LlgenError(alias.why)
+        self.enter(alias.depth)
+        self.depth -= alias.depth
+        return alias.attr
 
     def value(self) -> Value:
         self.ws()
@@ -121,6 +197,7 @@ class AttrParser:
             return self.attr()
         if self.peek("["):
             self.eat("[")
+            self.enter()
             items = []
             if not self.peek("]"):
                 while True:
@@ -130,15 +207,15 @@ class AttrParser:
                         continue
                     break
             self.eat("]")
+            self.depth -= 1
             return items
-        j = self.i
-        if j < len(self.s) and self.s[j] == "-":
-            j += 1
-        while j < len(self.s) and self.s[j].isdigit():
-            j += 1
-        if j > self.i:
-            text, self.i = self.s[self.i : j], j
-            return int(text)
+        j = self.i + (self.i < len(self.s) and self.s[self.i] == "-")
+        k = j
+        while k < len(self.s) and self.s[k] in _DIGITS:
+            k += 1
+        if k > j:
+            text, self.i = self.s[self.i : k], k
+            return ascii_int(text, "number")
         for word in ("true", "false"):
             if self.s.startswith(word, self.i):
                 self.i += len(word)
@@ -204,6 +281,8 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
     for key, val in raw.items():
         if key not in _ATTR_KEYS:
             raise LlgenError(f"unknown field '{key}' in '#{name}'.")
+        if _ATTR_KEYS[key] in a:
+            raise LlgenError(f"field '{key}' in '#{name}' repeats another field of the same meaning.")
         a[_ATTR_KEYS[key]] = val
     for key in _ATTR_REQUIRED[kind]:
         if key not in a:
@@ -219,7 +298,7 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
         )
     if kind == "nvidia_mma":
         return L.NvidiaMma(
-            a["version"],
+            as_int(a["version"], "versionMajor"),
             int_tuple(a["warps_per_cta"], "warpsPerCTA"),
             int_tuple(a["instr_shape"], "instrShape"),
             cga_bases(a, rank),
@@ -231,9 +310,9 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
             tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"),
             cga_bases(a, rank),
             int_tuple(a["instr_shape"], "instrShape"),
-            bool(a.get("transposed", False)),
-            a.get("element_bitwidth", 32),
-            a.get("version", 3),
+            as_bool(a.get("transposed", False), "isTransposed"),
+            as_int(a.get("element_bitwidth", 32), "elementBitWidth"),
+            as_int(a.get("version", 3), "version"),
         )
     if kind == "amd_wmma":
         wpc = int_tuple(a["warps_per_cta"], "warpsPerCTA")
@@ -241,27 +320,37 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
             wpc,
             tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"),
             cga_bases(a, rank),
-            a["version"],
-            bool(a.get("transposed", False)),
+            as_int(a["version"], "version"),
+            as_bool(a.get("transposed", False), "isTranspose"),
             int_tuple(a.get("instr_shape", [16, 16, 16]), "instrShape"),
         )
     if kind == "dot_op":
         parent = _parent(a["parent"], ctx, rank)
         if "k_width" not in a:
             raise LlgenError(f"'#{name}' lacks kWidth, which its {type(parent).__name__} parent needs.")
-        return L.DotOperand(a["operand_index"], parent, a["k_width"])
+        return L.DotOperand(as_int(a["operand_index"], "opIdx"), parent, as_int(a["k_width"], "kWidth"))
     if kind == "slice":
-        return L.Slice(a["dim"], _parent(a["parent"], ctx, rank + 1))
+        return L.Slice(as_int(a["dim"], "dim"), _parent(a["parent"], ctx, rank + 1))
     if kind == "linear":
-        return L.Linear(*(tuple(int_tuple(v, f"{n} basis") for v in a.get(n, [])) for n in ("register", "lane", "warp", "block")))
+        return L.Linear(*(bases(a.get(n, []), n) for n in ("register", "lane", "warp", "block")))
     if kind == "swizzled_shared":
-        return L.SwizzledShared(a["vec"], a["per_phase"], a["max_phase"], int_tuple(a["order"], "order"), cga_bases(a, rank))
+        return L.SwizzledShared(
+            as_int(a["vec"], "vec"),
+            as_int(a["per_phase"], "perPhase"),
+            as_int(a["max_phase"], "maxPhase"),
+            int_tuple(a["order"], "order"),
+            cga_bases(a, rank),
+        )
     return L.NvmmaShared(
-        a["swizzle_byte_width"], a["element_bitwidth"], bool(a.get("transposed", False)), rank, cga_bases(a, rank)
+        as_int(a["swizzle_byte_width"], "swizzlingByteWidth"),
+        as_int(a["element_bitwidth"], "elementBitWidth"),
+        as_bool(a.get("transposed", False), "transposed"),
+        rank,
+        cga_bases(a, rank),
     )
 
 
 def _parent(val, ctx: Context, rank: int):
     if not isinstance(val, tuple):
-        raise LlgenError(f"a parent must be a #ttg attribute, got {val}.")
+        raise LlgenError(f"a parent must be a #ttg attribute, got {_show(val)}.")
     return encoding_from_attr(val, ctx, rank)

@@ -26,7 +26,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned short;   // one element's bits
@@ -240,7 +240,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 8 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 2u);
 #pragma unroll
   for (int k = 0; k < 64; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -249,7 +250,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x800u, 0xc00u, 0x1000u, 0x1400u, 0x1800u, 0x1c00u, 0x2000u, 0x2400u, 0x2800u, 0x2c00u, 0x3000u, 0x3400u, 0x3800u, 0x3c00u};
   constexpr int kReg[] = {0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120};
-  if (ld == kCols || ld % 8 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -275,14 +276,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 1 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 2u : 2u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 10) ^ ((lane >> 4) & 1u) ^ ((warp & 3u) << 1);
   using V = unsigned short;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x80u, 0x100u, 0x180u, 0x200u, 0x280u, 0x300u, 0x380u, 8u, 0x88u, 0x108u, 0x188u, 0x208u, 0x288u, 0x308u, 0x388u, 0x10u, 0x90u, 0x110u, 0x190u, 0x210u, 0x290u, 0x310u, 0x390u, 0x18u, 0x98u, 0x118u, 0x198u, 0x218u, 0x298u, 0x318u, 0x398u, 0x20u, 0xa0u, 0x120u, 0x1a0u, 0x220u, 0x2a0u, 0x320u, 0x3a0u, 0x28u, 0xa8u, 0x128u, 0x1a8u, 0x228u, 0x2a8u, 0x328u, 0x3a8u, 0x30u, 0xb0u, 0x130u, 0x1b0u, 0x230u, 0x2b0u, 0x330u, 0x3b0u, 0x38u, 0xb8u, 0x138u, 0x1b8u, 0x238u, 0x2b8u, 0x338u, 0x3b8u, 0x40u, 0xc0u, 0x140u, 0x1c0u, 0x240u, 0x2c0u, 0x340u, 0x3c0u, 0x48u, 0xc8u, 0x148u, 0x1c8u, 0x248u, 0x2c8u, 0x348u, 0x3c8u, 0x50u, 0xd0u, 0x150u, 0x1d0u, 0x250u, 0x2d0u, 0x350u, 0x3d0u, 0x58u, 0xd8u, 0x158u, 0x1d8u, 0x258u, 0x2d8u, 0x358u, 0x3d8u, 0x60u, 0xe0u, 0x160u, 0x1e0u, 0x260u, 0x2e0u, 0x360u, 0x3e0u, 0x68u, 0xe8u, 0x168u, 0x1e8u, 0x268u, 0x2e8u, 0x368u, 0x3e8u, 0x70u, 0xf0u, 0x170u, 0x1f0u, 0x270u, 0x2f0u, 0x370u, 0x3f0u, 0x78u, 0xf8u, 0x178u, 0x1f8u, 0x278u, 0x2f8u, 0x378u, 0x3f8u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127};
-  if (ld == kCols || ld % 1 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 128; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;

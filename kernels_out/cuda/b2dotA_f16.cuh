@@ -26,7 +26,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 16384;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned short;   // one element's bits
@@ -277,7 +277,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 8 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 2u);
 #pragma unroll
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -286,7 +287,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x800u, 0xc00u, 0x1000u, 0x1400u, 0x1800u, 0x1c00u};
   constexpr int kReg[] = {0, 8, 16, 24, 32, 40, 48, 56};
-  if (ld == kCols || ld % 8 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -312,7 +313,8 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 2 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 4u : 2u);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 4) ^ ((warp & 2u) << 9);
@@ -320,7 +322,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 8u, 0x208u, 0x10u, 0x210u, 0x18u, 0x218u, 0x20u, 0x220u, 0x28u, 0x228u, 0x30u, 0x230u, 0x38u, 0x238u, 0x800u, 0xa00u, 0x808u, 0xa08u, 0x810u, 0xa10u, 0x818u, 0xa18u, 0x820u, 0xa20u, 0x828u, 0xa28u, 0x830u, 0xa30u, 0x838u, 0xa38u, 0x1000u, 0x1200u, 0x1008u, 0x1208u, 0x1010u, 0x1210u, 0x1018u, 0x1218u, 0x1020u, 0x1220u, 0x1028u, 0x1228u, 0x1030u, 0x1230u, 0x1038u, 0x1238u, 0x1800u, 0x1a00u, 0x1808u, 0x1a08u, 0x1810u, 0x1a10u, 0x1818u, 0x1a18u, 0x1820u, 0x1a20u, 0x1828u, 0x1a28u, 0x1830u, 0x1a30u, 0x1838u, 0x1a38u};
   constexpr int kReg[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 86, 88, 90, 92, 94, 96, 98, 100, 102, 104, 106, 108, 110, 112, 114, 116, 118, 120, 122, 124, 126};
-  if (ld == kCols || ld % 2 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 64; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;

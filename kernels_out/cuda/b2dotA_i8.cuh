@@ -26,7 +26,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 8192;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned char;   // one element's bits
@@ -253,7 +253,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 16 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 1u);
 #pragma unroll
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -262,7 +263,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x800u, 0x1000u, 0x1800u};
   constexpr int kReg[] = {0, 16, 32, 48};
-  if (ld == kCols || ld % 16 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 1 + kAdd[i] * 1 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 1;
@@ -288,7 +289,8 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 4 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 4u : 1u);
   if (((lane & 0u) | (warp & 1u)) != 0u) return;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 2) ^ ((lane & 0x1cu) << 4) ^ ((warp & 2u) << 9);
@@ -296,7 +298,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 0x10u, 0x210u, 0x20u, 0x220u, 0x30u, 0x230u, 0x800u, 0xa00u, 0x810u, 0xa10u, 0x820u, 0xa20u, 0x830u, 0xa30u, 0x1000u, 0x1200u, 0x1010u, 0x1210u, 0x1020u, 0x1220u, 0x1030u, 0x1230u, 0x1800u, 0x1a00u, 0x1810u, 0x1a10u, 0x1820u, 0x1a20u, 0x1830u, 0x1a30u};
   constexpr int kReg[] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84, 88, 92, 96, 100, 104, 108, 112, 116, 120, 124};
-  if (ld == kCols || ld % 4 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 1 + kAdd[i] * 1 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 1;

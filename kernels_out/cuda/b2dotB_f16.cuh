@@ -26,7 +26,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 16384;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned short;   // one element's bits
@@ -232,7 +232,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 8 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 2u);
 #pragma unroll
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -241,7 +242,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x800u, 0xc00u, 0x1000u, 0x1400u, 0x1800u, 0x1c00u};
   constexpr int kReg[] = {0, 8, 16, 24, 32, 40, 48, 56};
-  if (ld == kCols || ld % 8 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -267,7 +268,8 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 1 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 2u : 2u);
   if (((lane & 0u) | (warp & 2u)) != 0u) return;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 8) ^ ((lane >> 2) & 7u) ^ ((warp & 1u) << 3);
@@ -275,7 +277,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x80u, 0x400u, 0x480u, 0x800u, 0x880u, 0xc00u, 0xc80u, 0x1000u, 0x1080u, 0x1400u, 0x1480u, 0x1800u, 0x1880u, 0x1c00u, 0x1c80u, 0x10u, 0x90u, 0x410u, 0x490u, 0x810u, 0x890u, 0xc10u, 0xc90u, 0x1010u, 0x1090u, 0x1410u, 0x1490u, 0x1810u, 0x1890u, 0x1c10u, 0x1c90u, 0x20u, 0xa0u, 0x420u, 0x4a0u, 0x820u, 0x8a0u, 0xc20u, 0xca0u, 0x1020u, 0x10a0u, 0x1420u, 0x14a0u, 0x1820u, 0x18a0u, 0x1c20u, 0x1ca0u, 0x30u, 0xb0u, 0x430u, 0x4b0u, 0x830u, 0x8b0u, 0xc30u, 0xcb0u, 0x1030u, 0x10b0u, 0x1430u, 0x14b0u, 0x1830u, 0x18b0u, 0x1c30u, 0x1cb0u, 0x40u, 0xc0u, 0x440u, 0x4c0u, 0x840u, 0x8c0u, 0xc40u, 0xcc0u, 0x1040u, 0x10c0u, 0x1440u, 0x14c0u, 0x1840u, 0x18c0u, 0x1c40u, 0x1cc0u, 0x50u, 0xd0u, 0x450u, 0x4d0u, 0x850u, 0x8d0u, 0xc50u, 0xcd0u, 0x1050u, 0x10d0u, 0x1450u, 0x14d0u, 0x1850u, 0x18d0u, 0x1c50u, 0x1cd0u, 0x60u, 0xe0u, 0x460u, 0x4e0u, 0x860u, 0x8e0u, 0xc60u, 0xce0u, 0x1060u, 0x10e0u, 0x1460u, 0x14e0u, 0x1860u, 0x18e0u, 0x1c60u, 0x1ce0u, 0x70u, 0xf0u, 0x470u, 0x4f0u, 0x870u, 0x8f0u, 0xc70u, 0xcf0u, 0x1070u, 0x10f0u, 0x1470u, 0x14f0u, 0x1870u, 0x18f0u, 0x1c70u, 0x1cf0u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127};
-  if (ld == kCols || ld % 1 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 128; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;

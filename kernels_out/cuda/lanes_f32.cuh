@@ -26,7 +26,7 @@ inline constexpr bool kWarpLocal = true;
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 1;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned;   // one element's bits
@@ -377,14 +377,15 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 4 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 4u);
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 0x1fu) << 2) ^ ((warp & 3u) << 7);
   using V = uint4;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 0x400u, 0x600u, 0x800u, 0xa00u, 0xc00u, 0xe00u};
   constexpr int kReg[] = {0, 4, 8, 12, 16, 20, 24, 28};
-  if (ld == kCols || ld % 4 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;
@@ -410,14 +411,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 4 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 4u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 3) ^ ((lane >> 2) & 4u) ^ ((warp & 3u) << 7);
   using V = uint4;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 0x400u, 0x600u, 0x800u, 0xa00u, 0xc00u, 0xe00u};
   constexpr int kReg[] = {0, 4, 8, 12, 16, 20, 24, 28};
-  if (ld == kCols || ld % 4 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;

@@ -26,7 +26,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned short;   // one element's bits
@@ -286,7 +286,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 2 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 4u : 2u);
 #pragma unroll
   for (int k = 0; k < 64; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -295,7 +296,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x10u, 0x410u, 0x20u, 0x420u, 0x30u, 0x430u, 0x40u, 0x440u, 0x50u, 0x450u, 0x60u, 0x460u, 0x70u, 0x470u, 0x1000u, 0x1400u, 0x1010u, 0x1410u, 0x1020u, 0x1420u, 0x1030u, 0x1430u, 0x1040u, 0x1440u, 0x1050u, 0x1450u, 0x1060u, 0x1460u, 0x1070u, 0x1470u, 0x2000u, 0x2400u, 0x2010u, 0x2410u, 0x2020u, 0x2420u, 0x2030u, 0x2430u, 0x2040u, 0x2440u, 0x2050u, 0x2450u, 0x2060u, 0x2460u, 0x2070u, 0x2470u, 0x3000u, 0x3400u, 0x3010u, 0x3410u, 0x3020u, 0x3420u, 0x3030u, 0x3430u, 0x3040u, 0x3440u, 0x3050u, 0x3450u, 0x3060u, 0x3460u, 0x3070u, 0x3470u};
   constexpr int kReg[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62, 64, 66, 68, 70, 72, 74, 76, 78, 80, 82, 84, 86, 88, 90, 92, 94, 96, 98, 100, 102, 104, 106, 108, 110, 112, 114, 116, 118, 120, 122, 124, 126};
-  if (ld == kCols || ld % 2 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 64; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -321,14 +322,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 8 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 2u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0x1fu) << 3) ^ ((warp & 3u) << 8);
   using V = uint4;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x800u, 0xc00u, 0x1000u, 0x1400u, 0x1800u, 0x1c00u, 0x2000u, 0x2400u, 0x2800u, 0x2c00u, 0x3000u, 0x3400u, 0x3800u, 0x3c00u};
   constexpr int kReg[] = {0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120};
-  if (ld == kCols || ld % 8 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;

@@ -26,7 +26,7 @@ inline constexpr bool kWarpLocal = true;
 inline constexpr int kSmemBytes = 2048;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 4;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 4;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned;   // one element's bits
@@ -214,14 +214,15 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 1 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 4u : 4u);
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = (lane & 0x1fu);
   using V = unsigned;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x20u, 0x40u, 0x60u, 0x80u, 0xa0u, 0xc0u, 0xe0u, 0x100u, 0x120u, 0x140u, 0x160u, 0x180u, 0x1a0u, 0x1c0u, 0x1e0u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-  if (ld == kCols || ld % 1 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;
@@ -247,14 +248,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 1 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 4u : 4u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 5) ^ ((lane >> 4) & 1u);
   using V = unsigned;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 2u, 4u, 6u, 8u, 0xau, 0xcu, 0xeu, 0x10u, 0x12u, 0x14u, 0x16u, 0x18u, 0x1au, 0x1cu, 0x1eu};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-  if (ld == kCols || ld % 1 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;

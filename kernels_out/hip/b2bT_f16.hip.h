@@ -27,7 +27,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 4;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned short;   // one element's bits
@@ -291,7 +291,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 8 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 2u);
 #pragma unroll
   for (int k = 0; k < 32; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -300,7 +301,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x800u, 0xc00u, 0x1000u, 0x1400u, 0x1800u, 0x1c00u};
   constexpr int kReg[] = {0, 8, 16, 24, 32, 40, 48, 56};
-  if (ld == kCols || ld % 8 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -326,14 +327,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 1 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 2u : 2u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 10) ^ ((lane >> 4) & 1u) ^ ((lane & 0x20u) << 1) ^ ((warp & 3u) << 1);
   using V = unsigned short;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x80u, 0x100u, 0x180u, 0x200u, 0x280u, 0x300u, 0x380u, 8u, 0x88u, 0x108u, 0x188u, 0x208u, 0x288u, 0x308u, 0x388u, 0x10u, 0x90u, 0x110u, 0x190u, 0x210u, 0x290u, 0x310u, 0x390u, 0x18u, 0x98u, 0x118u, 0x198u, 0x218u, 0x298u, 0x318u, 0x398u, 0x20u, 0xa0u, 0x120u, 0x1a0u, 0x220u, 0x2a0u, 0x320u, 0x3a0u, 0x28u, 0xa8u, 0x128u, 0x1a8u, 0x228u, 0x2a8u, 0x328u, 0x3a8u, 0x30u, 0xb0u, 0x130u, 0x1b0u, 0x230u, 0x2b0u, 0x330u, 0x3b0u, 0x38u, 0xb8u, 0x138u, 0x1b8u, 0x238u, 0x2b8u, 0x338u, 0x3b8u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-  if (ld == kCols || ld % 1 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 64; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;

@@ -27,7 +27,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 16384;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 8;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned short;   // one element's bits
@@ -219,7 +219,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 8 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 2u);
 #pragma unroll
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -228,7 +229,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x800u, 0xc00u};
   constexpr int kReg[] = {0, 8, 16, 24};
-  if (ld == kCols || ld % 8 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -254,7 +255,8 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 1 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 2u : 2u);
   if (((lane & 0u) | (warp & 2u)) != 0u) return;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 8) ^ ((lane >> 2) & 7u) ^ ((lane & 0x20u) << 1) ^ ((warp & 1u) << 3);
@@ -262,7 +264,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x80u, 0x400u, 0x480u, 0x800u, 0x880u, 0xc00u, 0xc80u, 0x1000u, 0x1080u, 0x1400u, 0x1480u, 0x1800u, 0x1880u, 0x1c00u, 0x1c80u, 0x10u, 0x90u, 0x410u, 0x490u, 0x810u, 0x890u, 0xc10u, 0xc90u, 0x1010u, 0x1090u, 0x1410u, 0x1490u, 0x1810u, 0x1890u, 0x1c10u, 0x1c90u, 0x20u, 0xa0u, 0x420u, 0x4a0u, 0x820u, 0x8a0u, 0xc20u, 0xca0u, 0x1020u, 0x10a0u, 0x1420u, 0x14a0u, 0x1820u, 0x18a0u, 0x1c20u, 0x1ca0u, 0x30u, 0xb0u, 0x430u, 0x4b0u, 0x830u, 0x8b0u, 0xc30u, 0xcb0u, 0x1030u, 0x10b0u, 0x1430u, 0x14b0u, 0x1830u, 0x18b0u, 0x1c30u, 0x1cb0u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-  if (ld == kCols || ld % 1 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 64; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;

@@ -27,7 +27,7 @@ inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 65536;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned;   // one element's bits
@@ -225,14 +225,15 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 4 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 4u);
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 0x1fu) << 2) ^ ((lane & 0x20u) << 8) ^ ((warp & 3u) << 7);
   using V = uint4;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 0x400u, 0x600u, 0x800u, 0xa00u, 0xc00u, 0xe00u, 0x1000u, 0x1200u, 0x1400u, 0x1600u, 0x1800u, 0x1a00u, 0x1c00u, 0x1e00u};
   constexpr int kReg[] = {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60};
-  if (ld == kCols || ld % 4 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;
@@ -258,14 +259,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 2 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 8u : 4u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 5) ^ ((lane & 0x20u) << 8) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);
   using V = uint2;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x400u, 0x10u, 0x410u, 0x20u, 0x420u, 0x30u, 0x430u, 0x40u, 0x440u, 0x50u, 0x450u, 0x60u, 0x460u, 0x70u, 0x470u, 0x1000u, 0x1400u, 0x1010u, 0x1410u, 0x1020u, 0x1420u, 0x1030u, 0x1430u, 0x1040u, 0x1440u, 0x1050u, 0x1450u, 0x1060u, 0x1460u, 0x1070u, 0x1470u};
   constexpr int kReg[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62};
-  if (ld == kCols || ld % 2 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;

@@ -27,7 +27,7 @@ inline constexpr bool kWarpLocal = true;
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 1;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned;   // one element's bits
@@ -278,14 +278,15 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 4 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 4u);
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = ((lane & 0x1fu) << 2) ^ ((lane & 0x20u) << 6) ^ ((warp & 3u) << 7);
   using V = uint4;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 0x400u, 0x600u};
   constexpr int kReg[] = {0, 4, 8, 12};
-  if (ld == kCols || ld % 4 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;
@@ -311,14 +312,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 4 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 16u : 4u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 3) ^ ((lane >> 2) & 4u) ^ ((lane & 0x20u) << 6) ^ ((warp & 3u) << 7);
   using V = uint4;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 0x400u, 0x600u};
   constexpr int kReg[] = {0, 4, 8, 12};
-  if (ld == kCols || ld % 4 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;

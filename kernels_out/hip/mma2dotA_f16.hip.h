@@ -27,7 +27,7 @@ inline constexpr bool kWarpLocal = true;
 inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
 inline constexpr int kSmemAlign = 1;   // bytes: smem's alignment
-inline constexpr int kGlobalAlign = 4;  // bytes: the tile pointer's alignment for load_a / store_b
+inline constexpr int kGlobalAlign = 4;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
 using Raw = unsigned short;   // one element's bits
@@ -199,7 +199,8 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 2 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 4u : 2u);
 #pragma unroll
   for (int k = 0; k < 16; ++k) a[k] = 0u;
   const unsigned char* p = static_cast<const unsigned char*>(tile);
@@ -208,7 +209,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 8u, 0x208u, 0x10u, 0x210u, 0x18u, 0x218u, 0x20u, 0x220u, 0x28u, 0x228u, 0x30u, 0x230u, 0x38u, 0x238u};
   constexpr int kReg[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-  if (ld == kCols || ld % 2 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -234,14 +235,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(false, tile, kGlobalAlign);
+  const bool vectors = ld == kCols || ld % 2 == 0;
+  check_group<FirstWarp>(false, tile, vectors ? 4u : 2u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 4) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);
   using V = unsigned;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x200u, 8u, 0x208u, 0x10u, 0x210u, 0x18u, 0x218u, 0x20u, 0x220u, 0x28u, 0x228u, 0x30u, 0x230u, 0x38u, 0x238u};
   constexpr int kReg[] = {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30};
-  if (ld == kCols || ld % 2 == 0) {
+  if (vectors) {
 #pragma unroll
     for (int i = 0; i < 16; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;

@@ -1,0 +1,69 @@
+"""``llgen show``: a layout's thread grid or bank map, its F2 matrix, or a conversion, drawn to SVG or PNG
+with matplotlib (the ``show`` extra; without it, one sentence saying how to install it)."""
+
+from __future__ import annotations
+
+from ..errors import LlgenError
+
+
+def need_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise LlgenError("llgen show draws with matplotlib, which is not installed: pip install 'llgen[show]'.") from None
+
+
+def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path_, matrix, region, access, step, output):
+    """Draw what the options ask for to ``output`` (see ``llgen show --help``)."""
+    need_matplotlib()
+    from .. import show as pictures
+    from ..dtypes import dtype as to_dtype
+    from ..spec import parse_layout
+    from ..spec.facts import spec_facts
+    from ..spec.pair import parse_pair, parse_shape
+    from ..spec.request import resolve
+    from ..target import target as to_target
+
+    pictures.check_output(output)
+    if (spec is None) == (src is None or dst is None) or (spec is not None and (src or dst)):
+        raise LlgenError("give either one layout SPEC or both --src and --dst.")
+    if swizzle and spec is not None:
+        raise LlgenError("--swizzle needs a conversion: give --src and --dst instead of SPEC.")
+    shp, dt = parse_shape(shape), to_dtype(dtype)
+    reg = pictures.parse_region(region)
+    aliases = module.aliases if module is not None else None
+    if spec is not None:
+        facts = {"SPEC": spec_facts(spec, aliases)}
+        if access is not None:
+            facts["--access"] = spec_facts(access, aliases)
+        setting = resolve(facts, warps=warps, threads_per_warp=tpw, target=target, module=module, need_target=False)
+        tgt = to_target(setting.target or "sm_90")
+        lay = parse_layout(spec, shp, setting.warps, setting.lanes, dt.bytes, aliases)
+        if access is not None and not pictures.is_memory(lay):
+            raise LlgenError("--access highlights an access into a memory layout, and this is a distributed layout.")
+        if matrix:
+            fig = pictures.matrix_figure(lay, spec)
+        elif pictures.is_memory(lay):
+            acc = parse_layout(access, shp, setting.warps, setting.lanes, dt.bytes, aliases) if access else None
+            fig = pictures.bank_map_figure(lay, dt.bytes, acc, step, reg, spec, tgt)
+        else:
+            fig = pictures.layout_figure(lay, reg, spec)
+    else:
+        pair = parse_pair(src, dst, shp, dt, warps=warps, threads_per_warp=tpw, target=target, module=module)
+        p = pair.plan("shared", swizzle=swizzle, matrix=False) if swizzle else pair.plan(path_)
+        if swizzle:
+            mem = pictures.memory_from_swizzle(p.detail, p.src.outs)
+            if matrix:
+                fig = pictures.matrix_figure(mem, f"{p.detail.swizzle.name} swizzle")
+            else:
+                acc = {"src": p.src, "dst": p.dst, None: None}.get(access, False)
+                if acc is False:
+                    acc = parse_layout(access, shp, pair.warps, p.target.lanes, dt.bytes, aliases)
+                fig = pictures.bank_map_figure(mem, dt.bytes, acc, step, reg, f"{p.detail.swizzle.name} swizzle", p.target)
+        elif access is not None:
+            raise LlgenError("--access highlights an access into a memory layout: add --swizzle to draw one for --src/--dst.")
+        elif matrix:
+            fig = pictures.matrices_figure([("source A", p.src), ("destination B", p.dst)])
+        else:
+            fig = pictures.conversion_figure(p, reg)
+    pictures.save(fig, output)

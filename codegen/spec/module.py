@@ -1,0 +1,221 @@
+"""A Triton TTGIR dump (``--ttgir FILE``): a ``.ttgir`` file (``compiled.asm["ttgir"]``) or MLIR_ENABLE_DUMP
+output, read into its modules: each one's layout aliases (``#blocked = #ttg.blocked<{...}>``), module
+attributes (ttg.num-warps, ttg.threads-per-warp, ttg.target) and ``ttg.convert_layout`` ops, each with its
+line in the file, tensor shape, element type, source and destination encodings and source location.
+
+An MLIR_ENABLE_DUMP file holds the module once per pass; the TTGIR llgen reads is the last dump of each
+kernel that still has ``tt.func`` (the input of ConvertTritonGPUToLLVM). Aliases and locations are each
+module's own. An op whose types cannot be read is kept with a one-sentence ``problem``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import LlgenError
+from ..files import read_text
+from .limits import MAX_CONVERSIONS, MAX_TTGIR_BYTES, ascii_int
+from .location import Location, loc_body, resolve
+from .ttgir import Alias, Aliases, AttrParser
+
+_ALIAS_LINE = re.compile(r"(#[A-Za-z_][A-Za-z0-9_$.-]*)\s*=\s*(.*)")
+_CONVERT = re.compile(r'=\s*"?(?:ttg|triton_gpu)\.convert_layout"?[\s(]')
+_FUNC = re.compile(r"\btt\.func\b[^@]*@([A-Za-z0-9_$.-]+)")
+_ATTRS = {
+    "num_warps": re.compile(r'"ttg\.num-warps"\s*=\s*([0-9]+)'),
+    "threads_per_warp": re.compile(r'"ttg\.threads-per-warp"\s*=\s*([0-9]+)'),
+    "num_ctas": re.compile(r'"ttg\.num-ctas"\s*=\s*([0-9]+)'),
+}
+_TARGET = re.compile(r'ttg\.target\s*=\s*"([^"]*)"')
+_TENSOR = re.compile(r"((?:[0-9]+x)+)(.+)")
+
+
+@dataclass(frozen=True)
+class ConvertOp:
+    line: int  # 1-based, in the file
+    func: str  # the tt.func it is in ('' when none)
+    shape: tuple[int, ...]
+    element: str  # the MLIR element type, e.g. f16
+    src: str  # the encodings as written: an alias (#mma) or an attribute
+    dst: str
+    location: Location
+    problem: str = ""  # one sentence when the op's types could not be read
+
+    def where(self) -> str:
+        """``line 62 (kernel.py:13:48)``."""
+        loc = self.location.short()
+        return f"line {self.line}" + (f" ({loc})" if loc else "")
+
+
+@dataclass(frozen=True)
+class Module:
+    path: str
+    line: int  # the module's first line in the file
+    aliases: Aliases  # "#name" -> Alias
+    num_warps: int | None
+    threads_per_warp: int | None
+    num_ctas: int | None
+    target: str | None  # Triton's ttg.target, e.g. "cuda:90"
+    funcs: tuple[str, ...]
+    ops: tuple[ConvertOp, ...]
+
+
+def read_ttgir(path: str) -> list[Module]:
+    """The TTGIR modules of the file at ``path`` (at least one; otherwise an LlgenError)."""
+    return parse_ttgir(read_text(path, MAX_TTGIR_BYTES, "TTGIR file"), path)
+
+
+def parse_ttgir(text: str, path: str = "<text>") -> list[Module]:
+    lines = text.splitlines()
+    sections = _sections(lines)
+    chosen = _last_per_kernel(lines, [s for s in sections if _is_ttgir(lines, s)])
+    if not chosen:
+        chosen = [s for s in sections if any(_layout_alias(lines[i]) for i in range(*s))][-1:]
+    if not chosen:
+        raise LlgenError(f"'{path}' is not a TTGIR dump: it has no module with ttg.num-warps and no #ttg layout alias.")
+    modules = [_module(lines, s, path) for s in chosen]
+    count = sum(len(m.ops) for m in modules)
+    if count > MAX_CONVERSIONS:
+        raise LlgenError(f"'{path}' holds {count} ttg.convert_layout ops, over llgen's limit of {MAX_CONVERSIONS}.")
+    return modules
+
+
+def _sections(lines: list[str]) -> list[tuple[int, int]]:
+    """[start, end) line ranges between MLIR_ENABLE_DUMP headers and ``// -----`` separators."""
+    cuts = [i for i, line in enumerate(lines) if line.startswith("// -----")]
+    bounds = [0, *cuts, len(lines)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+
+
+def _module_line(lines: list[str], section: tuple[int, int]) -> str:
+    return next((lines[i] for i in range(*section) if lines[i].startswith("module")), "")
+
+
+def _is_ttgir(lines: list[str], section: tuple[int, int]) -> bool:
+    return '"ttg.num-warps"' in _module_line(lines, section) and any(
+        _FUNC.search(lines[i]) for i in range(*section) if "tt.func" in lines[i]
+    )
+
+
+def _funcs(lines: list[str], section: tuple[int, int]) -> tuple[str, ...]:
+    return tuple(m.group(1) for i in range(*section) if "tt.func" in lines[i] for m in [_FUNC.search(lines[i])] if m)
+
+
+def _last_per_kernel(lines: list[str], sections: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The last section of each kernel (its set of functions), in file order (a .ttgir file: its one module)."""
+    last = {_funcs(lines, s): s for s in sections}
+    return sorted(last.values())
+
+
+def _layout_alias(line: str) -> bool:
+    m = _ALIAS_LINE.fullmatch(line.strip())
+    return bool(m) and m.group(2).startswith(("#ttg.", "#triton_gpu."))
+
+
+def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
+    start, end = section
+    layout_lines, loc_aliases = [], {}
+    for i in range(start, end):
+        if not lines[i].startswith("#"):
+            continue
+        m = _ALIAS_LINE.fullmatch(lines[i].strip())
+        if m and m.group(2).startswith("loc("):
+            loc_aliases[m.group(1)] = m.group(2)[4:-1]
+        elif m:
+            layout_lines.append((m.group(1), m.group(2)))
+    aliases: Aliases = {}
+    for name, text in layout_lines:
+        aliases[name] = _alias(name, text, aliases)
+    head = _module_line(lines, section)
+    attrs = {k: _number(r, head, k, path) for k, r in _ATTRS.items()}
+    target = _TARGET.search(head)
+    ops, func = [], ""
+    for i in range(start, end):
+        line = lines[i]
+        if "tt.func" in line:
+            m = _FUNC.search(line)
+            func = m.group(1) if m else func
+        if "convert_layout" in line and _CONVERT.search(line):
+            ops.append(_op(line, i + 1, func, loc_aliases))
+    return Module(
+        path,
+        start + 1,
+        aliases,
+        attrs["num_warps"],
+        attrs["threads_per_warp"],
+        attrs["num_ctas"],
+        target.group(1) if target else None,
+        _funcs(lines, section),
+        tuple(ops),
+    )
+
+
+def _alias(name: str, text: str, aliases: Aliases) -> Alias:
+    """A layout alias, or why llgen does not read it."""
+    if not text.startswith(("#ttg.", "#triton_gpu.")) or "<{" not in text:
+        return Alias(None, why=f"alias '{name}' is '{text[:60]}', not a layout attribute llgen reads.")
+    parser = AttrParser(text, aliases)
+    try:
+        attr = parser.parse_attr_all()
+    except LlgenError as e:
+        return Alias(None, why=f"alias '{name}' cannot be read: {str(e).rstrip('.')}.")
+    return Alias(attr, parser.max_depth)
+
+
+def _number(pattern: re.Pattern, head: str, key: str, path: str) -> int | None:
+    m = pattern.search(head)
+    return ascii_int(m.group(1), f"{key.replace('_', '-')} of {path}") if m else None
+
+
+def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> ConvertOp:
+    body = loc_body(line)
+    try:
+        location = resolve(body, loc_aliases) if body is not None else Location()
+    except LlgenError:
+        location = Location()
+    types = line.split(" : ", 1)[1] if " : " in line else ""
+    tensors = _tensors(types)
+    if len(tensors) != 2:
+        return ConvertOp(number, func, (), "", "", "", location, "its types are not two tensor types.")
+    (shape_a, elem_a, src), (shape_b, elem_b, dst) = tensors
+    problem = ""
+    if not src or not dst:
+        problem = "a tensor type has no layout encoding."
+    elif (shape_a, elem_a) != (shape_b, elem_b):
+        problem = "its source and destination tensors differ in shape or element type."
+    return ConvertOp(number, func, shape_a, elem_a, src, dst, location, problem)
+
+
+def _tensors(text: str) -> list[tuple[tuple[int, ...], str, str]]:
+    """(shape, element type, encoding) of every ``tensor<...>`` in ``text``."""
+    out, at = [], 0
+    while (at := text.find("tensor<", at)) >= 0:
+        start = at + len("tensor<")
+        depth, i = 1, start
+        while i < len(text) and depth:
+            depth += {"<": 1, ">": -1}.get(text[i], 0)
+            i += 1
+        inner, at = text[start : i - 1], i
+        head, _, encoding = _split_once(inner)
+        m = _TENSOR.fullmatch(head.strip())
+        if not m:
+            out.append(((), head.strip(), encoding.strip()))
+            continue
+        dims = m.group(1)[:-1].split("x")
+        shape = tuple(int(d) if len(d) <= 9 else 1 << 40 for d in dims)
+        out.append((shape, m.group(2).strip(), encoding.strip()))
+    return out
+
+
+def _split_once(inner: str) -> tuple[str, str, str]:
+    """``128x128xf16, #mma`` -> ('128x128xf16', ',', '#mma'), splitting at the first top-level comma."""
+    depth = 0
+    for i, ch in enumerate(inner):
+        if ch in "<[({":
+            depth += 1
+        elif ch in ">])}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return inner[:i], ",", inner[i + 1 :]
+    return inner, "", ""

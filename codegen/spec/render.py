@@ -1,0 +1,105 @@
+"""An encoding as Triton 3.6 prints it in TTGIR (``llgen layout`` shows what a short form resolved to): the
+same fields in the same order, optional ones (CGALayout, tilesPerWarp, a 64-bit elementBitWidth, a wmma
+instrShape other than 16x16x16) only where Triton prints them. tests/test_ttgir_render.py holds the text
+to Triton's own for every family."""
+
+from __future__ import annotations
+
+from .. import layouts as L
+from ..layout import LinearLayout
+
+
+def attribute(enc) -> str:
+    """The ``#ttg.<name><{...}>`` text of an encoding object (llgen.layouts)."""
+    name, fields = _fields(enc)
+    body = ", ".join(f"{k} = {_value(v)}" for k, v in fields)
+    return f"#ttg.{name}<{{{body}}}>"
+
+
+def linear_attribute(layout: LinearLayout) -> str:
+    """A distributed `LinearLayout` (register, lane, warp, block) as ``#ttg.linear``."""
+    bases = {n: [list(layout.basis(n, i)) for i in range(k)] for n, k in layout.ins}
+    return attribute(L.Linear(*(tuple(map(tuple, bases.get(n, []))) for n in ("register", "lane", "warp", "block"))))
+
+
+def parsed_text(attr: tuple[str, dict]) -> str:
+    """A parsed attribute ``(name, fields)`` (llgen.spec.ttgir.AttrParser) as text, aliases written out."""
+    name, fields = attr
+    return f"#{name}<{{{', '.join(f'{k} = {_value(v)}' for k, v in fields.items())}}}>"
+
+
+def _fields(enc) -> tuple[str, list]:
+    cga = [("CGALayout", enc.cga_layout)] if getattr(enc, "cga_layout", ()) else []
+    if isinstance(enc, L.Blocked):
+        return "blocked", [
+            ("sizePerThread", enc.size_per_thread),
+            ("threadsPerWarp", enc.threads_per_warp),
+            ("warpsPerCTA", enc.warps_per_cta),
+            ("order", enc.order),
+            *cga,
+        ]
+    if isinstance(enc, L.NvidiaMma):
+        return "nvidia_mma", [
+            ("versionMajor", enc.version),
+            ("versionMinor", 0),
+            ("warpsPerCTA", enc.warps_per_cta),
+            *cga,
+            ("instrShape", enc.instr_shape),
+        ]
+    if isinstance(enc, L.AmdMfma):
+        return "amd_mfma", [
+            ("version", enc.version),
+            ("warpsPerCTA", enc.warps_per_cta),
+            ("instrShape", enc.instr_shape),
+            ("isTransposed", enc.transposed),
+            *cga,
+            *_tiles(enc),
+            *([("elementBitWidth", enc.element_bitwidth)] if enc.element_bitwidth != 32 else []),
+        ]
+    if isinstance(enc, L.AmdWmma):
+        return "amd_wmma", [
+            ("version", enc.version),
+            ("isTranspose", enc.transposed),
+            ("warpsPerCTA", enc.warps_per_cta),
+            *cga,
+            *_tiles(enc),
+            *([("instrShape", enc.instr_shape)] if tuple(enc.instr_shape) != (16, 16, 16) else []),
+        ]
+    if isinstance(enc, L.DotOperand):
+        return "dot_op", [("opIdx", enc.operand_index), ("parent", enc.parent), ("kWidth", enc.k_width)]
+    if isinstance(enc, L.Slice):
+        return "slice", [("dim", enc.dim), ("parent", enc.parent)]
+    if isinstance(enc, L.Linear):
+        return "linear", [(n, getattr(enc, n)) for n in ("register", "lane", "warp", "block")]
+    if isinstance(enc, L.SwizzledShared):
+        return "swizzled_shared", [
+            ("vec", enc.vec),
+            ("perPhase", enc.per_phase),
+            ("maxPhase", enc.max_phase),
+            ("order", enc.order),
+            *cga,
+        ]
+    if isinstance(enc, L.NvmmaShared):
+        return "nvmma_shared", [
+            ("swizzlingByteWidth", enc.swizzle_byte_width),
+            ("transposed", enc.transposed),
+            ("elementBitWidth", enc.element_bitwidth),
+            *cga,
+        ]
+    raise TypeError(f"no TTGIR spelling for {type(enc).__name__}")
+
+
+def _tiles(enc) -> list:
+    return [("tilesPerWarp", enc.tiles_per_warp)] if any(t != 1 for t in enc.tiles_per_warp) else []
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], dict):
+        return parsed_text(v)
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    return attribute(v)

@@ -1,0 +1,130 @@
+"""The calibration table (issue 18): per case and llgen variant, the LOOP time a GPU run measured and the cost model's
+prediction (codegen/plan/cost.py) for the same two plans. tests/test_calibration.py re-plans every row with the
+current model and holds the model's order of each case's variants to the measured order; a measured gap under TIE
+is a tie, which any prediction matches.
+
+A row names its plans by their kinds, one per direction (A -> B, B -> A): the forced path that plans it
+(runtime.bench.ALTERNATIVES: registers, shuffle, shared, shared_vec). llgen's own pick is one of those each way, so a
+row stays meaningful when a new cost model picks differently.
+
+Write the table from a bench report: python -m llgen.runtime.bench calibrate bench/report.json -o
+tests/data/calibration.json
+"""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+from ..errors import LlgenError
+from ..files import write_atomic
+
+TIE = 1.02  # measured within 2% of each other: a tie
+OWN = ("llgen", "registers", "shuffle", "shared", "shared_vec")
+
+
+def rows_of(report: dict, target: str = "sm_90") -> tuple[list[dict], list[str]]:
+    """(rows, notes): one row per case and distinct llgen variant with a LOOP time. A report without the variants'
+    kinds (before issue 18) gets them by re-planning each variant by its name; a variant whose re-planned path is not
+    the measured one is left out, with a note."""
+    rows, notes = [], []
+    for c in report["cases"]:
+        measured = {n: r for n, r in c.get("variants", {}).items() if n in OWN and r.get("loop_per_sm_ns") and not r.get("error")}
+        if not measured:
+            continue
+        replanned = None
+        for name, r in measured.items():
+            kinds = r.get("kinds")
+            if not kinds:
+                if replanned is None:
+                    replanned = _replan(c, target)
+                v = replanned.get(name)
+                if v is None or f"{v.fwd.path}/{v.bwd.path}" != r.get("path"):
+                    notes.append(f"{c['id']} / {name}: left out, its plans today are not the measured {r.get('path')}")
+                    continue
+                kinds = list(v.kinds)
+            rows.append(
+                {
+                    "suite": c.get("suite") or "core",
+                    "case": c["id"],
+                    "variant": name,
+                    "kinds": list(kinds),
+                    "path": r.get("path"),
+                    "loop_ns": round(r["loop_per_sm_ns"], 3),
+                    "cost_pred": r.get("cost_pred"),
+                }
+            )
+    return rows, notes
+
+
+def _replan(c: dict, target: str) -> dict:
+    from .bench import variant_table
+
+    try:
+        case = find_case(c.get("suite") or "core", c["id"])
+        return {v.name: v for v in variant_table(case, target)[0]}
+    except LlgenError:
+        return {}
+
+
+def find_case(suite: str, case_id: str):
+    from ..suite import suite as suite_cases
+
+    for c in suite_cases(suite):
+        if c.id == case_id:
+            return c
+    raise LlgenError(f"case {case_id} is not in suite {suite}.")
+
+
+def predicted(case, kinds, target: str = "sm_90") -> float:
+    """The cost model's cycles for the case's two plans of these kinds (A -> B planned as kinds[0], B -> A as
+    kinds[1])."""
+    from ..plan import plan_conversion
+    from .bench import ALTERNATIVES, case_options, plan_cost
+
+    opts = dict(ALTERNATIVES)
+    total = 0.0
+    for (s, d), kind in zip(((case.src, case.dst), (case.dst, case.src)), kinds, strict=True):
+        total += plan_cost(plan_conversion(s, d, case.dtype, target, **{**opts[kind], **case_options(case)}))
+    return total
+
+
+def write_table(report: dict, out: str, target: str = "sm_90") -> str:
+    """The calibration table of ``report`` (with each row's prediction by today's model) written to ``out``."""
+    rows, notes = rows_of(report, target)
+    for r in rows:
+        r["cost_pred"] = round(predicted(find_case(r["suite"], r["case"]), r["kinds"], target), 1)
+    info = report.get("info", {})
+    table = {
+        "about": "LOOP per-SM ns per conversion measured by llgen bench, and the cost model's cycles for the same plans; "
+        "tests/test_calibration.py holds the model's order to the measured one (runtime/calibration.py)",
+        "source": {k: info.get(k) for k in ("device", "date", "date_end", "commit", "nvrtc")},
+        "target": target,
+        "tie": TIE,
+        "notes": notes,
+        "rows": rows,
+    }
+    write_atomic(out, json.dumps(table, indent=1) + "\n", make_dirs=True)
+    return out
+
+
+def order_mismatches(rows: list[dict], predict, tie: float = TIE) -> list[str]:
+    """Pairs of one case's variants whose measured order (a gap over ``tie``) the prediction does not give: the
+    faster one must be predicted strictly cheaper. ``predict(row)`` is the model's cost of a row."""
+    by_case: dict = {}
+    for r in rows:
+        by_case.setdefault((r["suite"], r["case"]), []).append(r)
+    out = []
+    for (_, case), rs in by_case.items():
+        cost = {id(r): predict(r) for r in rs}
+        for a, b in combinations(rs, 2):
+            fast, slow = (a, b) if a["loop_ns"] <= b["loop_ns"] else (b, a)
+            if slow["loop_ns"] <= fast["loop_ns"] * tie:
+                continue
+            if cost[id(fast)] >= cost[id(slow)]:
+                out.append(
+                    f"{case}: {fast['variant']} ({'/'.join(fast['kinds'])}) measured {fast['loop_ns']:.1f} ns < "
+                    f"{slow['variant']} ({'/'.join(slow['kinds'])}) {slow['loop_ns']:.1f} ns, but the model predicts "
+                    f"{cost[id(fast)]:.0f} vs {cost[id(slow)]:.0f} cycles"
+                )
+    return out

@@ -1,0 +1,372 @@
+"""Issue 18 on a machine without a GPU: the wide suite plans, emits and compiles; Triton's Gluon kernels compile for
+every wide case; the bench harness runs on CPU threads through a stand-in for CuPy (LOOP checked against NumPy,
+failures as rows, shards and the merged report); the gather benchmark's kernels compute take_along_axis."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from llgen.runtime import bench, benchreport, gatherbench, host
+from llgen.suite import Case, core, describe, gather_bench_cases, wide
+
+ROOT = Path(__file__).resolve().parents[1]
+# CUDA's f16 `+ 1` is inline PTX; on CPU threads the same arithmetic in _Float16 (bench.j2 guards its own definitions)
+HOST_F16 = r"""
+#define LLGEN_ADD_ONE_F16X2
+static inline unsigned short llgen_add_one_f16(unsigned short h) {
+  _Float16 x; __builtin_memcpy(&x, &h, 2); x = (_Float16)(x + (_Float16)1.0f); __builtin_memcpy(&h, &x, 2); return h;
+}
+static inline unsigned llgen_add_one_f16x2(unsigned w) {
+  return llgen_add_one_f16(w & 0xffffu) | (unsigned)llgen_add_one_f16(w >> 16) << 16;
+}
+"""
+
+
+def by_id(cid: str) -> Case:
+    return next(c for c in wide() if c.id == cid)
+
+
+# ---------------------------------------------------------------------------------------------- the suite
+def test_wide_has_forty_cases_beyond_core_with_stable_ids_and_every_kind():
+    cases = wide()
+    ids = [c.id for c in cases]
+    assert len(ids) >= 40 and len(set(ids)) == len(ids) and not set(ids) & {c.id for c in core()}
+    assert [(c.id, c.src, c.dst) for c in wide()] == [(c.id, c.src, c.dst) for c in cases]  # deterministic
+    kinds = {
+        "one warp": [c for c in cases if c.warps == 1 and c.src.total_out_bits >= 12],
+        "1-D": [c for c in cases if len(c.shape) == 1],
+        "tiny": [c for c in cases if c.src.total_out_bits <= 8],
+        "8 warps": [c for c in cases if c.warps == 8],
+        "256x128": [c for c in cases if tuple(c.shape) == (256, 128)],
+        "128x256": [c for c in cases if tuple(c.shape) == (128, 256)],
+        "rank 3": [c for c in cases if len(c.shape) == 3],
+        "scratch rounds": [c for c in cases if c.smem_budget],
+        "random pairs": [c for c in cases if c.id.startswith("r18_")],
+    }
+    for dt in ("i8", "f8e4m3", "f8e5m2", "bf16", "f64"):
+        kinds[dt] = [c for c in cases if c.dtype == dt]
+    assert all(len(v) >= 1 for v in kinds.values()), {k: len(v) for k, v in kinds.items()}
+    assert len(kinds["one warp"]) >= 5 and len(kinds["random pairs"]) >= 12
+
+
+def test_the_wide_suite_matches_its_snapshot():
+    """A change of the suite, or of the generator its random pairs come from, shows here (and in the calibration
+    table's case ids): tests/data/wide_cases.json holds each case as llgen.suite.describe gives it. After a change
+    on purpose: python -c "import json; from llgen.suite import wide, describe;
+    print(json.dumps([describe(c) for c in wide()]))" > tests/data/wide_cases.json"""
+    snap = json.loads((ROOT / "tests" / "data" / "wide_cases.json").read_text())
+    assert snap == [describe(c) for c in wide()]
+
+
+def test_every_wide_case_plans_every_variant_and_builds_its_bench_source():
+    from llgen.emit import emit_bench, loop_scratch, stream_smem
+
+    picks = {}
+    for c in wide():
+        vs, skipped = bench.variant_table(c, "sm_90", baselines=False)
+        assert vs[0].name == "llgen" and all(v.kinds[0] != "?" and v.kinds[1] != "?" for v in vs), c.id
+        names = {v.name for v in vs} | set(skipped)
+        assert names == {"llgen", "registers", "shuffle", "shared", "shared_vec"}, c.id
+        for v in vs:
+            src = emit_bench(v.fwd, v.bwd, "b")
+            assert "b_loop" in src and "b_stream" in src and "b_copy" in src
+            assert max(loop_scratch(v.fwd, v.bwd).bytes, stream_smem(v.fwd, v.bwd)) <= v.fwd.target.smem_per_cta, c.id
+        picks[c.id] = vs[0].fwd.path, vs[0].bwd.path
+    assert picks["regperm_f16"] == ("registers", "registers") and picks["regperm_i8"] == ("registers", "registers")
+    assert sum(p == ("shared", "shared") for cid, p in picks.items() if cid.startswith("w1_")) >= 5  # the issue's cases
+
+
+def test_variant_table_says_why_each_alternative_is_not_run():
+    vs, skipped = bench.variant_table(by_id("regperm_f16"), "sm_90", baselines=False)
+    names = [v.name for v in vs]
+    assert names[0] == "llgen" and "shuffle" in names and "shared" in names
+    assert skipped["registers"] == "the same kernels as llgen" and vs[0].same_as == ["registers"]
+    assert vs[0].kinds == ("registers", "registers")
+    vs, skipped = bench.variant_table(by_id("w8_b2mma_f32"), "sm_90")
+    assert skipped["shuffle"].startswith("A -> B: the shuffle path cannot do this conversion")
+    assert skipped["registers"].startswith("A -> B: the registers path cannot")
+    assert {v.name for v in vs} >= {"llgen", "naive", "classic"}
+    rounds = bench.variant_table(by_id("mma2b_f16_b8k"), "sm_90")[0][0]
+    assert rounds.fwd.detail.rounds == 4 and rounds.fwd.detail.scratch_bytes <= 8192
+
+
+def test_wide_bench_kernels_compile_with_nvrtc():
+    """A sample of the wide suite through NVRTC for sm_90, every variant: one-warp cases (STREAM groups of 8 warps on
+    dynamic shared memory), tiles over 48 KB, scratch rounds, 1-D, rank 3, f64, fp8 and the register permutations.
+    No kernel declares static shared memory (what ptxas refused in the issue's crash): 1024 bytes is what sm_90
+    reserves in every kernel."""
+    from llgen.emit import emit_bench
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
+
+    sample = ["w1_b2b_f16", "w1_b2dotA_f16", "wgmma2b_128x256_f32", "mma2b_f16_b8k", "r1_slice_256_f16"]
+    sample += ["r3_mma2b_4x64x32_f16", "b2bT_f64", "b2dotB_f8e4m3", "regperm_f16", "regperm_i8", "r18_7_i8"]
+    for cid in sample:  # a source a case: LLGEN_KEEP's constraint is defined once a source, by its dtype
+        names = [f"{cid}_{v.name}" for v in bench.variants(by_id(cid), "sm_90", baselines=False)]
+        srcs = [
+            emit_bench(v.fwd, v.bwd, n) for v, n in zip(bench.variants(by_id(cid), "sm_90", baselines=False), names, strict=True)
+        ]
+        try:
+            cubin = compile_cuda("\n".join(srcs), "sm_90")
+        except ToolchainUnavailable as e:
+            pytest.skip(str(e))
+        for n in names:
+            for k in ("loop", "stream", "copy"):
+                res = cubin.kernels[f"{n}_{k}"]
+                assert res.shared <= 1024 and res.local == 0, f"{n}_{k}: static shared {res.shared}, local {res.local}"
+
+
+def test_triton_compiles_every_wide_case_or_the_case_says_why():
+    """Gluon takes every wide layout (rank 1 to 3, replicas, every dtype) as a DistributedLinearLayout; compiled for
+    sm_90 without a GPU, its LOOP kernel's shared memory fits the H100's 227 KB per CTA except where the case's note
+    says Triton cannot run it."""
+    pytest.importorskip("triton")
+    from llgen.runtime.gluon import compile_offline
+
+    over = []
+    for c in wide():
+        k = compile_offline("loop", c.src, c.dst, c.warps, c.dtype)
+        if k.metadata.shared > 227 * 1024:
+            over.append(c.id)
+            assert "Triton cannot run it" in c.note, c.id
+    assert over == ["b2bT_256x256_f32"]
+
+
+# ------------------------------------------------------------------------------- the harness on CPU threads
+class _HostKernel:
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+        self.num_regs, self.local_size_bytes, self.max_dynamic_shared_size_bytes = 0, 0, 0
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        self.module.launch(self.name, grid[0], block[0], args, smem=shared_mem)
+
+
+class _HostRawModule:
+    def __init__(self, code, options=()):  # noqa: ARG002 - CuPy's signature
+        self.code, self.module = code, None
+
+    def compile(self):
+        # an empty asm pins a value on the GPU; the CPU shim defines LLGEN_KEEP away, and so does this its per-element form
+        code = re.sub(r"#define LLGEN_KEEP_ELEM\(x\) asm volatile\(.*\)", "#define LLGEN_KEEP_ELEM(x) ((void)(x))", self.code)
+        self.module = host.compile(HOST_F16 + code, "sm_90")
+
+    def get_function(self, name):
+        return _HostKernel(self.module, name)
+
+
+def host_cupy(sms: int = 1) -> types.ModuleType:
+    """What runtime.bench asks of CuPy for LOOP's correctness check, on NumPy and CPU threads (llgen.runtime.host)."""
+    cp = types.ModuleType("cupy")
+    cp.asarray = lambda a: np.array(a, copy=True)
+    cp.asnumpy = np.asarray
+    cp.empty_like = np.empty_like
+    cp.flatnonzero = np.flatnonzero
+    cp.RawModule = _HostRawModule
+    cp.get_default_memory_pool = lambda: types.SimpleNamespace(free_all_blocks=lambda: None)
+    cp.cuda = types.SimpleNamespace(Device=lambda _=0: types.SimpleNamespace(attributes={"MultiProcessorCount": sms}))
+    return cp
+
+
+@pytest.fixture
+def cpu_cupy(monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", host_cupy())
+
+
+@pytest.mark.usefixtures("cpu_cupy")
+def test_run_case_on_cpu_threads_checks_every_variant_of_the_register_permutations():
+    """Issue 18's LOOP/checker disagreement, on CPU threads: every variant of both register permutations (registers,
+    forced shuffle, forced shared) gives NumPy's answer after 3 round trips, f16 through the same `+ 1` (issue 18)."""
+    for cid in ("regperm_f16", "regperm_i8"):
+        res = bench.run_case(by_id(cid), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, baselines=True)
+        assert "error" not in res, res
+        assert set(res["variants"]) >= {"llgen", "shuffle", "shared", "naive", "classic"}
+        for name, r in res["variants"].items():
+            assert r["loop_correct"] is True, (cid, name, r)
+            assert r["kinds"] and r["cost_pred"] is not None
+
+
+@pytest.mark.usefixtures("cpu_cupy")
+def test_a_wrong_loop_kernel_says_where_it_goes_wrong(monkeypatch):
+    """check_loop finds the first k that fails: a LOOP that skips its first round trip is right at k = 0 (the global
+    load and store) and wrong from k = 1."""
+    emit = bench.emit_bench
+    monkeypatch.setattr(
+        bench, "emit_bench", lambda f, b, n: emit(f, b, n).replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)")
+    )
+    res = bench.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    r = res["variants"]["llgen"]
+    assert r["loop_correct"] is False and r["loop_first_bad"]["k"] == 1 and r["loop_first_bad"]["share_of_tiles"] == 1.0
+
+
+@pytest.mark.usefixtures("cpu_cupy")
+def test_bench_never_crashes_a_failure_is_a_row(monkeypatch):
+    """A variant that does not emit or compile, a Triton that cannot run and a case llgen cannot plan are rows
+    that say why; the other variants are measured."""
+    emit = bench.emit_bench
+
+    def flaky(f, b, n):
+        if f.path == "shuffle":
+            raise RuntimeError("emitter bug")
+        if f.detail is not None and f.path == "shared" and not getattr(f.detail, "warp_sync", True):
+            return "this is not CUDA"
+        return emit(f, b, n)
+
+    monkeypatch.setattr(bench, "emit_bench", flaky)
+    res = bench.run_case(by_id("w1_b2b_f16"), "sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
+    v = res["variants"]
+    assert v["shuffle"]["error"] == "emit: RuntimeError: emitter bug"
+    assert v["llgen"]["loop_correct"] is True  # one warp: __syncwarp plans still emit
+    assert v["triton"]["error"]  # here: no torch, or no GPU for it
+    res = bench.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    assert res["variants"]["llgen"]["error"].startswith("CompileFailed")
+    a = by_id("tiny_16x16_f32")
+    bad = Case("bad", "f32", (16, 16), 4, a.src, by_id("w1_b2b_f16").dst)
+    res = bench.run_case(bad, "sm_90", set(), 1, False, lambda _: None)
+    assert res["error"].startswith("LlgenError") and res["variants"] == {}
+
+
+@pytest.mark.usefixtures("cpu_cupy")
+def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
+    """run(shard=(i, n)) takes every n-th case from the i-th and saves after each case; merge_reports puts core and
+    wide pieces back in suite order into one report with both suites' tables, targets and chart."""
+    monkeypatch.setattr(sys.modules["llgen.runtime.compile"], "device", lambda _t: None)
+    monkeypatch.setattr(bench, "device_info", lambda: {"device": "CPU threads", "sms": 1, "date": "d0", "commit": "x"})
+    saved = []
+    cases = [by_id(i) for i in ("tiny_16x16_f32", "tiny_8x8_f16", "r1_64_i8", "regperm_i8")]
+    parts = []
+    for i in (1, 2):
+        rep = bench.run(
+            cases,
+            "sm_90",
+            (),
+            1,
+            False,
+            lambda _: None,
+            {"matrix": False},
+            suite="wide",
+            shard=(i, 2),
+            baselines=False,
+            on_case=lambda r: saved.append(len(r["cases"])),
+        )
+        assert [c["id"] for c in rep["cases"]] == [c.id for c in cases[i - 1 :: 2]]
+        parts.append(tmp_path / f"wide-{i}.json")
+        bench.write_json(rep, str(parts[-1]))
+    assert saved == [1, 2, 1, 2]
+    core_part = tmp_path / "core.json"
+    bench.write_json(
+        {"info": {"device": "CPU threads", "suite": "core", "date": "c0", "date_end": "c1"}, "measures": [], "cases": []},
+        str(core_part),
+    )
+    merged = bench.merge_reports([parts[1], core_part, parts[0]], str(tmp_path / "out"))
+    ids = {c.id for c in cases}
+    assert [c["id"] for c in merged["cases"]] == [c.id for c in wide() if c.id in ids]  # the suite's own order
+    assert [r["suite"] for r in merged["info"]["runs"]] == ["wide", "core", "wide"]
+    text = (tmp_path / "out" / "report.md").read_text()
+    assert "## Suite wide (4 cases)" in text and "## Targets (issue 18) on wide" in text
+    assert (tmp_path / "out" / "report.png").stat().st_size > 10_000
+    with pytest.raises(bench.LlgenError, match="shard 3/2 does not exist"):
+        bench.select_shard(cases, (3, 2))
+
+
+def test_module_entry_point_rejects_bad_shards_and_measures(capsys):
+    assert bench.main(["run", "--suite", "wide", "--shard", "x", "-o", "/dev/null"]) == 2
+    assert "not of the form I/N" in capsys.readouterr().err
+    assert bench.main(["run", "--suite", "wide", "--measures", "loop,speed", "-o", "/dev/null"]) == 2
+    assert "unknown measure(s) ['speed']" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------- report
+def _wide_report() -> dict:
+    """A merged core + wide report as the device would give it, with numbers made up for the layout of the text."""
+
+    def case(cid, suite, pick, alts, triton, **extra):
+        v = {"llgen": {"path": "shared/shared", "loop_per_sm_ns": pick, "loop_correct": True, "regs": 40, "local_bytes": 0}}
+        v.update({n: {"path": f"{n}/{n}", "loop_per_sm_ns": ns, "loop_correct": True} for n, ns in alts.items()})
+        v["triton"] = {"path": "triton", "loop_per_sm_ns": triton} if triton else {"path": "triton", "error": "OutOfResources"}
+        return {"id": cid, "suite": suite, "variants": v, "skipped": {"registers": "A -> B: no"}, **extra}
+
+    return {
+        "info": {"device": "NVIDIA H100 80GB HBM3", "sms": 132, "nvidia_smi": "580, 1980 MHz, 1980 MHz, 2619 MHz"},
+        "measures": ["loop", "stream"],
+        "cases": [
+            case("t16x32", "core", 16.0, {"shuffle": 240.0}, 19.5),
+            case("w1_b2b_f16", "wide", 40.0, {"shuffle": 30.0}, 35.0),
+            case("w8_b2mma_f32", "wide", 500.0, {"shared_vec": 505.0}, 600.0),
+            case("b2bT_256x256_f32", "wide", 2000.0, {}, None),
+        ],
+        "gather": [
+            {
+                "id": "gather_f32",
+                "dtype": "f32",
+                "shape": [32, 32],
+                "axis": 1,
+                "pattern": "random",
+                "variants": {
+                    "llgen": {"path": "shuffle", "loop_per_sm_ns": 10.0, "loop_correct": True},
+                    "shared": {"path": "shared", "loop_per_sm_ns": 40.0, "loop_correct": True},
+                    "triton": {"path": "triton", "loop_per_sm_ns": 12.0, "loop_correct": True},
+                },
+            }
+        ],
+    }
+
+
+def test_wide_report_has_its_targets_gather_section_and_chart(tmp_path):
+    report = _wide_report()
+    benchreport.write_report(report, str(tmp_path))
+    text = (tmp_path / "report.md").read_text()
+    assert "## Suite core (1 cases)" in text and "## Targets (issue 6), from this run" in text
+    assert "| w1_b2b_f16 | shared/shared | 40.0 | 35.0 | 0.88 | shuffle 30.0 | 1.333 |" in text
+    assert "MISSED: the pick within 2% of the fastest llgen variant on >= 95% of the 2 cases with an alternative" in text
+    assert "worst w1_b2b_f16 1.333" in text and "Triton could not run b2bT_256x256_f32 (OutOfResources)" in text
+    assert "w1_b2b_f16: the model picked shared/shared but shuffle (shuffle/shuffle) measured 30.0 vs 40.0 ns" in text
+    assert "- w1_b2b_f16 / registers: skipped: A -> B: no" in text
+    assert "| gather_f32 | f32 | 32x32 | 1 | random | shuffle | 10.0 | 10.0 | 40.0 | 12.0 | 1.20 | 4.00 | True, True |" in text
+    assert (tmp_path / "report.png").stat().st_size > 20_000
+
+
+def test_pick_gap_counts_the_pick_as_the_fastest_within_two_percent():
+    c = _wide_report()["cases"][2]
+    assert benchreport.best_alternative(c) == ("shared_vec", 505.0) and benchreport.pick_gap(c) == 1.0
+    (line,) = [t for t in benchreport.targets_wide({"cases": [c]}, 1980) if "the pick" in t[1]]
+    assert line[0] == "met" and "1/1" in line[1]
+
+
+# ---------------------------------------------------------------------------------------------- gather
+def test_gather_bench_kernels_compute_take_along_axis_on_cpu_threads():
+    """Every gather case by every variant (pick, forced shuffle and shared), both index patterns: the LOOP kernel's
+    three gathers in a row give NumPy's take_along_axis applied three times, bit for bit."""
+    from llgen.runtime.reference import random_input, raw_dtype
+
+    rng = np.random.default_rng(3)
+    seen = set()
+    for c in gather_bench_cases():
+        plans, skipped = gatherbench.gather_variants(c)
+        assert plans[0][0] == "llgen" and len(plans) + len(skipped) == 3
+        for name, plan in plans:
+            seen.add(plan.path)
+            mod = host.compile(gatherbench.loop_source(plan, "g"), "sm_90")
+            for pattern in gatherbench.PATTERNS:
+                x = random_input(raw_dtype(c.dtype), 2 * int(np.prod(c.shape)), rng).reshape(2, *c.shape)
+                ix = gatherbench.index_tiles(pattern, c.shape, c.axis, 2, rng)
+                y = np.zeros(x.size, x.dtype)
+                args = (x.reshape(-1).copy(), ix.reshape(-1).copy(), y, 3)
+                mod.launch("g_loop", 2, c.warps * 32, args, smem=gatherbench.scratch_bytes(plan))
+                assert (y == gatherbench.expected(x, ix, c.axis, 3).reshape(-1)).all(), (c.id, name, pattern)
+    assert seen == {"shuffle", "shared", "registers"}
+
+
+def test_triton_gather_compiles_for_every_gather_case():
+    pytest.importorskip("triton")
+    from llgen.runtime.gluon import compile_offline
+
+    for c in gather_bench_cases():
+        k = compile_offline("gather", c.layout, None, c.warps, c.dtype, axis=c.axis)
+        assert k.metadata.shared <= 227 * 1024, c.id

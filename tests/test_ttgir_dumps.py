@@ -1,0 +1,248 @@
+"""Whole TTGIR input (``--ttgir``) on real dumps Triton 3.6 wrote on a CPU (tests/data/ttgir/, made by
+tests/data/make_ttgir_dumps.py): the reader finds each module's settings, aliases and convert_layout ops with
+their lines, shapes, dtypes and locations; aliases resolve in specs; ``plan --ttgir`` lists and plans every op,
+``emit --ttgir`` writes one header per distinct conversion and an index; what llgen cannot move is listed with
+one sentence."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import ROOT
+
+from llgen.cli import main
+from llgen.errors import LlgenError
+from llgen.spec import parse_layout
+from llgen.spec.module import parse_ttgir, read_ttgir
+
+DATA = ROOT / "tests" / "data" / "ttgir"
+DUMPS = sorted(p.name for p in DATA.iterdir())
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_the_dumps_are_there():
+    for kernel in ("matmul", "softmax", "layernorm", "attention_fwd"):
+        assert (DATA / f"{kernel}.ttgir").exists()
+    assert "layernorm.mlir-dump.txt" in DUMPS and "attention_fwd.gfx942.ttgir" in DUMPS
+
+
+# (file, ttg.num-warps, threads per warp, ttg.target, [(line, shape, element, src, dst)])
+EXPECTED = {
+    "matmul.ttgir": (4, 32, "cuda:90", [(75, (128, 128), "f16", "#mma", "#blocked1")]),
+    "softmax.ttgir": (4, 32, "cuda:90", []),
+    "layernorm.ttgir": (
+        4,
+        32,
+        "cuda:90",
+        [
+            (76, (256,), "f32", "#blocked1", "#ttg.slice<{dim = 0, parent = #blocked}>"),
+            (83, (256,), "f32", "#blocked1", "#ttg.slice<{dim = 0, parent = #blocked}>"),
+        ],
+    ),
+    "attention_fwd.ttgir": (
+        8,
+        32,
+        "cuda:90",
+        [
+            (109, (128, 64), "f16", "#mma", "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>"),
+            (124, (128, 64), "f16", "#mma", "#blocked"),
+        ],
+    ),
+    "attention_fwd.gfx942.ttgir": (
+        8,
+        64,
+        "hip:gfx942",
+        [(122, (128, 1), "f32", "#mma1", "#mma"), (140, (128, 1), "f32", "#mma1", "#mma")],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_reader_finds_settings_and_ops(name):
+    [module] = read_ttgir(str(DATA / name))
+    warps, lanes, target, ops = EXPECTED[name]
+    assert (module.num_warps, module.threads_per_warp, module.target) == (warps, lanes, target)
+    assert [(o.line, o.shape, o.element, o.src, o.dst) for o in module.ops] == ops
+    lines = (DATA / name).read_text().splitlines()
+    assert all("ttg.convert_layout" in lines[o.line - 1] for o in module.ops)
+    assert all(o.location.file == "make_ttgir_dumps.py" and o.func for o in module.ops)
+
+
+def test_mlir_dump_takes_the_last_ttgir_module():
+    [module] = read_ttgir(str(DATA / "layernorm.mlir-dump.txt"))
+    text = (DATA / "layernorm.mlir-dump.txt").read_text().splitlines()
+    assert "IR Dump Before ConvertTritonGPUToLLVM" in text[module.line - 1]
+    assert [o.src for o in module.ops] == ["#blocked1", "#blocked1"] and module.num_warps == 4
+    same = [(o.shape, o.element, o.src, o.dst, o.location) for o in read_ttgir(str(DATA / "layernorm.ttgir"))[0].ops]
+    assert [(o.shape, o.element, o.src, o.dst, o.location) for o in module.ops] == same
+
+
+@pytest.mark.parametrize("name", DUMPS)
+def test_every_alias_of_every_dump_parses(name):
+    for module in read_ttgir(str(DATA / name)):
+        for alias, value in module.aliases.items():
+            if alias in ("#smem",):
+                assert value.attr is None and value.why.endswith(".")
+                continue
+            assert value.attr is not None, value.why
+            lanes, warps = module.threads_per_warp, module.num_warps
+            if "shared" not in value.attr[0]:
+                rank = len(value.attr[1].get("warpsPerCTA", value.attr[1].get("order", [0, 0])))
+                parse_layout(alias, [64] * rank, warps, lanes, 2, module.aliases)
+
+
+def test_aliases_resolve_in_specs_and_dot_op_parents():
+    path = str(DATA / "attention_fwd.sm80.ttgir")
+    res = invoke(
+        "plan",
+        "--ttgir",
+        path,
+        "--src",
+        "#mma",
+        "--dst",
+        "#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>",
+        "--shape",
+        "128x64",
+    )
+    assert res.exit_code == 0, res.output
+    assert res.stdout.startswith("conversion: {'dim0': 128, 'dim1': 64} f16, 8 warps x 32 lanes, sm_80")
+    res = invoke("plan", "--ttgir", path, "--src", "#mma", "--dst", "dot:op=0,k_width=2,parent=(#mma)", "--shape", "128x64")
+    assert res.exit_code == 0, res.output
+    res = invoke("layout", "#mma", "--ttgir", path, "--json")
+    assert res.exit_code == 0 and len(json.loads(res.stdout)["bases"]["warp"]) == 3
+
+
+def test_layout_lists_the_aliases():
+    res = invoke("layout", "--ttgir", str(DATA / "matmul.ttgir"))
+    assert res.exit_code == 0
+    lines = res.stdout.splitlines()
+    assert (
+        "#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>" in lines
+    )
+    assert any(line.startswith("#smem: ") for line in lines)
+
+
+def test_module_settings_are_defaults_and_contradictions_name_both():
+    path = str(DATA / "attention_fwd.gfx942.ttgir")
+    res = invoke("plan", "--ttgir", path, "--src", "#mma1", "--dst", "#mma", "--shape", "128x1")
+    assert res.exit_code == 0 and "8 warps x 64 lanes, gfx942" in res.stdout
+    res = invoke("plan", "--ttgir", path, "--src", "#mma1", "--dst", "#mma", "--shape", "128x1", "--target", "gfx90a")
+    assert res.exit_code == 2 and "--target says gfx90a" in res.stderr and "hip:gfx942" in res.stderr
+    res = invoke("plan", "--ttgir", path, "--src", "#mma1", "--dst", "#mma", "--shape", "128x1", "--warps", "4")
+    assert res.exit_code == 2 and "--warps says 4" in res.stderr and "ttg.num-warps" in res.stderr
+
+
+def test_plan_lists_every_op_with_its_setting_and_plan():
+    path = str(DATA / "attention_fwd.ttgir")
+    res = invoke("plan", "--ttgir", path)
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "ttg.num-warps 8, ttg.threads-per-warp 32, ttg.target cuda:90; 2 ttg.convert_layout" in out
+    assert "line 109 (make_ttgir_dumps.py:83:49) in @attention_fwd: tensor<128x64xf16>, #mma -> #ttg.dot_op<" in out
+    assert "line 124 (make_ttgir_dumps.py:85:55) in @attention_fwd: tensor<128x64xf16>, #mma -> #blocked" in out
+    assert out.count("conversion: {'dim0': 128, 'dim1': 64} f16, 8 warps x 32 lanes, sm_90") == 2
+    rows = json.loads(invoke("plan", "--ttgir", path, "--json").stdout)
+    assert [r["line"] for r in rows] == [109, 124] and all(r["plan"]["path"] for r in rows)
+    assert rows[0]["num_warps"] == 8 and rows[0]["target"] == "cuda:90" and rows[0]["element"] == "f16"
+
+
+def test_repeated_conversions_point_at_the_first():
+    res = invoke("plan", "--ttgir", str(DATA / "layernorm.ttgir"))
+    assert res.exit_code == 0 and "the same conversion as line 76 (make_ttgir_dumps.py:60:30)" in res.stdout
+
+
+def test_an_mfma_dump_is_planned_for_its_amd_target():
+    res = invoke("plan", "--ttgir", str(DATA / "attention_fwd.gfx942.ttgir"))
+    assert res.exit_code == 0 and "8 warps x 64 lanes, gfx942" in res.stdout
+
+
+def test_emit_writes_one_header_per_distinct_conversion_and_an_index(tmp_path):
+    out = tmp_path / "third_party"
+    path = str(DATA / "layernorm.ttgir")
+    res = invoke("emit", "--ttgir", path, "-o", f"{out}/")
+    assert res.exit_code == 0, res.output
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["index.txt", "layernorm_out_l60c30.cuh"]
+    index = (out / "index.txt").read_text().splitlines()
+    assert index[0].startswith("Generated by llgen ") and f"llgen emit --ttgir {path} -o {out}/" in index[0]
+    assert sum("layernorm_out_l60c30.cuh  line" in line for line in index) == 2  # both ops, one header
+    again = invoke("emit", "--ttgir", path, "-o", f"{out}/")
+    assert again.exit_code == 0 and sorted(p.name for p in out.iterdir()) == names
+
+
+def test_emit_needs_a_folder_and_no_name(tmp_path):
+    path = str(DATA / "matmul.ttgir")
+    res = invoke("emit", "--ttgir", path)
+    assert res.exit_code == 2 and "-o DIR/" in res.stderr
+    res = invoke("emit", "--ttgir", path, "-o", f"{tmp_path}/", "--name", "x")
+    assert res.exit_code == 2 and "--name" in res.stderr
+    res = invoke("emit", "--ttgir", path, "--src", "#mma")
+    assert res.exit_code == 2 and "both --src and --dst" in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unsupported_ops_are_listed_with_a_reason(tmp_path):
+    text = (DATA / "matmul.ttgir").read_text()
+    line = next(x for x in text.splitlines() if "ttg.convert_layout" in x)
+    extra = [
+        line.replace("xf16", "xi1").replace("%11 =", "%99 ="),
+        line.replace("xf16", "x!tt.ptr<f16>"),
+        line.replace("xf16", "xf8E4M3FNUZ"),
+        line.replace("#blocked1>", "#ttg.amd_wmma<{version = 1, isTranspose = false, warpsPerCTA = [2, 2]}>>"),
+        line.replace("#blocked1>", "#nope>"),
+        line.replace(" : tensor<128x128xf16, #mma>", " : tensor<128x128xf16>"),
+    ]
+    dump = tmp_path / "odd.ttgir"
+    dump.write_text(text.replace(line, "\n".join([line, *extra])))
+    res = invoke("plan", "--ttgir", str(dump))
+    assert res.exit_code == 0, res.output
+    reasons = [x for x in res.stdout.splitlines() if x.startswith("  not planned: ")]
+    assert len(reasons) == 6 and all(r.endswith(".") for r in reasons)
+    assert "sub-byte" in reasons[0] and "pointers" in reasons[1] and "f8E4M3FNUZ" in reasons[2]
+    assert "wmma" in reasons[3] and "#nope" in reasons[4] and "encoding" in reasons[5]
+    out = tmp_path / "out"
+    res = invoke("emit", "--ttgir", str(dump), "-o", str(out))
+    assert res.exit_code == 0 and sorted(p.name for p in out.iterdir()) == ["index.txt", "matmul_l38c48.cuh"]
+    assert sum(line.startswith("not written") for line in (out / "index.txt").read_text().splitlines()) == 6
+
+
+def test_too_many_conversions_are_refused_before_any_is_planned():
+    text = (DATA / "matmul.ttgir").read_text()
+    line = next(x for x in text.splitlines() if "ttg.convert_layout" in x)
+    with pytest.raises(LlgenError, match="limit of 256"):
+        parse_ttgir(text.replace(line, "\n".join([line] * 300)))
+
+
+def test_not_a_dump():
+    with pytest.raises(LlgenError, match="not a TTGIR dump"):
+        parse_ttgir("hello\nworld\n", "x.txt")
+    res = invoke("plan", "--ttgir", str(ROOT / "README.md"))
+    assert res.exit_code == 2 and res.stderr.count("\n") == 1
+
+
+def test_check_on_cpu_runs_every_distinct_conversion():
+    pytest.importorskip("numpy")
+    import shutil
+
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ for the CPU runtime")
+    res = invoke("check", "--ttgir", str(DATA / "attention_fwd.gfx942.ttgir"), "--cpu", "--tiles", "2")
+    assert res.exit_code == 0, res.output
+    assert "1 kernels: 0 slot mismatches" in res.stdout
+
+
+def test_the_dumps_are_what_triton_writes_today():
+    """Compile the kernels again (Triton 3.6, CPU) and compare: the committed dumps are the script's output."""
+    pytest.importorskip("triton")
+    spec = importlib.util.spec_from_file_location("make_ttgir_dumps", ROOT / "tests" / "data" / "make_ttgir_dumps.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    for name in ("matmul.ttgir", "layernorm.ttgir"):
+        kernel, backend, arch, warp = script.DUMPS[name]
+        assert script.compile_ttgir(kernel, backend, arch, warp) == (DATA / name).read_text(), name
