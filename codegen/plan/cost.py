@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import f2
+from .affine import Affine
 from .shared import SharedPlan
 from .shuffle import ShufflePlan
 
@@ -11,19 +13,35 @@ from .shuffle import ShufflePlan
 # (bench/NOTES.md, probe 2). So splitting a conversion between the two paths never beats the cheaper one.
 SHFL_PER_CLK = 1.0  # warp-wide SHFL (32 x 4 bytes = one wavefront's worth of data)
 WAVEFRONTS_PER_CLK = 1.0  # shared-memory wavefronts (128 bytes)
-ALU_PER_CLK = 4.0  # warp-wide integer/select instructions (4 sub-partitions)
+ISSUE_PER_CLK = 4.0  # warp instructions of any kind (4 sub-partitions, one issue each)
 BARRIER_CLK = 20.0  # a CTA-wide barrier's bubble, paid once per store/load round
 
 
-def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
-    """Each non-local round costs one SHFL per 32-bit word; selecting the word to send and the
-    register to fill costs a select per candidate register. Local rounds are selects only."""
-    alu = 0
+def shuffle_cost(plan: ShufflePlan, warps: int, bits: int = 32) -> float:
+    """Two bounds, the slower one counts (bench/NOTES.md, session 7): the SHFL pipe takes one shuffle a clock,
+    and every instruction takes one of four issue slots a clock. Besides the shuffles, a round selects the word to
+    send (one select per further candidate register) and the register to fill (one per candidate), and where 8-
+    or 16-bit elements change words it repacks them: a PRMT builds each sent word whose elements are not one
+    register word, and a shift and a PRMT place each received one."""
+    instrs = plan.shuffles
     for r in plan.rounds:
-        send_choices = 1 << len(r.send_reg.image_basis())
-        recv_choices = 1 << len(r.recv_reg.image_basis())
-        alu += (send_choices - 1 + recv_choices) * plan.words_per_element * (1 << len(plan.pack_a))
-    return warps * (plan.shuffles / SHFL_PER_CLK + alu / ALU_PER_CLK)
+        sends, recvs = _candidates(r.send_reg, plan.pack_a, bits), _candidates(r.recv_reg, plan.pack_b, bits)
+        selects = (len(sends) - 1 + len(recvs)) * (1 << len(plan.pack_a))
+        repack = sum(1 for whole in sends if not whole) + 2 * sum(1 for whole in recvs if not whole)
+        instrs += (selects + repack) * plan.words_per_element
+    return warps * max(plan.shuffles / SHFL_PER_CLK, instrs / ISSUE_PER_CLK)
+
+
+def _candidates(reg: Affine, pack: tuple[int, ...], bits: int) -> list[bool]:
+    """For each register a round may send (or fill), whether its packed elements are one whole register word."""
+    per = 32 // bits if bits < 32 else 1
+    offsets = [f2.combine(t, pack) for t in range(1 << len(pack))]
+    out = []
+    for s in f2.span(f2.reduce(reg.cols)):
+        regs = [reg.const ^ s ^ o for o in offsets]
+        first = regs[0] - regs[0] % per
+        out.append(per == 1 or regs == list(range(first, first + per)))
+    return out
 
 
 def shared_cost(plan: SharedPlan) -> float:

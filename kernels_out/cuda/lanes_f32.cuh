@@ -2,7 +2,7 @@
 // regenerate with: python -m llgen.examples (the core suite's case lanes_f32, sm_90)
 #pragma once
 // lanes_f32: convert a 64x64 tile of 32-bit elements from layout A to layout B on sm_90 (4 warps x 32 lanes).
-// Path: shuffle (warp shuffles cost 160 vs 256 cycles for shared memory).
+// Path: shuffle (warp shuffles cost 128 vs 256 cycles for shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 4], [0, 8], [0, 16], [0, 32], [1, 0]], "register": [[0, 1], [0, 2], [8, 0], [16, 0], [32, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 64, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [1, 0], [0, 4]], "register": [[0, 1], [0, 2], [8, 0], [16, 0], [32, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 64, "dim1": 64}}
 namespace llgen {

@@ -6,22 +6,20 @@
 #include "t16x32.hip.h"  // the conversion, llgen::t16x32
 
 extern "C" __global__ void __launch_bounds__(64) t16x32_kernel(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles) {
-  alignas(16) __shared__ unsigned char smem[2048];
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     unsigned a[8];
     unsigned b[8];
     llgen::t16x32::load_a_bits(in + static_cast<long long>(t) * 512, a);
-    llgen::t16x32::convert_bits(a, b, smem);
+    llgen::t16x32::convert_bits(a, b);
     llgen::t16x32::store_b_bits(out + static_cast<long long>(t) * 512, b);
   }
 }
 
 extern "C" __global__ void __launch_bounds__(64) t16x32_debug(const unsigned* __restrict__ in, unsigned* __restrict__ slots) {
-  alignas(16) __shared__ unsigned char smem[2048];
   unsigned a[8];
   unsigned b[8];
   llgen::t16x32::load_a_bits(in, a);
-  llgen::t16x32::convert_bits(a, b, smem);
+  llgen::t16x32::convert_bits(a, b);
   unsigned out[8];
   llgen::t16x32::unpack(b, out);
 #pragma unroll

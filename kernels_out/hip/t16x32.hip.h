@@ -3,7 +3,7 @@
 #pragma once
 #include <hip/hip_runtime.h>
 // t16x32: convert a 16x32 tile of 32-bit elements from layout A to layout B on gfx942 (1 warps x 64 lanes).
-// Path: shared (shared memory costs 32 vs 38 cycles for warp shuffles).
+// Path: shuffle (warp shuffles cost 32 vs 32 cycles for shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [8, 0]], "register": [[1, 0], [2, 0], [4, 0]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 // B = {"bases": {"block": [], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 16]], "register": [[0, 2], [0, 4], [0, 8]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 namespace llgen {
@@ -23,10 +23,10 @@ inline constexpr int kInRegs = 8;   // registers per thread in layout A
 inline constexpr int kOutRegs = 8;  // registers per thread in layout B
 inline constexpr int kTileElems = 512;
 inline constexpr int kCols = 32;  // the tile is row-major, rows of kCols elements; ld counts elements between rows
-inline constexpr bool kWarpLocal = false;
-inline constexpr int kSmemBytes = 2048;  // scratch shared memory the conversion needs
+inline constexpr bool kWarpLocal = true;
+inline constexpr int kSmemBytes = 0;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
-inline constexpr int kSmemAlign = 4;   // bytes: smem's alignment
+inline constexpr int kSmemAlign = 1;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 4;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
@@ -148,41 +148,120 @@ __device__ __forceinline__ void check_group(bool whole_block, const void* p, uns
 }
 
 // The conversion on raw bits, a[] holding A's registers and b[] receiving B's as packed words.
-// scratch_free = true skips the first barrier: pass it only when no thread of the group can still be reading
-// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
-// It must have the same value in every thread.
 template <int FirstWarp = 0, int Barrier = -1>
-__device__ __forceinline__ void convert_bits(const Word (&a)[8], Word (&b)[8], void* smem, bool scratch_free = false) {
+__device__ __forceinline__ void convert_bits(const Word (&a)[8], Word (&b)[8]) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-  // shared memory, swizzle optimal: offset bits [vec 0 | bank 5 | seg 4]
-  // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x22u, 0x44u, 0x88u, 0x110u
-  // store st.shared (2 wavefront(s) each), load ld.shared (2 wavefront(s) each)
-  unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 5) & 1u ? 0x110u : 0u) ^ (lane & 0x1fu);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x22u : 0u) ^ ((lane >> 1) & 1u ? 0x44u : 0u) ^ ((lane >> 2) & 1u ? 0x88u : 0u) ^ ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane >> 4) & 1u) ^ ((lane >> 1) & 0x10u);  // element offset of this thread's loads
-  if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
-  {
-    *reinterpret_cast<unsigned*>(s + st * 4) = a[0];
-    *reinterpret_cast<unsigned*>(s + (st ^ 2u) * 4 + 0x80u) = a[1];
-    *reinterpret_cast<unsigned*>(s + (st ^ 4u) * 4 + 0x100u) = a[2];
-    *reinterpret_cast<unsigned*>(s + (st ^ 6u) * 4 + 0x180u) = a[3];
-    *reinterpret_cast<unsigned*>(s + (st ^ 8u) * 4 + 0x200u) = a[4];
-    *reinterpret_cast<unsigned*>(s + (st ^ 0xau) * 4 + 0x280u) = a[5];
-    *reinterpret_cast<unsigned*>(s + (st ^ 0xcu) * 4 + 0x300u) = a[6];
-    *reinterpret_cast<unsigned*>(s + (st ^ 0xeu) * 4 + 0x380u) = a[7];
+  check_group<FirstWarp>(!kWarpLocal && Barrier < 0, nullptr, 1u);
+  // warp shuffle: 8 rounds; each thread sends one word and fills one per round
+  const unsigned send_sel = ((lane >> 1) & 7u);  // which register this lane sends (XOR with the round's constant)
+  const unsigned recv_sel = (lane & 7u);  // which register this lane fills
+  const unsigned src_sel = ((lane & 7u) << 1) ^ ((lane & 8u) << 2) ^ ((lane >> 4) & 1u) ^ ((lane >> 1) & 0x10u);  // source lane, linear part
+  {  // round 0: shfl.idx from lane 0u ^ src_sel
+    unsigned w0 = (a[0] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 0u);
+    if (recv_sel == 0u) { b[0] = w0; }
+    if (recv_sel == 1u) { b[1] = w0; }
+    if (recv_sel == 2u) { b[2] = w0; }
+    if (recv_sel == 3u) { b[3] = w0; }
+    if (recv_sel == 4u) { b[4] = w0; }
+    if (recv_sel == 5u) { b[5] = w0; }
+    if (recv_sel == 6u) { b[6] = w0; }
+    if (recv_sel == 7u) { b[7] = w0; }
   }
-  group_sync<Barrier>();
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 4); b[0] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 2u) * 4); b[1] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 4); b[2] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 6u) * 4); b[3] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 4); b[4] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xau) * 4); b[5] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 4); b[6] = v; }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xeu) * 4); b[7] = v; }
+
+  {  // round 1: shfl.idx from lane 2u ^ src_sel
+    unsigned w0 = (a[1] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 2u);
+    if (recv_sel == 0u) { b[1] = w0; }
+    if (recv_sel == 1u) { b[0] = w0; }
+    if (recv_sel == 2u) { b[3] = w0; }
+    if (recv_sel == 3u) { b[2] = w0; }
+    if (recv_sel == 4u) { b[5] = w0; }
+    if (recv_sel == 5u) { b[4] = w0; }
+    if (recv_sel == 6u) { b[7] = w0; }
+    if (recv_sel == 7u) { b[6] = w0; }
+  }
+
+  {  // round 2: shfl.idx from lane 4u ^ src_sel
+    unsigned w0 = (a[2] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 4u);
+    if (recv_sel == 0u) { b[2] = w0; }
+    if (recv_sel == 1u) { b[3] = w0; }
+    if (recv_sel == 2u) { b[0] = w0; }
+    if (recv_sel == 3u) { b[1] = w0; }
+    if (recv_sel == 4u) { b[6] = w0; }
+    if (recv_sel == 5u) { b[7] = w0; }
+    if (recv_sel == 6u) { b[4] = w0; }
+    if (recv_sel == 7u) { b[5] = w0; }
+  }
+
+  {  // round 3: shfl.idx from lane 6u ^ src_sel
+    unsigned w0 = (a[3] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 6u);
+    if (recv_sel == 0u) { b[3] = w0; }
+    if (recv_sel == 1u) { b[2] = w0; }
+    if (recv_sel == 2u) { b[1] = w0; }
+    if (recv_sel == 3u) { b[0] = w0; }
+    if (recv_sel == 4u) { b[7] = w0; }
+    if (recv_sel == 5u) { b[6] = w0; }
+    if (recv_sel == 6u) { b[5] = w0; }
+    if (recv_sel == 7u) { b[4] = w0; }
+  }
+
+  {  // round 4: shfl.idx from lane 8u ^ src_sel
+    unsigned w0 = (a[4] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 8u);
+    if (recv_sel == 0u) { b[4] = w0; }
+    if (recv_sel == 1u) { b[5] = w0; }
+    if (recv_sel == 2u) { b[6] = w0; }
+    if (recv_sel == 3u) { b[7] = w0; }
+    if (recv_sel == 4u) { b[0] = w0; }
+    if (recv_sel == 5u) { b[1] = w0; }
+    if (recv_sel == 6u) { b[2] = w0; }
+    if (recv_sel == 7u) { b[3] = w0; }
+  }
+
+  {  // round 5: shfl.idx from lane 0xau ^ src_sel
+    unsigned w0 = (a[5] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 0xau);
+    if (recv_sel == 0u) { b[5] = w0; }
+    if (recv_sel == 1u) { b[4] = w0; }
+    if (recv_sel == 2u) { b[7] = w0; }
+    if (recv_sel == 3u) { b[6] = w0; }
+    if (recv_sel == 4u) { b[1] = w0; }
+    if (recv_sel == 5u) { b[0] = w0; }
+    if (recv_sel == 6u) { b[3] = w0; }
+    if (recv_sel == 7u) { b[2] = w0; }
+  }
+
+  {  // round 6: shfl.idx from lane 0xcu ^ src_sel
+    unsigned w0 = (a[6] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 0xcu);
+    if (recv_sel == 0u) { b[6] = w0; }
+    if (recv_sel == 1u) { b[7] = w0; }
+    if (recv_sel == 2u) { b[4] = w0; }
+    if (recv_sel == 3u) { b[5] = w0; }
+    if (recv_sel == 4u) { b[2] = w0; }
+    if (recv_sel == 5u) { b[3] = w0; }
+    if (recv_sel == 6u) { b[0] = w0; }
+    if (recv_sel == 7u) { b[1] = w0; }
+  }
+
+  {  // round 7: shfl.idx from lane 0xeu ^ src_sel
+    unsigned w0 = (a[7] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 7u)));
+    w0 = shfl_idx(w0, src_sel ^ 0xeu);
+    if (recv_sel == 0u) { b[7] = w0; }
+    if (recv_sel == 1u) { b[6] = w0; }
+    if (recv_sel == 2u) { b[5] = w0; }
+    if (recv_sel == 3u) { b[4] = w0; }
+    if (recv_sel == 4u) { b[3] = w0; }
+    if (recv_sel == 5u) { b[2] = w0; }
+    if (recv_sel == 6u) { b[1] = w0; }
+    if (recv_sel == 7u) { b[0] = w0; }
+  }
+
 
 }
 
@@ -275,13 +354,14 @@ __device__ __forceinline__ void load_a_bits(const void* tile, Word (&a)[8]) { lo
 template <int FirstWarp = 0>
 __device__ __forceinline__ void store_b_bits(void* tile, const Word (&b)[8]) { store_b_bits<FirstWarp>(tile, kCols, b); }
 
-// The conversion on typed registers (any 4-byte element type); scratch_free as for convert_bits.
+// The conversion on typed registers (any 4-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched (the signature is the same for every plan).
 template <int FirstWarp = 0, int Barrier = -1, class T>
-__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem, bool scratch_free = false) {
+__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem = nullptr, bool scratch_free = false) {
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
+  (void)smem; (void)scratch_free;
   Word a[8], b[8];
   pack(in, a);
-  convert_bits<FirstWarp, Barrier>(a, b, smem, scratch_free);
+  convert_bits<FirstWarp, Barrier>(a, b);
   unpack(b, out);
 }
 
