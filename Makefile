@@ -64,8 +64,15 @@ GPU_PY ?= python3
 gpu-install:
 	$(GPU_PY) -m pip install -q --no-deps --no-build-isolation -e .
 
+# core and wide (in three shards, the last with the gather timings), merged into one bench/report.md/.json/.png
+BENCH_PARTS := $(or $(TMPDIR),/tmp)/llgen-bench
 bench: gpu-install
-	$(GPU_PY) -m llgen.cli bench --suite core -o bench/
+	mkdir -p $(BENCH_PARTS)
+	$(GPU_PY) -m llgen.runtime.bench run --suite core --measures loop,stream,wavefronts -o $(BENCH_PARTS)/core.json
+	$(GPU_PY) -m llgen.runtime.bench run --suite wide --shard 1/3 -o $(BENCH_PARTS)/wide-1.json
+	$(GPU_PY) -m llgen.runtime.bench run --suite wide --shard 2/3 -o $(BENCH_PARTS)/wide-2.json
+	$(GPU_PY) -m llgen.runtime.bench run --suite wide --shard 3/3 --measures loop,stream,gather -o $(BENCH_PARTS)/wide-3.json
+	$(GPU_PY) -m llgen.runtime.bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(RUN_OUT)

@@ -422,6 +422,8 @@ def bench(
             not no_triton,
             log=lambda m: click.echo(m, err=True),
             plan_options={"smem_budget": smem_budget} if smem_budget else {},
+            suite=suite,
+            baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
         )
         for p in write_report(report, outdir):
             click.echo(str(p))
