@@ -219,7 +219,7 @@ def test_bench_never_crashes_a_failure_is_a_row(monkeypatch):
         return emit(f, b, n)
 
     monkeypatch.setattr(bench, "emit_bench", flaky)
-    res = bench.run_case(by_id("w1_b2b_f16"), "sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
+    res = bench.run_case(by_id("w1_b2dotA_f16"), "sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
     v = res["variants"]
     assert v["shuffle"]["error"] == "emit: RuntimeError: emitter bug"
     assert v["llgen"]["loop_correct"] is True  # one warp: __syncwarp plans still emit

@@ -133,7 +133,11 @@ def compile_ttgir(kernel: str, backend: str, arch, warp: int) -> str:
 
 def relative(text: str) -> str:
     """Source locations relative to this folder ("make_ttgir_dumps.py":12:3) and to Triton's package ("triton/...")."""
-    return text.replace(f'"{HERE}{os.sep}', '"').replace(f'"{Path(triton.__file__).resolve().parent}{os.sep}', '"triton/')
+    import re  # here, not at the top: a line added above the kernels would move every dumped source location
+
+    text = text.replace(f'"{HERE}{os.sep}', '"').replace(f'"{Path(triton.__file__).resolve().parent}{os.sep}', '"triton/')
+    # Triton's cache may hand back a dump compiled from another checkout of this folder: its path goes too
+    return re.sub(r'"[^"]*/make_ttgir_dumps\.py"', '"make_ttgir_dumps.py"', text)
 
 
 def mlir_dump() -> str:
