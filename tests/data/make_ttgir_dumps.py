@@ -136,7 +136,8 @@ def relative(text: str) -> str:
     import re  # here, not at the top: a line added above the kernels would move every dumped source location
 
     text = text.replace(f'"{HERE}{os.sep}', '"').replace(f'"{Path(triton.__file__).resolve().parent}{os.sep}', '"triton/')
-    # Triton's cache may hand back a dump compiled from another checkout of this folder: its path goes too
+    # Triton's cache may hand back a dump compiled from another checkout or venv: those paths go too
+    text = re.sub(r'"[^"]*/site-packages/triton/', '"triton/', text)
     return re.sub(r'"[^"]*/make_ttgir_dumps\.py"', '"make_ttgir_dumps.py"', text)
 
 
