@@ -1,7 +1,8 @@
 """Fuzz: Hypothesis drives the spec parsers, the TTGIR reader and every command with random and mutated input.
 Whatever comes in, the parsers raise nothing but one-sentence LlgenErrors, and a command exits 0 or 2 (2 with
 exactly one line on stderr), leaving nothing on disk but the files it was asked to write. Every call takes a
-few seconds at most; the tests fail one that takes HANG seconds (a hang, not a slow machine).
+few seconds at most; `make perf` (tests/test_perf.py) holds the inputs that once hung to HANG seconds, so no
+wall-clock assert runs in `make test`.
 
 Deterministic by default (the same examples every run, about 30 s in all); LLGEN_FUZZ=N runs N times as many
 fresh random examples (e.g. LLGEN_FUZZ=20 .venv/bin/pytest tests/test_fuzz.py)."""
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -105,12 +105,10 @@ def one_sentence(err: LlgenError) -> None:
 @given(spec=specs(), shape=st.lists(st.sampled_from([1, 2, 4, 16, 64, 256]), min_size=1, max_size=3))
 def test_spec_parsers_raise_only_llgen_errors(spec, shape):
     for call in (lambda: spec_facts(spec), lambda: parse_layout(spec, shape, 4, None, 2)):
-        t = time.perf_counter()
         try:
             call()
         except LlgenError as e:
             one_sentence(e)
-        assert time.perf_counter() - t < HANG, spec
 
 
 DUMP = (ROOT / "tests" / "data" / "ttgir" / "attention_fwd.ttgir").read_text().splitlines()
@@ -158,16 +156,13 @@ def run_command(args: list[str], folder, may_write: bool = False) -> None:
     cwd = os.getcwd()
     os.chdir(folder)
     try:
-        t = time.perf_counter()
         res = CliRunner().invoke(main, args)
-        took = time.perf_counter() - t
     finally:
         os.chdir(cwd)
     assert res.exit_code in (0, 2), (args, res.exit_code, res.output[-2000:])
     if res.exit_code == 2:
         lines = res.stderr.splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: "), (args, res.stderr)
-    assert took < HANG, (args, took)
     after = sorted(p.name for p in folder.iterdir())
     if not (may_write and res.exit_code == 0):
         assert after == before, (args, before, after)
@@ -175,7 +170,7 @@ def run_command(args: list[str], folder, may_write: bool = False) -> None:
 
 
 COMMANDS = ["layout"] * 3 + ["plan"] * 3 + ["emit"] * 2 + ["swizzle"] * 2 + ["show", "check", "bench"]
-HANG = 30  # seconds: a call that takes longer hangs (a few seconds at most on an idle machine; never a timing test)
+HANG = 30  # seconds: a call that takes longer hangs (tests/test_perf.py holds the hang inputs to it, under `make perf`)
 OPTION_VALUES = {
     "--shape": shape_texts,
     "--warps": st.sampled_from(["1", "2", "4", "8", "64", "0", "3", "\u0668", "1099511627776", "-1", ""]),

@@ -139,3 +139,27 @@ def test_emit_time_is_linear_in_the_tile(timing):
         emit(plan_conversion(a, b, "f16", "sm_90"), "header", "big")
 
     timing("plan + emit 4096x4096 f16 header", _best(run, 1), 5.0)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan", "--shape", "65536x65536"],
+        ["swizzle", "--src", "blocked", "--dst", "mma", "--shape", "65536x65536"],
+        ["emit", "--src", "blocked:spt=1x1099511627776", "--dst", "mma"],
+        ["layout", "[" * 3000 + "]" * 3000],
+    ],
+    ids=["plan-huge-shape", "swizzle-huge-shape", "emit-huge-spt", "layout-deep-nesting"],
+)
+def test_inputs_that_once_hung_answer_quickly(timing, args):
+    """The fuzz of issue 17's hangs: each is refused with one sentence, well inside test_fuzz.HANG seconds."""
+    from click.testing import CliRunner
+    from test_fuzz import HANG
+
+    from llgen.cli import main
+
+    t0 = time.perf_counter()
+    res = CliRunner().invoke(main, args)
+    took = time.perf_counter() - t0
+    assert res.exit_code == 2, res.output
+    timing(f"llgen {args[0]} (bad input {args[-1][:20]})", took, HANG)
