@@ -52,8 +52,9 @@ def test_suite_by_every_vector_path_runs_exactly():
 
 
 def test_eight_bit_shuffle_selects_whole_packed_words():
-    """The send word of a round is chosen among candidate registers by a mask; a packed 8-bit word is an OR of
-    shifted bytes and must be masked whole (a missing pair of parentheses once ORed every candidate's low byte)."""
+    """The send word of a round depends on the thread's class; a packed 8-bit word takes its bytes from two
+    registers (a missing pair of parentheses once ORed every candidate's low byte). Each class's bytes are
+    chosen by a per-thread PRMT selector, and B's words by a select among the classes' words."""
     a = LinearLayout.from_bases(
         {"register": [[0, 4], [0, 2], [1, 0]], "lane": [[0, 1], [8, 0], [4, 0], [2, 0], [16, 0]], "warp": []},
         {"dim0": 32, "dim1": 8},
@@ -63,7 +64,8 @@ def test_eight_bit_shuffle_selects_whole_packed_words():
         {"dim0": 32, "dim1": 8},
     )
     items = [(f"i8_{t}", plan_conversion(a, b, "i8", t, path="shuffle")) for t in ("sm_90", "sm_80")]
-    assert all("send_sel == 1u" in emit(p, "kernel", "x") for _, p in items)  # the masked choice is printed
+    texts = [emit(p, "kernel", "x") for _, p in items]
+    assert all("const unsigned ps0 = ((cls & " in t and "b[0] = ((cls & " in t for t in texts)
     _all_ok(check_many(items, tiles=4, runs=2, seed=3, compiler=host.compile, sms=1))
 
 

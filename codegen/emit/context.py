@@ -8,9 +8,8 @@ spells its numbers (llgen.emit.spelling).
 
 from __future__ import annotations
 
-from .. import f2
-from ..plan.affine import Affine
 from ..plan.hw import Hw
+from .shuffle import shuffle_body
 from .spelling import RegArray, address, affine_expr, hexu, vector_access
 
 
@@ -29,49 +28,6 @@ def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[list[
             d.update(vector_access(arr, regs, plan.dtype.bytes))
         out[ins.round].append(d)
     return out
-
-
-def _shuffle_ctx(plan, a: RegArray, b: RegArray) -> dict:
-    d = plan.detail
-    lb = plan.target.lane_bits
-    r0 = d.rounds[0]
-    send_img = _image(r0.send_reg)
-    recv_img = _image(r0.recv_reg)
-    packa = [f2.combine(t, d.pack_a) for t in range(1 << len(d.pack_a))]
-    packb = [f2.combine(t, d.pack_b) for t in range(1 << len(d.pack_b))]
-    nwords = d.words_per_element if plan.dtype.bits == 64 else 1
-    rounds = []
-    for r in d.rounds:
-        sends = [{"sel": s, "words": a.words_of([r.send_reg.const ^ s ^ o for o in packa])} for s in send_img]
-        recvs = [
-            {"sel": s, "stmts": b.fill([r.recv_reg.const ^ s ^ o for o in packb], [f"w{i}" for i in range(nwords)])}
-            for s in recv_img
-        ]
-        rounds.append(
-            {
-                "index": r.index,
-                "op": r.op,
-                "xor_mask": r.xor_mask,
-                "src": hexu(r.src_lane.const),
-                "sends": sends,
-                "recvs": recvs,
-                "nwords": nwords,
-            }
-        )
-    return {
-        "send_sel": affine_expr(r0.send_reg.linear(), lb),
-        "recv_sel": affine_expr(r0.recv_reg.linear(), lb),
-        "src_sel": affine_expr(r0.src_lane.linear(), lb),
-        "send_varies": len(send_img) > 1,
-        "recv_varies": len(recv_img) > 1,
-        "rounds": rounds,
-        "any_idx": any(r.op == "idx" for r in d.rounds),
-    }
-
-
-def _image(aff: Affine) -> list[int]:
-    """Every value the linear part of ``aff`` takes (the candidates of a compile-time select)."""
-    return sorted(f2.span(f2.reduce(aff.cols)))
 
 
 def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
@@ -161,7 +117,7 @@ def _body_ctx(plan) -> dict:
         stmts = b.fill(list(range(plan.n_out)), a.words_of(list(d.perm)))
         return {"path": plan.path, "perm_stmts": stmts, "copies": copies, "sources": element_sources(plan)}
     if plan.path == "shuffle":
-        return {"path": plan.path, "shuffle": _shuffle_ctx(plan, a, b), "copies": copies}
+        return {"path": plan.path, "shuffle": shuffle_body(plan), "copies": copies}
     return {
         "path": plan.path,
         "shared": {

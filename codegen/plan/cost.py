@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from .. import f2
-from .affine import Affine
 from .shared import SharedPlan
 from .shuffle import ShufflePlan
+from .shuffle_words import assemble
 
 # Throughputs per SM per clock on sm_80/sm_90 (the same model is used for gfx9). A warp-wide SHFL and a
 # shared-memory wavefront take turns in one pipe: on the H100, a round trip that sends K of 32 registers by
@@ -17,31 +16,12 @@ ISSUE_PER_CLK = 4.0  # warp instructions of any kind (4 sub-partitions, one issu
 BARRIER_CLK = 20.0  # a CTA-wide barrier's bubble, paid once per store/load round
 
 
-def shuffle_cost(plan: ShufflePlan, warps: int, bits: int = 32) -> float:
-    """Two bounds, the slower one counts (bench/NOTES.md, session 7): the SHFL pipe takes one shuffle a clock,
-    and every instruction takes one of four issue slots a clock. Besides the shuffles, a round selects the word to
-    send (one select per further candidate register) and the register to fill (one per candidate), and where 8-
-    or 16-bit elements change words it repacks them: a PRMT builds each sent word whose elements are not one
-    register word, and a shift and a PRMT place each received one."""
-    instrs = plan.shuffles
-    for r in plan.rounds:
-        sends, recvs = _candidates(r.send_reg, plan.pack_a, bits), _candidates(r.recv_reg, plan.pack_b, bits)
-        selects = (len(sends) - 1 + len(recvs)) * (1 << len(plan.pack_a))
-        repack = sum(1 for whole in sends if not whole) + 2 * sum(1 for whole in recvs if not whole)
-        instrs += (selects + repack) * plan.words_per_element
+def shuffle_cost(plan: ShufflePlan, warps: int, bits: int, n_out: int, lang: str) -> float:
+    """Two bounds, the slower one counts (bench/NOTES.md, sessions 7 and 8): the SHFL pipe takes one shuffle a
+    clock, and every instruction takes one of four issue slots a clock. Besides the shuffles, the instructions are
+    the selects and PRMTs that build each sent word and each word of B (plan/shuffle_words.py)."""
+    instrs = plan.shuffles + assemble(plan, bits, n_out, lang).instructions()
     return warps * max(plan.shuffles / SHFL_PER_CLK, instrs / ISSUE_PER_CLK)
-
-
-def _candidates(reg: Affine, pack: tuple[int, ...], bits: int) -> list[bool]:
-    """For each register a round may send (or fill), whether its packed elements are one whole register word."""
-    per = 32 // bits if bits < 32 else 1
-    offsets = [f2.combine(t, pack) for t in range(1 << len(pack))]
-    out = []
-    for s in f2.span(f2.reduce(reg.cols)):
-        regs = [reg.const ^ s ^ o for o in offsets]
-        first = regs[0] - regs[0] % per
-        out.append(per == 1 or regs == list(range(first, first + per)))
-    return out
 
 
 def shared_cost(plan: SharedPlan) -> float:

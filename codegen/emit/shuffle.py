@@ -1,0 +1,178 @@
+"""The body of a warp-shuffle conversion as C statements: the words of plan/shuffle_words.py, spelled.
+
+Per thread, once: ``cls`` (its class: which registers it sends and fills), ``src_sel`` (the linear part of its
+source lane) and the PRMT selectors its class needs. Per round: one line, the word it sends and receives. After
+the round that completes it: each word of B, from A's registers (local rounds) and the received words.
+"""
+
+from __future__ import annotations
+
+from .. import f2
+from ..plan.affine import Affine
+from ..plan.shuffle_words import Assembly, Src, Word, assemble, runs
+from .spelling import affine_expr, hexu
+
+
+def shuffle_body(plan) -> dict:
+    """{"decls": per-thread constants, "lines": the rounds and B's words, "rounds", "shuffles"}."""
+    d, bits, lb = plan.detail, plan.dtype.bits, plan.target.lane_bits
+    asm = assemble(d, bits, plan.n_out, plan.target.lang)
+    sp = _Speller(asm, bits)
+    decls = []
+    if len(asm.classes) > 1:
+        r0 = d.rounds[0]
+        cols = tuple(s | y << asm.class_shift for s, y in zip(r0.send_reg.cols, r0.recv_reg.cols, strict=True))
+        decls.append(f"const unsigned cls = {affine_expr(Affine(0, cols), lb)};  // this thread's class: the registers it sends and fills")
+    if any(r.op == "idx" for r in d.rounds):
+        decls.append(f"const unsigned src_sel = {affine_expr(d.rounds[0].src_lane.linear(), lb)};  // source lane, linear part")
+
+    after: dict[int, list[Word]] = {}
+    for k, (w, last) in enumerate(asm.b_words):
+        after.setdefault(last, []).append((k, w))
+    lines = []
+    for k, w in after.get(-1, []):
+        lines += sp.b_word(k, w)
+    for r, rd in zip(d.rounds, asm.rounds, strict=True):
+        if r.op == "local":
+            lines.append(f"// round {r.index}: local, no shuffle (its elements are read in place)")
+        else:
+            how = f"shfl.xor lane ^ {r.xor_mask}" if r.op == "xor" else f"shfl.idx from lane {hexu(r.src_lane.const)} ^ src_sel"
+            lines.append(f"// round {r.index}: {how}")
+            for p, w in enumerate(rd.sends):
+                x, temps = sp.word(w), sp.flush()
+                call = f"shfl_xor({x}, {r.xor_mask})" if r.op == "xor" else f"shfl_idx({x}, src_sel ^ {hexu(r.src_lane.const)})"
+                lines += temps + [f"const unsigned {sp.src(('x', r.index, p))} = {call};"]
+        for k, w in after.get(r.index, []):
+            lines += sp.b_word(k, w)
+    return {"decls": decls + sp.selector_decls, "lines": lines, "rounds": len(d.rounds), "shuffles": d.shuffles}
+
+
+class _Speller:
+    """C expressions for the words of one assembly; collects the PRMT selectors they need."""
+
+    def __init__(self, asm: Assembly, bits: int):
+        self.asm, self.bits = asm, bits
+        self.tests = [hexu(1 << f2.pivot(v)) for v in asm.basis]  # class bit j is cls & tests[j]
+        self.temps: dict[tuple, str] = {}
+        self.pending: list[str] = []
+        self.selectors: dict[tuple[int, ...], str] = {}
+        self.selector_decls: list[str] = []
+        self.parts = 2 if bits == 64 else 1
+
+    def src(self, s: Src) -> str:
+        if s[0] == "a":
+            w = s[1]
+            if self.bits == 64:
+                return f"static_cast<unsigned>(a[{w // 2}]{' >> 32' if w % 2 else ''})"
+            return f"a[{w}]"
+        return f"x{s[1]}" if self.parts == 1 else f"x{s[1]}_{s[2]}"
+
+    def b_word(self, k: int, w: Word) -> list[str]:
+        """The statements that set B's word k (the select-tree temporaries it needs first)."""
+        x = self.word(w)
+        if self.bits == 64:
+            return self.flush() + [f"b[{k // 2}] {'|=' if k % 2 else '='} static_cast<unsigned long long>({x}){' << 32' if k % 2 else ''};"]
+        return self.flush() + [f"b[{k}] = {x};"]
+
+    def flush(self) -> list[str]:
+        """The select-tree temporaries declared since the last flush."""
+        out, self.pending = self.pending, []
+        return out
+
+    def word(self, w: Word) -> str:
+        kind = w.kind(self.asm.prmt)
+        n = len(self.asm.classes)
+        if kind == "zero":
+            return "0u"
+        if kind in ("copy", "select"):
+            return self._select([self.src(w.whole(c)) for c in range(n)])
+        if kind == "prmt":
+            pair = w.sources()
+            sels = tuple(w.selector(c, pair) for c in range(n))
+            second = self.src(pair[1]) if len(pair) > 1 else "0u"
+            return f"__byte_perm({self.src(pair[0])}, {second}, {self._selector(sels)})"
+        return self._select([self._class_word(w, c) for c in range(n)])
+
+    def _class_word(self, w: Word, c: int) -> str:
+        """Class c's word on its own: a source word, PRMTs folding in one source word at a time (CUDA), or
+        shifted and masked byte runs."""
+        whole = w.whole(c)
+        if whole is not None:
+            return self.src(whole)
+        pick = w.picks[c]
+        if not self.asm.prmt:
+            return _join([(self.src(s), sb, db, m) for s, sb, db, m in runs(pick)])
+        order = Word((pick,)).sources()
+        if len(order) == 1:
+            return f"__byte_perm({self.src(order[0])}, 0u, {hexu(_nibbles(pick, order[0], None, []))})"
+        acc = f"__byte_perm({self.src(order[0])}, {self.src(order[1])}, {hexu(_nibbles(pick, order[0], order[1], []))})"
+        for i in range(2, len(order)):
+            acc = f"__byte_perm({acc}, {self.src(order[i])}, {hexu(_nibbles(pick, None, order[i], order[:i]))})"
+        return acc
+
+    def _selector(self, sels: tuple[int, ...]) -> str:
+        if len(set(sels)) == 1:
+            return hexu(sels[0])
+        if sels not in self.selectors:
+            name = f"ps{len(self.selectors)}"
+            self.selectors[sels] = name
+            chain = self._select([hexu(s) for s in sels], named=False)
+            self.selector_decls.append(f"const unsigned {name} = {chain};  // PRMT selector of this thread's class")
+        return self.selectors[sels]
+
+    def _select(self, per_class: list[str], named: bool = True) -> str:
+        """per_class[c] for the thread's class c: a tree of selects over the class bits, highest first. Inner
+        nodes are named temporaries (``named``) that later words reuse, as in a butterfly."""
+        return self._mux(tuple(per_class), True, named)
+
+    def _mux(self, f: tuple, root: bool, named: bool) -> str:
+        if len(set(f)) == 1:
+            return f[0]
+        if named and not root and f in self.temps:
+            return self.temps[f]
+        half = len(f) // 2
+        if f[:half] == f[half:]:  # the choice does not depend on this class bit
+            return self._mux(f[:half], root, named)
+        test = self.tests[half.bit_length() - 1]
+        e = f"((cls & {test}) ? {self._mux(f[half:], False, named)} : {self._mux(f[:half], False, named)})"
+        if root or not named:
+            return e
+        name = f"t{len(self.temps)}"
+        self.temps[f] = name
+        self.pending.append(f"const unsigned {name} = {e};")
+        return name
+
+
+def _nibbles(pick, first, second, done: list) -> int:
+    """A __byte_perm selector: byte j from ``first`` (0-3), from ``second`` (4-7), or kept in place from the
+    accumulated word (the first operand) where its source is one of ``done``."""
+    sel = 0
+    for j, b in enumerate(pick):
+        nib = 0
+        if b is not None:
+            if b[0] in done:
+                nib = j
+            elif b[0] == first:
+                nib = b[1]
+            elif b[0] == second:
+                nib = 4 + b[1]
+        sel |= nib << (4 * j)
+    return sel
+
+
+def _join(parts: list[tuple[str, int, int, int]]) -> str:
+    """A word from byte runs (source, first source byte, first destination byte, length), shifted and masked."""
+    if not parts:
+        return "0u"
+    terms = []
+    for s, sb, db, n in parts:
+        mask = hexu(((1 << (8 * n)) - 1) << (8 * db))
+        if n == 4:
+            terms.append(s)
+        elif sb == db:
+            terms.append(f"({s} & {mask})")
+        elif sb > db:
+            terms.append(f"(({s} >> {8 * (sb - db)}) & {mask})")
+        else:
+            terms.append(f"(({s} << {8 * (db - sb)}) & {mask})")
+    return terms[0] if len(terms) == 1 else "(" + " | ".join(terms) + ")"

@@ -1,0 +1,209 @@
+"""How a shuffle plan's 32-bit words are built and placed (docs/design.md §4, "Words and selects").
+
+A thread's class is the pair (s, y): the lane-dependent parts of the register it sends and of the register it
+fills (``send_sel`` and ``recv_sel``; the same in every round). Every word the code computes, a word a round
+sends or a word of B, is, for each class, four bytes of source words: A's registers as 32-bit words, or the
+words received in a round. Per word, the cheapest form that holds in every class:
+
+- ``copy``: one source word, whole, the same in every class (no instruction);
+- ``select``: one whole source word per class: a tree of SELs over the class bits, whose subtrees words share
+  (m SELs a word where m class bits permute m candidates, as in Triton's lowering, not 2^m - 1);
+- ``prmt``: at most two source words hold every class's bytes: one PRMT whose selector is a per-thread constant
+  (CUDA's __byte_perm; Triton's warp-local lowering does the same). HIP has no such instruction to rely on;
+- ``join``: each class's word on its own (PRMTs on CUDA, else shifted and masked bytes), then a select among the
+  classes.
+
+A local round (a thread reads its own registers) sends nothing: its elements are read in place where B's words
+are assembled, so it costs no select of its own. The emitter spells these words; the cost model counts them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import f2
+from .shuffle import ShufflePlan
+
+Src = tuple  # ("a", w): A's 32-bit word w; ("x", r, p): word p of what round r received
+Byte = tuple  # (Src, byte 0..3)
+
+
+@dataclass(frozen=True)
+class Word:
+    """One 32-bit word the code computes: for each class, its four byte sources (None where any byte will do)."""
+
+    picks: tuple[tuple[Byte | None, ...], ...]
+
+    def sources(self) -> list[Src]:
+        """The distinct source words, in order of first use."""
+        out: list[Src] = []
+        for pick in self.picks:
+            for b in pick:
+                if b is not None and b[0] not in out:
+                    out.append(b[0])
+        return out
+
+    def whole(self, c: int) -> Src | None:
+        """Class c's source word where the word is that word, byte for byte (None where it is not)."""
+        srcs = {b[0] for b in self.picks[c] if b is not None}
+        if len(srcs) != 1 or any(b is not None and b[1] != i for i, b in enumerate(self.picks[c])):
+            return None
+        return srcs.pop()
+
+    def selector(self, c: int, pair: list[Src]) -> int:
+        """Class c's __byte_perm selector over the two words ``pair`` (bytes 0-3 of the first, 4-7 of the second)."""
+        sel = 0
+        for i, b in enumerate(self.picks[c]):
+            nib = 0 if b is None else 4 * pair.index(b[0]) + b[1]
+            sel |= nib << (4 * i)
+        return sel
+
+    def kind(self, prmt: bool) -> str:
+        srcs = self.sources()
+        if not srcs:
+            return "zero"
+        wholes = [self.whole(c) for c in range(len(self.picks))]
+        if all(w is not None for w in wholes):
+            return "copy" if len(set(wholes)) == 1 else "select"
+        if prmt and len(srcs) <= 2:
+            return "prmt"
+        return "join"
+
+    def cost(self, prmt: bool) -> int:
+        """Instructions per conversion besides its selects (Assembly.instructions counts those): a PRMT, or each
+        class's own word of a join."""
+        kind = self.kind(prmt)
+        if kind == "prmt":
+            return 1
+        if kind == "join":
+            return sum({pick: self._join_cost(c, prmt) for c, pick in enumerate(self.picks)}.values())
+        return 0
+
+    def _join_cost(self, c: int, prmt: bool) -> int:
+        """One class's word on its own: nothing if whole, else a PRMT per further source word (CUDA) or a shift and
+        a mask per byte run."""
+        if self.whole(c) is not None:
+            return 0
+        n = len({b[0] for b in self.picks[c] if b is not None})
+        return max(1, n - 1) if prmt else 2 * len(runs(self.picks[c]))
+
+
+def runs(pick: tuple[Byte | None, ...]) -> list[tuple[Src, int, int, int]]:
+    """A class's word as runs (source, first source byte, first destination byte, length) of consecutive bytes."""
+    out: list[list] = []
+    for i, b in enumerate(pick):
+        if b is None:
+            continue
+        last = out[-1] if out else None
+        if last and last[0] == b[0] and last[1] + last[3] == b[1] and last[2] + last[3] == i:
+            last[3] += 1
+        else:
+            out.append([b[0], b[1], i, 1])
+    return [tuple(r) for r in out]
+
+
+@dataclass(frozen=True)
+class Round:
+    index: int
+    op: str  # "local", "xor" or "idx"
+    sends: tuple[Word, ...]  # the words it sends (none for a local round)
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """Every word of a shuffle conversion, per thread class."""
+
+    classes: tuple[tuple[int, int], ...]  # (s, y) of each class; class c is the sum of basis[j] over the set bits j of c
+    class_shift: int  # the class number is s | y << class_shift
+    basis: tuple[int, ...]  # class numbers, reduced: bit j of c is bit pivot(basis[j]) of its class number
+    rounds: tuple[Round, ...]
+    b_words: tuple[tuple[Word, int], ...]  # each B word, and the round after which all its bytes are in (-1: none)
+    prmt: bool
+
+    def instructions(self) -> int:
+        """Selects and PRMTs per conversion, besides the shuffles: each word's own PRMTs, and one SEL for every
+        distinct node of the select trees (shared between words, as the compiler shares them)."""
+        words = [w for r in self.rounds for w in r.sends] + [w for w, _ in self.b_words]
+        nodes: set[tuple] = set()
+        for w in words:
+            kind = w.kind(self.prmt)
+            if kind == "select":
+                nodes |= mux_nodes(tuple(w.whole(c) for c in range(len(self.classes))))
+            elif kind == "join":
+                nodes |= mux_nodes(w.picks)
+        return sum(w.cost(self.prmt) for w in words) + len(nodes)
+
+
+def mux_nodes(per_class: tuple) -> set[tuple]:
+    """The selects a per-class choice takes as a tree over the class bits, highest first: each distinct subtree
+    whose classes do not all choose the same is one select."""
+    if len(set(per_class)) == 1:
+        return set()
+    half = len(per_class) // 2
+    lo, hi = per_class[:half], per_class[half:]
+    return mux_nodes(lo) if lo == hi else {per_class} | mux_nodes(lo) | mux_nodes(hi)
+
+
+def assemble(plan: ShufflePlan, bits: int, n_out: int, lang: str) -> Assembly:
+    """The words of ``plan`` for elements of ``bits`` bits, B holding ``n_out`` registers."""
+    eb = bits // 8
+    r0 = plan.rounds[0]
+    send_cols, recv_cols = r0.send_reg.cols, r0.recv_reg.cols
+    shift = max((c.bit_length() for c in send_cols), default=0)
+    basis = tuple(f2.reduce(s | y << shift for s, y in zip(send_cols, recv_cols, strict=True)))
+    classes = tuple((k & ((1 << shift) - 1), k >> shift) for k in f2.span(basis))
+    packa = [f2.combine(t, plan.pack_a) for t in range(1 << len(plan.pack_a))]
+    packb = [f2.combine(t, plan.pack_b) for t in range(1 << len(plan.pack_b))]
+    payload = len(packa) * eb  # bytes one round moves per thread
+    nparts = (payload + 3) // 4
+
+    def a_byte(e: int, i: int) -> Byte:
+        return (("a", (e * eb + i) // 4), (e * eb + i) % 4)
+
+    def sent(r, s: int, q: int) -> tuple[int, int] | None:
+        """(A element, byte) at payload byte q of what a class-s thread sends in round r."""
+        return None if q >= payload else (r.send_reg.const ^ s ^ packa[q // eb], q % eb)
+
+    rounds = []
+    for r in plan.rounds:
+        sends: tuple[Word, ...] = ()
+        if r.op != "local":
+            sends = tuple(
+                Word(tuple(tuple(_a(sent(r, s, 4 * p + i), a_byte) for i in range(4)) for s, _ in classes))
+                for p in range(nparts)
+            )
+        rounds.append(Round(r.index, r.op, sends))
+
+    # where each class's B element comes from: (round, A element) for a local round, else (round, payload offset)
+    source: dict[tuple[int, int], tuple] = {}
+    for c, (s, y) in enumerate(classes):
+        for r in plan.rounds:
+            for t, o in enumerate(packb):
+                e = r.recv_reg.const ^ y ^ o
+                source[c, e] = (r.index, "a", r.send_reg.const ^ s ^ packa[t]) if r.op == "local" else (r.index, "x", t)
+
+    b_words = []
+    for k in range(max(1, n_out * eb // 4)):
+        picks, last = [], -1
+        for c in range(len(classes)):
+            pick = []
+            for i in range(4):
+                e, j = divmod(4 * k + i, eb)
+                src = source.get((c, e)) if e < n_out else None
+                if src is None:
+                    pick.append(None)
+                    continue
+                rnd, where, x = src
+                if where == "a":
+                    pick.append(a_byte(x, j))
+                else:
+                    q = x * eb + j
+                    pick.append((("x", rnd, q // 4), q % 4))
+                    last = max(last, rnd)
+            picks.append(tuple(pick))
+        b_words.append((Word(tuple(picks)), last))
+    return Assembly(classes, shift, basis, tuple(rounds), tuple(b_words), lang == "cuda" and bits < 32)
+
+
+def _a(at: tuple[int, int] | None, a_byte) -> Byte | None:
+    return None if at is None else a_byte(*at)
