@@ -709,6 +709,18 @@ def select_shard(cases: list, shard: tuple[int, int] | None) -> list:
     return list(cases)[i - 1 :: n]
 
 
+def select_cases(cases: list, ids: str | None) -> list:
+    """The cases named in the comma list ``ids`` (all of them without one); an unknown id is an error."""
+    if not ids:
+        return list(cases)
+    want = [x.strip() for x in ids.split(",") if x.strip()]
+    known = {c.id for c in cases}
+    missing = [x for x in want if x not in known]
+    if missing:
+        raise LlgenError(f"no case {', '.join(missing)} in this suite.")
+    return [c for c in cases if c.id in want]
+
+
 def run(
     cases,
     target: str = "sm_90",
@@ -857,6 +869,7 @@ def main(argv=None) -> int:
     r = sub.add_parser("run", help="benchmark a suite (or a piece of it); write its JSON after every case")
     r.add_argument("--suite", default="core", help="core, wide, regressions, or none (only the gather benchmark)")
     r.add_argument("--shard", default=None, help="I/N: the I-th of N pieces of the suite")
+    r.add_argument("--cases", default=None, help="comma list of case ids: only these (a rerun that merge puts in place)")
     r.add_argument("--measures", default="loop,stream", help="comma list of loop, stream, wavefronts, gather")
     r.add_argument("--rep", type=int, default=100, help="do_bench repetition time (ms) per measurement")
     r.add_argument("--target", default="sm_90")
@@ -896,7 +909,7 @@ def _main_run(args) -> None:
     if unknown:
         raise LlgenError(f"unknown measure(s) {sorted(unknown)}; use loop, stream, wavefronts, gather.")
     name = None if args.suite == "none" else args.suite
-    cases = suite_cases(name) if name else []
+    cases = select_cases(suite_cases(name) if name else [], args.cases)
     baselines = name == "core" if args.baselines == "auto" else args.baselines == "yes"
 
     def save(report):

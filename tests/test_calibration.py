@@ -41,7 +41,11 @@ def test_the_cost_model_orders_each_cases_variants_as_they_measured():
         return cache[key]
 
     bad = calibration.order_mismatches(table["rows"], predict, table["tie"])
-    assert not bad, f"{len(bad)} pair(s) the model orders against the measurement:\n" + "\n".join(bad)
+    known = {u["case"] for u in table.get("unexplained", [])}
+    new = [b for b in bad if b.split(":")[0] not in known]
+    assert not new, f"{len(new)} pair(s) the model orders against the measurement:\n" + "\n".join(new)
+    stale = known - {b.split(":")[0] for b in bad}
+    assert not stale, f"the model now orders {sorted(stale)} as measured: take them off the table's unexplained list"
 
 
 def test_order_mismatches_allows_ties_and_catches_a_wrong_order():

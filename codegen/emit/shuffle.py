@@ -22,7 +22,9 @@ def shuffle_body(plan) -> dict:
     if len(asm.classes) > 1:
         r0 = d.rounds[0]
         cols = tuple(s | y << asm.class_shift for s, y in zip(r0.send_reg.cols, r0.recv_reg.cols, strict=True))
-        decls.append(f"const unsigned cls = {affine_expr(Affine(0, cols), lb)};  // this thread's class: the registers it sends and fills")
+        decls.append(
+            f"const unsigned cls = {affine_expr(Affine(0, cols), lb)};  // this thread's class: the registers it sends and fills"
+        )
     if any(r.op == "idx" for r in d.rounds):
         decls.append(f"const unsigned src_sel = {affine_expr(d.rounds[0].src_lane.linear(), lb)};  // source lane, linear part")
 
@@ -71,7 +73,9 @@ class _Speller:
         """The statements that set B's word k (the select-tree temporaries it needs first)."""
         x = self.word(w)
         if self.bits == 64:
-            return self.flush() + [f"b[{k // 2}] {'|=' if k % 2 else '='} static_cast<unsigned long long>({x}){' << 32' if k % 2 else ''};"]
+            return self.flush() + [
+                f"b[{k // 2}] {'|=' if k % 2 else '='} static_cast<unsigned long long>({x}){' << 32' if k % 2 else ''};"
+            ]
         return self.flush() + [f"b[{k}] = {x};"]
 
     def flush(self) -> list[str]:

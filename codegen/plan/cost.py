@@ -13,15 +13,17 @@ from .shuffle_words import assemble
 SHFL_PER_CLK = 1.0  # warp-wide SHFL (32 x 4 bytes = one wavefront's worth of data)
 WAVEFRONTS_PER_CLK = 1.0  # shared-memory wavefronts (128 bytes)
 ISSUE_PER_CLK = 4.0  # warp instructions of any kind (4 sub-partitions, one issue each)
+ALU_PER_CLK = 2.0  # integer ALU warp instructions (SEL, PRMT, LOP3, SHF): 16 lanes a sub-partition on the H100
 BARRIER_CLK = 20.0  # a CTA-wide barrier's bubble, paid once per store/load round
 
 
 def shuffle_cost(plan: ShufflePlan, warps: int, bits: int, n_out: int, lang: str) -> float:
-    """Two bounds, the slower one counts (bench/NOTES.md, sessions 7 and 8): the SHFL pipe takes one shuffle a
-    clock, and every instruction takes one of four issue slots a clock. Besides the shuffles, the instructions are
-    the selects and PRMTs that build each sent word and each word of B (plan/shuffle_words.py)."""
-    instrs = plan.shuffles + assemble(plan, bits, n_out, lang).instructions()
-    return warps * max(plan.shuffles / SHFL_PER_CLK, instrs / ISSUE_PER_CLK)
+    """Three bounds, the slowest one counts (bench/NOTES.md, session 8): the SHFL pipe takes one shuffle a clock,
+    the integer ALU pipe two warp instructions a clock, and issue four instructions of any kind. Besides the
+    shuffles, the instructions are the selects and PRMTs (ALU) that build each sent word and each word of B
+    (plan/shuffle_words.py)."""
+    alu = assemble(plan, bits, n_out, lang).instructions()
+    return warps * max(plan.shuffles / SHFL_PER_CLK, alu / ALU_PER_CLK, (plan.shuffles + alu) / ISSUE_PER_CLK)
 
 
 def shared_cost(plan: SharedPlan) -> float:
@@ -38,6 +40,6 @@ def choose_path(costs: dict[str, float], forced: str | None) -> tuple[str, str]:
         return forced, f"the {forced} path was forced"
     if "shuffle" not in costs:
         return "shared", "data crosses warps, so it goes through shared memory"
-    if costs["shuffle"] <= costs["shared"]:
+    if costs["shuffle"] < costs["shared"]:  # a tie goes to shared memory, which leaves the ALU to the consumer
         return "shuffle", f"warp shuffles cost {costs['shuffle']:.0f} vs {costs['shared']:.0f} cycles for shared memory"
     return "shared", f"shared memory costs {costs['shared']:.0f} vs {costs['shuffle']:.0f} cycles for warp shuffles"

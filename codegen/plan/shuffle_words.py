@@ -121,27 +121,55 @@ class Assembly:
     prmt: bool
 
     def instructions(self) -> int:
-        """Selects and PRMTs per conversion, besides the shuffles: each word's own PRMTs, and one SEL for every
-        distinct node of the select trees (shared between words, as the compiler shares them)."""
+        """Selects and PRMTs per conversion, besides the shuffles: each word's own PRMTs, and the SELs of the
+        select trees (their shared nodes counted once, as the compiler shares them)."""
         words = [w for r in self.rounds for w in r.sends] + [w for w, _ in self.b_words]
-        nodes: set[tuple] = set()
+        trees = _Trees()
         for w in words:
             kind = w.kind(self.prmt)
             if kind == "select":
-                nodes |= mux_nodes(tuple(w.whole(c) for c in range(len(self.classes))))
+                trees.root(tuple(w.whole(c) for c in range(len(self.classes))))
             elif kind == "join":
-                nodes |= mux_nodes(w.picks)
-        return sum(w.cost(self.prmt) for w in words) + len(nodes)
+                trees.root(w.picks)
+        return sum(w.cost(self.prmt) for w in words) + trees.selects()
 
 
-def mux_nodes(per_class: tuple) -> set[tuple]:
-    """The selects a per-class choice takes as a tree over the class bits, highest first: each distinct subtree
-    whose classes do not all choose the same is one select."""
-    if len(set(per_class)) == 1:
-        return set()
-    half = len(per_class) // 2
-    lo, hi = per_class[:half], per_class[half:]
-    return mux_nodes(lo) if lo == hi else {per_class} | mux_nodes(lo) | mux_nodes(hi)
+class _Trees:
+    """The select trees of per-class choices over the class bits, highest bit at the root (as the emitter prints
+    them), each distinct subtree once. A node is one SEL, except where both its children are selects used by it
+    alone: ptxas then writes one child and overwrites it under the node's predicate (``@!P SEL``; seen in the SASS
+    of r3_mma2b_4x64x32_f16)."""
+
+    def __init__(self):
+        self.children: dict[tuple, tuple] = {}
+        self.parents: dict[tuple, set] = {}
+        self.roots: set[tuple] = set()
+
+    def root(self, per_class: tuple) -> None:
+        node = self._node(per_class)
+        if node is not None:
+            self.roots.add(node)
+
+    def _node(self, f: tuple) -> tuple | None:
+        if len(set(f)) == 1:
+            return None
+        half = len(f) // 2
+        lo, hi = f[:half], f[half:]
+        if lo == hi:  # the choice does not depend on this class bit
+            return self._node(lo)
+        if f not in self.children:
+            kids = (self._node(lo), self._node(hi))
+            self.children[f] = kids
+            for k in kids:
+                if k is not None:
+                    self.parents.setdefault(k, set()).add(f)
+        return f
+
+    def selects(self) -> int:
+        def exclusive(k) -> bool:
+            return k is not None and k not in self.roots and len(self.parents.get(k, ())) == 1
+
+        return sum(0 if all(exclusive(k) for k in kids) else 1 for kids in self.children.values())
 
 
 def assemble(plan: ShufflePlan, bits: int, n_out: int, lang: str) -> Assembly:
@@ -169,8 +197,7 @@ def assemble(plan: ShufflePlan, bits: int, n_out: int, lang: str) -> Assembly:
         sends: tuple[Word, ...] = ()
         if r.op != "local":
             sends = tuple(
-                Word(tuple(tuple(_a(sent(r, s, 4 * p + i), a_byte) for i in range(4)) for s, _ in classes))
-                for p in range(nparts)
+                Word(tuple(tuple(_a(sent(r, s, 4 * p + i), a_byte) for i in range(4)) for s, _ in classes)) for p in range(nparts)
             )
         rounds.append(Round(r.index, r.op, sends))
 

@@ -2,7 +2,7 @@
 // regenerate with: python -m llgen.examples (the core suite's case t16x32, sm_90)
 #pragma once
 // t16x32: convert a 16x32 tile of 32-bit elements from layout A to layout B on sm_90 (1 warps x 32 lanes).
-// Path: shared (shared memory costs 32 vs 128 cycles for warp shuffles).
+// Path: shared (shared memory costs 32 vs 64 cycles for warp shuffles).
 // A = {"bases": {"block": [], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], "register": [[1, 0], [2, 0], [4, 0], [8, 0]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 // B = {"bases": {"block": [], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], "register": [[0, 2], [0, 4], [0, 8], [0, 16]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 namespace llgen {

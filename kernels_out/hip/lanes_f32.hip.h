@@ -154,104 +154,56 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[16])
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, nullptr, 1u);
-  // warp shuffle: 16 rounds; each thread sends one word and fills one per round
+  // warp shuffle: 16 rounds, 16 shuffle(s); each round sends one word a thread and fills one
   const unsigned src_sel = ((lane & 0xfu) << 1) ^ ((lane >> 4) & 1u) ^ (lane & 0x20u);  // source lane, linear part
-  {  // round 0: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[0];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[0] = w0;
-  }
-
-  {  // round 1: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[1];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[1] = w0;
-  }
-
-  {  // round 2: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[2];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[2] = w0;
-  }
-
-  {  // round 3: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[3];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[3] = w0;
-  }
-
-  {  // round 4: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[4];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[4] = w0;
-  }
-
-  {  // round 5: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[5];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[5] = w0;
-  }
-
-  {  // round 6: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[6];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[6] = w0;
-  }
-
-  {  // round 7: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[7];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[7] = w0;
-  }
-
-  {  // round 8: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[8];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[8] = w0;
-  }
-
-  {  // round 9: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[9];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[9] = w0;
-  }
-
-  {  // round 10: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[10];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[10] = w0;
-  }
-
-  {  // round 11: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[11];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[11] = w0;
-  }
-
-  {  // round 12: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[12];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[12] = w0;
-  }
-
-  {  // round 13: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[13];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[13] = w0;
-  }
-
-  {  // round 14: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[14];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[14] = w0;
-  }
-
-  {  // round 15: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = a[15];
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    b[15] = w0;
-  }
-
+  // round 0: shfl.idx from lane 0u ^ src_sel
+  const unsigned x0 = shfl_idx(a[0], src_sel ^ 0u);
+  b[0] = x0;
+  // round 1: shfl.idx from lane 0u ^ src_sel
+  const unsigned x1 = shfl_idx(a[1], src_sel ^ 0u);
+  b[1] = x1;
+  // round 2: shfl.idx from lane 0u ^ src_sel
+  const unsigned x2 = shfl_idx(a[2], src_sel ^ 0u);
+  b[2] = x2;
+  // round 3: shfl.idx from lane 0u ^ src_sel
+  const unsigned x3 = shfl_idx(a[3], src_sel ^ 0u);
+  b[3] = x3;
+  // round 4: shfl.idx from lane 0u ^ src_sel
+  const unsigned x4 = shfl_idx(a[4], src_sel ^ 0u);
+  b[4] = x4;
+  // round 5: shfl.idx from lane 0u ^ src_sel
+  const unsigned x5 = shfl_idx(a[5], src_sel ^ 0u);
+  b[5] = x5;
+  // round 6: shfl.idx from lane 0u ^ src_sel
+  const unsigned x6 = shfl_idx(a[6], src_sel ^ 0u);
+  b[6] = x6;
+  // round 7: shfl.idx from lane 0u ^ src_sel
+  const unsigned x7 = shfl_idx(a[7], src_sel ^ 0u);
+  b[7] = x7;
+  // round 8: shfl.idx from lane 0u ^ src_sel
+  const unsigned x8 = shfl_idx(a[8], src_sel ^ 0u);
+  b[8] = x8;
+  // round 9: shfl.idx from lane 0u ^ src_sel
+  const unsigned x9 = shfl_idx(a[9], src_sel ^ 0u);
+  b[9] = x9;
+  // round 10: shfl.idx from lane 0u ^ src_sel
+  const unsigned x10 = shfl_idx(a[10], src_sel ^ 0u);
+  b[10] = x10;
+  // round 11: shfl.idx from lane 0u ^ src_sel
+  const unsigned x11 = shfl_idx(a[11], src_sel ^ 0u);
+  b[11] = x11;
+  // round 12: shfl.idx from lane 0u ^ src_sel
+  const unsigned x12 = shfl_idx(a[12], src_sel ^ 0u);
+  b[12] = x12;
+  // round 13: shfl.idx from lane 0u ^ src_sel
+  const unsigned x13 = shfl_idx(a[13], src_sel ^ 0u);
+  b[13] = x13;
+  // round 14: shfl.idx from lane 0u ^ src_sel
+  const unsigned x14 = shfl_idx(a[14], src_sel ^ 0u);
+  b[14] = x14;
+  // round 15: shfl.idx from lane 0u ^ src_sel
+  const unsigned x15 = shfl_idx(a[15], src_sel ^ 0u);
+  b[15] = x15;
 
 }
 

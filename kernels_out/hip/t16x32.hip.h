@@ -3,7 +3,7 @@
 #pragma once
 #include <hip/hip_runtime.h>
 // t16x32: convert a 16x32 tile of 32-bit elements from layout A to layout B on gfx942 (1 warps x 64 lanes).
-// Path: shuffle (warp shuffles cost 32 vs 32 cycles for shared memory).
+// Path: shuffle (warp shuffles cost 24 vs 32 cycles for shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [8, 0]], "register": [[1, 0], [2, 0], [4, 0]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 // B = {"bases": {"block": [], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 16]], "register": [[0, 2], [0, 4], [0, 8]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 namespace llgen {
@@ -154,114 +154,65 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[8], Word (&b)[8]) {
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, nullptr, 1u);
-  // warp shuffle: 8 rounds; each thread sends one word and fills one per round
-  const unsigned send_sel = ((lane >> 1) & 7u);  // which register this lane sends (XOR with the round's constant)
-  const unsigned recv_sel = (lane & 7u);  // which register this lane fills
+  // warp shuffle: 8 rounds, 8 shuffle(s); each round sends one word a thread and fills one
+  const unsigned cls = ((lane >> 1) & 1u ? 0x11u : 0u) ^ ((lane >> 2) & 1u ? 0x22u : 0u) ^ ((lane & 1u) << 3) ^ ((lane >> 1) & 4u);  // this thread's class: the registers it sends and fills
   const unsigned src_sel = ((lane & 7u) << 1) ^ ((lane & 8u) << 2) ^ ((lane >> 4) & 1u) ^ ((lane >> 1) & 0x10u);  // source lane, linear part
-  {  // round 0: shfl.idx from lane 0u ^ src_sel
-    unsigned w0 = (a[0] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 0u);
-    if (recv_sel == 0u) { b[0] = w0; }
-    if (recv_sel == 1u) { b[1] = w0; }
-    if (recv_sel == 2u) { b[2] = w0; }
-    if (recv_sel == 3u) { b[3] = w0; }
-    if (recv_sel == 4u) { b[4] = w0; }
-    if (recv_sel == 5u) { b[5] = w0; }
-    if (recv_sel == 6u) { b[6] = w0; }
-    if (recv_sel == 7u) { b[7] = w0; }
-  }
-
-  {  // round 1: shfl.idx from lane 2u ^ src_sel
-    unsigned w0 = (a[1] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 2u);
-    if (recv_sel == 0u) { b[1] = w0; }
-    if (recv_sel == 1u) { b[0] = w0; }
-    if (recv_sel == 2u) { b[3] = w0; }
-    if (recv_sel == 3u) { b[2] = w0; }
-    if (recv_sel == 4u) { b[5] = w0; }
-    if (recv_sel == 5u) { b[4] = w0; }
-    if (recv_sel == 6u) { b[7] = w0; }
-    if (recv_sel == 7u) { b[6] = w0; }
-  }
-
-  {  // round 2: shfl.idx from lane 4u ^ src_sel
-    unsigned w0 = (a[2] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 4u);
-    if (recv_sel == 0u) { b[2] = w0; }
-    if (recv_sel == 1u) { b[3] = w0; }
-    if (recv_sel == 2u) { b[0] = w0; }
-    if (recv_sel == 3u) { b[1] = w0; }
-    if (recv_sel == 4u) { b[6] = w0; }
-    if (recv_sel == 5u) { b[7] = w0; }
-    if (recv_sel == 6u) { b[4] = w0; }
-    if (recv_sel == 7u) { b[5] = w0; }
-  }
-
-  {  // round 3: shfl.idx from lane 6u ^ src_sel
-    unsigned w0 = (a[3] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 6u);
-    if (recv_sel == 0u) { b[3] = w0; }
-    if (recv_sel == 1u) { b[2] = w0; }
-    if (recv_sel == 2u) { b[1] = w0; }
-    if (recv_sel == 3u) { b[0] = w0; }
-    if (recv_sel == 4u) { b[7] = w0; }
-    if (recv_sel == 5u) { b[6] = w0; }
-    if (recv_sel == 6u) { b[5] = w0; }
-    if (recv_sel == 7u) { b[4] = w0; }
-  }
-
-  {  // round 4: shfl.idx from lane 8u ^ src_sel
-    unsigned w0 = (a[4] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 8u);
-    if (recv_sel == 0u) { b[4] = w0; }
-    if (recv_sel == 1u) { b[5] = w0; }
-    if (recv_sel == 2u) { b[6] = w0; }
-    if (recv_sel == 3u) { b[7] = w0; }
-    if (recv_sel == 4u) { b[0] = w0; }
-    if (recv_sel == 5u) { b[1] = w0; }
-    if (recv_sel == 6u) { b[2] = w0; }
-    if (recv_sel == 7u) { b[3] = w0; }
-  }
-
-  {  // round 5: shfl.idx from lane 0xau ^ src_sel
-    unsigned w0 = (a[5] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 0xau);
-    if (recv_sel == 0u) { b[5] = w0; }
-    if (recv_sel == 1u) { b[4] = w0; }
-    if (recv_sel == 2u) { b[7] = w0; }
-    if (recv_sel == 3u) { b[6] = w0; }
-    if (recv_sel == 4u) { b[1] = w0; }
-    if (recv_sel == 5u) { b[0] = w0; }
-    if (recv_sel == 6u) { b[3] = w0; }
-    if (recv_sel == 7u) { b[2] = w0; }
-  }
-
-  {  // round 6: shfl.idx from lane 0xcu ^ src_sel
-    unsigned w0 = (a[6] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[7] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 0xcu);
-    if (recv_sel == 0u) { b[6] = w0; }
-    if (recv_sel == 1u) { b[7] = w0; }
-    if (recv_sel == 2u) { b[4] = w0; }
-    if (recv_sel == 3u) { b[5] = w0; }
-    if (recv_sel == 4u) { b[2] = w0; }
-    if (recv_sel == 5u) { b[3] = w0; }
-    if (recv_sel == 6u) { b[0] = w0; }
-    if (recv_sel == 7u) { b[1] = w0; }
-  }
-
-  {  // round 7: shfl.idx from lane 0xeu ^ src_sel
-    unsigned w0 = (a[7] & (0u - static_cast<unsigned>(send_sel == 0u))) | (a[6] & (0u - static_cast<unsigned>(send_sel == 1u))) | (a[5] & (0u - static_cast<unsigned>(send_sel == 2u))) | (a[4] & (0u - static_cast<unsigned>(send_sel == 3u))) | (a[3] & (0u - static_cast<unsigned>(send_sel == 4u))) | (a[2] & (0u - static_cast<unsigned>(send_sel == 5u))) | (a[1] & (0u - static_cast<unsigned>(send_sel == 6u))) | (a[0] & (0u - static_cast<unsigned>(send_sel == 7u)));
-    w0 = shfl_idx(w0, src_sel ^ 0xeu);
-    if (recv_sel == 0u) { b[7] = w0; }
-    if (recv_sel == 1u) { b[6] = w0; }
-    if (recv_sel == 2u) { b[5] = w0; }
-    if (recv_sel == 3u) { b[4] = w0; }
-    if (recv_sel == 4u) { b[3] = w0; }
-    if (recv_sel == 5u) { b[2] = w0; }
-    if (recv_sel == 6u) { b[1] = w0; }
-    if (recv_sel == 7u) { b[0] = w0; }
-  }
-
+  // round 0: shfl.idx from lane 0u ^ src_sel
+  const unsigned t0 = ((cls & 4u) ? a[7] : a[3]);
+  const unsigned t1 = ((cls & 4u) ? a[6] : a[2]);
+  const unsigned t2 = ((cls & 0x10u) ? t0 : t1);
+  const unsigned t3 = ((cls & 4u) ? a[5] : a[1]);
+  const unsigned t4 = ((cls & 4u) ? a[4] : a[0]);
+  const unsigned t5 = ((cls & 0x10u) ? t3 : t4);
+  const unsigned x0 = shfl_idx(((cls & 0x20u) ? t2 : t5), src_sel ^ 0u);
+  // round 1: shfl.idx from lane 2u ^ src_sel
+  const unsigned t6 = ((cls & 0x10u) ? t1 : t0);
+  const unsigned t7 = ((cls & 0x10u) ? t4 : t3);
+  const unsigned x1 = shfl_idx(((cls & 0x20u) ? t6 : t7), src_sel ^ 2u);
+  // round 2: shfl.idx from lane 4u ^ src_sel
+  const unsigned x2 = shfl_idx(((cls & 0x20u) ? t5 : t2), src_sel ^ 4u);
+  // round 3: shfl.idx from lane 6u ^ src_sel
+  const unsigned x3 = shfl_idx(((cls & 0x20u) ? t7 : t6), src_sel ^ 6u);
+  // round 4: shfl.idx from lane 8u ^ src_sel
+  const unsigned t8 = ((cls & 4u) ? a[3] : a[7]);
+  const unsigned t9 = ((cls & 4u) ? a[2] : a[6]);
+  const unsigned t10 = ((cls & 0x10u) ? t8 : t9);
+  const unsigned t11 = ((cls & 4u) ? a[1] : a[5]);
+  const unsigned t12 = ((cls & 4u) ? a[0] : a[4]);
+  const unsigned t13 = ((cls & 0x10u) ? t11 : t12);
+  const unsigned x4 = shfl_idx(((cls & 0x20u) ? t10 : t13), src_sel ^ 8u);
+  // round 5: shfl.idx from lane 0xau ^ src_sel
+  const unsigned t14 = ((cls & 0x10u) ? t9 : t8);
+  const unsigned t15 = ((cls & 0x10u) ? t12 : t11);
+  const unsigned x5 = shfl_idx(((cls & 0x20u) ? t14 : t15), src_sel ^ 0xau);
+  // round 6: shfl.idx from lane 0xcu ^ src_sel
+  const unsigned x6 = shfl_idx(((cls & 0x20u) ? t13 : t10), src_sel ^ 0xcu);
+  // round 7: shfl.idx from lane 0xeu ^ src_sel
+  const unsigned x7 = shfl_idx(((cls & 0x20u) ? t15 : t14), src_sel ^ 0xeu);
+  const unsigned t16 = ((cls & 8u) ? x7 : x6);
+  const unsigned t17 = ((cls & 8u) ? x5 : x4);
+  const unsigned t18 = ((cls & 0x10u) ? t16 : t17);
+  const unsigned t19 = ((cls & 8u) ? x3 : x2);
+  const unsigned t20 = ((cls & 8u) ? x1 : x0);
+  const unsigned t21 = ((cls & 0x10u) ? t19 : t20);
+  b[0] = ((cls & 0x20u) ? t18 : t21);
+  const unsigned t22 = ((cls & 8u) ? x6 : x7);
+  const unsigned t23 = ((cls & 8u) ? x4 : x5);
+  const unsigned t24 = ((cls & 0x10u) ? t22 : t23);
+  const unsigned t25 = ((cls & 8u) ? x2 : x3);
+  const unsigned t26 = ((cls & 8u) ? x0 : x1);
+  const unsigned t27 = ((cls & 0x10u) ? t25 : t26);
+  b[1] = ((cls & 0x20u) ? t24 : t27);
+  const unsigned t28 = ((cls & 0x10u) ? t17 : t16);
+  const unsigned t29 = ((cls & 0x10u) ? t20 : t19);
+  b[2] = ((cls & 0x20u) ? t28 : t29);
+  const unsigned t30 = ((cls & 0x10u) ? t23 : t22);
+  const unsigned t31 = ((cls & 0x10u) ? t26 : t25);
+  b[3] = ((cls & 0x20u) ? t30 : t31);
+  b[4] = ((cls & 0x20u) ? t21 : t18);
+  b[5] = ((cls & 0x20u) ? t27 : t24);
+  b[6] = ((cls & 0x20u) ? t29 : t28);
+  b[7] = ((cls & 0x20u) ? t31 : t30);
 
 }
 

@@ -1,0 +1,67 @@
+"""How a shuffle plan's words are built (plan/shuffle_words.py) and what the emitter prints for them.
+
+The counts are those Triton's warp-local lowering reaches on the same conversions (its SASS, compiled here with
+Triton 3.6: bench/NOTES.md, session 8), and what the H100 measured follows them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from llgen.emit import emit
+from llgen.plan import plan_conversion
+from llgen.plan.shuffle_words import assemble
+from llgen.suite import wide
+
+
+def _case(cid):
+    return next(c for c in wide() if c.id == cid)
+
+
+def _words(cid, target="sm_90"):
+    c = _case(cid)
+    p = plan_conversion(c.src, c.dst, c.dtype, target, path="shuffle")
+    asm = assemble(p.detail, p.dtype.bits, p.n_out, p.target.lang)
+    kinds = {}
+    for w in [w for r in asm.rounds for w in r.sends] + [w for w, _ in asm.b_words]:
+        kinds[w.kind(asm.prmt)] = kinds.get(w.kind(asm.prmt), 0) + 1
+    return p, asm, kinds
+
+
+def test_sixteen_bit_words_that_change_halves_take_one_prmt_each_way():
+    """mma -> dot operand B on one warp: every sent word and every B word is one PRMT whose selector depends on the
+    thread's class (Triton's selectors 0x5410/0x7632 and 0x1054/0x3276), and no select is left."""
+    p, asm, kinds = _words("w1_mma2dotB_f16")
+    assert p.detail.shuffles == 64 and len(asm.classes) == 2
+    assert kinds == {"prmt": 128} and asm.instructions() == 128
+    text = emit(p, "header", "x")
+    assert "__byte_perm(a[0], a[1], ps0)" in text and "b[0] = __byte_perm(x0, x1, ps2);" in text
+    for sels in ("0x7632u : 0x5410u", "0x5410u : 0x7632u", "0x1054u : 0x5410u", "0x3276u : 0x7632u"):
+        assert sels in text
+
+
+def test_one_mixed_bit_costs_three_selects_a_pair_with_local_rounds_read_in_place():
+    """A register bit and a lane bit trade places (m = 1): a pair of elements takes one shuffle and three selects
+    (one to send, one for each B word, the kept element read straight from A), as Triton's 48 FSEL and 16 SHFL."""
+    p, asm, kinds = _words("r18_339_f32")
+    assert p.detail.shuffles == 16 and asm.instructions() == 48 and kinds == {"select": 48}
+    assert "local, no shuffle" in emit(p, "header", "x")
+
+
+@pytest.mark.parametrize("cid,inner", [("w1_b2b_i8", True), ("r3_mma2b_4x64x32_f16", True), ("r18_178_i64", False)])
+def test_select_trees_share_their_nodes_as_a_butterfly(cid, inner):
+    """Two mixed bits (four candidates a word): a tree of selects over the class bits whose subtrees words share,
+    at most 2 m selects a word as in Triton's lowering, not the 2^m - 1 of a chain; 64-bit words twice. Where the
+    sent word depends on one class bit and the filled one on the other, each is one select (no inner node)."""
+    p, asm, _ = _words(cid)
+    assert asm.instructions() <= 2 * 2 * len(asm.b_words)  # 2 m R, with R the words of B and m = 2
+    text = emit(p, "header", "x")
+    assert ("const unsigned t0 = ((cls & " in text) == inner and "cls ==" not in text
+
+
+def test_hip_words_join_bytes_without_a_variable_selector():
+    """HIP has no PRMT with a per-thread selector to rely on: each class's word is joined by shifts and masks."""
+    c = _case("w1_mma2dotB_f16")
+    p = plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shuffle")
+    asm = assemble(p.detail, 16, p.n_out, "hip")
+    assert not asm.prmt and asm.instructions() > assemble(p.detail, 16, p.n_out, "cuda").instructions()
