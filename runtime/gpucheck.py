@@ -437,7 +437,9 @@ def save_report(st: State) -> None:
     )
     if os.environ.get("OUT"):
         for p in (md, js):
-            shutil.copy(p, Path(os.environ["OUT"]) / p.name)
+            dest = Path(os.environ["OUT"]) / p.name
+            if dest.resolve() != Path(p).resolve():  # a --prefix inside $OUT is already there
+                shutil.copy(p, dest)
 
 
 # --------------------------------------------------------------------------------------------- main
