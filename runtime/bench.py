@@ -11,6 +11,7 @@ cannot be planned, compiled or run is a row that says why. `python -m llgen.runt
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import tempfile
@@ -599,10 +600,27 @@ def wavefront_plans(cases_json: str, target: str) -> list[tuple[str, object]]:
 
 
 def loop_ratio(case_result: dict) -> float | None:
-    """Triton's LOOP time over llgen's for one case of a report; None where either is missing."""
+    """Triton's LOOP time over llgen's for one case of a report; None where either is missing, or where Triton's
+    loop was folded (triton_folded)."""
     v = case_result["variants"]
     me, tr = v.get("llgen", {}).get("loop_per_sm_ns"), v.get("triton", {}).get("loop_per_sm_ns")
+    if triton_folded(case_result):
+        return None
     return tr / me if me and tr and me > 0 else None
+
+
+def triton_folded(case_result: dict) -> bool:
+    """Whether Triton's LOOP measured less than its own `+ 1` can take: one add per 32-bit word of the tile every
+    round trip, at four warp instructions a clock and 2 GHz. Only a loop the compiler collapsed gets there: LLVM
+    folds k integer `+ 1`s of a register permutation into one add of k (regperm_i8); Triton's loop has no barrier
+    against it, as ours has LLGEN_KEEP."""
+    tr = case_result["variants"].get("triton", {}).get("loop_per_sm_ns")
+    shape, dtype = case_result.get("shape"), case_result.get("dtype")
+    if not tr or not shape or not dtype:
+        return False
+    words = max(1, math.prod(shape) * to_dtype(dtype).bytes // 4)
+    floor_ns = words / 32 / 4 / 2 / 2.0  # warp instructions, 4 a clock, per conversion (2 a round trip), at 2 GHz
+    return tr < floor_ns
 
 
 PIPE_TIE = 1.01  # LOOP cases with Triton / llgen under this get the pipe counters of both LOOP kernels

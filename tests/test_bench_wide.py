@@ -376,3 +376,18 @@ def test_triton_gather_compiles_for_every_gather_case():
     for c in gather_bench_cases():
         k = compile_offline("gather", c.layout, None, c.warps, c.dtype, axis=c.axis)
         assert k.metadata.shared <= 227 * 1024, c.id
+
+
+def test_a_triton_loop_faster_than_its_own_add_is_folded_and_not_counted():
+    """regperm_i8 (64x64 i8, a register permutation): LLVM folds Triton's k `+ 1`s into one add, and its LOOP read
+    0.14 ns, under the 2 ns its adds alone take; such a row is not a speed-up (session 8)."""
+
+    def row(tr, shape=(64, 64), dtype="i8"):
+        return {
+            "shape": list(shape),
+            "dtype": dtype,
+            "variants": {"llgen": {"loop_per_sm_ns": 18.3}, "triton": {"loop_per_sm_ns": tr}},
+        }
+
+    assert bench.triton_folded(row(0.14)) and bench.loop_ratio(row(0.14)) is None
+    assert not bench.triton_folded(row(2.8, (64,), "i8")) and bench.loop_ratio(row(36.6)) == pytest.approx(2.0)

@@ -1,4 +1,4 @@
-"""How a shuffle plan's 32-bit words are built and placed (docs/design.md §4, "Words and selects").
+"""How a shuffle plan's 32-bit words are built and placed (docs/design.md §4.5, words and selects).
 
 A thread's class is the pair (s, y): the lane-dependent parts of the register it sends and of the register it
 fills (``send_sel`` and ``recv_sel``; the same in every round). Every word the code computes, a word a round
