@@ -65,3 +65,32 @@ def test_hip_words_join_bytes_without_a_variable_selector():
     p = plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shuffle")
     asm = assemble(p.detail, 16, p.n_out, "hip")
     assert not asm.prmt and asm.instructions() > assemble(p.detail, 16, p.n_out, "cuda").instructions()
+
+
+@pytest.mark.parametrize("cid", ["r18_124_f8e5m2"])
+def test_rounds_alike_print_as_one_loop_with_the_same_machine_code(cid, monkeypatch):
+    """Rounds that each move one whole word (r18_124's packed 8-bit words; lanes_f32's 32 in kernels_out) are one loop over constexpr
+    tables; sm_80 and sm_90 SASS are those of the straight-line rounds, instruction for instruction."""
+    import re
+
+    from llgen.emit import shuffle as shuffle_emit
+    from llgen.runtime.toolchain import ToolchainUnavailable, _cuobjdump_text, compile_cuda
+
+    c = _case(cid)
+    p = plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shuffle")
+    loop = emit(p, "kernel", "x")
+    assert "#pragma unroll\n  for (int r = 0; r < " in loop and "constexpr int kFill[]" in loop
+    monkeypatch.setattr(shuffle_emit, "_uniform_rounds", lambda *_: None)
+    straight = emit(p, "kernel", "x")
+    assert "// round 1:" in straight and straight.count("\n") > loop.count("\n")
+
+    def sass(src, arch):
+        cubin = compile_cuda(src, arch)
+        text = _cuobjdump_text(cubin.data, "-sass")
+        return [re.sub(r"/\*[0-9a-f]{4}\*/", "", ln).strip() for ln in text.splitlines() if "/*" in ln and ";" in ln]
+
+    try:
+        for arch in ("sm_80", "sm_90"):
+            assert sass(loop, arch) == sass(straight, arch), arch
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))

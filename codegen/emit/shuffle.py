@@ -28,6 +28,9 @@ def shuffle_body(plan) -> dict:
     if any(r.op == "idx" for r in d.rounds):
         decls.append(f"const unsigned src_sel = {affine_expr(d.rounds[0].src_lane.linear(), lb)};  // source lane, linear part")
 
+    uniform = _uniform_rounds(d, asm, bits)
+    if uniform:
+        return {"decls": decls, "lines": uniform, "rounds": len(d.rounds), "shuffles": d.shuffles}
     after: dict[int, list[Word]] = {}
     for k, (w, last) in enumerate(asm.b_words):
         after.setdefault(last, []).append((k, w))
@@ -47,6 +50,38 @@ def shuffle_body(plan) -> dict:
         for k, w in after.get(r.index, []):
             lines += sp.b_word(k, w)
     return {"decls": decls + sp.selector_decls, "lines": lines, "rounds": len(d.rounds), "shuffles": d.shuffles}
+
+
+def _uniform_rounds(d, asm: Assembly, bits: int) -> list[str] | None:
+    """Rounds that each send one of A's words whole and fill one of B's whole, alike but for the three indices, as a
+    loop over constexpr tables (the SASS is the straight-line code's, tests/test_sass_stable.py); None otherwise."""
+    ops = {r.op for r in d.rounds}
+    if bits > 32 or len(asm.classes) != 1 or len(ops) != 1 or ops & {"local"} or len(d.rounds) < 2:
+        return None
+    fill = {}
+    for k, (w, _) in enumerate(asm.b_words):
+        src = w.whole(0) if w.kind(asm.prmt) == "copy" else None
+        if src is None or src[0] != "x":
+            return None
+        fill[src[1]] = k
+    send = []
+    for rd in asm.rounds:
+        src = rd.sends[0].whole(0) if len(rd.sends) == 1 and rd.sends[0].kind(asm.prmt) == "copy" else None
+        if src is None or src[0] != "a" or rd.index not in fill:
+            return None
+        send.append(src[1])
+    n, op = len(d.rounds), ops.pop()
+    lane = [hexu(r.xor_mask if op == "xor" else r.src_lane.const) for r in d.rounds]
+    how = "shfl.xor lane ^ kLane[r]" if op == "xor" else "shfl.idx from lane kLane[r] ^ src_sel"
+    call = "shfl_xor(a[kSend[r]], kLane[r])" if op == "xor" else "shfl_idx(a[kSend[r]], src_sel ^ kLane[r])"
+    return [
+        f"// rounds 0 .. {n - 1}, alike: round r sends A's word kSend[r] and fills B's word kFill[r] ({how})",
+        f"constexpr int kSend[] = {{{', '.join(map(str, send))}}};",
+        f"constexpr int kFill[] = {{{', '.join(str(fill[r.index]) for r in d.rounds)}}};",
+        f"constexpr {'int' if op == 'xor' else 'unsigned'} kLane[] = {{{', '.join(lane)}}};",
+        "#pragma unroll",
+        f"for (int r = 0; r < {n}; ++r) b[kFill[r]] = {call};",
+    ]
 
 
 class _Speller:

@@ -156,54 +156,12 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[16])
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, nullptr, 1u);
   // warp shuffle: 16 rounds, 16 shuffle(s); each round sends one word a thread and fills one
   const unsigned src_sel = ((lane & 0xfu) << 1) ^ ((lane >> 4) & 1u) ^ (lane & 0x20u);  // source lane, linear part
-  // round 0: shfl.idx from lane 0u ^ src_sel
-  const unsigned x0 = shfl_idx(a[0], src_sel ^ 0u);
-  b[0] = x0;
-  // round 1: shfl.idx from lane 0u ^ src_sel
-  const unsigned x1 = shfl_idx(a[1], src_sel ^ 0u);
-  b[1] = x1;
-  // round 2: shfl.idx from lane 0u ^ src_sel
-  const unsigned x2 = shfl_idx(a[2], src_sel ^ 0u);
-  b[2] = x2;
-  // round 3: shfl.idx from lane 0u ^ src_sel
-  const unsigned x3 = shfl_idx(a[3], src_sel ^ 0u);
-  b[3] = x3;
-  // round 4: shfl.idx from lane 0u ^ src_sel
-  const unsigned x4 = shfl_idx(a[4], src_sel ^ 0u);
-  b[4] = x4;
-  // round 5: shfl.idx from lane 0u ^ src_sel
-  const unsigned x5 = shfl_idx(a[5], src_sel ^ 0u);
-  b[5] = x5;
-  // round 6: shfl.idx from lane 0u ^ src_sel
-  const unsigned x6 = shfl_idx(a[6], src_sel ^ 0u);
-  b[6] = x6;
-  // round 7: shfl.idx from lane 0u ^ src_sel
-  const unsigned x7 = shfl_idx(a[7], src_sel ^ 0u);
-  b[7] = x7;
-  // round 8: shfl.idx from lane 0u ^ src_sel
-  const unsigned x8 = shfl_idx(a[8], src_sel ^ 0u);
-  b[8] = x8;
-  // round 9: shfl.idx from lane 0u ^ src_sel
-  const unsigned x9 = shfl_idx(a[9], src_sel ^ 0u);
-  b[9] = x9;
-  // round 10: shfl.idx from lane 0u ^ src_sel
-  const unsigned x10 = shfl_idx(a[10], src_sel ^ 0u);
-  b[10] = x10;
-  // round 11: shfl.idx from lane 0u ^ src_sel
-  const unsigned x11 = shfl_idx(a[11], src_sel ^ 0u);
-  b[11] = x11;
-  // round 12: shfl.idx from lane 0u ^ src_sel
-  const unsigned x12 = shfl_idx(a[12], src_sel ^ 0u);
-  b[12] = x12;
-  // round 13: shfl.idx from lane 0u ^ src_sel
-  const unsigned x13 = shfl_idx(a[13], src_sel ^ 0u);
-  b[13] = x13;
-  // round 14: shfl.idx from lane 0u ^ src_sel
-  const unsigned x14 = shfl_idx(a[14], src_sel ^ 0u);
-  b[14] = x14;
-  // round 15: shfl.idx from lane 0u ^ src_sel
-  const unsigned x15 = shfl_idx(a[15], src_sel ^ 0u);
-  b[15] = x15;
+  // rounds 0 .. 15, alike: round r sends A's word kSend[r] and fills B's word kFill[r] (shfl.idx from lane kLane[r] ^ src_sel)
+  constexpr int kSend[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  constexpr int kFill[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  constexpr unsigned kLane[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
+  #pragma unroll
+  for (int r = 0; r < 16; ++r) b[kFill[r]] = shfl_idx(a[kSend[r]], src_sel ^ kLane[r]);
 
 }
 
