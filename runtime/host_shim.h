@@ -83,3 +83,10 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
   return r;
 }
+// v_perm_b32 (HIP's byte permute), selectors 0-7 only: result byte i is byte (s >> 8i) & 7 of the 8 bytes {x:y}
+inline unsigned __builtin_amdgcn_perm(unsigned x, unsigned y, unsigned s) {
+  const unsigned long long v = (static_cast<unsigned long long>(x) << 32) | y;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (8 * i)) & 7u))) & 0xffu) << (8 * i);
+  return r;
+}

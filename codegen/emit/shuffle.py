@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from .. import f2
 from ..plan.affine import Affine
-from ..plan.shuffle_words import Assembly, Src, Word, assemble, runs
+from ..plan.shuffle_words import Assembly, Src, Word, assemble
 from .spelling import affine_expr, hexu
 
 
 def shuffle_body(plan) -> dict:
     """{"decls": per-thread constants, "lines": the rounds and B's words, "rounds", "shuffles"}."""
     d, bits, lb = plan.detail, plan.dtype.bits, plan.target.lane_bits
-    asm = assemble(d, bits, plan.n_out, plan.target.lang)
+    asm = assemble(d, bits, plan.n_out)
     sp = _Speller(asm, bits)
     decls = []
     if len(asm.classes) > 1:
@@ -60,13 +60,13 @@ def _uniform_rounds(d, asm: Assembly, bits: int) -> list[str] | None:
         return None
     fill = {}
     for k, (w, _) in enumerate(asm.b_words):
-        src = w.whole(0) if w.kind(asm.prmt) == "copy" else None
+        src = w.whole(0) if w.kind() == "copy" else None
         if src is None or src[0] != "x":
             return None
         fill[src[1]] = k
     send = []
     for rd in asm.rounds:
-        src = rd.sends[0].whole(0) if len(rd.sends) == 1 and rd.sends[0].kind(asm.prmt) == "copy" else None
+        src = rd.sends[0].whole(0) if len(rd.sends) == 1 and rd.sends[0].kind() == "copy" else None
         if src is None or src[0] != "a" or rd.index not in fill:
             return None
         send.append(src[1])
@@ -119,7 +119,7 @@ class _Speller:
         return out
 
     def word(self, w: Word) -> str:
-        kind = w.kind(self.asm.prmt)
+        kind = w.kind()
         n = len(self.asm.classes)
         if kind == "zero":
             return "0u"
@@ -129,24 +129,21 @@ class _Speller:
             pair = w.sources()
             sels = tuple(w.selector(c, pair) for c in range(n))
             second = self.src(pair[1]) if len(pair) > 1 else "0u"
-            return f"__byte_perm({self.src(pair[0])}, {second}, {self._selector(sels)})"
+            return f"byte_perm({self.src(pair[0])}, {second}, {self._selector(sels)})"
         return self._select([self._class_word(w, c) for c in range(n)])
 
     def _class_word(self, w: Word, c: int) -> str:
-        """Class c's word on its own: a source word, PRMTs folding in one source word at a time (CUDA), or
-        shifted and masked byte runs."""
+        """Class c's word on its own: a source word, or byte permutes folding in one source word at a time."""
         whole = w.whole(c)
         if whole is not None:
             return self.src(whole)
         pick = w.picks[c]
-        if not self.asm.prmt:
-            return _join([(self.src(s), sb, db, m) for s, sb, db, m in runs(pick)])
         order = Word((pick,)).sources()
         if len(order) == 1:
-            return f"__byte_perm({self.src(order[0])}, 0u, {hexu(_nibbles(pick, order[0], None, []))})"
-        acc = f"__byte_perm({self.src(order[0])}, {self.src(order[1])}, {hexu(_nibbles(pick, order[0], order[1], []))})"
+            return f"byte_perm({self.src(order[0])}, 0u, {hexu(_nibbles(pick, order[0], None, []))})"
+        acc = f"byte_perm({self.src(order[0])}, {self.src(order[1])}, {hexu(_nibbles(pick, order[0], order[1], []))})"
         for i in range(2, len(order)):
-            acc = f"__byte_perm({acc}, {self.src(order[i])}, {hexu(_nibbles(pick, None, order[i], order[:i]))})"
+            acc = f"byte_perm({acc}, {self.src(order[i])}, {hexu(_nibbles(pick, None, order[i], order[:i]))})"
         return acc
 
     def _selector(self, sels: tuple[int, ...]) -> str:
@@ -183,7 +180,7 @@ class _Speller:
 
 
 def _nibbles(pick, first, second, done: list) -> int:
-    """A __byte_perm selector: byte j from ``first`` (0-3), from ``second`` (4-7), or kept in place from the
+    """A byte_perm selector (__byte_perm's): byte j from ``first`` (0-3), from ``second`` (4-7), or kept in place from the
     accumulated word (the first operand) where its source is one of ``done``."""
     sel = 0
     for j, b in enumerate(pick):
@@ -197,21 +194,3 @@ def _nibbles(pick, first, second, done: list) -> int:
                 nib = 4 + b[1]
         sel |= nib << (4 * j)
     return sel
-
-
-def _join(parts: list[tuple[str, int, int, int]]) -> str:
-    """A word from byte runs (source, first source byte, first destination byte, length), shifted and masked."""
-    if not parts:
-        return "0u"
-    terms = []
-    for s, sb, db, n in parts:
-        mask = hexu(((1 << (8 * n)) - 1) << (8 * db))
-        if n == 4:
-            terms.append(s)
-        elif sb == db:
-            terms.append(f"({s} & {mask})")
-        elif sb > db:
-            terms.append(f"(({s} >> {8 * (sb - db)}) & {mask})")
-        else:
-            terms.append(f"(({s} << {8 * (db - sb)}) & {mask})")
-    return terms[0] if len(terms) == 1 else "(" + " | ".join(terms) + ")"

@@ -174,7 +174,7 @@ def plan_conversion(
         )
     costs = []
     if shuffle is not None:
-        costs.append(("shuffle", shuffle_cost(shuffle, warps, dt.bits, b.in_size("register"), tgt.lang)))
+        costs.append(("shuffle", shuffle_cost(shuffle, warps, dt.bits, b.in_size("register"))))
     if shared is not None:
         costs.append(("shared", shared_cost(shared)))
     kind, why = choose_path(dict(costs), forced=path)

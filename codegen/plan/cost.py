@@ -17,12 +17,12 @@ ALU_PER_CLK = 2.0  # integer ALU warp instructions (SEL, PRMT, LOP3, SHF): 16 la
 BARRIER_CLK = 20.0  # a CTA-wide barrier's bubble, paid once per store/load round
 
 
-def shuffle_cost(plan: ShufflePlan, warps: int, bits: int, n_out: int, lang: str) -> float:
+def shuffle_cost(plan: ShufflePlan, warps: int, bits: int, n_out: int) -> float:
     """Three bounds, the slowest one counts (bench/NOTES.md, session 8): the SHFL pipe takes one shuffle a clock,
     the integer ALU pipe two warp instructions a clock, and issue four instructions of any kind. Besides the
     shuffles, the instructions are the selects and PRMTs (ALU) that build each sent word and each word of B
     (plan/shuffle_words.py)."""
-    alu = assemble(plan, bits, n_out, lang).instructions()
+    alu = assemble(plan, bits, n_out).instructions()
     return warps * max(plan.shuffles / SHFL_PER_CLK, alu / ALU_PER_CLK, (plan.shuffles + alu) / ISSUE_PER_CLK)
 
 

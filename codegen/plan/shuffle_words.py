@@ -8,9 +8,9 @@ words received in a round. Per word, the cheapest form that holds in every class
 - ``copy``: one source word, whole, the same in every class (no instruction);
 - ``select``: one whole source word per class: a tree of SELs over the class bits, whose subtrees words share
   (m SELs a word where m class bits permute m candidates, as in Triton's lowering, not 2^m - 1);
-- ``prmt``: at most two source words hold every class's bytes: one PRMT whose selector is a per-thread constant
-  (CUDA's __byte_perm; Triton's warp-local lowering does the same). HIP has no such instruction to rely on;
-- ``join``: each class's word on its own (PRMTs on CUDA, else shifted and masked bytes), then a select among the
+- ``prmt``: at most two source words hold every class's bytes: one byte permute whose selector is a per-thread
+  constant (PRMT on NVIDIA, as Triton's warp-local lowering does; v_perm_b32 on AMD);
+- ``join``: each class's word on its own (a byte permute per further source word), then a select among the
   classes.
 
 A local round (a thread reads its own registers) sends nothing: its elements are read in place where B's words
@@ -45,10 +45,7 @@ class Word:
 
     def whole(self, c: int) -> Src | None:
         """Class c's source word where the word is that word, byte for byte (None where it is not)."""
-        srcs = {b[0] for b in self.picks[c] if b is not None}
-        if len(srcs) != 1 or any(b is not None and b[1] != i for i, b in enumerate(self.picks[c])):
-            return None
-        return srcs.pop()
+        return whole_word(self.picks[c])
 
     def selector(self, c: int, pair: list[Src]) -> int:
         """Class c's __byte_perm selector over the two words ``pair`` (bytes 0-3 of the first, 4-7 of the second)."""
@@ -58,48 +55,34 @@ class Word:
             sel |= nib << (4 * i)
         return sel
 
-    def kind(self, prmt: bool) -> str:
+    def kind(self) -> str:
         srcs = self.sources()
         if not srcs:
             return "zero"
         wholes = [self.whole(c) for c in range(len(self.picks))]
         if all(w is not None for w in wholes):
             return "copy" if len(set(wholes)) == 1 else "select"
-        if prmt and len(srcs) <= 2:
+        if len(srcs) <= 2:
             return "prmt"
         return "join"
 
-    def cost(self, prmt: bool) -> int:
-        """Instructions per conversion besides its selects (Assembly.instructions counts those): a PRMT, or each
-        class's own word of a join."""
-        kind = self.kind(prmt)
+    def cost(self) -> int:
+        """Byte permutes per conversion (Assembly.instructions counts the selects): one, or for a join each class's
+        own, one per source word after the first."""
+        kind = self.kind()
         if kind == "prmt":
             return 1
         if kind == "join":
-            return sum({pick: self._join_cost(c, prmt) for c, pick in enumerate(self.picks)}.values())
+            return sum(max(1, len(Word((p,)).sources()) - 1) for p in set(self.picks) if whole_word(p) is None)
         return 0
 
-    def _join_cost(self, c: int, prmt: bool) -> int:
-        """One class's word on its own: nothing if whole, else a PRMT per further source word (CUDA) or a shift and
-        a mask per byte run."""
-        if self.whole(c) is not None:
-            return 0
-        n = len({b[0] for b in self.picks[c] if b is not None})
-        return max(1, n - 1) if prmt else 2 * len(runs(self.picks[c]))
 
-
-def runs(pick: tuple[Byte | None, ...]) -> list[tuple[Src, int, int, int]]:
-    """A class's word as runs (source, first source byte, first destination byte, length) of consecutive bytes."""
-    out: list[list] = []
-    for i, b in enumerate(pick):
-        if b is None:
-            continue
-        last = out[-1] if out else None
-        if last and last[0] == b[0] and last[1] + last[3] == b[1] and last[2] + last[3] == i:
-            last[3] += 1
-        else:
-            out.append([b[0], b[1], i, 1])
-    return [tuple(r) for r in out]
+def whole_word(pick: tuple[Byte | None, ...]) -> Src | None:
+    """The source word whose bytes ``pick`` takes in place, all from it (None where it is not one word in order)."""
+    srcs = {b[0] for b in pick if b is not None}
+    if len(srcs) != 1 or any(b is not None and b[1] != i for i, b in enumerate(pick)):
+        return None
+    return srcs.pop()
 
 
 @dataclass(frozen=True)
@@ -118,7 +101,6 @@ class Assembly:
     basis: tuple[int, ...]  # class numbers, reduced: bit j of c is bit pivot(basis[j]) of its class number
     rounds: tuple[Round, ...]
     b_words: tuple[tuple[Word, int], ...]  # each B word, and the round after which all its bytes are in (-1: none)
-    prmt: bool
 
     def instructions(self) -> int:
         """Selects and PRMTs per conversion, besides the shuffles: each word's own PRMTs, and the SELs of the
@@ -126,12 +108,12 @@ class Assembly:
         words = [w for r in self.rounds for w in r.sends] + [w for w, _ in self.b_words]
         trees = _Trees()
         for w in words:
-            kind = w.kind(self.prmt)
+            kind = w.kind()
             if kind == "select":
                 trees.root(tuple(w.whole(c) for c in range(len(self.classes))))
             elif kind == "join":
                 trees.root(w.picks)
-        return sum(w.cost(self.prmt) for w in words) + trees.selects()
+        return sum(w.cost() for w in words) + trees.selects()
 
 
 class _Trees:
@@ -172,7 +154,7 @@ class _Trees:
         return sum(0 if all(exclusive(k) for k in kids) else 1 for kids in self.children.values())
 
 
-def assemble(plan: ShufflePlan, bits: int, n_out: int, lang: str) -> Assembly:
+def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
     """The words of ``plan`` for elements of ``bits`` bits, B holding ``n_out`` registers."""
     eb = bits // 8
     r0 = plan.rounds[0]
@@ -229,7 +211,7 @@ def assemble(plan: ShufflePlan, bits: int, n_out: int, lang: str) -> Assembly:
                     last = max(last, rnd)
             picks.append(tuple(pick))
         b_words.append((Word(tuple(picks)), last))
-    return Assembly(classes, shift, basis, tuple(rounds), tuple(b_words), lang == "cuda" and bits < 32)
+    return Assembly(classes, shift, basis, tuple(rounds), tuple(b_words))
 
 
 def _a(at: tuple[int, int] | None, a_byte) -> Byte | None:

@@ -49,6 +49,11 @@ __device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
   return __shfl_xor_sync(0xffffffffu, w, mask);
 }
 
+// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
+__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
+  return __byte_perm(x, y, s);
+}
+
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
 template <int N, class T>
 __device__ __forceinline__ void pack(const T (&x)[N], Word (&w)[N > kPer ? N / kPer : 1]) {

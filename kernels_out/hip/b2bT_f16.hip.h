@@ -50,6 +50,12 @@ __device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
   return static_cast<unsigned>(__shfl_xor(static_cast<int>(w), mask));
 }
 
+// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
+__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
+  // v_perm_b32 takes a byte per result byte, 0-3 naming its second operand's bytes
+  return __builtin_amdgcn_perm(y, x, (s & 0xfu) | (s & 0xf0u) << 4 | (s & 0xf00u) << 8 | (s & 0xf000u) << 12);
+}
+
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
 template <int N, class T>
 __device__ __forceinline__ void pack(const T (&x)[N], Word (&w)[N > kPer ? N / kPer : 1]) {
