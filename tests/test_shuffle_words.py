@@ -34,6 +34,7 @@ def test_sixteen_bit_words_that_change_halves_take_one_prmt_each_way():
     p, asm, kinds = _words("w1_mma2dotB_f16")
     assert p.detail.shuffles == 64 and len(asm.classes) == 2
     assert kinds == {"prmt": 128} and asm.instructions() == 128
+    assert "words: 2 thread class(es); 128 byte-permuted; 128 SEL/PRMT per thread" in p.explain()
     text = emit(p, "header", "x")
     assert "byte_perm(a[0], a[1], ps0)" in text and "b[0] = byte_perm(x0, x1, ps2);" in text
     for sels in ("0x7632u : 0x5410u", "0x5410u : 0x7632u", "0x1054u : 0x5410u", "0x3276u : 0x7632u"):

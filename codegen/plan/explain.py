@@ -52,6 +52,7 @@ def explain(plan) -> str:
             f"shuffle: {d.num_rounds} rounds, {d.shuffles} SHFL per thread, "
             f"{1 << len(d.pack_a)} element(s) per 32-bit word x {d.words_per_element} word(s)"
         )
+        lines.append(f"  words: {_words_text(plan)}")
         for r in d.rounds:
             lb = plan.target.lane_bits
             lines.append(
@@ -190,3 +191,20 @@ def _side_json(side) -> dict:
         "wavefronts_per_instr": side.wavefronts_per_instr,
         "instructions": [{"regs": list(i.regs), "xor": i.xor_const, "add": i.add_const, "round": i.round} for i in side.instrs],
     }
+
+
+def _words_text(plan) -> str:
+    """How the shuffle plan's words are built (plan/shuffle_words.py): thread classes, and the kinds of word."""
+    from .shuffle_words import assemble
+
+    asm = assemble(plan.detail, plan.dtype.bits, plan.n_out)
+    kinds: dict[str, int] = {}
+    for w in [w for r in asm.rounds for w in r.sends] + [w for w, _ in asm.b_words]:
+        kinds[w.kind()] = kinds.get(w.kind(), 0) + 1
+    names = {"copy": "whole", "select": "selected", "prmt": "byte-permuted", "join": "joined", "zero": "empty"}
+    return (
+        f"{len(asm.classes)} thread class(es); "
+        + ", ".join(f"{kinds[k]} {v}" for k, v in names.items() if k in kinds)
+        + f"; {asm.instructions()} SEL/PRMT per thread (docs/design.md §4.5)"
+    )
+
