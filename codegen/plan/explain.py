@@ -207,4 +207,3 @@ def _words_text(plan) -> str:
         + ", ".join(f"{kinds[k]} {v}" for k, v in names.items() if k in kinds)
         + f"; {asm.instructions()} SEL/PRMT per thread (docs/design.md §4.5)"
     )
-
