@@ -23,7 +23,7 @@ def _words(cid, target="sm_90"):
     p = plan_conversion(c.src, c.dst, c.dtype, target, path="shuffle")
     asm = assemble(p.detail, p.dtype.bits, p.n_out)
     kinds = {}
-    for w in [w for r in asm.rounds for w in r.sends] + [w for w, _ in asm.b_words]:
+    for w in asm.words:
         kinds[w.kind()] = kinds.get(w.kind(), 0) + 1
     return p, asm, kinds
 
@@ -32,7 +32,7 @@ def test_sixteen_bit_words_that_change_halves_take_one_prmt_each_way():
     """mma -> dot operand B on one warp: every sent word and every B word is one PRMT whose selector depends on the
     thread's class (Triton's selectors 0x5410/0x7632 and 0x1054/0x3276), and no select is left."""
     p, asm, kinds = _words("w1_mma2dotB_f16")
-    assert p.detail.shuffles == 64 and len(asm.classes) == 2
+    assert p.detail.shuffles == 64 and asm.classes == 2
     assert kinds == {"prmt": 128} and asm.instructions() == 128
     assert "words: 2 thread class(es); 128 byte-permuted; 128 SEL/PRMT per thread" in p.explain()
     text = emit(p, "header", "x")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import f2
 from ..plan.affine import Affine
-from ..plan.shuffle_words import Assembly, Src, Word, assemble
+from ..plan.shuffle_words import Assembly, Src, Word, assemble, nibbles, select_node, select_split
 from .spelling import affine_expr, hexu
 
 
@@ -19,11 +19,9 @@ def shuffle_body(plan) -> dict:
     asm = assemble(d, bits, plan.n_out)
     sp = _Speller(asm, bits)
     decls = []
-    if len(asm.classes) > 1:
-        r0 = d.rounds[0]
-        cols = tuple(s | y << asm.class_shift for s, y in zip(r0.send_reg.cols, r0.recv_reg.cols, strict=True))
+    if asm.classes > 1:
         decls.append(
-            f"const unsigned cls = {affine_expr(Affine(0, cols), lb)};  // this thread's class: the registers it sends and fills"
+            f"const unsigned cls = {affine_expr(Affine(0, asm.class_cols), lb)};  // this thread's class: the registers it sends and fills"
         )
     if any(r.op == "idx" for r in d.rounds):
         decls.append(f"const unsigned src_sel = {affine_expr(d.rounds[0].src_lane.linear(), lb)};  // source lane, linear part")
@@ -56,7 +54,7 @@ def _uniform_rounds(d, asm: Assembly, bits: int) -> list[str] | None:
     """Rounds that each send one of A's words whole and fill one of B's whole, alike but for the three indices, as a
     loop over constexpr tables (the SASS is the straight-line code's, tests/test_sass_stable.py); None otherwise."""
     ops = {r.op for r in d.rounds}
-    if bits > 32 or len(asm.classes) != 1 or len(ops) != 1 or ops & {"local"} or len(d.rounds) < 2:
+    if bits > 32 or asm.classes != 1 or len(ops) != 1 or ops & {"local"} or len(d.rounds) < 2:
         return None
     fill = {}
     for k, (w, _) in enumerate(asm.b_words):
@@ -120,15 +118,15 @@ class _Speller:
 
     def word(self, w: Word) -> str:
         kind = w.kind()
-        n = len(self.asm.classes)
+        n = self.asm.classes
         if kind == "zero":
             return "0u"
         if kind in ("copy", "select"):
             return self._select([self.src(w.whole(c)) for c in range(n)])
         if kind == "prmt":
-            pair = w.sources()
-            sels = tuple(w.selector(c, pair) for c in range(n))
-            second = self.src(pair[1]) if len(pair) > 1 else "0u"
+            pair = [*w.sources(), None][:2]
+            sels = tuple(nibbles(pick, *pair) for pick in w.picks)
+            second = "0u" if pair[1] is None else self.src(pair[1])
             return f"byte_perm({self.src(pair[0])}, {second}, {self._selector(sels)})"
         return self._select([self._class_word(w, c) for c in range(n)])
 
@@ -140,10 +138,10 @@ class _Speller:
         pick = w.picks[c]
         order = Word((pick,)).sources()
         if len(order) == 1:
-            return f"byte_perm({self.src(order[0])}, 0u, {hexu(_nibbles(pick, order[0], None, []))})"
-        acc = f"byte_perm({self.src(order[0])}, {self.src(order[1])}, {hexu(_nibbles(pick, order[0], order[1], []))})"
+            return f"byte_perm({self.src(order[0])}, 0u, {hexu(nibbles(pick, order[0], None))})"
+        acc = f"byte_perm({self.src(order[0])}, {self.src(order[1])}, {hexu(nibbles(pick, order[0], order[1]))})"
         for i in range(2, len(order)):
-            acc = f"byte_perm({acc}, {self.src(order[i])}, {hexu(_nibbles(pick, None, order[i], order[:i]))})"
+            acc = f"byte_perm({acc}, {self.src(order[i])}, {hexu(nibbles(pick, None, order[i], tuple(order[:i])))})"
         return acc
 
     def _selector(self, sels: tuple[int, ...]) -> str:
@@ -162,35 +160,17 @@ class _Speller:
         return self._mux(tuple(per_class), True, named)
 
     def _mux(self, f: tuple, root: bool, named: bool) -> str:
-        if len(set(f)) == 1:
+        split = select_split(f)
+        if split is None:
             return f[0]
-        if named and not root and f in self.temps:
-            return self.temps[f]
-        half = len(f) // 2
-        if f[:half] == f[half:]:  # the choice does not depend on this class bit
-            return self._mux(f[:half], root, named)
-        test = self.tests[half.bit_length() - 1]
-        e = f"((cls & {test}) ? {self._mux(f[half:], False, named)} : {self._mux(f[:half], False, named)})"
+        node = select_node(f)
+        if named and not root and node in self.temps:
+            return self.temps[node]
+        bit, lo, hi = split
+        e = f"((cls & {self.tests[bit]}) ? {self._mux(hi, False, named)} : {self._mux(lo, False, named)})"
         if root or not named:
             return e
         name = f"t{len(self.temps)}"
-        self.temps[f] = name
+        self.temps[node] = name
         self.pending.append(f"const unsigned {name} = {e};")
         return name
-
-
-def _nibbles(pick, first, second, done: list) -> int:
-    """A byte_perm selector (__byte_perm's): byte j from ``first`` (0-3), from ``second`` (4-7), or kept in place from the
-    accumulated word (the first operand) where its source is one of ``done``."""
-    sel = 0
-    for j, b in enumerate(pick):
-        nib = 0
-        if b is not None:
-            if b[0] in done:
-                nib = j
-            elif b[0] == first:
-                nib = b[1]
-            elif b[0] == second:
-                nib = 4 + b[1]
-        sel |= nib << (4 * j)
-    return sel

@@ -199,11 +199,11 @@ def _words_text(plan) -> str:
 
     asm = assemble(plan.detail, plan.dtype.bits, plan.n_out)
     kinds: dict[str, int] = {}
-    for w in [w for r in asm.rounds for w in r.sends] + [w for w, _ in asm.b_words]:
+    for w in asm.words:
         kinds[w.kind()] = kinds.get(w.kind(), 0) + 1
     names = {"copy": "whole", "select": "selected", "prmt": "byte-permuted", "join": "joined", "zero": "empty"}
     return (
-        f"{len(asm.classes)} thread class(es); "
+        f"{asm.classes} thread class(es); "
         + ", ".join(f"{kinds[k]} {v}" for k, v in names.items() if k in kinds)
         + f"; {asm.instructions()} SEL/PRMT per thread (docs/design.md §4.5)"
     )

@@ -47,14 +47,6 @@ class Word:
         """Class c's source word where the word is that word, byte for byte (None where it is not)."""
         return whole_word(self.picks[c])
 
-    def selector(self, c: int, pair: list[Src]) -> int:
-        """Class c's __byte_perm selector over the two words ``pair`` (bytes 0-3 of the first, 4-7 of the second)."""
-        sel = 0
-        for i, b in enumerate(self.picks[c]):
-            nib = 0 if b is None else 4 * pair.index(b[0]) + b[1]
-            sel |= nib << (4 * i)
-        return sel
-
     def kind(self) -> str:
         srcs = self.sources()
         if not srcs:
@@ -77,6 +69,44 @@ class Word:
         return 0
 
 
+def nibbles(pick: tuple[Byte | None, ...], first: Src | None, second: Src | None, done: tuple = ()) -> int:
+    """The byte-permute selector (__byte_perm's, a nibble per result byte) that builds ``pick``: byte j from
+    ``first`` (0-3) or ``second`` (4-7), or kept in place from the first operand, a word accumulated so far, where its
+    source is one of ``done``; any byte nothing fills is 0."""
+    sel = 0
+    for j, b in enumerate(pick):
+        nib = 0
+        if b is not None:
+            if b[0] in done:
+                nib = j
+            elif b[0] == first:
+                nib = b[1]
+            elif b[0] == second:
+                nib = 4 + b[1]
+        sel |= nib << (4 * j)
+    return sel
+
+
+def select_split(f: tuple) -> tuple[int, tuple, tuple] | None:
+    """The top of the select tree of a per-class choice ``f`` (f[c] for class c): (class bit, the choices with that
+    bit clear, with it set), skipping the high bits the choice does not depend on; None where every class chooses
+    alike (a leaf). The cost model counts these trees, and the emitter prints them."""
+    while len(set(f)) > 1:
+        half = len(f) // 2
+        lo, hi = f[:half], f[half:]
+        if lo != hi:
+            return half.bit_length() - 1, lo, hi
+        f = lo
+    return None
+
+
+def select_node(f: tuple) -> tuple:
+    """``f`` without the high class bits it does not depend on: two words share a subtree where these are equal."""
+    while len(f) > 1 and f[: len(f) // 2] == f[len(f) // 2 :]:
+        f = f[: len(f) // 2]
+    return f
+
+
 def whole_word(pick: tuple[Byte | None, ...]) -> Src | None:
     """The source word whose bytes ``pick`` takes in place, all from it (None where it is not one word in order)."""
     srcs = {b[0] for b in pick if b is not None}
@@ -96,24 +126,31 @@ class Round:
 class Assembly:
     """Every word of a shuffle conversion, per thread class."""
 
-    classes: tuple[tuple[int, int], ...]  # (s, y) of each class; class c is the sum of basis[j] over the set bits j of c
-    class_shift: int  # the class number is s | y << class_shift
-    basis: tuple[int, ...]  # class numbers, reduced: bit j of c is bit pivot(basis[j]) of its class number
+    class_cols: tuple[int, ...]  # a thread's class number (send part | recv part << shift): its lane and warp bits' columns
+    basis: tuple[int, ...]  # class numbers, reduced: class c is the sum of basis[j] over the set bits j of c
     rounds: tuple[Round, ...]
     b_words: tuple[tuple[Word, int], ...]  # each B word, and the round after which all its bytes are in (-1: none)
+
+    @property
+    def classes(self) -> int:
+        return 1 << len(self.basis)
+
+    @property
+    def words(self) -> list[Word]:
+        """Every word the conversion computes: those the rounds send, then B's."""
+        return [w for r in self.rounds for w in r.sends] + [w for w, _ in self.b_words]
 
     def instructions(self) -> int:
         """Selects and PRMTs per conversion, besides the shuffles: each word's own PRMTs, and the SELs of the
         select trees (their shared nodes counted once, as the compiler shares them)."""
-        words = [w for r in self.rounds for w in r.sends] + [w for w, _ in self.b_words]
         trees = _Trees()
-        for w in words:
+        for w in self.words:
             kind = w.kind()
             if kind == "select":
-                trees.root(tuple(w.whole(c) for c in range(len(self.classes))))
+                trees.root(tuple(w.whole(c) for c in range(self.classes)))
             elif kind == "join":
                 trees.root(w.picks)
-        return sum(w.cost() for w in words) + trees.selects()
+        return sum(w.cost() for w in self.words) + trees.selects()
 
 
 class _Trees:
@@ -133,19 +170,17 @@ class _Trees:
             self.roots.add(node)
 
     def _node(self, f: tuple) -> tuple | None:
-        if len(set(f)) == 1:
+        split = select_split(f)
+        if split is None:
             return None
-        half = len(f) // 2
-        lo, hi = f[:half], f[half:]
-        if lo == hi:  # the choice does not depend on this class bit
-            return self._node(lo)
-        if f not in self.children:
-            kids = (self._node(lo), self._node(hi))
-            self.children[f] = kids
+        node = select_node(f)
+        if node not in self.children:
+            kids = (self._node(split[1]), self._node(split[2]))
+            self.children[node] = kids
             for k in kids:
                 if k is not None:
-                    self.parents.setdefault(k, set()).add(f)
-        return f
+                    self.parents.setdefault(k, set()).add(node)
+        return node
 
     def selects(self) -> int:
         def exclusive(k) -> bool:
@@ -160,8 +195,9 @@ def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
     r0 = plan.rounds[0]
     send_cols, recv_cols = r0.send_reg.cols, r0.recv_reg.cols
     shift = max((c.bit_length() for c in send_cols), default=0)
-    basis = tuple(f2.reduce(s | y << shift for s, y in zip(send_cols, recv_cols, strict=True)))
-    classes = tuple((k & ((1 << shift) - 1), k >> shift) for k in f2.span(basis))
+    class_cols = tuple(s | y << shift for s, y in zip(send_cols, recv_cols, strict=True))
+    basis = tuple(f2.reduce(class_cols))
+    classes = [(k & ((1 << shift) - 1), k >> shift) for k in f2.span(basis)]
     packa = [f2.combine(t, plan.pack_a) for t in range(1 << len(plan.pack_a))]
     packb = [f2.combine(t, plan.pack_b) for t in range(1 << len(plan.pack_b))]
     payload = len(packa) * eb  # bytes one round moves per thread
@@ -170,17 +206,15 @@ def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
     def a_byte(e: int, i: int) -> Byte:
         return (("a", (e * eb + i) // 4), (e * eb + i) % 4)
 
-    def sent(r, s: int, q: int) -> tuple[int, int] | None:
-        """(A element, byte) at payload byte q of what a class-s thread sends in round r."""
-        return None if q >= payload else (r.send_reg.const ^ s ^ packa[q // eb], q % eb)
+    def sent(r, s: int, q: int) -> Byte | None:
+        """The A byte at payload byte q of what a class-s thread sends in round r."""
+        return None if q >= payload else a_byte(r.send_reg.const ^ s ^ packa[q // eb], q % eb)
 
     rounds = []
     for r in plan.rounds:
         sends: tuple[Word, ...] = ()
         if r.op != "local":
-            sends = tuple(
-                Word(tuple(tuple(_a(sent(r, s, 4 * p + i), a_byte) for i in range(4)) for s, _ in classes)) for p in range(nparts)
-            )
+            sends = tuple(Word(tuple(tuple(sent(r, s, 4 * p + i) for i in range(4)) for s, _ in classes)) for p in range(nparts))
         rounds.append(Round(r.index, r.op, sends))
 
     # where each class's B element comes from: (round, A element) for a local round, else (round, payload offset)
@@ -211,8 +245,4 @@ def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
                     last = max(last, rnd)
             picks.append(tuple(pick))
         b_words.append((Word(tuple(picks)), last))
-    return Assembly(classes, shift, basis, tuple(rounds), tuple(b_words))
-
-
-def _a(at: tuple[int, int] | None, a_byte) -> Byte | None:
-    return None if at is None else a_byte(*at)
+    return Assembly(class_cols, basis, tuple(rounds), tuple(b_words))
