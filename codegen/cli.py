@@ -261,21 +261,29 @@ def plan(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, 
 @TARGET
 @TTGIR
 def swizzle(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir) -> None:
-    """Unswizzled, classic and optimal shared layouts side by side, with wavefronts per access."""
+    """Unswizzled, classic and optimal shared layouts side by side, with wavefronts per access (at the access width
+    both sides share; then the plan's own where one side widens its accesses)."""
 
     def body() -> None:
         from .plan.explain import bit_names, vec_name
 
         pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
         rows = []
-        for sw in ("unswizzled", "classic", "optimal"):
-            p = pair.plan("shared", swizzle=sw, matrix=False)
+        # the three layouts at the access width both sides share; then the plan's own, where one side's registers widen
+        # its accesses (docs/design.md §6.1)
+        plans = [pair.plan("shared", swizzle=sw, matrix=False, one_sided=False) for sw in ("unswizzled", "classic", "optimal")]
+        labels = [p.detail.swizzle.name for p in plans]
+        widened = pair.plan("shared", matrix=False)
+        if widened.detail.swizzle.columns != plans[-1].detail.swizzle.columns:
+            plans.append(widened)
+            labels.append("optimal, one side widened (the plan)")
+        for label, p in zip(labels, plans, strict=True):
             d = p.detail
             names = bit_names(p.src)
             formula = ", ".join(f"o{i}={vec_name(c, names)}" for i, c in enumerate(d.swizzle.columns))
             rows.append(
                 (
-                    d.swizzle.name,
+                    label,
                     d.store.wavefronts_per_instr,
                     d.load.wavefronts_per_instr,
                     d.predicted_store_wavefronts,

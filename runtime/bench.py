@@ -142,22 +142,35 @@ def one_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {pick}"[:300]
 
 
-def compile_all(sources: dict) -> dict:
-    """name -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a source."""
+# Defined where ptxas's own register budget spilled the LOOP kernel: its bounds then say one CTA per SM suffices
+# (templates/bench.j2); r18_178_i64's LOOP held 80 registers and 8 bytes of stack, and reread the lane id every step
+LOOP_ONE_CTA = "-DLLGEN_LOOP_ONE_CTA"
+
+
+def compile_all(sources: dict, one_cta: set | None = None) -> dict:
+    """name -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a source. A
+    module whose LOOP kernel (``b_loop``) has a stack frame is built again with LOOP_ONE_CTA, and its name goes into
+    ``one_cta``."""
     from concurrent.futures import ThreadPoolExecutor
 
     import cupy as cp
 
-    def build(src):
+    def build(name):
+        src = sources[name]
         try:
             mod = cp.RawModule(code=src, options=("-std=c++17",))
             mod.compile()
+            if "b_loop(" in src and mod.get_function("b_loop").local_size_bytes:
+                mod = cp.RawModule(code=src, options=("-std=c++17", LOOP_ONE_CTA))
+                mod.compile()
+                if one_cta is not None:
+                    one_cta.add(name)
             return mod
         except Exception as e:  # noqa: BLE001 - a source that does not compile is a report row
             return e
 
     with ThreadPoolExecutor(max(1, min(8, len(sources)))) as pool:
-        return dict(zip(sources, pool.map(build, sources.values()), strict=True))
+        return dict(zip(sources, pool.map(build, sources), strict=True))
 
 
 def run_case(
@@ -242,7 +255,8 @@ def _run_variants(case, vs: list[Variant], res: dict, measures: set[str], rep: i
             )
             continue
         sources[v.name] = src
-    modules = compile_all(sources)
+    one_cta: set = set()
+    modules = compile_all(sources, one_cta)
     launches = {}  # LOOP launchers (k, grid) of llgen's pick and Triton's, for the alternating rounds
     for v in vs:
         if v.name not in modules:
@@ -255,6 +269,7 @@ def _run_variants(case, vs: list[Variant], res: dict, measures: set[str], rep: i
             "wavefronts_pred": _wf(v.fwd, v.bwd),
             "ideal_clocks": (_ideal_clocks(v.fwd) + _ideal_clocks(v.bwd)) / 2,
             "cost_pred": plan_cost(v.fwd) + plan_cost(v.bwd),
+            "loop_one_cta": v.name in one_cta,
         }
         try:
             mod = modules[v.name]

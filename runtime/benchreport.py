@@ -456,11 +456,13 @@ def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
             out.append((_status(f > 1.0), f"shuffles beat our best shared-memory path on lanes_f32: {f:.2f}x"))
     local = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in OWN and r.get("local_bytes")]
     base = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n not in OWN and r.get("local_bytes")]
+    one = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in OWN and r.get("loop_one_cta")]
     out.append(
         (
             _status(not local),
             "no local memory in llgen's kernels (its pick and the forced shuffle/shared paths)"
             + (f": {', '.join(local)}" if local else "")
+            + (f"; LOOP built for one CTA per SM where ptxas's own budget spilled: {', '.join(one)}" if one else "")
             + (f"; baselines with local memory: {', '.join(base)}" if base else ""),
         )
     )

@@ -34,7 +34,7 @@ from .compile import CompileFailed, RuntimeUnavailable
 DYNAMIC_SCRATCH_BYTES = 256 * 1024  # the shim's LLGEN_DYNAMIC_SCRATCH: more than any target's smem_per_cta
 HOST_SHIM = (importlib.resources.files("llgen.runtime") / "host_shim.h").read_text()
 
-_KERNEL = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([\d, ]+\) )?(\w+)\(([^)]*)\)')
+_KERNEL = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([\w, ]+\) )?(\w+)\(([^)]*)\)')
 
 
 def _param_types(params: str) -> list[str]:

@@ -154,6 +154,25 @@ def test_bench_kernels_compile_without_local_memory_and_no_more_registers_than_t
         assert regs <= triton[c.id], f"{c.id}: {regs} registers in the LOOP kernel, Triton's has {triton[c.id]}"
 
 
+def test_loop_one_cta_keeps_a_loop_ptxas_spills_in_registers():
+    """r18_178_i64's LOOP (2 warps, 32 i64 a thread each way): under ptxas's own register budget it takes 80
+    registers and a stack frame, and rereads the lane id every step; bench then builds it with LOOP_ONE_CTA, which
+    leaves it no stack. The emitted text is the same either way (a macro picks the bounds)."""
+    from llgen.emit import emit_bench
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
+    from llgen.suite import suite
+
+    case = next(c for c in suite("wide") if c.id == "r18_178_i64")
+    src = emit_bench(*_pair(case), "b")
+    try:
+        plain = compile_cuda(src, "sm_90").kernels["b_loop"]
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    one = compile_cuda(src, "sm_90", (bench.LOOP_ONE_CTA,)).kernels["b_loop"]
+    assert plain.stack > 0
+    assert one.stack == 0 and one.local == 0
+
+
 @pytest.mark.parametrize("case_id", ["t16x32", "b2mma_f32", "lanes_f32", "b2dotA_i8"])
 def test_bench_kernels_compute_what_numpy_says(case_id):
     """On CPU threads (llgen.runtime.host): LOOP adds 1 per round trip, STREAM and copy add s to every element, over

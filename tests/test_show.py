@@ -153,7 +153,7 @@ def test_transpose_matrix_rows_are_n_then_m(tmp_path):
 # ---------------------------------------------------------------------- bank maps
 def swizzle_memory(name: str):
     a, b = transpose_pair()
-    p = plan_conversion(a, b, "f32", "sm_90", path="shared", swizzle=name, matrix=False)
+    p = plan_conversion(a, b, "f32", "sm_90", path="shared", swizzle=name, matrix=False, one_sided=False)
     return show.memory_from_swizzle(p.detail, a.outs), a, b
 
 

@@ -50,7 +50,7 @@ def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path
             fig = pictures.layout_figure(lay, reg, spec)
     else:
         pair = parse_pair(src, dst, shp, dt, warps=warps, threads_per_warp=tpw, target=target, module=module)
-        p = pair.plan("shared", swizzle=swizzle, matrix=False) if swizzle else pair.plan(path_)
+        p = pair.plan("shared", swizzle=swizzle, matrix=False, one_sided=False) if swizzle else pair.plan(path_)
         if swizzle:
             mem = pictures.memory_from_swizzle(p.detail, p.src.outs)
             if matrix:

@@ -117,14 +117,16 @@ def plan_conversion(
     swizzle: str = "optimal",
     matrix: bool = True,
     scalar: bool = False,
+    one_sided: bool = True,
     smem_budget: int | None = None,
 ) -> Plan:
     """Plan the conversion of a tile held in layout ``a`` into layout ``b``.
 
     ``path`` forces "shuffle" or "shared" (for benchmarks and tests); a forced path that cannot
     work raises LlgenError saying why. ``swizzle`` (optimal | unswizzled | classic), ``matrix``
-    (allow ldmatrix/stmatrix) and ``scalar`` (one element per access) shape shared plans, for
-    the baselines."""
+    (allow ldmatrix/stmatrix), ``scalar`` (one element per access) and ``one_sided`` (let one side's
+    own registers widen its accesses, docs/design.md §6.1) shape shared plans, for the baselines
+    and for comparing memory layouts at one access width."""
     dt, tgt = to_dtype(dtype), to_target(target)
     if path is not None and path not in PATHS:
         raise LlgenError(f"unknown path '{path}'; known: {', '.join(PATHS)}.")
@@ -170,7 +172,16 @@ def plan_conversion(
     shared = None
     if path in (None, "shared"):
         shared = plan_shared(
-            ha, hb, dt, tgt, b.out_bits(b.out_names[-1]), swizzle=swizzle, matrix=matrix, scalar=scalar, budget=smem_budget
+            ha,
+            hb,
+            dt,
+            tgt,
+            b.out_bits(b.out_names[-1]),
+            swizzle=swizzle,
+            matrix=matrix,
+            scalar=scalar,
+            one_sided=one_sided,
+            budget=smem_budget,
         )
     costs = []
     if shuffle is not None:
@@ -191,6 +202,7 @@ def plan_conversion(
             swizzle=swizzle,
             matrix=matrix,
             scalar=scalar,
+            one_sided=one_sided,
             smem_budget=min(smem_budget or old.smem_per_cta, old.smem_per_cta),
         )
         plan = replace(plan, fallback=fallback)

@@ -15,6 +15,10 @@ WAVEFRONTS_PER_CLK = 1.0  # shared-memory wavefronts (128 bytes)
 ISSUE_PER_CLK = 4.0  # warp instructions of any kind (4 sub-partitions, one issue each)
 ALU_PER_CLK = 2.0  # integer ALU warp instructions (SEL, PRMT, LOP3, SHF): 16 lanes a sub-partition on the H100
 BARRIER_CLK = 20.0  # a CTA-wide barrier's bubble, paid once per store/load round
+# Under this many cycles a conversion is bound by latency, not by any pipe: a shuffle round waits for one SHFL,
+# shared memory for a store, a barrier and a load. Ties there go to shuffles (r1_64_i8 on the H100: 1.0 ns a round
+# trip by shuffles, 1.7 by shared memory, 2 cycles each in the model); above it to shared memory (bench/NOTES.md).
+LATENCY_BOUND_CLK = 32.0
 
 
 def shuffle_cost(plan: ShufflePlan, warps: int, bits: int, n_out: int) -> float:
@@ -40,6 +44,7 @@ def choose_path(costs: dict[str, float], forced: str | None) -> tuple[str, str]:
         return forced, f"the {forced} path was forced"
     if "shuffle" not in costs:
         return "shared", "data crosses warps, so it goes through shared memory"
-    if costs["shuffle"] < costs["shared"]:  # a tie goes to shared memory, which leaves the ALU to the consumer
+    # a tie goes to shared memory, which leaves the ALU to the consumer, unless latency bounds both
+    if costs["shuffle"] < costs["shared"] or costs["shuffle"] == costs["shared"] < LATENCY_BOUND_CLK:
         return "shuffle", f"warp shuffles cost {costs['shuffle']:.0f} vs {costs['shared']:.0f} cycles for shared memory"
     return "shared", f"shared memory costs {costs['shared']:.0f} vs {costs['shuffle']:.0f} cycles for warp shuffles"

@@ -126,10 +126,12 @@ def plan_shared(
     swizzle: str = "optimal",
     matrix: bool = True,
     scalar: bool = False,
+    one_sided: bool = True,
     budget: int | None = None,
 ) -> SharedPlan:
     """The shared-memory plan. ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
-    ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline)."""
+    ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline); ``one_sided``
+    lets an optimal swizzle's Vec take one side's own register bits (vector_candidates)."""
     budget = tgt.smem_per_cta if budget is None else budget
     n = a.nbits
     w = dt.bytes
@@ -170,18 +172,43 @@ def plan_shared(
         for ld_tile in load_tiles:
             if st_tile and ld_tile and st_tile.vec != ld_tile.vec:
                 continue
-            plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, swizzle, scalar, round_vecs, drop, col_bits)
-            if plan is None:
-                continue
-            cost = (
-                plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
-                repacked_words(plan.load, dt),
-                len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
+            tile = st_tile or ld_tile
+            vecs = (
+                [list(tile.vec)]
+                if tile
+                else vector_candidates(ac, bc, w, tgt, scalar, one_sided=one_sided and swizzle == "optimal")
             )
-            if best is None or cost < best[0]:
-                best = (cost, plan)
+            for vec in vecs:
+                plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, vec, swizzle, scalar, round_vecs, drop, col_bits)
+                if plan is None:
+                    continue
+                cost = (
+                    plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
+                    repacked_words(plan.load, dt),
+                    len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
+                )
+                if best is None or cost < best[0]:
+                    best = (cost, plan)
     assert best is not None
     return best[1]
+
+
+def vector_candidates(ac: Hw, bc: Hw, w: int, tgt: Target, scalar: bool, one_sided: bool) -> list[list[int]]:
+    """The Vec choices (the lowest offset bits) for a plan without matrix tiles. The register bits both sides
+    hold give both sides vectors; past them, one side's own register bits widen that side alone (its stores or
+    loads move more bytes an instruction, the other side keeps its width). That matters where the common span is
+    short: an 8-bit transpose holds none, and a byte an instruction takes a wavefront per 32 bytes, so storing
+    16 bytes a thread and loading bytes takes 1.25 wavefronts per 128 bytes where bytes both ways take 2.
+    The baselines (unswizzled, classic) keep the common span alone, as the textbook layouts do."""
+    cap = 0 if scalar else (tgt.max_access_bytes // w).bit_length() - 1
+    common = [c for c in bc.reg if c and c in set(ac.reg)][:cap]
+    if not one_sided:
+        return [common]
+    out = [common]
+    for hw in (ac, bc):
+        own = [c for c in hw.reg if c and c not in common]
+        out += [common + own[:k] for k in range(1, min(len(own), cap - len(common)) + 1)]
+    return out
 
 
 def _build(
@@ -193,6 +220,7 @@ def _build(
     tgt: Target,
     st_tile: Tile | None,
     ld_tile: Tile | None,
+    vec: list[int],
     swizzle: str,
     scalar: bool,
     round_vecs: list[int],
@@ -201,19 +229,15 @@ def _build(
 ) -> SharedPlan | None:
     nb = ac.nbits
     w = dt.bytes
-    # Vec: fixed by a matrix tile, else the common register span capped at 16 bytes
-    if st_tile or ld_tile:
-        vec = list((st_tile or ld_tile).vec)
-    else:
-        cap = 0 if scalar else (tgt.max_access_bytes // w).bit_length() - 1
-        vec = [c for c in bc.reg if c and c in set(ac.reg)][:cap]
     vbytes = (1 << len(vec)) * w
     bank_bits = max(0, (tgt.wavefront_bytes // vbytes).bit_length() - 1) if vbytes < tgt.wavefront_bytes else 0
 
     def bank_lanes(hw: Hw, tile: Tile | None) -> list[int]:
         if tile:
             return list(tile.row_lanes)
-        per_phase = tgt.phase_lanes(vbytes).bit_length() - 1  # the lane bits one phase spans
+        # a side's accesses span the leading vec bits it holds in registers; one phase spans this many lanes
+        held = next((i for i, c in enumerate(vec) if c not in hw.reg), len(vec))
+        per_phase = tgt.phase_lanes((1 << held) * w).bit_length() - 1
         return [c for c in hw.lane[:per_phase] if c]
 
     if swizzle == "optimal":

@@ -155,9 +155,11 @@ class Assembly:
 
 class _Trees:
     """The select trees of per-class choices over the class bits, highest bit at the root (as the emitter prints
-    them), each distinct subtree once. A node is one SEL, except where both its children are selects used by it
-    alone: ptxas then writes one child and overwrites it under the node's predicate (``@!P SEL``; seen in the SASS
-    of r3_mma2b_4x64x32_f16)."""
+    them), each distinct subtree once. A node is one SEL, except where ptxas folds it into a child: it writes the
+    node's value into the register of one select child whose other users come first, then overwrites it under the
+    node's predicate by a SEL that computes the other child, a select used by this node alone (``@!P1 SEL R12, R40,
+    R5, !P0`` in r3_mma2b_4x64x32_f16's SASS). So a node is free where one child is such a one-use SEL and the other
+    is a select (not a word the conversion keeps) that no other node has folded into already."""
 
     def __init__(self):
         self.children: dict[tuple, tuple] = {}
@@ -183,10 +185,16 @@ class _Trees:
         return node
 
     def selects(self) -> int:
-        def exclusive(k) -> bool:
-            return k is not None and k not in self.roots and len(self.parents.get(k, ())) == 1
-
-        return sum(0 if all(exclusive(k) for k in kids) else 1 for kids in self.children.values())
+        free: set[tuple] = set()
+        taken: set[tuple] = set()  # selects a parent has folded into already
+        for node, kids in self.children.items():  # children before parents
+            for over, into in (kids, kids[::-1]):
+                one_use = over is not None and over not in self.roots and len(self.parents[over]) == 1 and over not in free
+                if one_use and into is not None and into not in self.roots and into not in taken:
+                    free.add(node)
+                    taken.add(into)
+                    break
+        return len(self.children) - len(free)
 
 
 def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
