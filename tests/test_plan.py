@@ -10,9 +10,8 @@ import pytest
 from conftest import one_sentence
 
 from llgen import LinearLayout as L
-from llgen import LlgenError, f2
+from llgen import LlgenError
 from llgen.plan import plan_conversion
-from llgen.plan.swizzle import optimal_swizzle
 from llgen.randlayout import random_pairs
 from llgen.replay import replay
 from llgen.simulate import simulate
@@ -33,7 +32,21 @@ B16 = L.from_bases(
 )
 
 
-@pytest.mark.parametrize("swizzle,load_per_step", [("unswizzled", 16), ("classic", 2)])
+def _offset_of(plan, m: int, n: int) -> int:
+    """Element offset of logical (m, n) under the plan's swizzle (columns: offset bit -> element)."""
+    cols = plan.detail.swizzle.columns
+    target = (m << 5) | n
+    for o in range(1 << len(cols)):
+        x = 0
+        for i, c in enumerate(cols):
+            if o >> i & 1:
+                x ^= c
+        if x == target:
+            return o
+    raise AssertionError("swizzle is not a bijection")
+
+
+@pytest.mark.parametrize("swizzle,load_per_step", [("unswizzled", 16), ("classic", 2), ("optimal", 1)])
 def test_transpose_16x32_wavefronts(swizzle, load_per_step):
     p = plan_conversion(A16, B16, "f32", "sm_90", path="shared", swizzle=swizzle, matrix=False)
     r = simulate(p)
@@ -47,47 +60,32 @@ def test_transpose_16x32_wavefronts(swizzle, load_per_step):
     assert (r.store_wavefronts, r.load_wavefronts) == (16, 16 * load_per_step)
 
 
-def test_transpose_16x32_optimal_widens_the_store():
-    """No register bit is common, so the paper's plan moves one f32 an access both ways (16 + 16 wavefronts).
-    A's own four rows make its stores 16 bytes wide: the same 16 + 16 wavefronts in 4 + 16 instructions."""
-    p = plan_conversion(A16, B16, "f32", "sm_90", path="shared", swizzle="optimal", matrix=False)
-    r = simulate(p)
-    assert r.ok
-    d = p.detail
-    assert (d.store.width, len(d.store.instrs), d.load.width, len(d.load.instrs)) == (4, 4, 1, 16)
-    assert r.store_instr_wavefronts == (4,) * 4 and r.load_instr_wavefronts == (1,) * 16
-    assert (d.predicted_store_wavefronts, d.predicted_load_wavefronts) == (r.store_wavefronts, r.load_wavefronts) == (16, 16)
-
-
 def test_transpose_16x32_optimal_offset():
-    """The paper's worked example: with the common (empty) Vec, the construction gives offset 32 m + (n ^ 2m)."""
-    a_lanes = [1 << i for i in range(5)]  # A's lanes walk n
-    b_lanes = [32, 64, 128, 256, 1]  # B's lanes walk m, then n0
-    sw = optimal_swizzle([], a_lanes, b_lanes, 9, bank_bits=5)
-    cols = sw.columns
+    p = plan_conversion(A16, B16, "f32", "sm_90", path="shared", swizzle="optimal", matrix=False)
     for m in range(16):
         for n in range(32):
-            o = 32 * m + (n ^ (2 * m))
-            assert f2.combine(o, list(cols)) == (m << 5) | n
-    assert sw.lower_bound_extra == 0
+            assert _offset_of(p, m, n) == 32 * m + (n ^ (2 * m))
+    assert p.detail.lower_bound_extra == 0
 
 
-@pytest.mark.parametrize("dtype,wavefronts,instrs", [("i8", 640, 136), ("f16", 768, 144)])
-def test_narrow_transpose_widens_one_side(dtype, wavefronts, instrs):
-    """A 128x128 transpose of narrow elements shares no register bit between the sides. The best with the
-    common span alone stores elements and loads pairs: 768 wavefronts and 192 instructions a thread for i8 and
-    f16 alike. One side widened to 16 bytes takes the data-volume minimum on that side: i8 needs 640 wavefronts
-    (bench case b2bT_i8), f16 the same 768 in fewer instructions."""
+@pytest.mark.parametrize("dtype,wavefronts,instrs,widened", [("i8", 640, 136, True), ("f16", 768, 192, False)])
+def test_narrow_transpose_widens_one_side_only_for_fewer_wavefronts(dtype, wavefronts, instrs, widened):
+    """A 128x128 transpose of narrow elements shares no register bit between the sides. With the common span the
+    best stores elements and loads pairs: 768 wavefronts, 192 instructions a thread, i8 and f16 alike. One side
+    widened to 16 bytes takes the data-volume minimum on that side: i8 then needs 640 wavefronts (bench case
+    b2bT_i8); f16 would need the same 768 in fewer instructions, and keeps the common span (a tie stays common)."""
     src = parse_layout("blocked:spt=1x16,tpw=4x8,wpc=4x1,order=1x0", (128, 128), 4)
     dst = parse_layout("blocked:spt=16x1,tpw=8x4,wpc=1x4,order=0x1", (128, 128), 4)
     p = plan_conversion(src, dst, dtype, "sm_90", path="shared", matrix=False)
     r = simulate(p)
     assert r.ok
     d = p.detail
-    assert max(d.store.width, d.load.width) * p.dtype.bytes == 16
+    assert (max(d.store.width, d.load.width) * p.dtype.bytes == 16) == widened
     assert (d.predicted_store_wavefronts, d.predicted_load_wavefronts) == (r.store_wavefronts, r.load_wavefronts)
     assert d.predicted_store_wavefronts + d.predicted_load_wavefronts == wavefronts
     assert len(d.store.instrs) + len(d.load.instrs) == instrs
+    common = plan_conversion(src, dst, dtype, "sm_90", path="shared", matrix=False, one_sided=False).detail
+    assert common.predicted_store_wavefronts + common.predicted_load_wavefronts == 768
 
 
 # ---------------------------------------------------------------- paper Figure 3: warp shuffles in 2 rounds

@@ -3,8 +3,9 @@
 Every suite header (core and regressions, each variant gpu-check runs) is compiled for sm_80 and sm_90 with NVRTC,
 as its standalone kernels (the *_bits forms) and as a kernel calling the typed API (load_a, convert, store_b).
 tests/data/sass-baseline.json holds the SASS opcode counts of the same kernels from the last straight-line emitter
-(commit 296dbcf), rewritten once since for a change of plans (one-sided vectors, docs/design.md §6.1: the 29 kernels
-it changed have wider shared accesses and are 4-43% shorter). For each kernel:
+(commit 296dbcf), rewritten once since (session 9) for changes of plans and words: the shuffle words of session 8 and
+the one-sided vectors of docs/design.md §6.1 made 43 kernels 1-76% shorter (8 typed ones moved by one instruction).
+For each kernel:
 
 - memory, shuffle and barrier instructions are the same, opcode for opcode (LDG/STG/LDS/STS/LDSM/STSM/SHFL/BAR);
 - it has no more instructions than before (NOPs aside; the typed forms 1% at most);

@@ -178,12 +178,13 @@ def plan_shared(
                 if tile
                 else vector_candidates(ac, bc, w, tgt, scalar, one_sided=one_sided and swizzle == "optimal")
             )
-            for vec in vecs:
+            for i, vec in enumerate(vecs):
                 plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, vec, swizzle, scalar, round_vecs, drop, col_bits)
                 if plan is None:
                     continue
                 cost = (
                     plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
+                    i > 0,  # one side widened alone: only for fewer wavefronts (vector_candidates)
                     repacked_words(plan.load, dt),
                     len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
                 )
@@ -199,6 +200,8 @@ def vector_candidates(ac: Hw, bc: Hw, w: int, tgt: Target, scalar: bool, one_sid
     loads move more bytes an instruction, the other side keeps its width). That matters where the common span is
     short: an 8-bit transpose holds none, and a byte an instruction takes a wavefront per 32 bytes, so storing
     16 bytes a thread and loading bytes takes 1.25 wavefronts per 128 bytes where bytes both ways take 2.
+    A widened plan wins only on fewer wavefronts: at equal wavefronts its fewer instructions measured faster on some
+    cases and 9.6% slower on b2dotB_f8e4m3 (a 4x4 byte transpose in every 16-byte load; bench/NOTES.md, session 9).
     The baselines (unswizzled, classic) keep the common span alone, as the textbook layouts do."""
     cap = 0 if scalar else (tgt.max_access_bytes // w).bit_length() - 1
     common = [c for c in bc.reg if c and c in set(ac.reg)][:cap]

@@ -26,7 +26,7 @@ inline constexpr int kCols = 128;  // the tile is row-major, rows of kCols eleme
 inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 32768;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
-inline constexpr int kSmemAlign = 8;   // bytes: smem's alignment
+inline constexpr int kSmemAlign = 4;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
@@ -165,96 +165,112 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32],
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
 #pragma unroll
   for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
-  // shared memory, swizzle optimal: offset bits [vec 2 | bank 4 | seg 8]
-  // offset bit -> element (flat row-major index): 0x80u, 0x100u, 8u, 0x10u, 0x20u, 0x40u, 0x408u, 0x810u, 0x1020u, 0x2040u, 1u, 2u, 4u, 0x200u
-  // store st.shared (2 wavefront(s) each), load ld.shared (4 wavefront(s) each)
+  // shared memory, swizzle optimal: offset bits [vec 0 | bank 6 | seg 8]
+  // offset bit -> element (flat row-major index): 8u, 1u, 0x10u, 0x20u, 0x40u, 0x80u, 0x410u, 0x820u, 0x1040u, 0x2080u, 2u, 4u, 0x100u, 0x200u
+  // store st.shared (2 wavefront(s) each), load ld.shared (2 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 5) & 1u ? 0x220u : 0u) ^ ((lane & 0xfu) << 2) ^ ((lane >> 4) & 1u) ^ ((warp & 1u) << 1) ^ ((warp & 2u) << 12);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane & 0x10u) << 6) ^ (lane & 0x20u) ^ ((warp & 3u) << 11);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 5) & 1u ? 0x220u : 0u) ^ (lane & 1u) ^ ((lane & 0x1eu) << 1) ^ ((warp & 3u) << 12);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 3) & 2u) ^ ((lane >> 1) & 0x10u) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     *reinterpret_cast<unsigned short*>(s + st * 2) = static_cast<unsigned short>((a[0] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x800u) = static_cast<unsigned short>((a[0] >> 16));
-    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x1000u) = static_cast<unsigned short>((a[1] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x1800u) = static_cast<unsigned short>((a[1] >> 16));
-    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x2000u) = static_cast<unsigned short>((a[2] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x2800u) = static_cast<unsigned short>((a[2] >> 16));
-    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x3000u) = static_cast<unsigned short>((a[3] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x3800u) = static_cast<unsigned short>((a[3] >> 16));
+    *reinterpret_cast<unsigned short*>(s + st * 2 + 4u) = static_cast<unsigned short>((a[0] >> 16));
+    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x800u) = static_cast<unsigned short>((a[1] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x804u) = static_cast<unsigned short>((a[1] >> 16));
+    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x1000u) = static_cast<unsigned short>((a[2] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x1004u) = static_cast<unsigned short>((a[2] >> 16));
+    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x1800u) = static_cast<unsigned short>((a[3] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + st * 2 + 0x1804u) = static_cast<unsigned short>((a[3] >> 16));
     *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x80u) = static_cast<unsigned short>((a[4] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x880u) = static_cast<unsigned short>((a[4] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1080u) = static_cast<unsigned short>((a[5] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1880u) = static_cast<unsigned short>((a[5] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x2080u) = static_cast<unsigned short>((a[6] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x2880u) = static_cast<unsigned short>((a[6] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x3080u) = static_cast<unsigned short>((a[7] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x3880u) = static_cast<unsigned short>((a[7] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x84u) = static_cast<unsigned short>((a[4] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x880u) = static_cast<unsigned short>((a[5] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x884u) = static_cast<unsigned short>((a[5] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1080u) = static_cast<unsigned short>((a[6] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1084u) = static_cast<unsigned short>((a[6] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1880u) = static_cast<unsigned short>((a[7] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 4u) * 2 + 0x1884u) = static_cast<unsigned short>((a[7] >> 16));
     *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x100u) = static_cast<unsigned short>((a[8] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x900u) = static_cast<unsigned short>((a[8] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1100u) = static_cast<unsigned short>((a[9] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1900u) = static_cast<unsigned short>((a[9] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x2100u) = static_cast<unsigned short>((a[10] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x2900u) = static_cast<unsigned short>((a[10] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x3100u) = static_cast<unsigned short>((a[11] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x3900u) = static_cast<unsigned short>((a[11] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x104u) = static_cast<unsigned short>((a[8] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x900u) = static_cast<unsigned short>((a[9] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x904u) = static_cast<unsigned short>((a[9] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1100u) = static_cast<unsigned short>((a[10] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1104u) = static_cast<unsigned short>((a[10] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1900u) = static_cast<unsigned short>((a[11] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 8u) * 2 + 0x1904u) = static_cast<unsigned short>((a[11] >> 16));
     *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x180u) = static_cast<unsigned short>((a[12] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x980u) = static_cast<unsigned short>((a[12] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1180u) = static_cast<unsigned short>((a[13] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1980u) = static_cast<unsigned short>((a[13] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x2180u) = static_cast<unsigned short>((a[14] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x2980u) = static_cast<unsigned short>((a[14] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x3180u) = static_cast<unsigned short>((a[15] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x3980u) = static_cast<unsigned short>((a[15] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x184u) = static_cast<unsigned short>((a[12] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x980u) = static_cast<unsigned short>((a[13] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x984u) = static_cast<unsigned short>((a[13] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1180u) = static_cast<unsigned short>((a[14] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1184u) = static_cast<unsigned short>((a[14] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1980u) = static_cast<unsigned short>((a[15] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0xcu) * 2 + 0x1984u) = static_cast<unsigned short>((a[15] >> 16));
     *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x200u) = static_cast<unsigned short>((a[16] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0xa00u) = static_cast<unsigned short>((a[16] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1200u) = static_cast<unsigned short>((a[17] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1a00u) = static_cast<unsigned short>((a[17] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x2200u) = static_cast<unsigned short>((a[18] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x2a00u) = static_cast<unsigned short>((a[18] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x3200u) = static_cast<unsigned short>((a[19] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x3a00u) = static_cast<unsigned short>((a[19] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x204u) = static_cast<unsigned short>((a[16] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0xa00u) = static_cast<unsigned short>((a[17] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0xa04u) = static_cast<unsigned short>((a[17] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1200u) = static_cast<unsigned short>((a[18] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1204u) = static_cast<unsigned short>((a[18] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1a00u) = static_cast<unsigned short>((a[19] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x10u) * 2 + 0x1a04u) = static_cast<unsigned short>((a[19] >> 16));
     *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x280u) = static_cast<unsigned short>((a[20] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0xa80u) = static_cast<unsigned short>((a[20] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1280u) = static_cast<unsigned short>((a[21] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1a80u) = static_cast<unsigned short>((a[21] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x2280u) = static_cast<unsigned short>((a[22] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x2a80u) = static_cast<unsigned short>((a[22] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x3280u) = static_cast<unsigned short>((a[23] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x3a80u) = static_cast<unsigned short>((a[23] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x284u) = static_cast<unsigned short>((a[20] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0xa80u) = static_cast<unsigned short>((a[21] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0xa84u) = static_cast<unsigned short>((a[21] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1280u) = static_cast<unsigned short>((a[22] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1284u) = static_cast<unsigned short>((a[22] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1a80u) = static_cast<unsigned short>((a[23] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x14u) * 2 + 0x1a84u) = static_cast<unsigned short>((a[23] >> 16));
     *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x300u) = static_cast<unsigned short>((a[24] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0xb00u) = static_cast<unsigned short>((a[24] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1300u) = static_cast<unsigned short>((a[25] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1b00u) = static_cast<unsigned short>((a[25] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x2300u) = static_cast<unsigned short>((a[26] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x2b00u) = static_cast<unsigned short>((a[26] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x3300u) = static_cast<unsigned short>((a[27] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x3b00u) = static_cast<unsigned short>((a[27] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x304u) = static_cast<unsigned short>((a[24] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0xb00u) = static_cast<unsigned short>((a[25] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0xb04u) = static_cast<unsigned short>((a[25] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1300u) = static_cast<unsigned short>((a[26] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1304u) = static_cast<unsigned short>((a[26] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1b00u) = static_cast<unsigned short>((a[27] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x18u) * 2 + 0x1b04u) = static_cast<unsigned short>((a[27] >> 16));
     *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x380u) = static_cast<unsigned short>((a[28] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0xb80u) = static_cast<unsigned short>((a[28] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1380u) = static_cast<unsigned short>((a[29] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1b80u) = static_cast<unsigned short>((a[29] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x2380u) = static_cast<unsigned short>((a[30] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x2b80u) = static_cast<unsigned short>((a[30] >> 16));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x3380u) = static_cast<unsigned short>((a[31] & 0xffffu));
-    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x3b80u) = static_cast<unsigned short>((a[31] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x384u) = static_cast<unsigned short>((a[28] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0xb80u) = static_cast<unsigned short>((a[29] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0xb84u) = static_cast<unsigned short>((a[29] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1380u) = static_cast<unsigned short>((a[30] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1384u) = static_cast<unsigned short>((a[30] >> 16));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1b80u) = static_cast<unsigned short>((a[31] & 0xffffu));
+    *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1b84u) = static_cast<unsigned short>((a[31] >> 16));
   }
   group_sync<Barrier>();
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = v.x; b[1] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x4000u); b[2] = v.x; b[3] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2); b[4] = v.x; b[5] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x4000u); b[6] = v.x; b[7] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2); b[8] = v.x; b[9] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x4000u); b[10] = v.x; b[11] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2); b[12] = v.x; b[13] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x4000u); b[14] = v.x; b[15] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2); b[16] = v.x; b[17] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2 + 0x4000u); b[18] = v.x; b[19] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2); b[20] = v.x; b[21] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x4000u); b[22] = v.x; b[23] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2); b[24] = v.x; b[25] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x4000u); b[26] = v.x; b[27] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2); b[28] = v.x; b[29] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x4000u); b[30] = v.x; b[31] = v.y; }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2); b[0] = (b[0] & 0xffff0000u) | ((v & 0xffffu)); b[4] = (b[4] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2); b[0] = (b[0] & 0xffffu) | (((v & 0xffffu)) << 16); b[4] = (b[4] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x2000u); b[1] = (b[1] & 0xffff0000u) | ((v & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x2000u); b[1] = (b[1] & 0xffffu) | (((v & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x4000u); b[2] = (b[2] & 0xffff0000u) | ((v & 0xffffu)); b[6] = (b[6] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x4000u); b[2] = (b[2] & 0xffffu) | (((v & 0xffffu)) << 16); b[6] = (b[6] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x6000u); b[3] = (b[3] & 0xffff0000u) | ((v & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x6000u); b[3] = (b[3] & 0xffffu) | (((v & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v & 0xffffu)); b[12] = (b[12] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2); b[8] = (b[8] & 0xffffu) | (((v & 0xffffu)) << 16); b[12] = (b[12] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x2000u); b[9] = (b[9] & 0xffff0000u) | ((v & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x2000u); b[9] = (b[9] & 0xffffu) | (((v & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x4000u); b[10] = (b[10] & 0xffff0000u) | ((v & 0xffffu)); b[14] = (b[14] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x4000u); b[10] = (b[10] & 0xffffu) | (((v & 0xffffu)) << 16); b[14] = (b[14] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x6000u); b[11] = (b[11] & 0xffff0000u) | ((v & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x6000u); b[11] = (b[11] & 0xffffu) | (((v & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2); b[16] = (b[16] & 0xffff0000u) | ((v & 0xffffu)); b[20] = (b[20] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2); b[16] = (b[16] & 0xffffu) | (((v & 0xffffu)) << 16); b[20] = (b[20] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x2000u); b[17] = (b[17] & 0xffff0000u) | ((v & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x2000u); b[17] = (b[17] & 0xffffu) | (((v & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x4000u); b[18] = (b[18] & 0xffff0000u) | ((v & 0xffffu)); b[22] = (b[22] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x4000u); b[18] = (b[18] & 0xffffu) | (((v & 0xffffu)) << 16); b[22] = (b[22] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x6000u); b[19] = (b[19] & 0xffff0000u) | ((v & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x6000u); b[19] = (b[19] & 0xffffu) | (((v & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2); b[24] = (b[24] & 0xffff0000u) | ((v & 0xffffu)); b[28] = (b[28] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2); b[24] = (b[24] & 0xffffu) | (((v & 0xffffu)) << 16); b[28] = (b[28] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x2000u); b[25] = (b[25] & 0xffff0000u) | ((v & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x2000u); b[25] = (b[25] & 0xffffu) | (((v & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x4000u); b[26] = (b[26] & 0xffff0000u) | ((v & 0xffffu)); b[30] = (b[30] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x4000u); b[26] = (b[26] & 0xffffu) | (((v & 0xffffu)) << 16); b[30] = (b[30] & 0xffffu) | (((v >> 16)) << 16); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x6000u); b[27] = (b[27] & 0xffff0000u) | ((v & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v >> 16)); }
+  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x6000u); b[27] = (b[27] & 0xffffu) | (((v & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v >> 16)) << 16); }
 
 }
 

@@ -26,7 +26,7 @@ inline constexpr int kCols = 64;  // the tile is row-major, rows of kCols elemen
 inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 16384;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
-inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
+inline constexpr int kSmemAlign = 8;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
@@ -165,36 +165,40 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
 #pragma unroll
   for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
-  // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
-  // offset bit -> element (flat row-major index): 1u, 0x800u, 2u, 4u, 0x10u, 0x20u, 0xcu, 0x50u, 0xa0u, 0x100u, 0x200u, 0x400u, 0x1000u
-  // store st.shared (8 wavefront(s) each), load ld.shared (4 wavefront(s) each)
+  // shared memory, swizzle optimal: offset bits [vec 2 | bank 4 | seg 7]
+  // offset bit -> element (flat row-major index): 1u, 0x800u, 2u, 4u, 0x20u, 0x40u, 0xau, 0x14u, 0xa0u, 0x100u, 0x200u, 0x400u, 0x1000u
+  // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 6u) << 3) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 9);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 2) & 1u ? 0x90u : 0u) ^ ((lane >> 3) & 1u ? 0x120u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 4) & 1u ? 0x110u : 0u) ^ ((lane & 0xcu) << 2) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 9);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 3) & 1u ? 0x110u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 4u) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
-    *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[8], a[1], a[9]);
-    *reinterpret_cast<uint4*>(s + (st ^ 8u) * 2) = make_uint4(a[2], a[10], a[3], a[11]);
-    *reinterpret_cast<uint4*>(s + st * 2 + 0x1000u) = make_uint4(a[4], a[12], a[5], a[13]);
-    *reinterpret_cast<uint4*>(s + (st ^ 8u) * 2 + 0x1000u) = make_uint4(a[6], a[14], a[7], a[15]);
+    *reinterpret_cast<uint2*>(s + st * 2) = make_uint2(a[0], a[8]);
+    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2(a[1], a[9]);
+    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2) = make_uint2(a[2], a[10]);
+    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2) = make_uint2(a[3], a[11]);
+    *reinterpret_cast<uint2*>(s + st * 2 + 0x1000u) = make_uint2(a[4], a[12]);
+    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2 + 0x1000u) = make_uint2(a[5], a[13]);
+    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2 + 0x1000u) = make_uint2(a[6], a[14]);
+    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x1000u) = make_uint2(a[7], a[15]);
   }
   group_sync<Barrier>();
   { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = v.x; b[16] = v.y; }
   { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x800u); b[1] = v.x; b[17] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x80u); b[2] = v.x; b[18] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x880u); b[3] = v.x; b[19] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2); b[4] = v.x; b[20] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2 + 0x800u); b[5] = v.x; b[21] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x80u); b[6] = v.x; b[22] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x880u); b[7] = v.x; b[23] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2); b[8] = v.x; b[24] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x800u); b[9] = v.x; b[25] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x28u) * 2 + 0x80u); b[10] = v.x; b[26] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x28u) * 2 + 0x880u); b[11] = v.x; b[27] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x30u) * 2); b[12] = v.x; b[28] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x30u) * 2 + 0x800u); b[13] = v.x; b[29] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x38u) * 2 + 0x80u); b[14] = v.x; b[30] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x38u) * 2 + 0x880u); b[15] = v.x; b[31] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x80u); b[2] = v.x; b[18] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x880u); b[3] = v.x; b[19] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x100u); b[4] = v.x; b[20] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x900u); b[5] = v.x; b[21] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x180u); b[6] = v.x; b[22] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x980u); b[7] = v.x; b[23] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2); b[8] = v.x; b[24] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2 + 0x800u); b[9] = v.x; b[25] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x80u); b[10] = v.x; b[26] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x880u); b[11] = v.x; b[27] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x100u); b[12] = v.x; b[28] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x900u); b[13] = v.x; b[29] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x180u); b[14] = v.x; b[30] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x980u); b[15] = v.x; b[31] = v.y; }
 
 }
 

@@ -26,7 +26,7 @@ inline constexpr int kCols = 64;  // the tile is row-major, rows of kCols elemen
 inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 8192;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
-inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
+inline constexpr int kSmemAlign = 8;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
@@ -165,26 +165,28 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[8], Word (&b)[16], 
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
 #pragma unroll
   for (int k = 0; k < 16; ++k) b[k] = 0u;  // elements are filled one by one into packed words
-  // shared memory, swizzle optimal: offset bits [vec 4 | bank 3 | seg 6]
-  // offset bit -> element (flat row-major index): 1u, 2u, 0x800u, 4u, 8u, 0x20u, 0x40u, 0x18u, 0xa0u, 0x100u, 0x200u, 0x400u, 0x1000u
-  // store st.shared (8 wavefront(s) each), load ld.shared (4 wavefront(s) each)
+  // shared memory, swizzle optimal: offset bits [vec 3 | bank 4 | seg 6]
+  // offset bit -> element (flat row-major index): 1u, 2u, 0x800u, 4u, 8u, 0x40u, 0x80u, 0x14u, 0x28u, 0x100u, 0x200u, 0x400u, 0x1000u
+  // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 0) & 1u ? 0x90u : 0u) ^ ((lane >> 3) & 1u ? 0x120u : 0u) ^ ((lane & 6u) << 4) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 3) & 1u ? 0x120u : 0u) ^ ((lane & 3u) << 3) ^ ((lane & 4u) << 4) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 0) & 1u ? 0x88u : 0u) ^ ((lane >> 1) & 1u ? 0x110u : 0u) ^ ((lane & 0xcu) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 3u) << 10);  // element offset of this thread's stores
+  const unsigned ld = ((lane & 0xfu) << 3) ^ ((lane & 0x10u) << 5) ^ ((lane & 0x20u) << 7) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
-    *reinterpret_cast<uint4*>(s + st * 1) = make_uint4(a[0], a[4], a[1], a[5]);
-    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 1) = make_uint4(a[2], a[6], a[3], a[7]);
+    *reinterpret_cast<uint2*>(s + st * 1) = make_uint2(a[0], a[4]);
+    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 1) = make_uint2(a[1], a[5]);
+    *reinterpret_cast<uint2*>(s + (st ^ 0x10u) * 1) = make_uint2(a[2], a[6]);
+    *reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 1) = make_uint2(a[3], a[7]);
   }
   group_sync<Barrier>();
   { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 1); b[0] = v.x; b[8] = v.y; }
   { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 1 + 0x400u); b[1] = v.x; b[9] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x80u); b[2] = v.x; b[10] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x480u); b[3] = v.x; b[11] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 1); b[4] = v.x; b[12] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 1 + 0x400u); b[5] = v.x; b[13] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x30u) * 1 + 0x80u); b[6] = v.x; b[14] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x30u) * 1 + 0x480u); b[7] = v.x; b[15] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x80u); b[2] = v.x; b[10] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x480u); b[3] = v.x; b[11] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x100u); b[4] = v.x; b[12] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x500u); b[5] = v.x; b[13] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x180u); b[6] = v.x; b[14] = v.y; }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x580u); b[7] = v.x; b[15] = v.y; }
 
 }
 

@@ -26,7 +26,7 @@ inline constexpr int kCols = 128;  // the tile is row-major, rows of kCols eleme
 inline constexpr bool kWarpLocal = false;
 inline constexpr int kSmemBytes = 16384;  // scratch shared memory the conversion needs
 inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared__ array size valid for every plan
-inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
+inline constexpr int kSmemAlign = 8;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
 
@@ -165,18 +165,22 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
 #pragma unroll
   for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
-  // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
-  // offset bit -> element (flat row-major index): 0x400u, 0x800u, 1u, 2u, 8u, 0x10u, 0x108u, 0x210u, 0x22u, 4u, 0x40u, 0x80u, 0x1000u
-  // store st.shared (8 wavefront(s) each), load ld.shared (4 wavefront(s) each)
+  // shared memory, swizzle optimal: offset bits [vec 2 | bank 4 | seg 7]
+  // offset bit -> element (flat row-major index): 0x400u, 0x800u, 1u, 2u, 8u, 0x10u, 0x108u, 0x210u, 0x21u, 0x42u, 4u, 0x80u, 0x1000u
+  // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 2) & 1u ? 0x108u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp >> 1) & 1u ? 0xa0u : 0u) ^ ((lane & 3u) << 4) ^ ((lane & 0x38u) << 7);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ (lane & 0xcu) ^ ((lane & 0x30u) << 5) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 2) & 1u ? 0x104u : 0u) ^ ((lane >> 3) & 1u ? 0x208u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((warp >> 1) & 1u ? 0xa0u : 0u) ^ ((lane & 3u) << 4) ^ ((lane & 0x30u) << 7);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ ((lane >> 5) & 1u ? 0x208u : 0u) ^ (lane & 0xcu) ^ ((lane & 0x10u) << 6) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
-    *reinterpret_cast<uint4*>(s + st * 2) = make_uint4((((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16)), (((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16)), (((a[0] >> 16)) | ((a[4] >> 16) << 16)), (((a[8] >> 16)) | ((a[12] >> 16) << 16)));
-    *reinterpret_cast<uint4*>(s + (st ^ 8u) * 2) = make_uint4((((a[1] & 0xffffu)) | ((a[5] & 0xffffu) << 16)), (((a[9] & 0xffffu)) | ((a[13] & 0xffffu) << 16)), (((a[1] >> 16)) | ((a[5] >> 16) << 16)), (((a[9] >> 16)) | ((a[13] >> 16) << 16)));
-    *reinterpret_cast<uint4*>(s + st * 2 + 0x400u) = make_uint4((((a[2] & 0xffffu)) | ((a[6] & 0xffffu) << 16)), (((a[10] & 0xffffu)) | ((a[14] & 0xffffu) << 16)), (((a[2] >> 16)) | ((a[6] >> 16) << 16)), (((a[10] >> 16)) | ((a[14] >> 16) << 16)));
-    *reinterpret_cast<uint4*>(s + (st ^ 8u) * 2 + 0x400u) = make_uint4((((a[3] & 0xffffu)) | ((a[7] & 0xffffu) << 16)), (((a[11] & 0xffffu)) | ((a[15] & 0xffffu) << 16)), (((a[3] >> 16)) | ((a[7] >> 16) << 16)), (((a[11] >> 16)) | ((a[15] >> 16) << 16)));
+    *reinterpret_cast<uint2*>(s + st * 2) = make_uint2((((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16)), (((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16)));
+    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2((((a[0] >> 16)) | ((a[4] >> 16) << 16)), (((a[8] >> 16)) | ((a[12] >> 16) << 16)));
+    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2) = make_uint2((((a[1] & 0xffffu)) | ((a[5] & 0xffffu) << 16)), (((a[9] & 0xffffu)) | ((a[13] & 0xffffu) << 16)));
+    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2) = make_uint2((((a[1] >> 16)) | ((a[5] >> 16) << 16)), (((a[9] >> 16)) | ((a[13] >> 16) << 16)));
+    *reinterpret_cast<uint2*>(s + st * 2 + 0x800u) = make_uint2((((a[2] & 0xffffu)) | ((a[6] & 0xffffu) << 16)), (((a[10] & 0xffffu)) | ((a[14] & 0xffffu) << 16)));
+    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2 + 0x800u) = make_uint2((((a[2] >> 16)) | ((a[6] >> 16) << 16)), (((a[10] >> 16)) | ((a[14] >> 16) << 16)));
+    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2 + 0x800u) = make_uint2((((a[3] & 0xffffu)) | ((a[7] & 0xffffu) << 16)), (((a[11] & 0xffffu)) | ((a[15] & 0xffffu) << 16)));
+    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x800u) = make_uint2((((a[3] >> 16)) | ((a[7] >> 16) << 16)), (((a[11] >> 16)) | ((a[15] >> 16) << 16)));
   }
   group_sync<Barrier>();
   { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[1] = (b[1] & 0xffff0000u) | ((v.x >> 16)); b[2] = (b[2] & 0xffff0000u) | ((v.y & 0xffffu)); b[3] = (b[3] & 0xffff0000u) | ((v.y >> 16)); }
@@ -187,14 +191,14 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x1000u); b[8] = (b[8] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[9] = (b[9] & 0xffffu) | (((v.x >> 16)) << 16); b[10] = (b[10] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[11] = (b[11] & 0xffffu) | (((v.y >> 16)) << 16); }
   { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x2000u); b[12] = (b[12] & 0xffff0000u) | ((v.x & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v.x >> 16)); b[14] = (b[14] & 0xffff0000u) | ((v.y & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v.y >> 16)); }
   { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x3000u); b[12] = (b[12] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v.x >> 16)) << 16); b[14] = (b[14] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x200u); b[16] = (b[16] & 0xffff0000u) | ((v.x & 0xffffu)); b[17] = (b[17] & 0xffff0000u) | ((v.x >> 16)); b[18] = (b[18] & 0xffff0000u) | ((v.y & 0xffffu)); b[19] = (b[19] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x1200u); b[16] = (b[16] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[17] = (b[17] & 0xffffu) | (((v.x >> 16)) << 16); b[18] = (b[18] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[19] = (b[19] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x2200u); b[20] = (b[20] & 0xffff0000u) | ((v.x & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v.x >> 16)); b[22] = (b[22] & 0xffff0000u) | ((v.y & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x3200u); b[20] = (b[20] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v.x >> 16)) << 16); b[22] = (b[22] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x28u) * 2 + 0x200u); b[24] = (b[24] & 0xffff0000u) | ((v.x & 0xffffu)); b[25] = (b[25] & 0xffff0000u) | ((v.x >> 16)); b[26] = (b[26] & 0xffff0000u) | ((v.y & 0xffffu)); b[27] = (b[27] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x28u) * 2 + 0x1200u); b[24] = (b[24] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[25] = (b[25] & 0xffffu) | (((v.x >> 16)) << 16); b[26] = (b[26] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[27] = (b[27] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x28u) * 2 + 0x2200u); b[28] = (b[28] & 0xffff0000u) | ((v.x & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v.x >> 16)); b[30] = (b[30] & 0xffff0000u) | ((v.y & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x28u) * 2 + 0x3200u); b[28] = (b[28] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v.x >> 16)) << 16); b[30] = (b[30] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v.y >> 16)) << 16); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x200u); b[16] = (b[16] & 0xffff0000u) | ((v.x & 0xffffu)); b[17] = (b[17] & 0xffff0000u) | ((v.x >> 16)); b[18] = (b[18] & 0xffff0000u) | ((v.y & 0xffffu)); b[19] = (b[19] & 0xffff0000u) | ((v.y >> 16)); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x1200u); b[16] = (b[16] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[17] = (b[17] & 0xffffu) | (((v.x >> 16)) << 16); b[18] = (b[18] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[19] = (b[19] & 0xffffu) | (((v.y >> 16)) << 16); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x2200u); b[20] = (b[20] & 0xffff0000u) | ((v.x & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v.x >> 16)); b[22] = (b[22] & 0xffff0000u) | ((v.y & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v.y >> 16)); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x3200u); b[20] = (b[20] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v.x >> 16)) << 16); b[22] = (b[22] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v.y >> 16)) << 16); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x200u); b[24] = (b[24] & 0xffff0000u) | ((v.x & 0xffffu)); b[25] = (b[25] & 0xffff0000u) | ((v.x >> 16)); b[26] = (b[26] & 0xffff0000u) | ((v.y & 0xffffu)); b[27] = (b[27] & 0xffff0000u) | ((v.y >> 16)); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x1200u); b[24] = (b[24] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[25] = (b[25] & 0xffffu) | (((v.x >> 16)) << 16); b[26] = (b[26] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[27] = (b[27] & 0xffffu) | (((v.y >> 16)) << 16); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x2200u); b[28] = (b[28] & 0xffff0000u) | ((v.x & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v.x >> 16)); b[30] = (b[30] & 0xffff0000u) | ((v.y & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v.y >> 16)); }
+  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x3200u); b[28] = (b[28] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v.x >> 16)) << 16); b[30] = (b[30] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v.y >> 16)) << 16); }
 
 }
 
