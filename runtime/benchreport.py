@@ -96,6 +96,7 @@ def write_report(report: dict, outdir: str) -> list[Path]:
             + "; ".join(
                 f"{r.get('suite') or '-'}{' ' + '/'.join(map(str, r['shard'])) if r.get('shard') else ''}: "
                 f"{r.get('cases')} case(s), {r.get('date')} to {r.get('date_end')}"
+                + (f", commit {r['commit']}" if r.get("commit") else "")
                 for r in info["runs"]
             )
         )
