@@ -6,7 +6,8 @@ instruction names) and the two layouts' bases; it shares no arithmetic with the 
 agreement means something. Its hardware model, stated once:
 
 * a shared-memory access is served in phases: a plain ld/st.shared of ``v`` bytes per thread
-  serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses);
+  serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses), except a
+  16-byte load on 32 lanes whose quarter-warps each read one address, which half-warps serve;
   ldmatrix/stmatrix serve one 8x8 matrix (eight 16-byte rows) per phase;
 * within a phase, each of the 32 banks of 4 bytes delivers one distinct 4-byte word per
   wavefront (any number of lanes may share a word): the phase takes as many wavefronts as the
@@ -228,6 +229,9 @@ def _access(
     else:
         vbytes = nregs * w
         per = min(lanes, 128 // max(4, vbytes))
+        phase = base.reshape(ni, nw, lanes // per, per)
+        if not store and vbytes == 16 and lanes == 32 and not (phase != phase[..., :1]).any():
+            per *= 2  # a 16-byte load whose quarter-warps each read one address: half-warps serve it (the H100)
         groups = lanes // per
         phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
         offs = [base + e for e in range(nregs)]

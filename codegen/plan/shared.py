@@ -376,6 +376,8 @@ def _side(
         groups = tgt.lanes // tgt.phase_lanes(vbytes)
         per_phase = nl - (groups.bit_length() - 1)
         acc = Access(tuple(off(c) for c in hw.lane[:per_phase]), width, groups)
+        if half_warp_load(store, vbytes, tgt.lanes, acc.lanes):
+            acc = Access(tuple(off(c) for c in hw.lane[: per_phase + 1]), width, groups // 2)
         # the data-volume minimum in wavefronts, one per 128 bytes moved (what Side.phases reports)
         phases = max(1, tgt.lanes * max(vbytes, tgt.bank_bytes) // tgt.wavefront_bytes)
     wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * acc.phases
@@ -398,6 +400,13 @@ def _side(
     if tile:
         width = (1 << len(inner_bits)) * matrices
     return Side(op, width, matrices, Affine(0, tuple(thread_cols)), tuple(instrs), pred, wf, phases)
+
+
+def half_warp_load(store: bool, vbytes: int, lanes: int, quarter_offsets) -> bool:
+    """A 16-byte ld.shared whose quarter-warps each read one address is served by half-warps on the H100: half
+    the quarter-warp count (docs/design.md §7.2; r5_9, the broadcast probes, r1_slice_256_f16's loads). Stores and
+    loads with more addresses a quarter go by quarter-warps."""
+    return not store and vbytes == 16 and lanes == 32 and not any(quarter_offsets)
 
 
 def _tile_regs(base: int, inner_bits: list[int], tile: Tile | None) -> list[int]:
