@@ -187,7 +187,7 @@ def plan_shared(
                     i > 0,  # one side widened alone: only for fewer wavefronts (vector_candidates)
                     # past two scratch rounds (a barrier every few accesses) plain vectors win a tie with matrix
                     # tiles: mma2b_f16 in 4 rounds ran 4.6% slower with them, in 2 and 1 as fast (docs/design.md §8.1)
-                    len(round_vecs) > 1 and bool(st_tile or ld_tile),
+                    len(round_vecs) > 1 and tile is not None,
                     repacked_words(plan.load, dt),
                     len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
                 )
