@@ -76,17 +76,14 @@ inline float __uint_as_float(unsigned x) { return llgen_host_bits<float>(x); }
 inline unsigned __float_as_uint(float x) { return llgen_host_bits<unsigned>(x); }
 inline double __longlong_as_double(long long x) { return llgen_host_bits<double>(x); }
 inline long long __double_as_longlong(double x) { return llgen_host_bits<long long>(x); }
-// PRMT: result byte i is byte (s >> 4i) & 7 of the 8 bytes {y:x}
-inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
-  const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
+// A byte permute: result byte i is byte (s >> (stride * i)) & 7 of the 8 bytes {hi:lo}
+inline unsigned llgen_host_perm(unsigned hi, unsigned lo, unsigned s, int stride) {
+  const unsigned long long v = (static_cast<unsigned long long>(hi) << 32) | lo;
   unsigned r = 0;
-  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7u))) & 0xffu) << (8 * i);
+  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (stride * i)) & 7u))) & 0xffu) << (8 * i);
   return r;
 }
-// v_perm_b32 (HIP's byte permute), selectors 0-7 only: result byte i is byte (s >> 8i) & 7 of the 8 bytes {x:y}
-inline unsigned __builtin_amdgcn_perm(unsigned x, unsigned y, unsigned s) {
-  const unsigned long long v = (static_cast<unsigned long long>(x) << 32) | y;
-  unsigned r = 0;
-  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (8 * i)) & 7u))) & 0xffu) << (8 * i);
-  return r;
-}
+// PRMT: a nibble per result byte over {y:x}
+inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { return llgen_host_perm(y, x, s, 4); }
+// v_perm_b32 (HIP's byte permute), selectors 0-7 only: a byte per result byte over {x:y}
+inline unsigned __builtin_amdgcn_perm(unsigned x, unsigned y, unsigned s) { return llgen_host_perm(x, y, s, 8); }

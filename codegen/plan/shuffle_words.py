@@ -91,13 +91,11 @@ def select_split(f: tuple) -> tuple[int, tuple, tuple] | None:
     """The top of the select tree of a per-class choice ``f`` (f[c] for class c): (class bit, the choices with that
     bit clear, with it set), skipping the high bits the choice does not depend on; None where every class chooses
     alike (a leaf). The cost model counts these trees, and the emitter prints them."""
-    while len(set(f)) > 1:
-        half = len(f) // 2
-        lo, hi = f[:half], f[half:]
-        if lo != hi:
-            return half.bit_length() - 1, lo, hi
-        f = lo
-    return None
+    f = select_node(f)
+    if len(f) == 1:
+        return None
+    half = len(f) // 2
+    return half.bit_length() - 1, f[:half], f[half:]
 
 
 def select_node(f: tuple) -> tuple:
