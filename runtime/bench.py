@@ -383,7 +383,7 @@ def _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measure
         }
         if v.name == "llgen":  # the roofline of our copy: cudaMemcpy of the same bytes, timed between its rounds
             fns["d2d"] = lambda: cp.cuda.runtime.memcpyAsync(ys.data.ptr, xs.data.ptr, xs.nbytes, 3, 0)
-        t = _rounds(fns, STREAM_ROUNDS if v.name == "llgen" else 1, rep)
+        t = rotating_rounds(fns, STREAM_ROUNDS if v.name == "llgen" else 1, rep)
         r.update(
             stream_ms=t["stream"],
             copy_ms=t["copy"],
@@ -406,7 +406,7 @@ LOOP_ROUNDS = 5
 STREAM_ROUNDS = 3
 
 
-def _rounds(fns: dict, rounds: int, rep: int) -> dict:
+def rotating_rounds(fns: dict, rounds: int, rep: int) -> dict:
     """Each launcher's median time over ``rounds`` rounds, the order rotating between rounds, so that drift over the
     run (the copy kernels of one H100 run read 1.5-2% below an earlier run's) falls on all of them alike."""
     names = list(fns)

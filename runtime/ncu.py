@@ -266,16 +266,19 @@ def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], time
     return r, parse_ncu_csv(text) or parse_ncu_csv(r["out"])
 
 
-def pipe_busy(call: str, kernels: str, timeout: float, log_dir: Path) -> dict:
-    """The LSU data pipe's counters (PIPE_METRICS) of every launch of ``kernels`` that ``call`` ("module:function
-    arg ...", run in a worker process) makes: {"kernels": {name: [{metric: value} per launch]}, "rc", "timed_out",
-    "seconds", "out"}."""
+def pipe_busy(call: str, kernels: str, timeout: float, log_dir: Path, metrics: list[str] | None = None) -> dict:
+    """The LSU data pipe's counters (PIPE_METRICS, or those of ``metrics`` that ncu knows here) of every launch of
+    ``kernels`` that ``call`` ("module:function arg ...", run in a worker process) makes: {"kernels": {name:
+    [{metric: value} per launch]}, "rc", "timed_out", "seconds", "out"}."""
     ncu = tool_path("ncu")
     if not ncu:
         return {"kernels": {}, "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}
     t0 = time.monotonic()
+    if metrics is not None:
+        known = query_metrics(ncu)
+        metrics = [m for m in metrics if known is None or m.split(".")[0] in known]
     r, measured = _run_ncu(
-        ncu, PIPE_METRICS, kernels, [sys.executable, "-m", "llgen.runtime.ncu", "--call", call], timeout, log_dir
+        ncu, metrics or PIPE_METRICS, kernels, [sys.executable, "-m", "llgen.runtime.ncu", "--call", call], timeout, log_dir
     )
     return {
         "kernels": measured,

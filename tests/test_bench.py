@@ -260,7 +260,7 @@ def test_stream_rounds_rotate_the_order_and_keep_medians(monkeypatch):
         n: (lambda n=n: calls.append(n) or {"stream": 2.0, "copy": 1.0, "d2d": 0.9}[n] + 0.01 * len(calls))
         for n in ("stream", "copy", "d2d")
     }
-    t = bench._rounds(fns, 3, rep=1)
+    t = bench.rotating_rounds(fns, 3, rep=1)
     assert calls == ["stream", "copy", "d2d", "copy", "d2d", "stream", "d2d", "stream", "copy"]
     assert t["copy"] == pytest.approx(1.04)  # its rounds were calls 2, 4 and 9: 1.02, 1.04, 1.09
 

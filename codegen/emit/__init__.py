@@ -12,7 +12,7 @@ the Jinja templates. Same inputs, same bytes. One idea per module:
 
 from __future__ import annotations
 
-from .bench import LoopScratch, emit_bench, loop_scratch, stream_groups, stream_smem
+from .bench import LoopScratch, emit_bench, loop_scratch, stream_groups, stream_smem, stream_unroll
 from .context import global_ctx, kernel_dynamic_smem, plan_scratch_bytes, scratch_bytes
 from .conversion import FORMS, check_name, default_name, emit, environment, file_names
 from .spelling import VEC_TYPES, RegArray, address, affine_expr, hexu, run_term, vector_access
@@ -38,6 +38,7 @@ __all__ = [
     "run_term",
     "scratch_bytes",
     "stream_groups",
+    "stream_unroll",
     "stream_smem",
     "vector_access",
 ]

@@ -12,8 +12,9 @@ from .conversion import check_name, environment
 from .spelling import RegArray
 
 
-def emit_bench(fwd, bwd, name: str) -> str:
-    """LOOP, STREAM and copy kernels for a conversion and its way back (docs/design.md §10)."""
+def emit_bench(fwd, bwd, name: str, unroll: int | None = None) -> str:
+    """LOOP, STREAM and copy kernels for a conversion and its way back (docs/design.md §10); ``unroll`` overrides
+    how many tiles STREAM and copy load per step (stream_unroll)."""
     check_name(name)
     env = environment()
     cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
@@ -37,7 +38,7 @@ def emit_bench(fwd, bwd, name: str) -> str:
         "word": a.ctype,
         # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
         "groups": stream_groups(fwd, bwd),
-        "unroll": 2 if fwd.warps == 1 else 1,
+        "unroll": unroll or stream_unroll(fwd),
         "stream_smem": stream_smem(fwd, bwd),
         # a permutation of registers both ways: carry elements (packed words would repack every step); a noop keeps
         # words, which are already B's
@@ -105,6 +106,11 @@ def stream_groups(fwd, bwd=None) -> int:
     while groups > 1 and groups * per > fwd.target.smem_per_cta:
         groups //= 2
     return groups
+
+
+def stream_unroll(fwd) -> int:
+    """Tiles each STREAM/copy step loads before converting any: two for one-warp groups, else one."""
+    return 2 if fwd.warps == 1 else 1
 
 
 def stream_smem(fwd, bwd) -> int:
