@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from llgen.dtypes import dtype as to_dtype
-from llgen.emit import emit_bench, loop_scratch, plan_scratch_bytes, stream_groups, stream_smem
+from llgen.emit import emit_bench, loop_scratch, plan_scratch_bytes, stream_groups, stream_smem, stream_unroll
 from llgen.errors import LlgenError
 from llgen.files import write_atomic
 from llgen.plan import plan_conversion
@@ -147,10 +147,10 @@ def one_line(e: BaseException) -> str:
 LOOP_ONE_CTA = "-DLLGEN_LOOP_ONE_CTA"
 
 
-def compile_all(sources: dict, one_cta: set | None = None) -> dict:
+def compile_all(sources: dict, one_cta: set | None = None, loop: str = "b_loop") -> dict:
     """name -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a source. A
     module whose LOOP kernel (``b_loop``) has a stack frame is built again with LOOP_ONE_CTA, and its name goes into
-    ``one_cta``."""
+    ``one_cta``. ``loop`` is the LOOP kernel's name in every source."""
     from concurrent.futures import ThreadPoolExecutor
 
     import cupy as cp
@@ -160,7 +160,7 @@ def compile_all(sources: dict, one_cta: set | None = None) -> dict:
         try:
             mod = cp.RawModule(code=src, options=("-std=c++17",))
             mod.compile()
-            if "b_loop(" in src and mod.get_function("b_loop").local_size_bytes:
+            if f"{loop}(" in src and mod.get_function(loop).local_size_bytes:
                 mod = cp.RawModule(code=src, options=("-std=c++17", LOOP_ONE_CTA))
                 mod.compile()
                 if one_cta is not None:
@@ -255,6 +255,10 @@ def _run_variants(case, vs: list[Variant], res: dict, measures: set[str], rep: i
             )
             continue
         sources[v.name] = src
+        if v.name == "llgen" and "stream" in measures:  # its STREAM and copy at the other tiles a step
+            for u in STREAM_UNROLLS:
+                if u != stream_unroll(v.fwd):
+                    sources[f"llgen{UNROLL_TAG}{u}"] = emit_bench(v.fwd, v.bwd, "b", unroll=u)
     one_cta: set = set()
     modules = compile_all(sources, one_cta)
     launches = {}  # LOOP launchers (k, grid) of llgen's pick and Triton's, for the alternating rounds
@@ -275,7 +279,11 @@ def _run_variants(case, vs: list[Variant], res: dict, measures: set[str], rep: i
             mod = modules[v.name]
             if isinstance(mod, Exception):
                 raise mod
-            _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measures, rep, sms, threads)
+            by_unroll = {stream_unroll(v.fwd): mod}
+            by_unroll.update(
+                {int(n.split(UNROLL_TAG)[1]): m for n, m in modules.items() if n.startswith(f"{v.name}{UNROLL_TAG}")}
+            )
+            _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measures, rep, sms, threads, by_unroll)
         except Exception as e:  # noqa: BLE001 - the variant is a row that says why; the run goes on
             r["error"] = one_line(e)
         res["variants"][v.name] = r
@@ -350,13 +358,11 @@ def check_loop(launch, y, ref: _LoopReference, shape) -> dict:
     return out
 
 
-def _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measures, rep, sms, threads) -> None:
-    """LOOP and STREAM of one variant into r."""
-    import cupy as cp
-
-    raw = raw_dtype(case.dtype).type
+def _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measures, rep, sms, threads, by_unroll) -> None:
+    """LOOP and STREAM of one variant into r; STREAM and copy of each module of ``by_unroll`` (tiles a step ->
+    module), keeping the tiles a step whose STREAM is fastest (_stream_times)."""
     tiles_thr, tiles_lat = sms * 32, sms
-    loop, stream, copy = (mod.get_function(f"b_{k}") for k in ("loop", "stream", "copy"))
+    loop = mod.get_function("b_loop")
     smem = loop_scratch(v.fwd, v.bwd).bytes  # LOOP's scratch is dynamic shared memory
     loop.max_dynamic_shared_size_bytes = smem
     r.update(regs=loop.num_regs, local_bytes=loop.local_size_bytes)
@@ -369,31 +375,67 @@ def _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measure
         _loop_times(r, run, tiles_thr, tiles_lat, sms, rep, latency=v.name not in dict(ALTERNATIVES))
         launches[v.name] = run
     if "stream" in measures:
-        block = threads * stream_groups(v.fwd, v.bwd)
-        grid = min(nstream, stream_grid(sms, block))
-        ss = stream_smem(v.fwd, v.bwd)
+        _stream_times(v, r, case, xs, ys, nstream, rep, sms, threads, by_unroll)
+
+
+# Tiles each STREAM/copy step loads before converting, tried for llgen's pick (the alternatives run at
+# codegen.emit.stream_unroll's choice): on the H100 two tiles a step made w8_b2mma_f32's STREAM 1.2% faster and its
+# ratio to its copy 1.014 -> 1.002, one tile made w1_b2mma_f32's (whose two tiles spill) 1.021 -> 1.003, and neither
+# choice suited every case (bench/NOTES.md, session 10)
+STREAM_UNROLLS = (1, 2)
+UNROLL_TAG = "@unroll"
+
+
+def fastest_unroll(stream_ms: dict, stack: dict) -> int:
+    """The tiles a step whose STREAM took least time, among those whose kernels keep no stack frame (among all,
+    where every one does)."""
+    fit = [u for u in stream_ms if not stack[u]] or list(stream_ms)
+    return min(fit, key=stream_ms.__getitem__)
+
+
+def _stream_times(v, r, case, xs, ys, nstream, rep, sms, threads, by_unroll) -> None:
+    """STREAM and copy of each tiles-a-step module (checked against the input), timed in rotating rounds; r gets
+    those of the fastest STREAM whose kernels keep no stack (any, where every one does), each one under
+    "stream_by_unroll"."""
+    import cupy as cp
+
+    raw = raw_dtype(case.dtype).type
+    block = threads * stream_groups(v.fwd, v.bwd)
+    grid = min(nstream, stream_grid(sms, block))
+    ss = stream_smem(v.fwd, v.bwd)
+    args = (xs, ys, np.int32(nstream), raw(0))
+    fns, stack, correct = {}, {}, {}
+    for u, m in sorted(by_unroll.items()):
+        if isinstance(m, Exception):
+            continue
+        stream, copy = m.get_function("b_stream"), m.get_function("b_copy")
         stream.max_dynamic_shared_size_bytes = ss
         ys[:] = 0
-        stream((grid,), (block,), (xs, ys, np.int32(nstream), raw(0)), shared_mem=ss)
-        r["stream_correct"] = bool((ys == xs).all())
-        args = (xs, ys, np.int32(nstream), raw(0))
-        fns = {
-            "stream": lambda f=stream, g=grid, b=block, a=args, ss=ss: f((g,), (b,), a, shared_mem=ss),
-            "copy": lambda f=copy, g=grid, b=block, a=args: f((g,), (b,), a),
+        stream((grid,), (block,), args, shared_mem=ss)
+        correct[u] = bool((ys == xs).all())
+        stack[u] = max(stream.local_size_bytes, copy.local_size_bytes)
+        fns[f"stream{u}"] = lambda f=stream: f((grid,), (block,), args, shared_mem=ss)
+        fns[f"copy{u}"] = lambda f=copy: f((grid,), (block,), args)
+    if v.name == "llgen":  # the roofline of our copy: cudaMemcpy of the same bytes, timed between its rounds
+        fns["d2d"] = lambda: cp.cuda.runtime.memcpyAsync(ys.data.ptr, xs.data.ptr, xs.nbytes, 3, 0)
+    t = rotating_rounds(fns, STREAM_ROUNDS if v.name == "llgen" else 1, rep)
+    u = fastest_unroll({k: t[f"stream{k}"] for k in stack}, stack)
+    r.update(
+        stream_ms=t[f"stream{u}"],
+        copy_ms=t[f"copy{u}"],
+        stream_ratio=t[f"stream{u}"] / t[f"copy{u}"],
+        stream_correct=all(correct.values()),
+        copy_GBps=2 * xs.nbytes / t[f"copy{u}"] / 1e6,
+        stream_groups=stream_groups(v.fwd, v.bwd),
+        stream_smem=ss,
+        stream_unroll=u,
+    )
+    if len(stack) > 1:
+        r["stream_by_unroll"] = {
+            str(k): {"stream_ms": t[f"stream{k}"], "copy_ms": t[f"copy{k}"], "stack": stack[k]} for k in sorted(stack)
         }
-        if v.name == "llgen":  # the roofline of our copy: cudaMemcpy of the same bytes, timed between its rounds
-            fns["d2d"] = lambda: cp.cuda.runtime.memcpyAsync(ys.data.ptr, xs.data.ptr, xs.nbytes, 3, 0)
-        t = rotating_rounds(fns, STREAM_ROUNDS if v.name == "llgen" else 1, rep)
-        r.update(
-            stream_ms=t["stream"],
-            copy_ms=t["copy"],
-            stream_ratio=t["stream"] / t["copy"],
-            copy_GBps=2 * xs.nbytes / t["copy"] / 1e6,
-            stream_groups=stream_groups(v.fwd, v.bwd),
-            stream_smem=ss,
-        )
-        if "d2d" in t:
-            r.update(d2d_ms=t["d2d"], copy_vs_d2d=t["d2d"] / t["copy"])
+    if "d2d" in t:
+        r.update(d2d_ms=t["d2d"], copy_vs_d2d=t["d2d"] / t[f"copy{u}"])
 
 
 def plan_cost(plan) -> float:
@@ -658,7 +700,9 @@ def loop_launches(cases_json: str, target: str) -> None:
         tile, raw = 1 << case.src.total_out_bits, raw_dtype(case.dtype).type
         x = cp.asarray(loop_input(case.dtype, raw, tile * sms * 32, np.random.default_rng(1)))
         y = cp.empty_like(x)
-        loop = cp.RawModule(code=emit_bench(v.fwd, v.bwd, case.id), options=("-std=c++17",)).get_function(f"{case.id}_loop")
+        # built as the bench built it (compile_all: for one CTA an SM where ptxas's own budget spills)
+        name = f"{case.id}_loop"
+        loop = compile_all({case.id: emit_bench(v.fwd, v.bwd, case.id)}, loop=name)[case.id].get_function(name)
         smem = loop_scratch(v.fwd, v.bwd).bytes
         loop.max_dynamic_shared_size_bytes = smem
         loop((sms * 32,), (case.warps * 32,), (x, y, np.int32(PIPE_K)), shared_mem=smem)
@@ -673,7 +717,7 @@ def measure_pipes(cases, target: str, report: dict, log, options: dict | None = 
     that keeps it busy with no more wavefronts or shuffles than the conversion needs is at the hardware's limit.
     variant["pipe"] = {busy_pct (of the cycles its SMs had work), busy_pct_elapsed, wavefronts, cycles} for llgen
     and triton."""
-    from .ncu import PIPE_BUSY, pipe_busy
+    from .ncu import ALU_BUSY, PIPE_BUSY, pipe_busy
 
     close = [c for c, rc in zip(cases, report["cases"], strict=True) if (loop_ratio(rc) or PIPE_TIE) < PIPE_TIE]
     if not close:
@@ -688,6 +732,7 @@ def measure_pipes(cases, target: str, report: dict, log, options: dict | None = 
             if m and PIPE_BUSY in m:
                 by_id[c.id]["variants"][name]["pipe"] = {
                     "busy_pct": m[PIPE_BUSY],
+                    "alu_busy_pct": m.get(ALU_BUSY),
                     "wavefronts": m.get("l1tex__data_pipe_lsu_wavefronts.sum"),
                     "busy_pct_elapsed": m.get("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"),
                     "cycles": m.get("sm__cycles_elapsed.avg"),

@@ -41,8 +41,10 @@ EXTRA_METRICS = [  # used where `ncu --query-metrics` lists them
 
 
 PIPE_BUSY = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_active"  # over the cycles an SM has work
+ALU_BUSY = "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"  # the integer ALU (SEL, PRMT, LOP3, IADD)
 PIPE_METRICS = [
     PIPE_BUSY,
+    ALU_BUSY,
     "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
     "l1tex__data_pipe_lsu_wavefronts.sum",
     "sm__cycles_elapsed.avg",

@@ -240,6 +240,28 @@ def test_a_loop_tie_is_physical_only_at_the_ideal_with_the_pipe_busy(monkeypatch
     assert f"LSU data pipe busy {busy:.1f}% / 99.0%" in line[1] and "alternating rounds 0.990-1.004" in line[1]
 
 
+@pytest.mark.parametrize("alu,status", [(98.9, "physical"), (97.4, "MISSED"), (None, "MISSED")])
+def test_a_loop_tie_far_from_the_ideal_is_physical_only_with_the_alu_pipe_full(monkeypatch, alu, status):
+    """A LOOP at 35% of its ideal (mma2b_f8e5m2: the ideal counts wavefronts, the tile's `+ 1` on bytes fills the
+    integer ALU) is "physical" only where ncu finds llgen's integer ALU pipe >= 98% busy."""
+    report = _report({}, monkeypatch)
+    v = report["cases"][0]["variants"]
+    v["llgen"].update(loop_per_sm_ns=50.0, loop_rounds_ns=[50.0] * 5, pipe={"busy_pct": 36.0, "alu_busy_pct": alu})
+    v["triton"].update(loop_per_sm_ns=49.6, loop_rounds_ns=[49.6] * 5, pipe={"busy_pct": 37.0, "alu_busy_pct": 98.9})
+    (line,) = [t for t in benchreport.targets(report, 1980) if "Triton / llgen >= 1.0" in t[1]]
+    assert line[0] == status
+    assert ("integer ALU pipe busy" in line[1]) == (alu is not None)
+    assert alu is None or f"integer ALU pipe busy {alu:.1f}% / 98.9%" in line[1]
+
+
+def test_stream_keeps_the_fastest_tiles_a_step_that_do_not_spill():
+    """STREAM's tiles a step (bench.STREAM_UNROLLS): the fastest STREAM among kernels without a stack frame wins
+    (w1_b2mma_f32's two tiles spilled and ran slower), and where every choice spills, the fastest of all."""
+    assert bench.fastest_unroll({1: 1.00, 2: 0.98}, {1: 0, 2: 0}) == 2
+    assert bench.fastest_unroll({1: 1.00, 2: 0.98}, {1: 0, 2: 96}) == 1
+    assert bench.fastest_unroll({1: 1.00, 2: 0.98}, {1: 8, 2: 96}) == 2
+
+
 def test_the_copy_roofline_is_a_memcpy_of_the_same_bytes_in_the_same_rounds(monkeypatch):
     report = _report({}, monkeypatch)
     report["cases"][0]["coalesced_a"] = True

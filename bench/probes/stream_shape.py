@@ -223,9 +223,11 @@ def ncu_part(kind: str) -> None:
             else [(f"{cid}_{k}", (res["kernels"].get(f"{cid}_{k}") or [{}])[0]) for k in ("stream", "copy")]
         )
         for name, m in rows:
+            keep = [*NCU_METRICS, "launch__registers_per_thread", "launch__grid_size"]
             short = {
-                k.replace("_per_issue_active.ratio", "").replace(".avg.pct_of_peak_sustained_active", " %"): v
-                for k, v in m.items()
+                k.replace("_per_issue_active.ratio", "").replace(".avg.pct_of_peak_sustained_active", " %"): m[k]
+                for k in keep
+                if k in m
             }
             print(f"- {name}: " + ", ".join(f"{k} {v:.4g}" for k, v in short.items()))
 

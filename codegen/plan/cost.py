@@ -14,7 +14,11 @@ SHFL_PER_CLK = 1.0  # warp-wide SHFL (32 x 4 bytes = one wavefront's worth of da
 WAVEFRONTS_PER_CLK = 1.0  # shared-memory wavefronts (128 bytes)
 ISSUE_PER_CLK = 4.0  # warp instructions of any kind (4 sub-partitions, one issue each)
 ALU_PER_CLK = 2.0  # integer ALU warp instructions (SEL, PRMT, LOP3, SHF): 16 lanes a sub-partition on the H100
-BARRIER_CLK = 20.0  # a CTA-wide barrier's bubble, paid once per store/load round
+# A CTA-wide barrier's bubble, paid once per store/load round. Fitted between two measured picks (bench/NOTES.md,
+# session 10): r1_slice_256_f16's shared A -> B (96 wavefronts, 1 round) beat 128 shuffles by the LSU pipe's count
+# under ncu, so 2 barriers cost under 16 each; b2dotA_i8's 144-cycle shuffles beat 128 wavefronts of shared memory, so
+# over 8 each.
+BARRIER_CLK = 12.0
 # Under this many cycles a conversion is bound by latency, not by any pipe: a shuffle round waits for one SHFL,
 # shared memory for a store, a barrier and a load. Ties there go to shuffles (r1_64_i8 on the H100: 1.0 ns a round
 # trip by shuffles, 1.7 by shared memory, 2 cycles each in the model); above it to shared memory (bench/NOTES.md).
