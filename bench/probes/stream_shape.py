@@ -50,7 +50,7 @@ PIPE_CASES = (  # (case, llgen variants): Triton's LOOP runs after them
     ("r18_178_i64", ("llgen",)),
     ("r1_slice_256_f16", ("llgen", "shared")),
 )
-STREAMNCU_CASES = ("b2dotB_f8e4m3", "w8_b2mma_f32", "tiny_16x16_f32", "r18_124_f8e5m2", "b2mma_f32")
+STREAMNCU_CASES = ("b2dotB_f8e4m3", "r1_64_i8", "r18_124_f8e5m2", "r1_slice_256_f16", "w8_b2mma_f32", "b2mma_f32")
 NCU_METRICS = [
     "sm__cycles_elapsed.avg",
     "smsp__inst_executed.sum",
