@@ -144,7 +144,7 @@ def test_bad_input():
         plan_gather(blocked([1, 1], [32, 1], [1, 4], [1, 0], (128, 128)), 1, "f32", "sm_90")
     with pytest.raises(LlgenError, match="unknown form"):
         emit_gather(plan_gather(CROSS, 1, "f32", "sm_90"), "both")
-    with pytest.raises(LlgenError, match="not a C\+\+ identifier"):
+    with pytest.raises(LlgenError, match=r"not a C\+\+ identifier"):
         emit_gather(plan_gather(CROSS, 1, "f32", "sm_90"), "kernel", "1x")
 
 
