@@ -271,3 +271,32 @@ __global__ void use_{kind}(const unsigned short* in, unsigned short* out, long l
     bad = src.replace("convert<4>(x, y, smem)", "convert<4, 1>(x, y, smem)")
     with pytest.raises(ToolchainError, match="HIP has no named barriers"):
         compile_hip(bad, arch)
+
+
+def _byte_perm(x: int, y: int, s: int) -> int:
+    """CUDA's __byte_perm: result byte i is byte (s >> 4i) & 7 of y:x."""
+    both = (y << 32) | x
+    return sum(((both >> (8 * ((s >> (4 * i)) & 7))) & 0xFF) << (8 * i) for i in range(4))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_byte_word_builds_each_byte_from_its_source_with_at_most_three_permutes(seed):
+    """Any four (word, byte) sources, from one to four words: the expression gives those bytes, is the word itself
+    where it is one, one byte_perm for up to two words and three for four (docs/design.md §8.2)."""
+    import random
+
+    from llgen.emit.spelling import byte_word
+
+    rng = random.Random(seed)
+    words = [rng.getrandbits(32) for _ in range(4)]
+    pool = rng.sample(range(4), rng.randint(1, 4))
+    sources = [(f"w[{rng.choice(pool)}]", rng.randrange(4)) for _ in range(4)]
+    if seed == 0:
+        sources = [("w[2]", i) for i in range(4)]
+    expr = byte_word(sources)
+    got = eval(re.sub(r"\b(0x[0-9a-f]+|\d+)u\b", r"\1", expr), {"byte_perm": _byte_perm, "w": words})  # noqa: S307
+    want = sum(((words[int(w[2])] >> (8 * b)) & 0xFF) << (8 * i) for i, (w, b) in enumerate(sources))
+    assert got == want, (sources, expr)
+    n = len({w for w, _ in sources})
+    assert expr.count("byte_perm") == (0 if seed == 0 else 1 if n <= 2 else 3 if n == 4 else expr.count("byte_perm"))
+    assert expr.count("byte_perm") <= (1 if n <= 2 else 3)

@@ -5,6 +5,10 @@ as its standalone kernels (the *_bits forms) and as a kernel calling the typed A
 tests/data/sass-baseline.json holds the SASS opcode counts of the same kernels from the last straight-line emitter
 (commit 296dbcf), rewritten once since (session 9) for changes of plans and words: the shuffle words of session 8 and
 the one-sided vectors of docs/design.md §6.1 made 43 kernels 1-76% shorter (8 typed ones moved by one instruction).
+Rewritten again in session 10 for 8-bit words built by byte permutes (docs/design.md §8.2): wide's f8 LOOPs lost a
+third to a half of their instructions (mma2b_f8e5m2 869 -> 357 a step), and one kernel here grew: slice_1d_256_i8,
+whose 2-byte global loads build A's words half by half, 166 -> 176 (ptxas folds masks through those inserts, not a
+PRMT).
 For each kernel:
 
 - memory, shuffle and barrier instructions are the same, opcode for opcode (LDG/STG/LDS/STS/LDSM/STSM/SHFL/BAR);

@@ -111,7 +111,7 @@ def _body_ctx(plan) -> dict:
     """The printable conversion body of one plan."""
     lb = plan.target.lane_bits
     d = plan.detail
-    a, b = (RegArray(n, plan.dtype.bits, k, plan.target.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
+    a, b = (RegArray(n, plan.dtype.bits, k) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
     copies = [b.set(j, b.elem(k)) for j, k in plan.out_copies]
     if plan.path in ("noop", "registers"):
         stmts = b.fill(list(range(plan.n_out)), a.words_of(list(d.perm)))
@@ -188,7 +188,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "src_json": plan.src.to_dict(),
         "dst_json": plan.dst.to_dict(),
     }
-    a, b = (RegArray(n, dt.bits, k, tgt.lang) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
+    a, b = (RegArray(n, dt.bits, k) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
     ctx.update(
         word=a.ctype,
         na=a.words,

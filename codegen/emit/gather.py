@@ -101,8 +101,8 @@ def gather_context(plan, name: str, form: str = "header") -> dict:
     """The plain dict gather.j2 prints."""
     dt, tgt = plan.dtype, plan.target
     n = plan.n_regs
-    a, b = (RegArray(x, dt.bits, n, tgt.lang) for x in ("a", "b"))
-    ix = RegArray("ix", 32, n, tgt.lang)
+    a, b = (RegArray(x, dt.bits, n) for x in ("a", "b"))
+    ix = RegArray("ix", 32, n)
     smem = plan.detail.scratch_bytes if plan.path == "shared" else 0
     ctx = {
         "name": name,

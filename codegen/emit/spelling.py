@@ -56,15 +56,21 @@ class RegArray:
     name: str
     bits: int
     count: int  # elements
-    lang: str = "cuda"  # CUDA joins 16-bit halves with __byte_perm (one PRMT)
 
-    def join16(self, lo: tuple[str, int], hi: tuple[str, int]) -> str | None:
-        """A 32-bit word made of two 16-bit halves given as (word expression, half index)."""
-        if self.bits != 16 or self.lang != "cuda":
-            return None
-        (x, hx), (y, hy) = lo, hi
-        sel = (2 * hx) | (2 * hx + 1) << 4 | (4 + 2 * hy) << 8 | (5 + 2 * hy) << 12
-        return f"__byte_perm({x}, {y}, {hexu(sel)})"
+    def bytes_of(self, word: str, j: int) -> list[tuple[str, int]]:
+        """Element j of a packed word expression as (word, byte) pairs, lowest byte first."""
+        nb = self.bits // 8
+        return [(word, nb * (j % self.per) + i) for i in range(nb)]
+
+    def elem_of(self, words: list[str], j: int) -> str:
+        """Element j of the packed word expressions ``words``, as bits in the low position."""
+        w, sh = words[j // self.per], self.bits * (j % self.per)
+        mask = hexu((1 << self.bits) - 1)
+        return f"({w} >> {sh})" if sh + self.bits == 32 else (f"(({w} >> {sh}) & {mask})" if sh else f"({w} & {mask})")
+
+    def elem_bytes(self, r: int) -> list[tuple[str, int]]:
+        """Element r of this array as (word, byte) pairs."""
+        return self.bytes_of(f"{self.name}[{r // self.per}]", r)
 
     @property
     def per(self) -> int:
@@ -118,20 +124,18 @@ class RegArray:
             if k is not None:
                 out.append(f"{self.name}[{k}]")
                 continue
-            if len(chunk) == 2:
-                joined = self.join16(*((f"{self.name}[{r // 2}]", r % 2) for r in chunk))
-                if joined:
-                    out.append(joined)
-                    continue
+            if len(chunk) == self.per:  # a whole word: byte permutes (PRMT; v_perm_b32 on AMD)
+                out.append(byte_word([b for r in chunk for b in self.elem_bytes(r)]))
+                continue
             parts = [self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(chunk)]
             # a whole parenthesized expression: callers combine words with & and |
             out.append(parts[0] if len(parts) == 1 else "((" + ") | (".join(parts) + "))")
         return out
 
     def fill(self, regs: list[int], words: list[str]) -> list[str]:
-        """Statements that store the 32-bit words ``words`` into elements ``regs``. A packed word
-        whose elements all arrive here is written whole (one PRMT-like expression, no
-        read-modify-write); the rest are set element by element."""
+        """Statements that store the 32-bit words ``words`` into elements ``regs``. A packed word whose elements all
+        arrive here is written whole by byte permutes (byte_word); a 16-bit half by a masked read-modify-write; some of an
+        8-bit word's elements by byte permutes that keep its other bytes."""
         if self.bits == 64:
             return [
                 f"{self.name}[{r}] = static_cast<unsigned long long>({words[2 * i]}) | "
@@ -140,30 +144,28 @@ class RegArray:
             ]
         if self.per == 1:
             return [f"{self.name}[{r}] = {w};" for r, w in zip(regs, words, strict=True)]
-        mask = hexu((1 << self.bits) - 1)
-
-        def part(j: int) -> str:  # element j of the incoming data, as bits in the low position
-            w, s = words[j // self.per], self.bits * (j % self.per)
-            return f"({w} >> {s})" if s + self.bits == 32 else (f"(({w} >> {s}) & {mask})" if s else f"({w} & {mask})")
-
         where = {r: j for j, r in enumerate(regs)}
         out, done = [], set()
-        for j, r in enumerate(regs):
+        for r in regs:
             k = r // self.per
             if k in done:
                 continue
             members = [k * self.per + i for i in range(self.per)]
-            if all(m in where for m in members):
-                done.add(k)
-                src = [where[m] for m in members]
-                if src == list(range(src[0], src[0] + self.per)) and src[0] % self.per == 0:
-                    out.append(f"{self.name}[{k}] = {words[src[0] // self.per]};")
-                else:
-                    joined = self.join16(*((words[s // 2], s % 2) for s in src)) if self.per == 2 else None
-                    terms = [part(s) + (f" << {self.bits * i}" if i else "") for i, s in enumerate(src)]
-                    out.append(f"{self.name}[{k}] = " + (joined or " | ".join(f"({t})" for t in terms)) + ";")
-            else:
-                out.append(self.set(r, part(j)))
+            if self.bits == 16 and not all(m in where for m in members):
+                # half a word: a masked read-modify-write, which ptxas folds with the other half's into one PRMT
+                # (a byte permute a half stays two: b2dotB_f16's vector variant 325 -> 453 instructions)
+                out.append(self.set(r, self.elem_of(words, where[r])))
+                continue
+            # the word's bytes: arriving elements from the incoming words, the others kept (byte permutes, one per
+            # incoming word; ptxas kept an 8-bit read-modify-write at two or three ALU instructions a byte)
+            done.add(k)
+            dest = f"{self.name}[{k}]"
+            src = [
+                b
+                for i, m in enumerate(members)
+                for b in (self.bytes_of(words[where[m] // self.per], where[m]) if m in where else self.bytes_of(dest, i))
+            ]
+            out.append(f"{dest} = {byte_word(src)};")
         return out
 
     def small(self, regs: list[int]) -> tuple[str, list[str]]:
@@ -183,6 +185,24 @@ class RegArray:
         low = hexu(0xFFFFFFFF ^ (lane_ones << (self.bits - 1)))
         y = f"(static_cast<unsigned>({value}) * {hexu(lane_ones)})"
         return f"((({w} & {low}) + ({y} & {low})) ^ (({w} ^ {y}) & {high}))"
+
+
+def byte_word(sources: list[tuple[str, int]]) -> str:
+    """A 32-bit word whose byte i is byte ``sources[i][1]`` of word expression ``sources[i][0]``: the word itself
+    where it is one, else ``byte_perm`` (one PRMT; v_perm_b32 on AMD) for up to two source words, two of them joined
+    by a third for up to four, as Triton's lowering packs 8- and 16-bit elements."""
+    words = list(dict.fromkeys(w for w, _ in sources))
+    if len(words) == 1 and [b for _, b in sources] == [0, 1, 2, 3]:
+        return words[0]
+    if len(words) <= 2:
+        x, y = words[0], words[-1]
+        sel = sum((b if w == x else 4 + b) << (4 * i) for i, (w, b) in enumerate(sources))
+        return f"byte_perm({x}, {y}, {hexu(sel)})"
+    lo = set(words[:2])
+    pair_lo = byte_word([(w, b) if w in lo else sources[0] for w, b in sources])
+    hi_first = next((w, b) for w, b in sources if w not in lo)
+    pair_hi = byte_word([(w, b) if w not in lo else hi_first for w, b in sources])
+    return byte_word([(pair_lo, i) if w in lo else (pair_hi, i) for i, (w, _) in enumerate(sources)])
 
 
 VEC_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned", 8: "uint2", 16: "uint4"}

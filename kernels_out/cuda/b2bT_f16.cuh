@@ -185,22 +185,22 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[64], Word (&b)[64],
   const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 9) ^ ((warp & 3u) << 9);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
-    *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(__byte_perm(a[0], a[16], 0x5410u), __byte_perm(a[32], a[48], 0x5410u), __byte_perm(a[0], a[16], 0x7632u), __byte_perm(a[32], a[48], 0x7632u));
-    *reinterpret_cast<uint4*>(s + st * 2 + 0x400u) = make_uint4(__byte_perm(a[1], a[17], 0x5410u), __byte_perm(a[33], a[49], 0x5410u), __byte_perm(a[1], a[17], 0x7632u), __byte_perm(a[33], a[49], 0x7632u));
-    *reinterpret_cast<uint4*>(s + st * 2 + 0x800u) = make_uint4(__byte_perm(a[2], a[18], 0x5410u), __byte_perm(a[34], a[50], 0x5410u), __byte_perm(a[2], a[18], 0x7632u), __byte_perm(a[34], a[50], 0x7632u));
-    *reinterpret_cast<uint4*>(s + st * 2 + 0xc00u) = make_uint4(__byte_perm(a[3], a[19], 0x5410u), __byte_perm(a[35], a[51], 0x5410u), __byte_perm(a[3], a[19], 0x7632u), __byte_perm(a[35], a[51], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x100u) = make_uint4(__byte_perm(a[4], a[20], 0x5410u), __byte_perm(a[36], a[52], 0x5410u), __byte_perm(a[4], a[20], 0x7632u), __byte_perm(a[36], a[52], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x500u) = make_uint4(__byte_perm(a[5], a[21], 0x5410u), __byte_perm(a[37], a[53], 0x5410u), __byte_perm(a[5], a[21], 0x7632u), __byte_perm(a[37], a[53], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x900u) = make_uint4(__byte_perm(a[6], a[22], 0x5410u), __byte_perm(a[38], a[54], 0x5410u), __byte_perm(a[6], a[22], 0x7632u), __byte_perm(a[38], a[54], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0xd00u) = make_uint4(__byte_perm(a[7], a[23], 0x5410u), __byte_perm(a[39], a[55], 0x5410u), __byte_perm(a[7], a[23], 0x7632u), __byte_perm(a[39], a[55], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x200u) = make_uint4(__byte_perm(a[8], a[24], 0x5410u), __byte_perm(a[40], a[56], 0x5410u), __byte_perm(a[8], a[24], 0x7632u), __byte_perm(a[40], a[56], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x600u) = make_uint4(__byte_perm(a[9], a[25], 0x5410u), __byte_perm(a[41], a[57], 0x5410u), __byte_perm(a[9], a[25], 0x7632u), __byte_perm(a[41], a[57], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0xa00u) = make_uint4(__byte_perm(a[10], a[26], 0x5410u), __byte_perm(a[42], a[58], 0x5410u), __byte_perm(a[10], a[26], 0x7632u), __byte_perm(a[42], a[58], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0xe00u) = make_uint4(__byte_perm(a[11], a[27], 0x5410u), __byte_perm(a[43], a[59], 0x5410u), __byte_perm(a[11], a[27], 0x7632u), __byte_perm(a[43], a[59], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x300u) = make_uint4(__byte_perm(a[12], a[28], 0x5410u), __byte_perm(a[44], a[60], 0x5410u), __byte_perm(a[12], a[28], 0x7632u), __byte_perm(a[44], a[60], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x700u) = make_uint4(__byte_perm(a[13], a[29], 0x5410u), __byte_perm(a[45], a[61], 0x5410u), __byte_perm(a[13], a[29], 0x7632u), __byte_perm(a[45], a[61], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0xb00u) = make_uint4(__byte_perm(a[14], a[30], 0x5410u), __byte_perm(a[46], a[62], 0x5410u), __byte_perm(a[14], a[30], 0x7632u), __byte_perm(a[46], a[62], 0x7632u));
-    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0xf00u) = make_uint4(__byte_perm(a[15], a[31], 0x5410u), __byte_perm(a[47], a[63], 0x5410u), __byte_perm(a[15], a[31], 0x7632u), __byte_perm(a[47], a[63], 0x7632u));
+    *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(byte_perm(a[0], a[16], 0x5410u), byte_perm(a[32], a[48], 0x5410u), byte_perm(a[0], a[16], 0x7632u), byte_perm(a[32], a[48], 0x7632u));
+    *reinterpret_cast<uint4*>(s + st * 2 + 0x400u) = make_uint4(byte_perm(a[1], a[17], 0x5410u), byte_perm(a[33], a[49], 0x5410u), byte_perm(a[1], a[17], 0x7632u), byte_perm(a[33], a[49], 0x7632u));
+    *reinterpret_cast<uint4*>(s + st * 2 + 0x800u) = make_uint4(byte_perm(a[2], a[18], 0x5410u), byte_perm(a[34], a[50], 0x5410u), byte_perm(a[2], a[18], 0x7632u), byte_perm(a[34], a[50], 0x7632u));
+    *reinterpret_cast<uint4*>(s + st * 2 + 0xc00u) = make_uint4(byte_perm(a[3], a[19], 0x5410u), byte_perm(a[35], a[51], 0x5410u), byte_perm(a[3], a[19], 0x7632u), byte_perm(a[35], a[51], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x100u) = make_uint4(byte_perm(a[4], a[20], 0x5410u), byte_perm(a[36], a[52], 0x5410u), byte_perm(a[4], a[20], 0x7632u), byte_perm(a[36], a[52], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x500u) = make_uint4(byte_perm(a[5], a[21], 0x5410u), byte_perm(a[37], a[53], 0x5410u), byte_perm(a[5], a[21], 0x7632u), byte_perm(a[37], a[53], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x900u) = make_uint4(byte_perm(a[6], a[22], 0x5410u), byte_perm(a[38], a[54], 0x5410u), byte_perm(a[6], a[22], 0x7632u), byte_perm(a[38], a[54], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0xd00u) = make_uint4(byte_perm(a[7], a[23], 0x5410u), byte_perm(a[39], a[55], 0x5410u), byte_perm(a[7], a[23], 0x7632u), byte_perm(a[39], a[55], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x200u) = make_uint4(byte_perm(a[8], a[24], 0x5410u), byte_perm(a[40], a[56], 0x5410u), byte_perm(a[8], a[24], 0x7632u), byte_perm(a[40], a[56], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0x600u) = make_uint4(byte_perm(a[9], a[25], 0x5410u), byte_perm(a[41], a[57], 0x5410u), byte_perm(a[9], a[25], 0x7632u), byte_perm(a[41], a[57], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0xa00u) = make_uint4(byte_perm(a[10], a[26], 0x5410u), byte_perm(a[42], a[58], 0x5410u), byte_perm(a[10], a[26], 0x7632u), byte_perm(a[42], a[58], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x20u) * 2 + 0xe00u) = make_uint4(byte_perm(a[11], a[27], 0x5410u), byte_perm(a[43], a[59], 0x5410u), byte_perm(a[11], a[27], 0x7632u), byte_perm(a[43], a[59], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x300u) = make_uint4(byte_perm(a[12], a[28], 0x5410u), byte_perm(a[44], a[60], 0x5410u), byte_perm(a[12], a[28], 0x7632u), byte_perm(a[44], a[60], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x700u) = make_uint4(byte_perm(a[13], a[29], 0x5410u), byte_perm(a[45], a[61], 0x5410u), byte_perm(a[13], a[29], 0x7632u), byte_perm(a[45], a[61], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0xb00u) = make_uint4(byte_perm(a[14], a[30], 0x5410u), byte_perm(a[46], a[62], 0x5410u), byte_perm(a[14], a[30], 0x7632u), byte_perm(a[46], a[62], 0x7632u));
+    *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0xf00u) = make_uint4(byte_perm(a[15], a[31], 0x5410u), byte_perm(a[47], a[63], 0x5410u), byte_perm(a[15], a[31], 0x7632u), byte_perm(a[47], a[63], 0x7632u));
   }
   group_sync<Barrier>();
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3; }

@@ -173,14 +173,14 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   const unsigned ld = ((lane >> 0) & 1u ? 0x50u : 0u) ^ ((lane >> 1) & 1u ? 0xa0u : 0u) ^ ((lane >> 5) & 1u ? 0x208u : 0u) ^ (lane & 0xcu) ^ ((lane & 0x10u) << 6) ^ ((warp & 1u) << 4);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
-    *reinterpret_cast<uint2*>(s + st * 2) = make_uint2((((a[0] & 0xffffu)) | ((a[4] & 0xffffu) << 16)), (((a[8] & 0xffffu)) | ((a[12] & 0xffffu) << 16)));
-    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2((((a[0] >> 16)) | ((a[4] >> 16) << 16)), (((a[8] >> 16)) | ((a[12] >> 16) << 16)));
-    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2) = make_uint2((((a[1] & 0xffffu)) | ((a[5] & 0xffffu) << 16)), (((a[9] & 0xffffu)) | ((a[13] & 0xffffu) << 16)));
-    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2) = make_uint2((((a[1] >> 16)) | ((a[5] >> 16) << 16)), (((a[9] >> 16)) | ((a[13] >> 16) << 16)));
-    *reinterpret_cast<uint2*>(s + st * 2 + 0x800u) = make_uint2((((a[2] & 0xffffu)) | ((a[6] & 0xffffu) << 16)), (((a[10] & 0xffffu)) | ((a[14] & 0xffffu) << 16)));
-    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2 + 0x800u) = make_uint2((((a[2] >> 16)) | ((a[6] >> 16) << 16)), (((a[10] >> 16)) | ((a[14] >> 16) << 16)));
-    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2 + 0x800u) = make_uint2((((a[3] & 0xffffu)) | ((a[7] & 0xffffu) << 16)), (((a[11] & 0xffffu)) | ((a[15] & 0xffffu) << 16)));
-    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x800u) = make_uint2((((a[3] >> 16)) | ((a[7] >> 16) << 16)), (((a[11] >> 16)) | ((a[15] >> 16) << 16)));
+    *reinterpret_cast<uint2*>(s + st * 2) = make_uint2(byte_perm(a[0], a[4], 0x5410u), byte_perm(a[8], a[12], 0x5410u));
+    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2) = make_uint2(byte_perm(a[0], a[4], 0x7632u), byte_perm(a[8], a[12], 0x7632u));
+    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2) = make_uint2(byte_perm(a[1], a[5], 0x5410u), byte_perm(a[9], a[13], 0x5410u));
+    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2) = make_uint2(byte_perm(a[1], a[5], 0x7632u), byte_perm(a[9], a[13], 0x7632u));
+    *reinterpret_cast<uint2*>(s + st * 2 + 0x800u) = make_uint2(byte_perm(a[2], a[6], 0x5410u), byte_perm(a[10], a[14], 0x5410u));
+    *reinterpret_cast<uint2*>(s + (st ^ 4u) * 2 + 0x800u) = make_uint2(byte_perm(a[2], a[6], 0x7632u), byte_perm(a[10], a[14], 0x7632u));
+    *reinterpret_cast<uint2*>(s + (st ^ 8u) * 2 + 0x800u) = make_uint2(byte_perm(a[3], a[7], 0x5410u), byte_perm(a[11], a[15], 0x5410u));
+    *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x800u) = make_uint2(byte_perm(a[3], a[7], 0x7632u), byte_perm(a[11], a[15], 0x7632u));
   }
   group_sync<Barrier>();
   { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[1] = (b[1] & 0xffff0000u) | ((v.x >> 16)); b[2] = (b[2] & 0xffff0000u) | ((v.y & 0xffffu)); b[3] = (b[3] & 0xffff0000u) | ((v.y >> 16)); }
