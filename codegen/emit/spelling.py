@@ -88,12 +88,7 @@ class RegArray:
         """Element j's raw bits (an unsigned expression)."""
         if self.per == 1:
             return f"{self.name}[{j}]"
-        k, s = divmod(j, self.per)
-        word = f"{self.name}[{k}]"
-        if s == self.per - 1:
-            return f"({word} >> {self.bits * s})"
-        mask = hexu((1 << self.bits) - 1)
-        return f"({word} & {mask})" if s == 0 else f"(({word} >> {self.bits * s}) & {mask})"
+        return self.elem_of([f"{self.name}[{k}]" for k in range(j // self.per + 1)], j)
 
     def set(self, j: int, value: str) -> str:
         """A statement that stores ``value`` (raw bits) as element j."""
