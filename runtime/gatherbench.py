@@ -68,7 +68,7 @@ def loop_source(plan, name: str) -> str:
     from llgen.emit.gather import emit_gather
 
     header = "\n".join(x for x in emit_gather(plan, "header", name).splitlines() if x.strip() != "#pragma once")
-    words = RegArray("a", plan.dtype.bits, plan.n_regs, plan.target.lang)
+    words = RegArray("a", plan.dtype.bits, plan.n_regs)
     smem = plan.detail.scratch_bytes if plan.path == "shared" else 0
     return header + LOOP_KERNEL.format(
         name=name,
