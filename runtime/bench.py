@@ -32,6 +32,12 @@ from .reference import loop_input, plus_one, raw_dtype
 KS = (64, 128)
 STREAM_BYTES = 1 << 30
 
+
+def stream_tiles(tile_bytes: int) -> int:
+    """Tiles of ``tile_bytes`` the STREAM and copy kernels walk: as many as fit in STREAM_BYTES, one at least."""
+    return max(1, STREAM_BYTES // tile_bytes)
+
+
 # What each case is measured by, besides llgen's own pick: every alternative the planner could have picked (each
 # direction planned with that path forced), then the baselines. A forced path that cannot work, or that plans the
 # same kernels as an earlier variant, is skipped with its reason in the report.
@@ -148,9 +154,9 @@ LOOP_ONE_CTA = "-DLLGEN_LOOP_ONE_CTA"
 
 
 def compile_all(sources: dict, one_cta: set | None = None, loop: str = "b_loop") -> dict:
-    """name -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a source. A
-    module whose LOOP kernel (``b_loop``) has a stack frame is built again with LOOP_ONE_CTA, and its name goes into
-    ``one_cta``. ``loop`` is the LOOP kernel's name in every source."""
+    """key -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a source. A
+    module whose LOOP kernel (named ``loop`` in every source) has a stack frame is built again with LOOP_ONE_CTA, and
+    its key goes into ``one_cta``."""
     from concurrent.futures import ThreadPoolExecutor
 
     import cupy as cp
@@ -233,7 +239,7 @@ def _run_variants(case, vs: list[Variant], res: dict, measures: set[str], rep: i
     x = cp.asarray(x_host)
     y = cp.empty_like(x)
     loop_ref = _LoopReference(case.dtype, x_host, tile)
-    nstream = max(1, STREAM_BYTES // (tile * raw().itemsize))
+    nstream = stream_tiles(tile * raw().itemsize)
     xs = ys = None
     if "stream" in measures:  # any bits: STREAM adds s = 0 in the raw bits; drawn on the GPU (1 GiB)
         nbytes = tile * nstream * raw().itemsize
@@ -258,7 +264,7 @@ def _run_variants(case, vs: list[Variant], res: dict, measures: set[str], rep: i
         if v.name == "llgen" and "stream" in measures:  # its STREAM and copy at the other tiles a step
             for u in STREAM_UNROLLS:
                 if u != stream_unroll(v.fwd):
-                    sources[f"llgen{UNROLL_TAG}{u}"] = emit_bench(v.fwd, v.bwd, "b", unroll=u)
+                    sources[(v.name, u)] = emit_bench(v.fwd, v.bwd, "b", unroll=u)
     one_cta: set = set()
     modules = compile_all(sources, one_cta)
     launches = {}  # LOOP launchers (k, grid) of llgen's pick and Triton's, for the alternating rounds
@@ -279,10 +285,8 @@ def _run_variants(case, vs: list[Variant], res: dict, measures: set[str], rep: i
             mod = modules[v.name]
             if isinstance(mod, Exception):
                 raise mod
-            by_unroll = {stream_unroll(v.fwd): mod}
-            by_unroll.update(
-                {int(n.split(UNROLL_TAG)[1]): m for n, m in modules.items() if n.startswith(f"{v.name}{UNROLL_TAG}")}
-            )
+            by_unroll = {u: modules[(v.name, u)] for u in STREAM_UNROLLS if (v.name, u) in modules}
+            by_unroll[stream_unroll(v.fwd)] = mod
             _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measures, rep, sms, threads, by_unroll)
         except Exception as e:  # noqa: BLE001 - the variant is a row that says why; the run goes on
             r["error"] = one_line(e)
@@ -383,7 +387,6 @@ def _measure(v, mod, r, launches, case, x, y, loop_ref, xs, ys, nstream, measure
 # ratio to its copy 1.014 -> 1.002, one tile made w1_b2mma_f32's (whose two tiles spill) 1.021 -> 1.003, and neither
 # choice suited every case (bench/NOTES.md, session 10)
 STREAM_UNROLLS = (1, 2)
-UNROLL_TAG = "@unroll"
 
 
 def fastest_unroll(stream_ms: dict, stack: dict) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..dtypes import dtype as to_dtype
 from ..files import write_atomic
-from .bench import LOOP_ROUNDS, PIPE_K, PIPE_TIE, STREAM_BYTES, STREAM_ROUNDS, loop_ratio, triton_folded, write_json
+from .bench import LOOP_ROUNDS, PIPE_K, PIPE_TIE, STREAM_ROUNDS, loop_ratio, stream_tiles, triton_folded, write_json
 
 AT_LIMIT = 0.98  # this close to its ideal with its LSU data pipe this busy, or its ALU pipe this busy: at the limit
 
@@ -341,7 +341,7 @@ def stream_why(case: dict, report: dict) -> str:
     sms = report.get("info", {}).get("sms")
     if r.get("loop_per_sm_ns") and r.get("copy_ms") and sms:
         tile_bytes = math.prod(case["shape"]) * to_dtype(case["dtype"]).bytes
-        copy_ns_per_tile = r["copy_ms"] * 1e6 / max(1, STREAM_BYTES // tile_bytes) * sms
+        copy_ns_per_tile = r["copy_ms"] * 1e6 / stream_tiles(tile_bytes) * sms
         share = 2 * r["loop_per_sm_ns"] / copy_ns_per_tile
     if share is not None and share >= 1:
         return f"its two conversions alone take {share:.1f}x the copy's time a tile"

@@ -22,7 +22,7 @@ import cupy as cp
 import numpy as np
 
 from llgen.emit import emit_bench, loop_scratch, stream_groups, stream_smem, stream_unroll
-from llgen.runtime.bench import STREAM_BYTES, median_ms, rotating_rounds, stream_grid, variant_table
+from llgen.runtime.bench import median_ms, rotating_rounds, stream_grid, stream_tiles, variant_table
 from llgen.runtime.reference import loop_input, raw_dtype
 from llgen.suite import suite
 
@@ -110,7 +110,7 @@ def stream_part() -> None:
         v = pick(case)
         raw = raw_dtype(case.dtype).type
         tile = 1 << case.src.total_out_bits
-        nstream = max(1, STREAM_BYTES // (tile * raw().itemsize))
+        nstream = stream_tiles(tile * raw().itemsize)
         nbytes = tile * nstream * raw().itemsize
         xs = cp.random.randint(0, 1 << 31, size=nbytes // 4, dtype=cp.int32).view(raw)
         ys = cp.empty_like(xs)

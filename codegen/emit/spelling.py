@@ -165,9 +165,8 @@ class RegArray:
 
     def small(self, regs: list[int]) -> tuple[str, list[str]]:
         """A vector narrower than 32 bits: its value, and the statements that unpack ``v``."""
-        mask = hexu((1 << self.bits) - 1)
         value = " | ".join(self.elem(r) + (f" << {self.bits * j}" if j else "") for j, r in enumerate(regs))
-        unpack = [self.set(r, f"((v >> {self.bits * j}) & {mask})" if j else f"(v & {mask})") for j, r in enumerate(regs)]
+        unpack = [self.set(r, self.elem_of(["v"], j)) for j, r in enumerate(regs)]
         return value, unpack
 
     def add_each(self, k: int, value: str) -> str:
