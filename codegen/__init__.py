@@ -29,6 +29,7 @@ mfma = amd_mfma
 wmma = amd_wmma
 
 __all__ = [
+    "__version__",
     "AmdMfma",
     "AmdWmma",
     "Blocked",
@@ -61,6 +62,10 @@ _LAZY = {"plan_conversion": "plan", "plan_gather": "plan.gather"}  # the planner
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # read from the installed metadata on first use, not on `import llgen`
+        from .version import llgen_version
+
+        return llgen_version()
     if name in _LAZY:
         import importlib
 

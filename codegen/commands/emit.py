@@ -12,15 +12,6 @@ from ..errors import LlgenError
 from ..files import check_overwrite, is_folder, write_atomic
 
 
-def llgen_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("llgen")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 def sources(plan, forms: list[str], name: str, command: str) -> dict[str, str]:
     """The text of each form of ``plan`` under ``name``, the command line in each opening comment; a kernel
     written beside its header includes it instead of repeating the conversion."""

@@ -130,7 +130,8 @@ def _json(it: Item, items: list[Item]) -> dict:
 def emit_file(path, output, form, force, command, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None):
     """``llgen emit --ttgir FILE -o DIR/``: one ``form`` file per distinct conversion, then DIR/index.txt."""
     from ..emit import file_names
-    from .emit import llgen_version, sources, write_all
+    from ..version import llgen_version
+    from .emit import sources, write_all
 
     if output is None:
         raise LlgenError("emit --ttgir writes one header per conversion: give a folder with -o DIR/.")

@@ -152,13 +152,9 @@ def _cta_barrier(p) -> bool:
 
 
 def _provenance(command: str | None) -> dict:
-    from importlib.metadata import PackageNotFoundError, version
+    from ..version import llgen_version
 
-    try:
-        v = version("llgen")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        v = "(source tree)"
-    return {"version": v, "command": command or "the Python API (llgen.emit.emit)"}
+    return {"version": llgen_version(), "command": command or "the Python API (llgen.emit.emit)"}
 
 
 def context(plan, name: str, command: str | None = None) -> dict:
