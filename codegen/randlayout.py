@@ -7,7 +7,8 @@ function below:
 * ``blocked``: what the coalesce pass picks, or random size_per_thread / threads_per_warp /
   warps_per_cta / order;
 * ``mma_v2``, ``mma_v3``: NVIDIA mma.sync and wgmma accumulators; ``mma_v2_dot`` (operand 0 or 1)
-  and ``mma_v3_dot`` (operand 0) their register operands, k_width from the dtype;
+  and ``mma_v3_dot`` (operand 0, also over a rank-3 wgmma parent) their register operands, k_width
+  from the dtype;
 * ``mfma`` (wave64) and ``mfma_dot``; ``wmma`` (wave32, v1/v2/v3) and ``wmma_dot``;
 * ``slice(P)``: a slice of any of the above (the result of a reduction);
 * ``linear``: explicit bases with broadcast (zero) columns, and the linear layouts Triton makes
@@ -244,17 +245,22 @@ def _wgmma_n(rng: random.Random, n_size: int, warps_n: int) -> int:
 
 def _mma_v3_params(rng: random.Random, ctx: Ctx) -> dict | None:
     """NvidiaMma v3 parameters: a warpgroup (4 warps) along M, the rest along M or N; instr
-    [16, N, K] with K 32 bytes of the dtype."""
-    if ctx.lanes != 32 or ctx.rank != 2 or ctx.warps < 4 or not _dot_sized(ctx.shape):
+    [16, N, K] with K 32 bytes of the dtype. Rank 3 (a batched operand A's parent only: Triton
+    builds no batched wgmma accumulator) puts the warps on the batch dim, as Gluon's convert
+    tests do, or a warpgroup on M and the rest on the batch dim."""
+    if ctx.lanes != 32 or ctx.rank not in (2, 3) or ctx.warps < 4 or not _dot_sized(ctx.shape):
         return None
-    wpc = (4, 1) if ctx.warps == 4 else rng.choice(((8, 1), (4, 2)))
-    n = _wgmma_n(rng, ctx.shape[1], wpc[1])
+    if ctx.rank == 3:
+        wpc = rng.choice(((ctx.warps, 1, 1), (ctx.warps // 4, 4, 1)))
+    else:
+        wpc = (4, 1) if ctx.warps == 4 else rng.choice(((8, 1), (4, 2)))
+    n = _wgmma_n(rng, ctx.shape[-1], wpc[-1])
     return {"version": 3, "warps_per_cta": wpc, "instr_shape": (16, n, max(4, 32 // ctx.dtype_bytes))}
 
 
 def draw_mma_v3(rng: random.Random, ctx: Ctx) -> tuple[str, Make] | None:
     """The wgmma (mma v3) accumulator, rank 2, 4 or 8 warps."""
-    p = _mma_v3_params(rng, ctx)
+    p = _mma_v3_params(rng, ctx) if ctx.rank == 2 else None
     return None if p is None else ("mma_v3", lambda: L.NvidiaMma(**p))
 
 
@@ -270,7 +276,8 @@ def draw_mma_v2_dot(rng: random.Random, ctx: Ctx) -> tuple[str, Make] | None:
 
 
 def draw_mma_v3_dot(rng: random.Random, ctx: Ctx) -> tuple[str, Make] | None:
-    """Operand A of a wgmma in registers (the only operand wgmma reads from registers)."""
+    """Operand A of a wgmma in registers (the only operand wgmma reads from registers); rank 2, or
+    3 with a batch dim."""
     p = _mma_v3_params(rng, ctx)
     if p is None:
         return None
@@ -434,7 +441,7 @@ FAMILIES = [
     Family("mma_v2", (32,), (2, 3), 2.0, draw_mma_v2),
     Family("mma_v3", (32,), (2,), 3.0, draw_mma_v3),
     Family("mma_v2_dot", (32,), (2, 3), 2.0, draw_mma_v2_dot),
-    Family("mma_v3_dot", (32,), (2,), 2.0, draw_mma_v3_dot),
+    Family("mma_v3_dot", (32,), (2, 3), 2.0, draw_mma_v3_dot),
     Family("wmma", (32,), (2, 3), 1.5, draw_wmma),
     Family("wmma_dot", (32,), (2, 3), 1.5, draw_wmma_dot),
     Family("mfma", (64,), (2, 3), 3.0, draw_mfma),

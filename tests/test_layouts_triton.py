@@ -2,8 +2,9 @@
 
 Triton is a test-time oracle only: the module is skipped where it is not installed. Cases are
 drawn from a seeded generator over every distributed family at ranks 1 to 3 (blocked, linear
-and slices down to rank 1; mma v2, mfma, wmma and their dot operands with a batch dim; wgmma at
-rank 2, the only rank Triton builds), many parameters and shapes smaller and larger than the CTA
+and slices down to rank 1; mma v2, mfma, wmma and their dot operands with a batch dim; the wgmma
+accumulator at rank 2, the only rank Triton builds it at, and its operand A at ranks 2 and 3, as
+Gluon's own convert tests use it), many parameters and shapes smaller and larger than the CTA
 tile (linear layouts over shapes other than their own), with and without clusters. Each case is
 also parsed back from the TTGIR text Triton prints for it. Parameters Triton aborts on are left
 out: the process would die (llgen raises an LlgenError for them instead, see test_layouts.py).
@@ -16,6 +17,8 @@ import random
 import pytest
 
 import llgen.layouts as L
+from llgen.errors import LlgenError
+from llgen.randlayout import draw_layout
 from llgen.spec import parse_layout
 
 triton = pytest.importorskip("triton")
@@ -96,22 +99,23 @@ def blocked_cases(rng: random.Random, n: int):
         )
 
 
-def mma_params(rng: random.Random, rank: int = 2):
+def mma_params(rng: random.Random, rank: int = 2, batched_wgmma: bool = False):
     """mma v2 of rank 2 or 3 (instrShape [16, 8] / [1, 16, 8] as Triton prints them, sometimes a wider
-    N or an ignored batch entry), or v3 (rank 2 only: Triton aborts on a batched wgmma)."""
-    version = 2 if rank == 3 else rng.choice([2, 3])
+    N or an ignored batch entry), or v3: rank 2, or rank 3 with ``batched_wgmma`` (Triton aborts on a
+    batched wgmma accumulator but builds its operand A, warps anywhere)."""
+    version = rng.choice([2, 3]) if rank == 2 or batched_wgmma else 2
     if version == 2:
         wpc = split(rng, rng.randint(0, 3), rank)
         instr = [rng.choice([1, 1, 2])] * (rank - 2) + [16, rng.choice([8, 8, 16])]
     else:
-        wpc = [4 * x for x in split(rng, rng.randint(0, 1), 2)]
+        wpc = [4 * x for x in split(rng, rng.randint(0, 1), 2)] if rank == 2 else split(rng, rng.randint(2, 4), 3)
         instr = [16, rng.choice([8, 16, 32, 64, 128, 256]), 16]
     return version, wpc, instr
 
 
-def mma_layout(rng: random.Random, rank: int):
+def mma_layout(rng: random.Random, rank: int, batched_wgmma: bool = False):
     """A random mma accumulator as (Gluon layout, our encoding)."""
-    version, wpc, instr = mma_params(rng, rank)
+    version, wpc, instr = mma_params(rng, rank, batched_wgmma)
     cga = random_cga(rng, rank)
     return (
         gl.NVMMADistributedLayout([version, 0], wpc, instr, cga_layout=cga),
@@ -120,7 +124,7 @@ def mma_layout(rng: random.Random, rank: int):
 
 
 def mma_dot_layout(rng: random.Random, rank: int):
-    g, parent = mma_layout(rng, rank)
+    g, parent = mma_layout(rng, rank, batched_wgmma=True)
     op = 0 if parent.version == 3 else rng.choice([0, 1])
     kw = pow2(rng, 0, 4)
     return gl.DotOperandLayout(op, g, kw), L.DotOperand(op, parent, kw)
@@ -306,3 +310,45 @@ def test_family_matches_triton(family):
 )
 def test_cga_from_split_matches_triton(ctas, splits, order):
     assert [list(v) for v in L.cga_from_split(ctas, splits, order)] == gluon_ir.make_cga_layout(ctas, splits, order)
+
+
+def test_batched_wgmma_operand_and_its_slice_match_triton():
+    """Gluon's own convert tests hold operand A of a rank-3 wgmma, and its slice; the bare rank-3
+    wgmma, which Triton aborts on, stays refused with the reason."""
+    parent = gl.NVMMADistributedLayout([3, 0], [4, 1, 1], [16, 32, 16])
+    dot = gl.DotOperandLayout(0, parent, 2)
+    for g, shape in (
+        (dot, [2, 64, 32]),
+        (dot, [4, 16, 64]),
+        (gl.SliceLayout(1, dot), [2, 32]),
+        (gl.SliceLayout(0, dot), [64, 16]),
+    ):
+        attr = ttgir_attr(g, shape)
+        assert parse_layout(attr, shape).to_dict() == triton_bases(g, shape), attr
+    bare = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1, 1], instrShape = [16, 32, 16]}>"
+    with pytest.raises(LlgenError, match="builds only as the parent of a dot operand"):
+        parse_layout(bare, [2, 64, 32])
+
+
+def to_gluon(enc):
+    """The Gluon layout of one of our wgmma operands or its slices."""
+    if isinstance(enc, L.Slice):
+        return gl.SliceLayout(enc.dim, to_gluon(enc.parent))
+    if isinstance(enc, L.DotOperand):
+        return gl.DotOperandLayout(enc.operand_index, to_gluon(enc.parent), enc.k_width)
+    return gl.NVMMADistributedLayout([enc.version, 0], list(enc.warps_per_cta), list(enc.instr_shape))
+
+
+def test_random_batched_wgmma_operands_match_triton():
+    """The random layout generator's rank-3 wgmma operands, and slices of them, are Triton's."""
+    rng = random.Random(24)
+    seen = set()
+    for shape in ([2, 64, 64], [1, 16, 128], [8, 32, 32], [64, 64], [4, 128]):
+        for _ in range(20):
+            family = "mma_v3_dot" if len(shape) == 3 else "slice"
+            drawn = draw_layout(rng, shape, rng.choice([4, 8]), "sm_90", rng.choice(["f16", "i8", "f32"]), family)
+            if drawn.family not in ("mma_v3_dot", "slice(mma_v3_dot)"):
+                continue
+            seen.add(drawn.family)
+            assert drawn.layout.to_dict() == triton_bases(to_gluon(drawn.encoding), shape), drawn.encoding
+    assert seen == {"mma_v3_dot", "slice(mma_v3_dot)"}

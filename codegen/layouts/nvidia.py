@@ -4,7 +4,8 @@ register dot operands.
 Convention: ``instr_shape`` is [16, 8] for v2 ([1, 16, 8] with a leading batch dim, as Triton
 prints it) and [16, N, K] for v3; the accumulator tile of one warp is 16 x 8 (v2) or 16 x N (v3,
 per warp of a warpgroup). Dims are (M, N) for the accumulator, (M, K) for operand A and (K, N)
-for operand B; v2 allows a leading batch dim (rank 3), v3 does not (Triton aborts on it).
+for operand B; both allow a leading batch dim (rank 3), but a batched v3 builds only as the parent of
+operand A (and slices of that): Triton aborts on a batched wgmma accumulator, as llgen refuses it.
 """
 
 from __future__ import annotations
@@ -77,11 +78,8 @@ class NvidiaMma:
             raise LlgenError(f"mma version {self.version} is not supported (use 2 or 3).")
         object.__setattr__(self, "warps_per_cta", check_pow2("warps_per_cta", tuple(self.warps_per_cta)))
         object.__setattr__(self, "instr_shape", check_pow2("instr_shape", tuple(self.instr_shape)))
-        if self.rank not in ((2, 3) if self.version == 2 else (2,)):
-            raise LlgenError(
-                f"mma v{self.version} warps_per_cta {list(self.warps_per_cta)} must have rank "
-                f"{'2 or 3' if self.version == 2 else '2 (wgmma has no batch dim)'}."
-            )
+        if self.rank not in (2, 3):
+            raise LlgenError(f"mma v{self.version} warps_per_cta {list(self.warps_per_cta)} must have rank 2 or 3.")
         object.__setattr__(self, "cga_layout", check_cga(self.cga_layout, self.rank))
         want = self.rank if self.version == 2 else 3
         if len(self.instr_shape) != want:
@@ -107,6 +105,11 @@ class NvidiaMma:
     def to_linear(self, shape: Shape) -> LinearLayout:
         shape = check_shape(shape, self.rank)
         rank = self.rank
+        if self.version == 3 and rank == 3:
+            raise LlgenError(
+                f"mma v3 warps_per_cta {list(self.warps_per_cta)} has rank 3: a batched wgmma builds only as the parent "
+                "of a dot operand (wgmma has no batch dim), not as a layout of its own."
+            )
         tile_shape = [1] * (rank - 2) + self.tile_mn
         order = matrix_order(rank, row_major=True)
         cta = mma_tile(tile_shape, 2, order, order)

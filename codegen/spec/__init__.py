@@ -32,6 +32,7 @@ from .defaults import (
 )
 from .jsonfile import read_json_layout
 from .limits import MAX_RANK, check_slots, check_spec_text, check_tile
+from .request import DEFAULT_WARPS
 from .short import encoding_from_short
 from .ttgir import Aliases, AttrParser, encoding_from_attr
 
@@ -58,20 +59,24 @@ __all__ = [
 def parse_layout(
     spec: str,
     shape: Sequence[int],
-    num_warps: int = 4,
+    num_warps: int | None = None,
     threads_per_warp: int | None = None,
     dtype_bytes: int = 2,
     aliases: Aliases | None = None,
+    *,
+    target: str | None = None,
 ) -> LinearLayout:
     """The layout ``spec`` describes over ``shape``, for ``num_warps`` warps of ``threads_per_warp``
-    lanes (None: the kind's own warp size, 64 for mfma, else 32) and elements of ``dtype_bytes``.
-    ``aliases`` resolves ``#name`` references (a TTGIR file's, see llgen.spec.module)."""
+    lanes and elements of ``dtype_bytes``. Left out (None), both come from the spec as on the command
+    line: the warps its warpsPerCTA or warp bases state, else 4; the lanes its threadsPerWarp or lane
+    bases state, else ``target``'s warp size, else the kind's own (64 for mfma, else 32). ``aliases``
+    resolves ``#name`` references (a TTGIR file's, see llgen.spec.module)."""
     shape = _check_tensor_shape(shape)
     spec = check_spec_text(spec).strip()
     if spec.startswith("@"):
         lay = read_json_layout(spec[1:], shape)
     else:
-        lay = parse_encoding(spec, shape, num_warps, threads_per_warp, dtype_bytes, aliases).to_linear(shape)
+        lay = parse_encoding(spec, shape, num_warps, threads_per_warp, dtype_bytes, aliases, target=target).to_linear(shape)
     check_slots(lay, spec)
     return lay
 
@@ -79,14 +84,18 @@ def parse_layout(
 def parse_encoding(
     spec: str,
     shape: Sequence[int],
-    num_warps: int = 4,
+    num_warps: int | None = None,
     threads_per_warp: int | None = None,
     dtype_bytes: int = 2,
     aliases: Aliases | None = None,
+    *,
+    target: str | None = None,
 ):
     """The encoding object (e.g. `llgen.layouts.Blocked`) of a short-form or TTGIR spec, checked
-    against ``shape``'s rank, the warp count and the warp size."""
+    against ``shape``'s rank, the warp count and the warp size (None: inferred, see `parse_layout`)."""
     spec = check_spec_text(spec).strip()
+    if num_warps is None or threads_per_warp is None:
+        num_warps, threads_per_warp = _stated(spec, aliases, num_warps, threads_per_warp, target)
     ctx = Context(_check_tensor_shape(shape), num_warps, threads_per_warp, dtype_bytes, aliases)
     if spec.startswith("#"):
         enc = encoding_from_attr(AttrParser(spec, aliases).parse_attr_all(), ctx)
@@ -96,6 +105,22 @@ def parse_encoding(
         raise LlgenError(f"layout '{_brief(spec)}' has rank {enc.rank} but the shape {list(shape)} has rank {len(shape)}.")
     _check_warps(enc, ctx)
     return enc
+
+
+def _stated(spec: str, aliases, num_warps, threads_per_warp, target) -> tuple[int, int | None]:
+    """The warp count and warp size a spec states (llgen.spec.facts) where the caller gave none. A
+    count no GPU runs (3 warps, a warp of 16) is not taken: the layout's own check names it."""
+    from ..target import target as to_target
+    from .facts import spec_facts
+
+    facts = spec_facts(spec, aliases)
+    if num_warps is None:
+        stated = facts.warps.value if facts.warps else 0
+        num_warps = stated if stated and not stated & (stated - 1) else DEFAULT_WARPS
+    if threads_per_warp is None:
+        stated = facts.lanes.value if facts.lanes else 0
+        threads_per_warp = stated if stated in (32, 64) else to_target(target).lanes if target else None
+    return num_warps, threads_per_warp
 
 
 def _brief(spec: str) -> str:

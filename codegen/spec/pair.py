@@ -63,6 +63,12 @@ def parse_pair(
     check_tile(shape)
     aliases = module.aliases if module is not None else None
     facts = {"--src": spec_facts(src, aliases), "--dst": spec_facts(dst, aliases)}
+    for side, text in (("--src", src), ("--dst", dst)):
+        if facts[side].kind == "shared":
+            raise LlgenError(
+                f"{side} is a shared-memory layout ({_named(text)}); llgen converts between distributed (register) "
+                "layouts only, shared endpoints are not supported yet."
+            )
     setting = resolve(facts, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
     try:
         a = parse_layout(src, shape, setting.warps, setting.lanes, dtype.bytes, aliases)
@@ -70,3 +76,11 @@ def parse_pair(
     except LlgenError as e:
         raise setting.note(e) from None
     return Pair(a, b, dtype, setting.target, setting.warps, (facts["--src"].kind, facts["--dst"].kind), setting)
+
+
+def _named(spec: str) -> str:
+    """A spec as an error names it: ``#ttg.padded_shared<...>`` for an attribute, the kind of a short form."""
+    spec = spec.strip()
+    if spec.startswith("#"):
+        return spec.split("<", 1)[0].split("=", 1)[0].strip() + "<...>"
+    return spec.split(":", 1)[0].strip()
