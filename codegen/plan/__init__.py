@@ -76,6 +76,12 @@ def check_pair(a: LinearLayout, b: LinearLayout, tgt: Target) -> None:
         raise LlgenError(
             f"the layouts cover different tensors: { {n: 1 << k for n, k in a.outs} } vs { {n: 1 << k for n, k in b.outs} }."
         )
+    for lay, side in ((a, "source"), (b, "destination")):
+        if "offset" in lay.in_names:
+            raise LlgenError(
+                f"the {side} layout is a shared-memory layout (in-dims {', '.join(lay.in_names)}); llgen converts "
+                "between distributed (register) layouts only."
+            )
     if a.in_size("warp") != b.in_size("warp"):
         raise LlgenError(f"the layouts use different warp counts: {a.in_size('warp')} vs {b.in_size('warp')}.")
     for lay, side in ((a, "source"), (b, "destination")):
