@@ -170,20 +170,24 @@ def main() -> None:
 @DTYPE
 @TTGIR
 @click.option("--json", "as_json", is_flag=True, help="Print Triton's bases form only.")
-def layout(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json) -> None:
+@click.option("--hw", is_flag=True, help="Print each thread's registers and the elements they hold instead of the grid.")
+def layout(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, hw) -> None:
     """Print SPEC (short form, #ttg attribute, #alias with --ttgir, or @file.json) over --shape: the TTGIR
-    attribute it resolves to, a thread grid and the F2 matrix. With --ttgir and no SPEC: the file's layouts."""
+    attribute it resolves to, its bases as #ttg.linear, a thread grid (--hw: each thread's registers) and the F2
+    matrix. With --ttgir and no SPEC: the file's aliases and every tensor type's layout as #ttg.linear."""
 
     def body() -> None:
-        from .commands.layout import aliases_text, describe
+        from .commands.layout import describe, file_text
 
-        module = _module(ttgir)
         if spec is None:
-            if module is None:
+            if ttgir is None:
                 raise LlgenError("give a layout SPEC, or --ttgir FILE to list the layouts it defines.")
-            click.echo(aliases_text(module))
+            given = [f"--{name}" for name in ("shape", "dtype", "json", "hw") if _given(name.replace("json", "as_json"))]
+            if given:
+                raise LlgenError(f"{given[0]} needs a layout SPEC; --ttgir alone lists every tensor type with its own shape.")
+            click.echo(file_text(ttgir, warps, _tpw(threads_per_warp)))
         else:
-            click.echo(describe(spec, shape, warps, _tpw(threads_per_warp), dtype, module, as_json))
+            click.echo(describe(spec, shape, warps, _tpw(threads_per_warp), dtype, _module(ttgir), as_json, hw))
 
     run(body)
 

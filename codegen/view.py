@@ -1,19 +1,22 @@
 """Text views of a layout: the tensor as a grid of cells, and the F2 matrix with labelled rows
 and columns.
 
-Conventions: a distributed cell reads ``T<lane>:<reg>`` (the first replica, lowest warp/lane/
-register), with the warp marked as ``w<warp>`` in a per-row margin when warps change inside a
-row, else in the cell; a shared cell is its element offset. Matrix rows are logical bits, the
-last dim's first (``n0..`` for dim1 and ``m0..`` for dim0 of a 2-D tensor, ``dim<d>[i]`` otherwise),
-columns are hardware bits (``r0``, ``l0``, ``w0``, ``b0``, ``o0``).
+Conventions: a distributed cell reads ``w<warp>.T<lane>:<reg>`` (the first replica: the lowest block,
+warp, lane and register that hold the element); a shared cell is its element offset. The hardware view
+turns the grid around: a line per thread, its registers in order, each with the element it holds, replicas
+marked ``*``. Matrix rows are logical bits, the last dim's first (``n0..`` for dim1 and ``m0..`` for dim0 of
+a 2-D tensor, ``dim<d>[i]`` otherwise), columns are hardware bits (``r0``, ``l0``, ``w0``, ``b0``, ``o0``).
 """
 
 from __future__ import annotations
 
-from .layout import LinearLayout
+from .errors import LlgenError
+from .layout import LinearLayout, unflatten
 
 MAX_GRID_ROWS = 64
 MAX_GRID_COLS = 32
+MAX_HW_SLOTS_BITS = 20  # the hardware view lists every slot: 2**20 of them is some 15 MB of text
+HW_PER_LINE = 8  # registers on one line of the hardware view; a thread with more continues below
 _PREFIX = {"register": "r", "lane": "l", "warp": "w", "block": "b", "offset": "o"}
 
 
@@ -106,8 +109,50 @@ def grid_text(layout: LinearLayout) -> str:
     return "\n".join(lines)
 
 
-def layout_text(layout: LinearLayout, title: str = "") -> str:
-    """Header, grid and matrix, as ``llgen layout`` prints them."""
+def hardware_text(layout: LinearLayout) -> str:
+    """Per thread (``w<warp> t<lane>``, ``b<block>`` first where there are blocks), the element each of its
+    registers holds, in register order, ``HW_PER_LINE`` to a line; ``*`` marks a replica, an element a lower
+    (block, warp, lane, register) holds too."""
+    if "offset" in layout.in_names:
+        raise LlgenError("--hw lists the threads of a distributed layout, and this is a shared memory layout.")
+    if layout.total_in_bits > MAX_HW_SLOTS_BITS:
+        raise LlgenError(
+            f"the layout has {1 << layout.total_in_bits} hardware slots, too many to list (at most {1 << MAX_HW_SLOTS_BITS})."
+        )
+    owner = _first_owner(layout)
+    regs = layout.in_size("register")
+    threads = [n for n in ("block", "warp", "lane") if n in layout.in_names and (n != "block" or layout.in_bits(n))]
+    entries, heads = [], []
+    for t in range(1 << sum(layout.in_bits(n) for n in threads)):
+        ids, rest = {}, t
+        for n in reversed(threads):
+            ids[n], rest = rest & ((1 << layout.in_bits(n)) - 1), rest >> layout.in_bits(n)
+        base = sum(v << layout.in_offset(n) for n, v in ids.items())
+        row = []
+        for r in range(regs):
+            x = base | r << layout.in_offset("register") if "register" in layout.in_names else base
+            y = layout.apply_flat(x)
+            coord = "(" + ",".join(map(str, unflatten(y, layout.outs))) + ")"
+            row.append(f"r{r} {coord}{'*' if owner[y] != x else ''}")
+        entries.append(row)
+        heads.append(" ".join(f"{_PREFIX[n]}{ids[n]}" if n != "lane" else f"t{ids[n]}" for n in threads) + ":")
+    cell = max(len(e) for row in entries for e in row)
+    pad = max(len(h) for h in heads)
+    dims = ",".join(n for n, _ in layout.outs)
+    copies = (1 << layout.total_in_bits) // len(owner)
+    legend = f"hardware view: per thread, each register r<i> and the element ({dims}) it holds"
+    if copies > 1:
+        legend += f"; * marks a replica (each element is held {copies} times; the lowest warp, lane and register unmarked)"
+    lines = [legend]
+    for head, row in zip(heads, entries, strict=True):
+        for k in range(0, len(row), HW_PER_LINE):
+            chunk = " ".join(e.ljust(cell) for e in row[k : k + HW_PER_LINE]).rstrip()
+            lines.append(f"{(head if k == 0 else '').ljust(pad)} {chunk}")
+    return "\n".join(lines)
+
+
+def layout_text(layout: LinearLayout, title: str = "", hw: bool = False) -> str:
+    """Header, grid (``hw``: the hardware view instead) and matrix, as ``llgen layout`` prints them."""
     dims = " x ".join(str(s) for s in layout.shape)
     ins = ", ".join(f"{n} {1 << k}" for n, k in layout.ins)
     kind = "shared" if "offset" in layout.in_names else "distributed"
@@ -116,7 +161,7 @@ def layout_text(layout: LinearLayout, title: str = "") -> str:
     return "\n\n".join(
         [
             head,
-            legend + "\n" + grid_text(layout),
+            hardware_text(layout) if hw else legend + "\n" + grid_text(layout),
             "F2 matrix (rows: logical bits, columns: hardware bits)\n" + matrix_text(layout),
         ]
     )

@@ -1,17 +1,32 @@
-"""``llgen layout``: a spec as the TTGIR attribute it resolves to, its Triton bases, a thread grid and its F2
-matrix; or, with --ttgir and no spec, the layouts a dump defines."""
+"""``llgen layout``: a spec as the TTGIR attribute it resolves to, its bases as ``#ttg.linear``, a thread grid
+(or, with --hw, each thread's registers) and its F2 matrix; or, with --ttgir and no spec, every layout of a dump:
+its aliases and each distinct (layout, shape) of its tensor types as ``#ttg.linear``."""
 
 from __future__ import annotations
 
+LINEAR_INS = ("register", "lane", "warp", "block")  # the in-dims of a #ttg.linear, in Triton's order
 
-def describe(spec: str, shape: str, warps, threads_per_warp, dtype: str, module, as_json: bool) -> str:
-    """The text ``llgen layout SPEC`` prints (``as_json``: Triton's bases form only)."""
+
+def linear_text(lay) -> str | None:
+    """A distributed layout's ``#ttg.linear`` text, exactly as Triton 3.6 prints a LinearEncodingAttr; None for a
+    layout with other in-dims (a shared memory layout's offsets)."""
+    from ..spec.render import linear_attribute
+
+    return linear_attribute(lay) if set(lay.in_names) <= set(LINEAR_INS) else None
+
+
+def describe(spec: str, shape: str, warps, threads_per_warp, dtype: str, module, as_json: bool, hw: bool = False) -> str:
+    """The text ``llgen layout SPEC`` prints (``as_json``: Triton's bases form only; ``hw``: the hardware view in
+    place of the grid)."""
     from ..dtypes import dtype as to_dtype
+    from ..errors import LlgenError
     from ..spec import parse_encoding, parse_layout
     from ..spec.facts import spec_facts
     from ..spec.pair import parse_shape
     from ..spec.request import resolve
 
+    if as_json and hw:
+        raise LlgenError("--json prints the bases only: leave out --hw.")
     shp, dt = parse_shape(shape), to_dtype(dtype)
     aliases = module.aliases if module is not None else None
     facts = {"SPEC": spec_facts(spec, aliases)}
@@ -21,14 +36,16 @@ def describe(spec: str, shape: str, warps, threads_per_warp, dtype: str, module,
         import json
 
         return json.dumps(lay.to_dict())
-    from ..spec.render import attribute, linear_attribute
+    from ..spec.render import attribute
     from ..view import layout_text
 
-    if spec.strip().startswith("@"):
-        attr = linear_attribute(lay) if "register" in lay.in_names else None
-    else:
-        attr = attribute(parse_encoding(spec, shp, setting.warps, setting.lanes, dt.bytes, aliases))
-    return layout_text(lay, spec if attr is None or attr == spec.strip() else f"{spec}\nTTGIR: {attr}")
+    enc = None if spec.strip().startswith("@") else parse_encoding(spec, shp, setting.warps, setting.lanes, dt.bytes, aliases)
+    head, shown = [spec], {spec.strip()}
+    for label, text in (("TTGIR", enc and attribute(enc)), ("linear", linear_text(lay))):
+        if text and text not in shown:
+            head.append(f"{label}: {text}")
+            shown.add(text)
+    return layout_text(lay, "\n".join(head), hw)
 
 
 def aliases_text(module) -> str:
@@ -38,3 +55,81 @@ def aliases_text(module) -> str:
     return "\n".join(
         f"{name} = {parsed_text(a.attr)}" if a.attr is not None else f"{name}: {a.why}" for name, a in module.aliases.items()
     )
+
+
+def file_text(path: str, warps, threads_per_warp) -> str:
+    """``llgen layout --ttgir FILE``: per module its setting and aliases, then every distinct (encoding, shape) of
+    its tensor types in order of first appearance, each as ``#ttg.linear`` (or one sentence why not)."""
+    from ..errors import LlgenError
+    from ..files import read_text
+    from ..spec import parse_layout
+    from ..spec.facts import spec_facts
+    from ..spec.limits import MAX_TTGIR_BYTES
+    from ..spec.module import read_ttgir
+    from ..spec.request import resolve
+
+    modules = read_ttgir(path)
+    lines = read_text(path, MAX_TTGIR_BYTES, "TTGIR file").splitlines()
+    out = []
+    for m in modules:
+        funcs = ", ".join(f"@{f}" for f in m.funcs) or "no function"
+        out += [
+            *([""] if out else []),
+            f"{path} (module at line {m.line}, {funcs}): ttg.num-warps {m.num_warps}, ttg.threads-per-warp "
+            f"{m.threads_per_warp}, ttg.target {m.target}",
+            aliases_text(m),
+        ]
+        seen: dict[tuple[str, tuple[int, ...]], list[int]] = {}  # (encoding, shape) -> the lines it is on
+        for number in range(m.line, _module_end(lines, m.line) + 1):
+            for shape, encoding in tensor_types(lines[number - 1]):
+                on = seen.setdefault((encoding, shape), [])
+                if number not in on:
+                    on.append(number)
+        out += ["", f"{len(seen)} tensor layouts (encoding, shape; the line it first appears on):"]
+        for (encoding, shape), on in seen.items():
+            dims = "x".join(map(str, shape))
+            more = f", and {len(on) - 1} more line{'s' if len(on) > 2 else ''}" if len(on) > 1 else ""
+            out.append(f"{encoding} {dims} (line {on[0]}{more})")
+            try:
+                setting = resolve(
+                    {encoding: spec_facts(encoding, m.aliases)},
+                    warps=warps,
+                    threads_per_warp=threads_per_warp,
+                    module=m,
+                    need_target=False,
+                )
+                # a TTGIR attribute states every parameter: the element size feeds only short-form defaults
+                lay = parse_layout(encoding, shape, setting.warps, setting.lanes, 4, m.aliases)
+                out.append(f"  {linear_text(lay) or 'a shared memory layout: no #ttg.linear'}")
+            except LlgenError as e:
+                out.append(f"  not read: {e}")
+    return "\n".join(out)
+
+
+def tensor_types(line: str) -> list[tuple[tuple[int, ...], str]]:
+    """(shape, encoding) of every ``tensor<128x64xf16, #enc>`` on a line that has an encoding and fixed sizes."""
+    import re
+
+    out, at = [], 0
+    while (at := line.find("tensor<", at)) >= 0:
+        depth, i = 0, at + len("tensor")
+        while i < len(line):
+            depth += {"<": 1, ">": -1}.get(line[i], 0)
+            i += 1
+            if depth == 0:
+                break
+        dims, _, encoding = line[at + len("tensor<") : i - 1].partition(",")
+        m = re.match(r"((?:[0-9]{1,9}x)+)", dims.strip())
+        if m and encoding.strip():
+            out.append((tuple(int(d) for d in m.group(1)[:-1].split("x")), encoding.strip()))
+        at = i
+    return out
+
+
+def _module_end(lines: list[str], first: int) -> int:
+    """The last line (1-based) of the module section that starts at line ``first``: up to the next
+    MLIR_ENABLE_DUMP header or ``// -----`` separator, else the end of the file."""
+    for i in range(first, len(lines)):  # lines[first] is the line after the section's first
+        if lines[i].startswith("// -----"):
+            return i
+    return len(lines)
