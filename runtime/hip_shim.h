@@ -49,6 +49,8 @@ __LLGEN_DIM3(blockIdx, __LLGEN_BID)
 __LLGEN_DIM3(blockDim, __LLGEN_BDIM)
 __LLGEN_DIM3(gridDim, __LLGEN_GDIM)
 
+extern "C" __device__ int printf(const char*, ...);  // device printf, declared by hip_runtime.h (debug builds' launch checks)
+
 __device__ __forceinline__ void __syncthreads() {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
   __builtin_amdgcn_s_barrier();

@@ -1,28 +1,33 @@
-// A user's program that vendors three headers llgen generated (tests/consumer/generate.py writes them into
+// A user's program that vendors four headers llgen generated (tests/consumer/generate.py writes them into
 // third_party/) and uses every part of their API: the typed convert of a shared-memory, a register-permutation and
-// a warp-shuffle plan with one signature, dense and strided load_a/store_b, coord_a/coord_b, and a warp-specialised
-// kernel whose warps 4-7 convert behind a named barrier while warps 0-3 do other work behind their own.
+// a warp-shuffle plan with one signature, dense and strided load_a/store_b, coord_a/coord_b, a warp-specialised
+// kernel whose warps 4-7 convert behind a named barrier while warps 0-3 do other work behind their own, and a plan
+// whose 64 KB of scratch takes dynamic shared memory (the pattern that works for every plan).
 //
 //   nvcc -std=c++17 -arch=sm_90 -Werror all-warnings consumer.cu -o consumer && ./consumer
 //
 // It prints one line per check and exits 0 when every output is element-exact.
+// The headers come first, so that a header that forgets an include of its own fails to compile here.
+#include "third_party/cvt_big.cuh"
+#include "third_party/cvt_regs.cuh"
+#include "third_party/cvt_shared.cuh"
+#include "third_party/cvt_shfl.cuh"
+
 #include <cuda_fp16.h>
 
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
-#include "third_party/cvt_regs.cuh"
-#include "third_party/cvt_shared.cuh"
-#include "third_party/cvt_shfl.cuh"
-
 namespace sh = llgen::cvt_shared;
 namespace rg = llgen::cvt_regs;
 namespace sf = llgen::cvt_shfl;
+namespace bg = llgen::cvt_big;
 
 static_assert(sh::kSmemBytes > 0 && rg::kSmemBytes == 0 && sf::kSmemBytes == 0, "one plan of each kind");
 static_assert(sh::kSmemAlign <= 16 && sh::kGlobalAlign <= 16, "alignas(16) covers what the header asks");
 static_assert(sh::kThreads == 128 && sh::kCols == 64 && sh::kTileElems == 64 * 64, "a 64x64 tile on 4 warps");
+static_assert(bg::kSmemOptIn && bg::kSmemBytes > 48 * 1024, "over the 48 KB a static __shared__ array may hold");
 
 constexpr int kRows = 64, kCols = 64;
 
@@ -118,6 +123,15 @@ __global__ void __launch_bounds__(128) renames(const __half* in, __half* out, in
   rg::store_b(out, b);
 }
 
+// 64 KB of scratch: dynamic shared memory, which the launch sizes (kSmemBytes) after opting the kernel in.
+__global__ void __launch_bounds__(bg::kThreads) dynamic_smem(const __half* in, __half* out) {
+  extern __shared__ __align__(16) unsigned char dyn_smem[];
+  __half a[bg::kInRegs], b[bg::kOutRegs];
+  bg::load_a(in, a);
+  bg::convert(a, b, dyn_smem);
+  bg::store_b(out, b);
+}
+
 static int failures = 0;
 
 static void expect(const char* what, bool ok) {
@@ -209,6 +223,19 @@ int main() {
     plus_ok &= std::memcmp(&got[i], &want, 2) == 0;
   }
   expect("register permutation in a loop, +1 three times", plus_ok);
+
+  const int nb = bg::kTileElems;
+  std::vector<unsigned short> big_tile(nb), big_got(nb);
+  for (int i = 0; i < nb; ++i) big_tile[i] = static_cast<unsigned short>(i * 3 + 1);
+  __half *bin, *bout;
+  CUDA_OK(cudaMalloc(&bin, nb * 2));
+  CUDA_OK(cudaMalloc(&bout, nb * 2));
+  CUDA_OK(cudaMemcpy(bin, big_tile.data(), nb * 2, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(bout, 0, nb * 2));
+  if (bg::kSmemOptIn) CUDA_OK(cudaFuncSetAttribute(dynamic_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, bg::kSmemBytes));
+  dynamic_smem<<<1, bg::kThreads, bg::kSmemBytes>>>(bin, bout);
+  CUDA_OK(cudaMemcpy(big_got.data(), bout, nb * 2, cudaMemcpyDeviceToHost));
+  expect("64 KB of scratch in dynamic shared memory (kSmemOptIn)", big_got == big_tile);
 
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());

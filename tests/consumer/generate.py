@@ -4,7 +4,9 @@
 
 Three conversions of one 64x64 f16 tile on 4 warps, from one blocked layout A: a shared-memory plan (B is the
 first operand of an mma), a register permutation (A's registers reordered across packed words) and a warp shuffle
-(A's lanes rotated). The test suite runs this into a temporary copy and builds it; it is never checked in.
+(A's lanes rotated); and a 128x256 f16 transpose whose 64 KB of scratch is over the 48 KB a static __shared__ array
+may hold (kSmemOptIn: dynamic shared memory). The test suite runs this into a temporary copy and builds it; it is
+never checked in.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from llgen.plan import plan_conversion
 from llgen.spec import parse_layout
 
 SHAPE = (64, 64)
+BIG = (128, 256)
 
 
 def plans() -> dict:
@@ -30,10 +33,13 @@ def plans() -> dict:
     d["bases"]["lane"] = d["bases"]["lane"][1:] + d["bases"]["lane"][:1]
     rotated = LinearLayout.from_dict(d)
     dot = parse_layout("dot:op=0,k_width=2", SHAPE, 4, 32, 2)
+    rows = parse_layout("blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", BIG, 4, 32, 2)
+    cols = parse_layout("blocked:spt=8x1,tpw=16x2,wpc=1x4,order=0x1", BIG, 4, 32, 2)
     return {
         "cvt_shared": plan_conversion(a, dot, "f16", "sm_90"),
         "cvt_regs": plan_conversion(a, reordered, "f16", "sm_90"),
         "cvt_shfl": plan_conversion(a, rotated, "f16", "sm_90"),
+        "cvt_big": plan_conversion(rows, cols, "f16", "sm_90"),
     }
 
 
