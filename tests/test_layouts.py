@@ -243,6 +243,46 @@ def test_nvmma_shared_zero_swizzle_is_identity():
     assert all(lay.apply({"offset": x}) == {"dim0": x // 32, "dim1": x % 32} for x in range(512))
 
 
+def padded_buffer(enc: llgen.PaddedShared) -> list:
+    """The buffer of a padded layout: the element (a tuple) at each position, None for padding."""
+    lay = enc.native()
+    buf = [None] * enc.padded_offset(lay.in_size("offset") - 1) + [None]
+    for x in range(lay.in_size("offset")):
+        buf[enc.padded_offset(x)] = tuple(lay.apply({"offset": x, "block": 0}).values())
+    return buf
+
+
+def test_padded_shared_is_gluons_documented_buffer():
+    """The three pictures of Gluon's PaddedSharedLayout docstring (elements as (row, col) or (x,), p padding)."""
+    two_pairs = padded_buffer(llgen.PaddedShared.identity([(2, 1), (4, 2)], [1, 0], [4, 2]))
+    assert two_pairs == [(0, 0), (0, 1), None, (1, 0), (1, 1), None, None, None, (2, 0), (2, 1), None, (3, 0), (3, 1)]
+    remap = padded_buffer(llgen.PaddedShared.spanning([(2, 2)], [[2], [1]], []))
+    assert remap == [(0,), (2,), None, None, (1,), (3,)]
+    rows = padded_buffer(llgen.PaddedShared.spanning([(8, 1)], [[0, 1], [0, 2], [2, 0], [4, 0], [1, 0]], []))
+    assert [rows[i] for i in (0, 4, 8, 9, 17, 18, 26, 27)] == [(0, 0), (2, 0), None, (4, 0), None, (1, 0), None, (5, 0)]
+    assert len(rows) == 35 and rows.count(None) == 3
+
+
+def test_padded_size_leaves_no_padding_after_the_last_element():
+    enc = llgen.PaddedShared.identity([(64, 8)], [1, 0], [128, 64])
+    assert enc.padded_elements() == 128 * 64 + 127 * 8 and enc.padded_bytes(2) == 2 * (128 * 64 + 127 * 8)
+    assert llgen.PaddedShared.identity([(64, 8)], [0], [32]).padded_elements() == 32
+
+
+def test_amd_rotating_shared_rotates_the_phase_per_block():
+    """Rows within one block of per_phase * max_phase rows are the swizzled layout's; the next block
+    starts at phase 1 (row 4 XORs like row 1), the one after at phase 2."""
+    rot = llgen.amd_rotating_shared(2, 1, 4, [1, 0], [16, 32])
+    swz = llgen.swizzled_shared(2, 1, 4, [1, 0], [16, 32])
+    assert bases(rot, "offset")[:7] == bases(swz, "offset")[:7]
+    assert bases(rot, "offset")[7:] == [[4, 2], [8, 4]] and bases(swz, "offset")[7:] == [[4, 0], [8, 0]]
+
+
+def test_shared_linear_keeps_its_bases_and_shape():
+    lay = llgen.shared_linear([[0, 1], [1, 1], [0, 0]], [[0, 2]], [2, 4], alignment=128)
+    assert lay.to_dict() == {"bases": {"offset": [[0, 1], [1, 1], [0, 0]], "block": [[0, 2]]}, "out_dims": {"dim0": 2, "dim1": 4}}
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -269,6 +309,15 @@ def test_nvmma_shared_zero_swizzle_is_identity():
         lambda: llgen.linear([[0, 1]], [[1, 0]], [], [], [4, 4, 4]),
         lambda: llgen.slice_layout(0, llgen.Linear(((0, 1),), ((1, 0), (0, 4)), (), ((0, 2),)), [4]),  # CTA share not contiguous
         lambda: llgen.blocked([], [], [], [], []),
+        lambda: llgen.shared_linear([[0, 1], [0, 1]], [], [1, 2]),  # two offsets, one element
+        lambda: llgen.shared_linear([[0, 1], [1, 0]], [], [4, 4]),  # Triton does not resize it
+        lambda: llgen.shared_linear([[0, 1]], [], [2], alignment=3),
+        lambda: llgen.padded_shared([(64, 8), (64, 4)], [[0, 1]], [], [1, 2]),  # an interval twice
+        lambda: llgen.padded_shared([(48, 8)], [[0, 1]], [], [1, 2]),
+        lambda: llgen.padded_shared([], [[0, 1]], [], [1, 2]),
+        lambda: llgen.padded_shared([(64, 8)], [[1, 1], [0, 1]], [], [2, 2]),  # a basis moving along two dims
+        lambda: llgen.padded_shared([(64, 8)], [[0, 1], [0, 1]], [], [1, 2]),  # not a bijection
+        lambda: llgen.amd_rotating_shared(2, 2, 8, [0, 1], [8, 32], cga_layout=[[1, 0], [0, 1]]),  # swizzle past a CTA
     ],
 )
 def test_bad_parameters_raise_llgen_error(call):

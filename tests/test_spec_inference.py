@@ -48,6 +48,13 @@ def test_a_stated_warp_size_still_meets_a_given_one():
     [
         ("--dst", "#ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>", "#ttg.swizzled_shared<...>"),
         ("--src", "nvmma:128", "nvmma"),
+        ("--dst", "#ttg.padded_shared<[64:+8] {order = [1, 0], shape = [128, 64]}>", "#ttg.padded_shared<...>"),
+        ("--dst", "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0]]}, alignment = 16>", "#ttg.shared_linear<...>"),
+        (
+            "--src",
+            "#ttg.amd_rotating_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>",
+            "#ttg.amd_rotating_shared<...>",
+        ),
     ],
 )
 def test_a_shared_endpoint_is_one_sentence(side, spec, named):

@@ -6,19 +6,24 @@ from .blocked import Blocked, Linear, Slice, blocked, linear, slice_layout
 from .common import cga_from_split
 from .dot import DotOperand, dot_operand
 from .nvidia import NvidiaMma, nvidia_mma
-from .shared import NvmmaShared, SwizzledShared, nvmma_shared, swizzled_shared
+from .shared import AmdRotatingShared, NvmmaShared, SwizzledShared, amd_rotating_shared, nvmma_shared, swizzled_shared
+from .shared_linear import PaddedShared, SharedLinear, padded_shared, shared_linear
 
 __all__ = [
     "AmdMfma",
+    "AmdRotatingShared",
     "AmdWmma",
     "Blocked",
     "DotOperand",
     "Linear",
     "NvidiaMma",
     "NvmmaShared",
+    "PaddedShared",
+    "SharedLinear",
     "Slice",
     "SwizzledShared",
     "amd_mfma",
+    "amd_rotating_shared",
     "amd_wmma",
     "blocked",
     "cga_from_split",
@@ -26,6 +31,8 @@ __all__ = [
     "linear",
     "nvidia_mma",
     "nvmma_shared",
+    "padded_shared",
+    "shared_linear",
     "slice_layout",
     "swizzled_shared",
 ]

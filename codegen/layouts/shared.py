@@ -28,11 +28,17 @@ from .common import (
 )
 
 
-def swizzled_rows(rows: int, cols: int, vec: int, per_phase: int, max_phase: int) -> list[list[int]]:
+def swizzled_rows(rows: int, cols: int, vec: int, per_phase: int, max_phase: int, rotating: bool = False) -> list[list[int]]:
     """Bases [row, col] of a rows x cols swizzled tile: columns first (unit steps), then row r
-    at column vec * ((r / per_phase) mod max_phase) mod cols."""
+    at column vec * phase(r) mod cols, phase(r) = (r / per_phase) mod max_phase. ``rotating``
+    (AMD's rotating swizzle) XORs the phase with the row's block of per_phase * max_phase rows,
+    (r / (per_phase * max_phase)) mod max_phase, so consecutive blocks start at different phases."""
     bases = [[0, c] for c in _powers(cols)]
-    bases += [[r, (vec * ((r // per_phase) % max_phase)) % cols] for r in _powers(rows)]
+    for r in _powers(rows):
+        phase = (r // per_phase) % max_phase
+        if rotating:
+            phase ^= (r // (per_phase * max_phase)) % max_phase
+        bases.append([r, (vec * phase) % cols])
     return bases
 
 
@@ -55,6 +61,7 @@ class SwizzledShared:
     max_phase: int
     order: tuple[int, ...]
     cga_layout: CgaLayout = ()
+    rotating = False  # AmdRotatingShared's rotating phase (see swizzled_rows)
 
     def __post_init__(self):
         check_pow2("swizzled_shared (vec, per_phase, max_phase)", [self.vec, self.per_phase, self.max_phase])
@@ -71,11 +78,14 @@ class SwizzledShared:
         if self.rank == 1:
             cta = identity1d(per_cta[0], "offset", dim_name(0))
         else:
+            # Triton 3.6 builds the rotating tile over the whole tensor, not one CTA's share: over a
+            # cluster the offsets past the share become broadcast (zero) bases, as Triton's do.
+            size = shape if self.rotating else per_cta
             col, row = self.order[0], self.order[1]
-            bases = swizzled_rows(per_cta[row], per_cta[col], self.vec, self.per_phase, self.max_phase)
-            cta = LinearLayout.from_bases({"offset": bases}, [(dim_name(row), per_cta[row]), (dim_name(col), per_cta[col])])
+            bases = swizzled_rows(size[row], size[col], self.vec, self.per_phase, self.max_phase, self.rotating)
+            cta = LinearLayout.from_bases({"offset": bases}, [(dim_name(row), size[row]), (dim_name(col), size[col])])
             for d in self.order[2:]:
-                cta = cta * identity1d(per_cta[d], "offset", dim_name(d))
+                cta = cta * identity1d(size[d], "offset", dim_name(d))
         return combine_with_shape(cta, self.cga_layout, shape, SHARED_INS)
 
 
@@ -84,6 +94,22 @@ def swizzled_shared(
 ) -> LinearLayout:
     """Triton's SwizzledSharedLayout over ``shape`` (see `SwizzledShared`)."""
     return SwizzledShared(vec, per_phase, max_phase, tuple(order), tuple(map(tuple, cga_layout))).to_linear(shape)
+
+
+@dataclass(frozen=True)
+class AmdRotatingShared(SwizzledShared):
+    """Triton's AMDRotatingSharedEncoding(vec, perPhase, maxPhase, order): the swizzle of
+    `SwizzledShared` whose phase also rotates from one block of per_phase * max_phase rows to the
+    next (see `swizzled_rows`), so that rows of different blocks read together do not collide."""
+
+    rotating = True
+
+
+def amd_rotating_shared(
+    vec: int, per_phase: int, max_phase: int, order: Sequence[int], shape: Shape, cga_layout: CgaLayout = ()
+) -> LinearLayout:
+    """Triton's AMDRotatingSharedLayout over ``shape`` (see `AmdRotatingShared`)."""
+    return AmdRotatingShared(vec, per_phase, max_phase, tuple(order), tuple(map(tuple, cga_layout))).to_linear(shape)
 
 
 @dataclass(frozen=True)

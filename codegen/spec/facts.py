@@ -24,6 +24,9 @@ _ATTR_FAMILY = {
     "linear": "linear",
     "swizzled_shared": "shared",
     "nvmma_shared": "shared",
+    "amd_rotating_shared": "shared",
+    "shared_linear": "shared",
+    "padded_shared": "shared",
 }
 _SHORT_FAMILY = {"dot": "dot_op", "swizzled": "shared", "nvmma": "shared"}
 

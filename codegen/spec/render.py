@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from .. import layouts as L
 from ..layout import LinearLayout
+from .ttgir import PADDINGS
 
 
 def attribute(enc) -> str:
     """The ``#ttg.<name><{...}>`` text of an encoding object (llgen.layouts)."""
     name, fields = _fields(enc)
-    body = ", ".join(f"{k} = {_value(v)}" for k, v in fields)
-    return f"#ttg.{name}<{{{body}}}>"
+    return parsed_text((f"ttg.{name}", dict(fields)))
 
 
 def linear_attribute(layout: LinearLayout) -> str:
@@ -23,9 +23,15 @@ def linear_attribute(layout: LinearLayout) -> str:
 
 
 def parsed_text(attr: tuple[str, dict]) -> str:
-    """A parsed attribute ``(name, fields)`` (llgen.spec.ttgir.AttrParser) as text, aliases written out."""
+    """A parsed attribute ``(name, fields)`` (llgen.spec.ttgir.AttrParser) as text, aliases written out:
+    padded_shared's ``interval:+padding`` pairs before the fields, shared_linear's alignment after them."""
     name, fields = attr
-    return f"#{name}<{{{', '.join(f'{k} = {_value(v)}' for k, v in fields.items())}}}>"
+    fields = dict(fields)
+    pairs = fields.pop(PADDINGS, None)
+    after = {"alignment": fields.pop("alignment")} if name.endswith("shared_linear") and "alignment" in fields else {}
+    head = f"[{', '.join(f'{_value(i)}:+{_value(p)}' for i, p in pairs)}] " if pairs is not None else ""
+    tail = "".join(f", {k} = {_value(v)}" for k, v in after.items())
+    return f"#{name}<{head}{{{', '.join(f'{k} = {_value(v)}' for k, v in fields.items())}}}{tail}>"
 
 
 def _fields(enc) -> tuple[str, list]:
@@ -71,8 +77,15 @@ def _fields(enc) -> tuple[str, list]:
         return "slice", [("dim", enc.dim), ("parent", enc.parent)]
     if isinstance(enc, L.Linear):
         return "linear", [(n, getattr(enc, n)) for n in ("register", "lane", "warp", "block")]
+    if isinstance(enc, L.SharedLinear):
+        block = [("block", enc.block)] if enc.block else []
+        return "shared_linear", [("offset", enc.offset), *block, ("alignment", enc.alignment)]
+    if isinstance(enc, L.PaddedShared):
+        if enc.is_identity():
+            return "padded_shared", [(PADDINGS, enc.intervals), ("order", enc.order()), ("shape", enc.shape)]
+        return "padded_shared", [(PADDINGS, enc.intervals), ("offset", enc.offset), ("block", enc.block)]
     if isinstance(enc, L.SwizzledShared):
-        return "swizzled_shared", [
+        return "amd_rotating_shared" if isinstance(enc, L.AmdRotatingShared) else "swizzled_shared", [
             ("vec", enc.vec),
             ("perPhase", enc.per_phase),
             ("maxPhase", enc.max_phase),

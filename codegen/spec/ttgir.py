@@ -1,6 +1,8 @@
 """Triton TTGIR layout attributes, exactly as Triton prints them (``#ttg.blocked<{...}>``,
 ``#ttg.nvidia_mma<{...}>``, ``#ttg.dot_op<{...}>``, ``#ttg.amd_mfma<{...}>``, ``#ttg.amd_wmma<{...}>``,
-``#ttg.slice<{...}>``, ``#ttg.linear<{...}>``, ``#ttg.swizzled_shared<{...}>``, ``#ttg.nvmma_shared<{...}>``),
+``#ttg.slice<{...}>``, ``#ttg.linear<{...}>``, ``#ttg.swizzled_shared<{...}>``, ``#ttg.nvmma_shared<{...}>``,
+``#ttg.amd_rotating_shared<{...}>``, ``#ttg.shared_linear<{...}, alignment = 16>``,
+``#ttg.padded_shared<[64:+8] {...}>`` whose ``interval:+padding`` pairs come before the fields),
 with the optional cluster fields ``CGALayout`` (Triton 3.6) or ``CTAsPerCGA`` / ``CTASplitNum`` / ``CTAOrder``
 (older Triton): the attribute parser (`AttrParser`, whose value grammar the short form's ``[..]`` lists
 share), the encoding each attribute names (`encoding_from_attr`), and the field-value helpers both
@@ -90,6 +92,7 @@ class Alias(NamedTuple):
 
 Aliases = dict[str, Alias]  # "#name" -> its Alias
 
+PADDINGS = "[interval:+padding]"  # padded_shared's pairs among the fields (no field name can be spelled so)
 _DIGITS = "0123456789"
 _NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.$-")
 
@@ -154,28 +157,55 @@ class AttrParser:
             self.fail("the end of the attribute")
 
     def attr(self) -> tuple[str, dict]:
+        """``#name<{fields}>``; ``#name<{fields}, key = value>`` (shared_linear's alignment); or
+        ``#name<[a:+b, ...] {fields}>`` (padded_shared), whose pairs go in the field PADDINGS."""
         self.eat("#")
         at = self.i
         name = self.ident()
         if not self.peek("<"):
             return self.alias(name, at)
-        self.eat("<{")
+        self.eat("<")
         self.enter()
         fields: dict = {}
+        if self.peek("["):
+            fields[PADDINGS] = self.padding_pairs()
+        self.eat("{")
         if not self.peek("}"):
-            while True:
-                key = self.ident()
-                if key in fields:
-                    raise LlgenError(f"field '{key}' appears twice in '#{name}'.")
-                self.eat("=")
-                fields[key] = self.value()
-                if self.peek(","):
-                    self.eat(",")
-                    continue
-                break
-        self.eat("}>")
+            self.fields(name, fields)
+        self.eat("}")
+        if self.peek(","):
+            self.eat(",")
+            self.fields(name, fields)
+        self.eat(">")
         self.depth -= 1
         return name, fields
+
+    def fields(self, name: str, fields: dict):
+        """``key = value`` pairs separated by commas, each key once."""
+        while True:
+            key = self.ident()
+            if key in fields:
+                raise LlgenError(f"field '{key}' appears twice in '#{name}'.")
+            self.eat("=")
+            fields[key] = self.value()
+            if not self.peek(","):
+                return
+            self.eat(",")
+
+    def padding_pairs(self) -> list[list[int]]:
+        """``[interval:+padding, ...]`` as [[interval, padding], ...]."""
+        self.eat("[")
+        pairs = []
+        while True:
+            interval = self.value()
+            self.eat(":")
+            self.eat("+")
+            pairs.append([interval, self.value()])
+            if not self.peek(","):
+                break
+            self.eat(",")
+        self.eat("]")
+        return pairs
 
     def alias(self, name: str, at: int) -> tuple[str, dict]:
         """The attribute an alias ``#name`` stands for."""
@@ -256,6 +286,10 @@ _ATTR_KEYS = {
     "block": "block",
     "fp4Padded": "fp4_padded",
     "rank": "rank",
+    "offset": "offset",
+    "shape": "shape",
+    "alignment": "alignment",
+    PADDINGS: "intervals",
 }
 
 _ATTR_REQUIRED = {
@@ -268,6 +302,9 @@ _ATTR_REQUIRED = {
     "linear": (),
     "swizzled_shared": ("vec", "per_phase", "max_phase", "order"),
     "nvmma_shared": ("swizzle_byte_width", "element_bitwidth"),
+    "amd_rotating_shared": ("vec", "per_phase", "max_phase", "order"),
+    "shared_linear": ("offset",),
+    "padded_shared": ("intervals",),
 }
 
 
@@ -333,8 +370,14 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
         return L.Slice(as_int(a["dim"], "dim"), _parent(a["parent"], ctx, rank + 1))
     if kind == "linear":
         return L.Linear(*(bases(a.get(n, []), n) for n in ("register", "lane", "warp", "block")))
-    if kind == "swizzled_shared":
-        return L.SwizzledShared(
+    if kind == "shared_linear":
+        return L.SharedLinear(
+            bases(a["offset"], "offset"), bases(a.get("block", []), "block"), as_int(a.get("alignment", 16), "alignment")
+        )
+    if kind == "padded_shared":
+        return _padded(a, name)
+    if kind in ("swizzled_shared", "amd_rotating_shared"):
+        return (L.AmdRotatingShared if kind == "amd_rotating_shared" else L.SwizzledShared)(
             as_int(a["vec"], "vec"),
             as_int(a["per_phase"], "perPhase"),
             as_int(a["max_phase"], "maxPhase"),
@@ -348,6 +391,18 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
         rank,
         cga_bases(a, rank),
     )
+
+
+def _padded(a: dict, name: str):
+    """A padded_shared layout: its linear remap as ``offset``/``block`` bases or as ``order``/``shape``."""
+    pairs = bases(a["intervals"], "interval:+padding")
+    if "offset" in a or "block" in a:
+        if "order" in a or "shape" in a:
+            raise LlgenError(f"'#{name}' gives both offset/block bases and order/shape: it takes one of the two forms.")
+        return L.PaddedShared.spanning(pairs, bases(a.get("offset", []), "offset"), bases(a.get("block", []), "block"))
+    if "order" not in a or "shape" not in a:
+        raise LlgenError(f"'#{name}' needs either offset and block bases or order and shape.")
+    return L.PaddedShared.identity(pairs, int_tuple(a["order"], "order"), int_tuple(a["shape"], "shape"))
 
 
 def _parent(val, ctx: Context, rank: int):
