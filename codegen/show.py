@@ -1,6 +1,6 @@
 """Pictures of layouts and conversions (``llgen show``), drawn with matplotlib.
 
-matplotlib is an extra (``pip install llgen[show]``) and is imported only inside the functions
+matplotlib is an extra (``pip install '.[show]'`` in llgen's clone) and is imported only inside the functions
 here, so ``import llgen`` and the other commands never pay for it.
 
 Four kinds of picture, each a `Figure` built from panels placed at fixed sizes in inches (so a

@@ -275,7 +275,7 @@ def test_show_without_matplotlib_says_how_to_install_it(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.count("\n") == 1 and "pip install 'llgen[show]'" in out.stderr
+    assert out.stderr.count("\n") == 1 and "pip install '.[show]'" in out.stderr
     assert list(tmp_path.iterdir()) == []
 
 

@@ -10,7 +10,10 @@ def need_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise LlgenError("llgen show draws with matplotlib, which is not installed: pip install 'llgen[show]'.") from None
+        raise LlgenError(
+            "llgen show draws with matplotlib, which is not installed: pip install '.[show]' in llgen's clone "
+            "(or pip install matplotlib)."
+        ) from None
 
 
 def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path_, matrix, region, access, step, output):
