@@ -77,6 +77,12 @@ TARGET = click.option(
     help="GPU (default: --ttgir's ttg.target, else sm_90 where the layouts run, else the one target that runs them).",
 )
 SHAPE = click.option("--shape", default="128x128", show_default=True, help="Tensor shape, e.g. 128x64.")
+ALLOW_SKIPS = click.option(
+    "--allow-skips",
+    is_flag=True,
+    help="With --ttgir: exit 0 even when some ttg.convert_layout ops are skipped (each is listed with why); "
+    "otherwise that is exit status 1.",
+)
 
 
 def _conversion_options(f, *, with_path: bool = True):
@@ -111,6 +117,7 @@ def _conversion_options(f, *, with_path: bool = True):
                 help="Bytes of shared memory the conversion may use (default: the target's per-CTA limit); "
                 "a tile over it is split into store/load rounds.",
             ),
+            ALLOW_SKIPS,
         ]
     ):
         f = opt(f)
@@ -137,6 +144,15 @@ def _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir):
 def _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_=None, smem_budget=None):
     pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
     return pair.plan(path_, smem_budget), pair
+
+
+def _warn_registers(plan) -> None:
+    """``warning: ...`` on stderr when the plan holds more registers a thread than a thread has."""
+    from .plan.explain import registers_warning
+
+    warning = registers_warning(plan)
+    if warning:
+        click.echo(warning, err=True)
 
 
 def _whole_file(ttgir: str | None, spec_options: tuple[str, ...] = ("src", "dst", "shape", "dtype")) -> bool:
@@ -198,16 +214,22 @@ def layout(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, hw) -> N
     "--form", type=click.Choice(FORMS), default=None, help="kernel, header or both [default: kernel; header with --ttgir]."
 )
 @click.option(
-    "-o", "output", default=None, help="Output file, or a folder (DIR/ is created; needed for --form both and --ttgir)."
+    "-o",
+    "output",
+    default=None,
+    help="Output file, or a folder (DIR/ is created; needed for --ttgir). --form both -o NAME.cu writes NAME.cu and "
+    "its header NAME.cuh beside it (HIP: NAME.hip and NAME.hip.h); every file is written or none.",
 )
 @click.option("--name", default=None, help="Namespace / kernel name (a C++ identifier).")
 @click.option("--force", is_flag=True, help="Write over files llgen did not produce.")
 @click.option("--explain", is_flag=True, help="Also explain the plan on stderr.")
 def emit(
-    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name, force, explain
-) -> None:
+    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, allow_skips, form, output, name,
+    force, explain,
+) -> None:  # fmt: skip
     """Emit CUDA or HIP source for SRC -> DST (the language follows --target). With --ttgir and no --src/--dst:
-    one header per distinct ttg.convert_layout of the file, named from its source location, and index.txt."""
+    one header per distinct ttg.convert_layout of the file, named from its source location, and index.txt; exit
+    status 1 when an op is skipped (--allow-skips: 0)."""
 
     def body() -> None:
         from .commands.emit import write_sources
@@ -220,15 +242,26 @@ def emit(
 
             if name is not None:
                 raise LlgenError("--name names one conversion; with --ttgir each header is named from its op's location.")
-            emit_file(
-                ttgir, output, form or "header", force, command_line(), warps, _tpw(threads_per_warp), target, path_, smem_budget
+            code = emit_file(
+                ttgir,
+                output,
+                form or "header",
+                force,
+                command_line(),
+                allow_skips,
+                warps,
+                _tpw(threads_per_warp),
+                target,
+                path_,
+                smem_budget,
             )
-            return
+            sys.exit(code)
         if name is not None:
             check_identifier(name)
         plan, pair = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
         if explain:
             click.echo(plan.explain(), err=True)
+        _warn_registers(plan)
         write_sources(plan, pair.kinds, form or "kernel", output, name, force, command_line())
 
     run(body)
@@ -237,9 +270,10 @@ def emit(
 @main.command()
 @_conversion_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON (docs/plan-schema.md).")
-def plan(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, as_json) -> None:
-    """Explain how SRC -> DST moves: path, C = B^-1 A, rounds, swizzle, widths, wavefronts. With --ttgir and no
-    --src/--dst: every ttg.convert_layout of the file (line, shape, dtype, warps, target) and its plan."""
+def plan(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, allow_skips, as_json) -> None:
+    """Explain how SRC -> DST moves: path, registers, C = B^-1 A, rounds, swizzle, widths, wavefronts. With --ttgir
+    and no --src/--dst: every ttg.convert_layout of the file (line, shape, dtype, warps, target) and its plan; exit
+    status 1 when an op is skipped (--allow-skips: 0)."""
 
     def body() -> None:
         import json
@@ -247,10 +281,10 @@ def plan(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, 
         if _whole_file(ttgir):
             from .commands.ttgir import plan_file
 
-            click.echo(plan_file(ttgir, as_json, warps, _tpw(threads_per_warp), target, path_, smem_budget))
-            return
+            sys.exit(plan_file(ttgir, as_json, allow_skips, warps, _tpw(threads_per_warp), target, path_, smem_budget))
         p, _ = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
         click.echo(json.dumps(p.to_json()) if as_json else p.explain())
+        _warn_registers(p)
 
     run(body)
 
@@ -264,43 +298,20 @@ def plan(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, 
 @TPW
 @TARGET
 @TTGIR
-def swizzle(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir) -> None:
+@ALLOW_SKIPS
+def swizzle(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, allow_skips) -> None:
     """Unswizzled, classic and optimal shared layouts side by side, with wavefronts per access (at the access width
-    both sides share; then the plan's own where one side widens its accesses)."""
+    both sides share; then the plan's own where one side widens its accesses). With --ttgir and no --src/--dst:
+    every ttg.convert_layout of the file and its table; exit status 1 when an op is skipped (--allow-skips: 0)."""
 
     def body() -> None:
-        from .plan.explain import bit_names, vec_name
+        if _whole_file(ttgir):
+            from .commands.ttgir import swizzle_file
 
-        pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
-        rows = []
-        # the three layouts at the access width both sides share; then the plan's own, where one side's registers widen
-        # its accesses (docs/design.md §6.1)
-        plans = [pair.plan("shared", swizzle=sw, matrix=False, one_sided=False) for sw in ("unswizzled", "classic", "optimal")]
-        labels = [p.detail.swizzle.name for p in plans]
-        widened = pair.plan("shared", matrix=False)
-        if widened.detail.swizzle.columns != plans[-1].detail.swizzle.columns:
-            plans.append(widened)
-            labels.append("optimal, one side widened (the plan)")
-        for label, p in zip(labels, plans, strict=True):
-            d = p.detail
-            names = bit_names(p.src)
-            formula = ", ".join(f"o{i}={vec_name(c, names)}" for i, c in enumerate(d.swizzle.columns))
-            rows.append(
-                (
-                    label,
-                    d.store.wavefronts_per_instr,
-                    d.load.wavefronts_per_instr,
-                    d.predicted_store_wavefronts,
-                    d.predicted_load_wavefronts,
-                    formula,
-                )
-            )
-        click.echo(f"{'layout':44} {'st/access':>9} {'ld/access':>9} {'st total':>8} {'ld total':>8}")
-        for name, sa, la, st, ld, _ in rows:
-            click.echo(f"{name:44} {sa:>9} {la:>9} {st:>8} {ld:>8}")
-        click.echo("")
-        for name, *_, formula in rows:
-            click.echo(f"{name}: offset bit -> element: {formula}")
+            sys.exit(swizzle_file(ttgir, allow_skips, warps, _tpw(threads_per_warp), target))
+        from .commands.swizzle import table
+
+        click.echo(table(_pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)))
 
     run(body)
 
@@ -399,8 +410,9 @@ BENCH_MEASURES = ("loop", "stream", "wavefronts")
 )
 @click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")
 def bench(
-    suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, measures, outdir, rep, no_triton
-) -> None:
+    suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, allow_skips, measures, outdir, rep,
+    no_triton,
+) -> None:  # fmt: skip
     """On a GPU: time llgen against Triton, naive and classic baselines; write the report. With --ttgir and no
     --src/--dst: every distinct ttg.convert_layout of the file."""
 
@@ -410,6 +422,7 @@ def bench(
             raise LlgenError(f"unknown measure(s) {sorted(meas - set(BENCH_MEASURES))}; use {', '.join(BENCH_MEASURES)}.")
         if not outdir.strip():
             raise LlgenError("-o is empty: give a folder for the report.")
+        skip_code = 0  # the exit status of --ttgir's skipped ops
         if suite is not None:
             from .suite import suite as suite_cases
 
@@ -417,7 +430,7 @@ def bench(
         elif _whole_file(ttgir):
             from .commands.ttgir import bench_cases
 
-            cases, tgt = bench_cases(ttgir, warps, _tpw(threads_per_warp), target, smem_budget)
+            cases, tgt, skip_code = bench_cases(ttgir, allow_skips, warps, _tpw(threads_per_warp), target, smem_budget)
         else:
             from .suite import Case
 
@@ -439,6 +452,8 @@ def bench(
         )
         for p in write_report(report, outdir):
             click.echo(str(p))
+        if skip_code:
+            sys.exit(skip_code)
 
     run(body)
 
@@ -457,14 +472,14 @@ def bench(
 @click.option("--report", "report_prefix", default=None, help="Write PREFIX.md and PREFIX.json.")
 @click.option("--cpu", is_flag=True, help="Run the emitted text on CPU threads instead of a GPU (no ldmatrix/stmatrix).")
 def check_command(
-    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, suite, n_random, seed, tiles, runs,
-    report_prefix, cpu,
+    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, allow_skips, suite, n_random, seed,
+    tiles, runs, report_prefix, cpu,
 ) -> None:  # fmt: skip
     """On a GPU: compile, run, and compare every slot, replica and output element with NumPy, bit for bit.
 
     One case (--src/--dst ...), a suite (--suite core), random pairs (--random N), or with --ttgir and no
     --src/--dst every distinct ttg.convert_layout of the file. Exit status 1 on any mismatch (the first bad
-    slot is printed), 2 on bad input or when no GPU runtime is present."""
+    slot is printed) or a skipped op (--allow-skips accepts those), 2 on bad input or when no GPU runtime is present."""
 
     def body() -> None:
         from .runtime.checkcmd import run_check  # the one command that reaches into llgen.runtime, lazily
@@ -481,8 +496,8 @@ def check_command(
         elif _whole_file(ttgir):
             from .commands.ttgir import check_plans
 
-            code = 0
-            for label, p in check_plans(ttgir, warps, _tpw(threads_per_warp), target, path_, smem_budget):
+            plans, code = check_plans(ttgir, allow_skips, warps, _tpw(threads_per_warp), target, path_, smem_budget)
+            for label, p in plans:
                 click.echo(f"{label}:")
                 report = f"{report_prefix}-{label}" if report_prefix else None
                 code = max(code, run_check(p, target=p.target.name, report=report, **common))

@@ -1,5 +1,6 @@
-"""Files: the one way llgen writes a file (sources, headers, pictures, reports), the check before it writes
-over one, and the one way it reads an input file (layout JSON, TTGIR dumps)."""
+"""Files: the one way llgen writes a file (sources, headers, pictures, reports) and several files at once (all
+or none), the check before it writes over one, and the one way it reads an input file (layout JSON, TTGIR
+dumps)."""
 
 from __future__ import annotations
 
@@ -31,15 +32,78 @@ def _write(p: Path, data: str | bytes, make_dirs: bool) -> None:
         raise LlgenError(f"cannot write '{p}': its directory does not exist.")
     if p.is_dir():
         raise LlgenError(f"cannot write '{p}': it is a directory.")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{p.name[:64]}.")
+    tmp = _temporary(folder, p.name, data)
     try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, p)
     except BaseException:
         _remove(tmp)
         raise
+
+
+def write_every(files: list[tuple[Path, str | bytes]], *, force: bool, make_dirs: bool = False) -> None:
+    """Write several files, every one or none: each target is checked first (not a folder, not a file llgen did
+    not write unless ``force``, no name twice), then each text goes to a temporary file beside its target, and
+    only when all of them are written are they renamed into place. On any failure the temporaries, and the
+    folders this call created, are removed."""
+    seen: set[Path] = set()
+    for path, _ in files:
+        p = Path(path)
+        if p.resolve() in seen:
+            raise LlgenError(f"cannot write '{p}' twice in one command.")
+        seen.add(p.resolve())
+        if is_folder(p):
+            raise LlgenError(f"cannot write '{p}': it is a directory.")
+        check_overwrite(p, force)
+    made: list[Path] = []
+    temps: list[tuple[str, Path]] = []
+    done, p = False, Path(files[0][0]) if files else Path(".")
+    try:
+        for path, data in files:
+            p = Path(path)
+            folder = p.parent if str(p.parent) else Path(".")
+            if make_dirs:
+                made += _make_folders(folder)
+            if not folder.is_dir():
+                raise LlgenError(f"cannot write '{p}': its directory does not exist.")
+            temps.append((_temporary(folder, p.name, data), p))
+        for tmp, p in temps:
+            os.replace(tmp, p)
+        done = True
+    except OSError as e:
+        raise LlgenError(f"cannot write '{p}': {e.strerror or e}.") from None
+    finally:
+        if not done:
+            for tmp, _ in temps:
+                _remove(tmp)
+            for folder in reversed(made):
+                _rmdir(folder)
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; the ones created, outermost first."""
+    missing = [f for f in [folder, *folder.parents] if not f.exists()][::-1]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing
+
+
+def _rmdir(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass  # not empty, or gone: it is not ours to clear
+
+
+def _temporary(folder: Path, name: str, data: str | bytes) -> str:
+    """A temporary file in ``folder`` holding ``data``, with the mode a plain ``open`` would give it."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name[:64]}.")
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        _remove(tmp)
+        raise
+    return tmp
 
 
 def is_folder(path: str | os.PathLike) -> bool:

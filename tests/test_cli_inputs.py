@@ -153,10 +153,77 @@ def test_emit_creates_the_folder_and_names_each_file_with_its_size(tmp_path):
 
 
 def test_form_both_writes_a_kernel_that_includes_its_header(tmp_path):
-    res = invoke("emit", "--form", "both", "-o", str(tmp_path / "both"))
+    res = invoke("emit", "--form", "both", "-o", f"{tmp_path / 'both'}/")
     assert res.exit_code == 0, res.output
     kernel, header = sorted((tmp_path / "both").iterdir())
     assert (kernel.suffix, header.suffix) == (".cu", ".cuh") and f'#include "{header.name}"' in kernel.read_text()
+
+
+def test_form_both_to_a_file_writes_it_and_its_header_beside_it(tmp_path):
+    res = invoke("emit", "--form", "both", "-o", str(tmp_path / "x.cu"), "--shape", "32x32")
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.cu", "x.cuh"]
+    assert '#include "x.cuh"' in (tmp_path / "x.cu").read_text()
+    res = invoke("emit", "--form", "both", "--src", "mfma", "--dst", "blocked", "-o", str(tmp_path / "y.hip"), "--shape", "32x32")
+    assert res.exit_code == 0, res.output
+    assert '#include "y.hip.h"' in (tmp_path / "y.hip").read_text() and (tmp_path / "y.hip.h").is_file()
+
+
+@pytest.mark.parametrize("name", ["both", "x.txt", "x.cuh", ".cu"])
+def test_form_both_to_a_name_without_the_kernel_suffix_is_refused(tmp_path, name):
+    res = invoke("emit", "--form", "both", "-o", str(tmp_path / name), "--shape", "32x32")
+    assert_one_line_error(res, "--form both", "must end in .cu", "NAME.cuh")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_multi_file_write_writes_every_file_or_none(tmp_path):
+    (tmp_path / "x.cuh").mkdir()  # the header's name is taken by a folder
+    res = invoke("emit", "--form", "both", "-o", str(tmp_path / "x.cu"), "--shape", "32x32")
+    assert_one_line_error(res, "x.cuh", "is a directory")
+    assert [p.name for p in tmp_path.iterdir()] == ["x.cuh"]
+    (tmp_path / "x.cuh").rmdir()
+    (tmp_path / "x.cuh").write_text("// mine\n")  # ... by a file llgen did not write
+    assert_one_line_error(invoke("emit", "--form", "both", "-o", str(tmp_path / "x.cu"), "--shape", "32x32"), "--force")
+    assert [p.name for p in tmp_path.iterdir()] == ["x.cuh"] and (tmp_path / "x.cuh").read_text() == "// mine\n"
+    out = tmp_path / "new" / "deeper"
+    names = [p.name for p in _emitted(tmp_path / "probe")]
+    (out / names[1]).mkdir(parents=True)  # a folder DIR/: one of the two names taken
+    res = invoke("emit", "--form", "both", "-o", f"{out}/", "--shape", "32x32")
+    assert_one_line_error(res, names[1], "is a directory")
+    assert [p.name for p in out.iterdir()] == [names[1]]
+    (out / names[1]).rmdir()
+    assert invoke("emit", "--form", "both", "-o", f"{out}/", "--shape", "32x32").exit_code == 0
+    assert sorted(p.name for p in out.iterdir()) == names
+
+
+def _emitted(folder):
+    res = invoke("emit", "--form", "both", "-o", f"{folder}/", "--shape", "32x32")
+    assert res.exit_code == 0, res.output
+    return sorted(folder.iterdir())
+
+
+@pytest.mark.parametrize("fails", [1, 2])
+def test_write_every_leaves_nothing_when_a_write_fails(tmp_path, monkeypatch, fails):
+    from pathlib import Path
+
+    from llgen import files
+    from llgen.errors import LlgenError
+
+    real = files._temporary
+    calls = []
+
+    def failing(folder, name, data):
+        calls.append(name)
+        if len(calls) == fails:
+            raise OSError(28, "No space left on device", str(Path(folder) / name))
+        return real(folder, name, data)
+
+    monkeypatch.setattr(files, "_temporary", failing)
+    with pytest.raises(LlgenError, match="No space left on device"):
+        files.write_every(
+            [(tmp_path / "a" / "b" / "x.cu", "1"), (tmp_path / "a" / "b" / "x.cuh", "2")], force=False, make_dirs=True
+        )
+    assert list(tmp_path.iterdir()) == []  # no file, no temporary, no folder it made
 
 
 def test_force_is_needed_to_write_over_a_file_llgen_did_not_write(tmp_path):

@@ -341,3 +341,58 @@ def test_many_scratch_rounds_prefer_plain_vectors_to_matrix_tiles_at_equal_wavef
         ops[budget] = (d.rounds, d.store.op, d.load.op, d.predicted_store_wavefronts + d.predicted_load_wavefronts)
     assert ops[None][:2] == (1, "stmatrix") and ops[16384][:2] == (2, "stmatrix")
     assert ops[8192] == (4, "st.shared", "ld.shared", ops[16384][3])
+
+
+# ---------------------------------------------------------------- registers a thread holds (llgen plan's registers line)
+@pytest.mark.parametrize(
+    "dtype, path, regs",
+    [
+        ("f32", "shuffle", 32),  # shuffles read A and fill B in every round: 16 + 16 words
+        ("f32", "shared", 16),  # one round: A is stored before B is loaded, the larger side counts
+        ("f16", "shuffle", 16),  # two f16 elements a word
+        ("f16", "shared", 8),
+        ("f64", "shuffle", 64),  # two words an element
+        ("f64", "registers", None),  # not a permutation: an error, not a count
+    ],
+)
+def test_registers_count_the_live_words_of_a_and_b(dtype, path, regs):
+    from llgen.plan.explain import registers
+
+    if regs is None:
+        with pytest.raises(LlgenError):
+            plan_conversion(A16, B16, dtype, "sm_90", path=path)
+        return
+    p = plan_conversion(A16, B16, dtype, "sm_90", path=path)
+    assert registers(p) == regs and p.to_json()["registers_per_thread"] == regs
+    assert f"registers: {regs} per thread at the peak" in p.explain()
+
+
+TRANSPOSE = ("blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0", "blocked:spt=4x1,tpw=32x1,wpc=1x4,order=0x1")
+
+
+def test_scratch_rounds_free_a_as_they_store_it():
+    """The 256x256 f32 transpose over 4 warps: 512 elements a thread on each side; in 2 or 4 rounds each round's
+    stores free what its loads fill, so the peak stays 512, not 1024."""
+    from llgen.plan.explain import registers
+
+    a, b = (parse_layout(s, (256, 256), 4, 32, 4) for s in TRANSPOSE)
+    for budget, rounds in ((None, 2), (64 * 1024, 4)):
+        p = plan_conversion(a, b, "f32", "sm_90", smem_budget=budget)
+        assert (p.detail.rounds, p.n_in, p.n_out, registers(p)) == (rounds, 512, 512, 512)
+
+
+def test_a_plan_over_255_registers_warns_in_plan_and_emit(tmp_path):
+    from click.testing import CliRunner
+
+    from llgen.cli import main
+
+    args = ["--src", TRANSPOSE[0], "--dst", TRANSPOSE[1], "--shape", "256x256", "--dtype", "f32", "--warps", "4"]
+    warning = "warning: the conversion holds 512 registers a thread at its peak, over the 255 a thread can hold"
+    for cmd in (["plan"], ["plan", "--json"], ["emit", "-o", str(tmp_path / "t.cu")]):
+        res = CliRunner().invoke(main, [*cmd, *args])
+        assert res.exit_code == 0, res.output
+        assert res.stderr.splitlines()[0].startswith(warning) and res.stderr.count("warning:") == 1, res.stderr
+    res = CliRunner().invoke(main, ["plan", *args])
+    assert "registers: 512 per thread at the peak (A 512, B 512 words), over the 255 a thread can hold" in res.stdout
+    small = CliRunner().invoke(main, ["plan", *args[:-4], "--shape", "64x64"])
+    assert small.exit_code == 0 and small.stderr == "" and "registers: 32 per thread at the peak" in small.stdout

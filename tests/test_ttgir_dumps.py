@@ -201,15 +201,65 @@ def test_unsupported_ops_are_listed_with_a_reason(tmp_path):
     dump = tmp_path / "odd.ttgir"
     dump.write_text(text.replace(line, "\n".join([line, *extra])))
     res = invoke("plan", "--ttgir", str(dump))
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # it ran, but some ops were skipped
     reasons = [x for x in res.stdout.splitlines() if x.startswith("  not planned: ")]
     assert len(reasons) == 6 and all(r.endswith(".") for r in reasons)
     assert "sub-byte" in reasons[0] and "pointers" in reasons[1] and "f8E4M3FNUZ" in reasons[2]
-    assert "wmma" in reasons[3] and "#nope" in reasons[4] and "encoding" in reasons[5]
+    assert "wmma" in reasons[3] and "#nope" in reasons[4] and "source tensor type has no layout encoding" in reasons[5]
+    assert res.stderr == "6 of 7 ttg.convert_layout skipped (pass --allow-skips to accept that).\n"
+    accepted = invoke("plan", "--ttgir", str(dump), "--allow-skips")
+    assert accepted.exit_code == 0 and accepted.stdout == res.stdout and "accepted by --allow-skips" in accepted.stderr
     out = tmp_path / "out"
     res = invoke("emit", "--ttgir", str(dump), "-o", str(out))
-    assert res.exit_code == 0 and sorted(p.name for p in out.iterdir()) == ["index.txt", "matmul_l38c48.cuh"]
+    assert res.exit_code == 1 and sorted(p.name for p in out.iterdir()) == ["index.txt", "matmul_l38c48.cuh"]
     assert sum(line.startswith("not written") for line in (out / "index.txt").read_text().splitlines()) == 6
+    skipped = [x for x in res.stderr.splitlines() if x.startswith("skipped line ")]
+    assert len(skipped) == 6 and "line 76 (make_ttgir_dumps.py:38:48) in @matmul: tensor<128x128xi1>" in skipped[0]
+    assert invoke("emit", "--ttgir", str(dump), "-o", str(out), "--allow-skips").exit_code == 0
+
+
+def test_a_file_whose_every_op_is_skipped_exits_1(tmp_path):
+    """Every tensor 65536x65536 (over the tile cap): nothing is planned, and that is not a success."""
+    dump = tmp_path / "huge.ttgir"
+    dump.write_text((DATA / "attention_fwd.ttgir").read_text().replace("128x64x", "65536x65536x"))
+    res = invoke("plan", "--ttgir", str(dump))
+    assert res.exit_code == 1 and res.stdout.count("not planned: shape 65536x65536 is over llgen's limit") == 2
+    out = tmp_path / "out"
+    res = invoke("emit", "--ttgir", str(dump), "-o", f"{out}/")
+    assert res.exit_code == 1 and "0 conversion(s) of 2 ttg.convert_layout written" in res.stderr
+    assert res.stderr.count("skipped line ") == 2 and res.stderr.endswith(
+        "2 of 2 ttg.convert_layout skipped (pass --allow-skips to accept that).\n"
+    )
+    assert [p.name for p in out.iterdir()] == ["index.txt"]
+    assert invoke("emit", "--ttgir", str(dump), "-o", f"{out}/", "--allow-skips").exit_code == 0
+    res = invoke("check", "--ttgir", str(dump), "--cpu", "--allow-skips")
+    assert res.exit_code == 2 and "has no ttg.convert_layout that llgen plans" in res.stderr  # nothing left to run
+
+
+def test_a_file_with_every_op_planned_exits_0():
+    res = invoke("plan", "--ttgir", str(DATA / "attention_fwd.ttgir"))
+    assert res.exit_code == 0 and res.stderr == ""
+
+
+def test_bad_dimensions_say_what_is_wrong_with_them(tmp_path):
+    text = (DATA / "matmul.ttgir").read_text()
+    line = next(x for x in text.splitlines() if "ttg.convert_layout" in x)
+    bad = ["-1x128", "?x128", "0x128", "128x99999999999"]
+    dump = tmp_path / "dims.ttgir"
+    dump.write_text(text.replace(line, "\n".join(line.replace("128x128xf16, #mma>", f"{d}xf16, #mma>") for d in bad)))
+    res = invoke("plan", "--ttgir", str(dump))
+    reasons = [x.removeprefix("  not planned: ") for x in res.stdout.splitlines() if x.startswith("  not planned: ")]
+    assert res.exit_code == 1 and reasons == [
+        "dimension 0 of the op's source tensor<-1x128xf16> is -1, not a positive size.",
+        "dimension 0 of the op's source tensor<?x128xf16> is dynamic (?): llgen moves tiles of a fixed shape.",
+        "dimension 0 of the op's source tensor<0x128xf16> is 0: the tensor holds no element.",
+        "dimension 1 of the op's source tensor<128x99999999999xf16> is 99999999999, over llgen's limit of 16777216.",
+    ]
+    assert "tensor<-1x128xf16>, #mma -> #blocked1" in res.stdout  # the header shows the type as written
+    same = line.replace("128x128xf16, #mma>", "64x128xf16, #mma>")
+    dump.write_text(text.replace(line, same))
+    res = invoke("plan", "--ttgir", str(dump))
+    assert "not planned: the op's source tensor<64x128xf16> and destination tensor<128x128xf16> differ in shape" in res.stdout
 
 
 def test_too_many_conversions_are_refused_before_any_is_planned():
@@ -246,3 +296,48 @@ def test_the_dumps_are_what_triton_writes_today():
     for name in ("matmul.ttgir", "layernorm.ttgir"):
         kernel, backend, arch, warp = script.DUMPS[name]
         assert script.compile_ttgir(kernel, backend, arch, warp) == (DATA / name).read_text(), name
+
+
+def test_swizzle_takes_every_op_of_the_file_or_the_pair_given():
+    path = str(DATA / "attention_fwd.ttgir")
+    res = invoke("swizzle", "--ttgir", path)
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0].endswith("ttg.target cuda:90; 2 ttg.convert_layout")
+    heads = [i for i, x in enumerate(lines) if x.startswith("line ")]
+    assert [lines[i].split(":")[0] for i in heads] == ["line 109 (make_ttgir_dumps.py", "line 124 (make_ttgir_dumps.py"]
+    one = invoke("swizzle", "--ttgir", path, "--src", "#mma", "--dst", "#blocked", "--shape", "128x64")
+    assert one.exit_code == 0 and one.stdout.splitlines()[0].startswith("layout ")
+    # the second op's table is the pair's own, indented under its header line
+    table = [x.removeprefix("  ") for x in lines[heads[1] + 1 :]]
+    assert table == one.stdout.splitlines()
+    assert invoke("swizzle").stdout != res.stdout  # not the default pair
+    res = invoke("swizzle", "--ttgir", path, "--src", "#mma")
+    assert res.exit_code == 2 and "both --src and --dst" in res.stderr
+
+
+def test_swizzle_of_a_file_with_skipped_ops_exits_1():
+    res = invoke("swizzle", "--ttgir", str(DATA / "layernorm.ttgir"), "--warps", "2")
+    assert res.exit_code == 2 and "ttg.num-warps" in res.stderr  # a contradiction is bad input, not a skip
+    text = (DATA / "matmul.ttgir").read_text()
+    line = next(x for x in text.splitlines() if "ttg.convert_layout" in x)
+    dump = text.replace(line, "\n".join([line, line.replace("xf16", "xi1")]))
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "odd.ttgir").write_text(dump)
+        res = invoke("swizzle", "--ttgir", f"{folder}/odd.ttgir")
+        assert res.exit_code == 1 and "  not planned: i1 is a sub-byte type" in res.stdout
+        assert res.stderr == "1 of 2 ttg.convert_layout skipped (pass --allow-skips to accept that).\n"
+        assert invoke("swizzle", "--ttgir", f"{folder}/odd.ttgir", "--allow-skips").exit_code == 0
+
+
+def test_emit_of_a_file_warns_of_a_conversion_over_255_registers(tmp_path):
+    dump = tmp_path / "big.ttgir"
+    dump.write_text((DATA / "matmul.ttgir").read_text().replace("128x128xf16", "256x256xf32"))
+    for cmd in (["plan", "--ttgir", str(dump)], ["emit", "--ttgir", str(dump), "-o", f"{tmp_path}/out/"]):
+        res = invoke(*cmd)
+        warnings = [x for x in res.stderr.splitlines() if x.startswith("warning: ")]
+        assert res.exit_code == 0 and len(warnings) == 1, res.output
+        assert warnings[0].startswith("warning: line 75 (make_ttgir_dumps.py:38:48): the conversion holds 512 registers")

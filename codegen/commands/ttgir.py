@@ -1,13 +1,14 @@
 """Every ``ttg.convert_layout`` of a TTGIR dump (``--ttgir FILE`` without --src/--dst): each op planned in its
 module's setting, or left out with one sentence why (a sub-byte or pointer element type, a layout llgen does
 not read, a plan that cannot work); ops that repeat an earlier conversion point at it. ``llgen plan`` lists
-them, ``llgen emit`` writes one header per distinct conversion and index.txt, ``llgen check`` and ``llgen
-bench`` run them."""
+them, ``llgen swizzle`` gives each its table of shared layouts, ``llgen emit`` writes one header per distinct
+conversion and index.txt, ``llgen check`` and ``llgen bench`` run them. An op left out is a skip: listed on
+stderr, exit status 1, unless --allow-skips accepts it (a command that did less than it was asked to says so)."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import click
@@ -24,7 +25,7 @@ class Item:
     op: ConvertOp
     name: str  # the header's name, from the op's function and source location
     plan: object | None = None
-    kinds: tuple[str, str] = ("", "")
+    pair: object | None = None  # the op's two layouts, dtype and target (llgen.spec.pair.Pair)
     why: str = ""  # why the op is not planned
     same_as: int | None = None  # the index of an earlier item with the same conversion
 
@@ -36,16 +37,19 @@ def collect(
     from ..dtypes import from_mlir
     from ..names import identifier
     from ..spec.pair import parse_pair
+    from ..spec.request import resolve
 
     modules = read_ttgir(path)
     items: list[Item] = []
     seen: dict[str, int] = {}
     used: set[str] = set()
     for module in modules:
+        # options that contradict the module (--warps 2 in a ttg.num-warps 4 file) are bad input, not a skip of each op
+        resolve({}, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
         for op in module.ops:
             name = _unique(identifier(_base_name(op)), used)
             if op.problem:
-                items.append(Item(module, op, name, why=f"the op's {op.problem}"))
+                items.append(Item(module, op, name, why=op.problem))
                 continue
             try:
                 dt = from_mlir(op.element)
@@ -57,7 +61,7 @@ def collect(
                 items.append(Item(module, op, name, why=str(e)))
                 continue
             key = json.dumps([pair.src.to_dict(), pair.dst.to_dict(), dt.name, plan.target.name, plan.path], sort_keys=True)
-            items.append(Item(module, op, name, plan, pair.kinds, same_as=seen.get(key)))
+            items.append(Item(module, op, name, plan, pair, same_as=seen.get(key)))
             seen.setdefault(key, len(items) - 1)
     return modules, items
 
@@ -79,14 +83,71 @@ def _unique(name: str, used: set[str]) -> str:
 
 
 def _tensor(op: ConvertOp) -> str:
-    return f"{'x'.join(map(str, op.shape))}x{op.element}" if op.shape else op.element or "?"
+    return op.tensor or "?"
 
 
-def plan_file(path: str, as_json: bool, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None) -> str:
-    """``llgen plan --ttgir FILE``: each module's setting, then every op with its plan (or why none)."""
+def _header(op: ConvertOp) -> str:
+    """``line 124 (kernel.py:85:55) in @attention_fwd: tensor<128x64xf16>, #mma -> #blocked``."""
+    return f"{op.where()} in @{op.func or '?'}: tensor<{_tensor(op)}>, {op.src or '?'} -> {op.dst or '?'}"
+
+
+def skip_status(items: list[Item], allow_skips: bool, listed: bool = False) -> int:
+    """On stderr, each op llgen skipped with its sentence (unless the output ``listed`` them already) and a count;
+    the exit status: 1 when an op was skipped and --allow-skips was not given, else 0."""
+    skipped = [it for it in items if it.why]
+    if not skipped:
+        return 0
+    if not listed:
+        for it in skipped:
+            click.echo(f"skipped {_header(it.op)}: {it.why}", err=True)
+    accept = "accepted by --allow-skips" if allow_skips else "pass --allow-skips to accept that"
+    click.echo(f"{len(skipped)} of {len(items)} ttg.convert_layout skipped ({accept}).", err=True)
+    return 0 if allow_skips else 1
+
+
+def warn_registers(items: list[Item]) -> None:
+    """One ``warning: ...`` line on stderr for each distinct conversion that needs more registers than a thread has."""
+    from ..plan.explain import registers_warning
+
+    for it in items:
+        warning = registers_warning(it.plan) if it.plan is not None and it.same_as is None else None
+        if warning:
+            click.echo(f"warning: {it.op.where()}: {warning.removeprefix('warning: ')}", err=True)
+
+
+def plan_file(
+    path: str, as_json: bool, allow_skips: bool, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None
+) -> int:
+    """``llgen plan --ttgir FILE``: each module's setting, then every op with its plan (or why none); the exit status."""
     modules, items = collect(path, warps, threads_per_warp, target, path_, smem_budget)
     if as_json:
-        return json.dumps([_json(it, items) for it in items])
+        click.echo(json.dumps([_json(it, items) for it in items]))
+    else:
+        click.echo("\n".join([*_settings(path, modules), *_each(items, lambda i: items[i].plan.explain().splitlines())]))
+    warn_registers(items)
+    return skip_status(items, allow_skips, listed=not as_json)
+
+
+def swizzle_file(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None) -> int:
+    """``llgen swizzle --ttgir FILE``: each module's setting, then every op with its swizzle table (or why none)."""
+    from .swizzle import table
+
+    modules, items = collect(path, warps, threads_per_warp, target)
+    tables: dict[int, list[str]] = {}
+    for i, it in enumerate(items):
+        if it.plan is not None and it.same_as is None:
+            try:
+                tables[i] = table(it.pair).splitlines()
+            except LlgenError as e:  # no shared-memory plan for this op: it is skipped, and so are its repeats
+                items[i] = replace(it, plan=None, why=str(e))
+        elif it.same_as is not None and items[it.same_as].why:
+            items[i] = replace(it, plan=None, why=items[it.same_as].why, same_as=None)
+    click.echo("\n".join([*_settings(path, modules), *_each(items, tables.__getitem__)]))
+    return skip_status(items, allow_skips, listed=True)
+
+
+def _settings(path: str, modules: list[Module]) -> list[str]:
+    """A line per module: where it starts, its functions, ttg.num-warps, threads per warp, target, op count."""
     out = []
     for m in modules:
         funcs = ", ".join(f"@{f}" for f in m.funcs) or "no function"
@@ -94,16 +155,21 @@ def plan_file(path: str, as_json: bool, warps=None, threads_per_warp=None, targe
             f"{path} (module at line {m.line}, {funcs}): ttg.num-warps {m.num_warps}, ttg.threads-per-warp "
             f"{m.threads_per_warp}, ttg.target {m.target}; {len(m.ops)} ttg.convert_layout"
         )
-    for it in items:
-        op = it.op
-        out += ["", f"{op.where()} in @{op.func or '?'}: tensor<{_tensor(op)}>, {op.src or '?'} -> {op.dst or '?'}"]
+    return out
+
+
+def _each(items: list[Item], body) -> list[str]:
+    """A header line per op, then ``body(index)``'s lines indented, why it is not planned, or the op it repeats."""
+    out = []
+    for i, it in enumerate(items):
+        out += ["", _header(it.op)]
         if it.why:
             out.append(f"  not planned: {it.why}")
         elif it.same_as is not None:
             out.append(f"  the same conversion as {items[it.same_as].op.where()} (path {it.plan.path}).")
         else:
-            out += [f"  {line}" if line else "" for line in it.plan.explain().splitlines()]
-    return "\n".join(out)
+            out += [f"  {line}" if line else "" for line in body(i)]
+    return out
 
 
 def _json(it: Item, items: list[Item]) -> dict:
@@ -127,8 +193,11 @@ def _json(it: Item, items: list[Item]) -> dict:
     }
 
 
-def emit_file(path, output, form, force, command, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None):
-    """``llgen emit --ttgir FILE -o DIR/``: one ``form`` file per distinct conversion, then DIR/index.txt."""
+def emit_file(
+    path, output, form, force, command, allow_skips, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None
+) -> int:
+    """``llgen emit --ttgir FILE -o DIR/``: one ``form`` file per distinct conversion, then DIR/index.txt, all of
+    them or none; the exit status."""
     from ..emit import file_names
     from ..version import llgen_version
     from .emit import sources, write_all
@@ -153,7 +222,7 @@ def emit_file(path, output, form, force, command, warps=None, threads_per_warp=N
         "",
     ]
     for i, it in enumerate(items):
-        where = f"{it.op.where()}: tensor<{_tensor(it.op)}>, {it.op.src} -> {it.op.dst}"
+        where = f"{it.op.where()}: tensor<{_tensor(it.op)}>, {it.op.src or '?'} -> {it.op.dst or '?'}"
         if it.why:
             lines.append(f"not written  {where}: {it.why}")
         else:
@@ -162,29 +231,37 @@ def emit_file(path, output, form, force, command, warps=None, threads_per_warp=N
     files.append((out / INDEX, "\n".join(lines) + "\n"))
     write_all(files, force, make_dirs=True)
     click.echo(f"{len(written)} conversion(s) of {len(items)} ttg.convert_layout written to {out}", err=True)
+    warn_registers(items)
+    return skip_status(items, allow_skips)
 
 
 def planned(path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None) -> list[Item]:
-    """The distinct conversions of ``path`` llgen plans; none is an error."""
+    """Every op of ``path``, planned or with why not; an error when none is planned."""
     _, items = collect(path, warps, threads_per_warp, target, path_, smem_budget)
-    out = [it for it in items if it.plan is not None and it.same_as is None]
-    if not out:
+    if not any(it.plan is not None for it in items):
         raise LlgenError(f"'{path}' has no ttg.convert_layout that llgen plans (see llgen plan --ttgir {path}).")
-    return out
+    return items
 
 
-def check_plans(path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None):
-    """(name, plan) of every distinct conversion of ``path``, for ``llgen check``."""
-    return [(it.name, it.plan) for it in planned(path, warps, threads_per_warp, target, path_, smem_budget)]
+def check_plans(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None):
+    """(name, plan) of every distinct conversion of ``path``, for ``llgen check``, and the skips' exit status."""
+    items = planned(path, warps, threads_per_warp, target, path_, smem_budget)
+    return [(it.name, it.plan) for it in _distinct(items)], skip_status(items, allow_skips)
 
 
-def bench_cases(path: str, warps=None, threads_per_warp=None, target=None, smem_budget=None):
-    """(suite cases, target) of every distinct conversion of ``path``, for ``llgen bench`` (one target)."""
+def bench_cases(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, smem_budget=None):
+    """(suite cases, target) of every distinct conversion of ``path``, for ``llgen bench`` (one target), and the
+    skips' exit status."""
     from ..suite import Case
 
     items = planned(path, warps, threads_per_warp, target, None, smem_budget)
-    targets = sorted({it.plan.target.name for it in items})
+    distinct = _distinct(items)
+    targets = sorted({it.plan.target.name for it in distinct})
     if len(targets) > 1:
         raise LlgenError(f"'{path}' holds kernels for {' and '.join(targets)}: pass --target to bench one of them.")
-    cases = [Case(it.name, it.plan.dtype.name, it.plan.src.shape, it.plan.warps, it.plan.src, it.plan.dst) for it in items]
-    return cases, targets[0]
+    cases = [Case(it.name, it.plan.dtype.name, it.plan.src.shape, it.plan.warps, it.plan.src, it.plan.dst) for it in distinct]
+    return cases, targets[0], skip_status(items, allow_skips)
+
+
+def _distinct(items: list[Item]) -> list[Item]:
+    return [it for it in items if it.plan is not None and it.same_as is None]

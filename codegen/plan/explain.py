@@ -10,6 +10,60 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+MAX_REGISTERS = 255  # 32-bit registers a thread can address on sm_80/sm_90 (gfx9 has 256 VGPRs): past it, spills
+
+
+def words(elements: int, bits: int) -> int:
+    """32-bit registers holding ``elements`` elements of ``bits`` bits, packed as the emitted code packs them
+    (llgen.emit.spelling.RegArray: 8- and 16-bit elements share words, a 64-bit one takes two)."""
+    return max(1, -(-elements * bits // 32))
+
+
+def registers(plan) -> int:
+    """The 32-bit registers a thread holds at once for the conversion's data, at its peak: A's words until they
+    are sent or stored, B's once they are received or loaded. A permutation renames A's words (the larger of A and
+    B); shuffles read A and fill B in every round (both); shared memory frees A's words as each round stores them
+    and fills B's as it loads, so with one round the larger side, with several the fullest moment between."""
+    bits = plan.dtype.bits
+    a, b = words(plan.n_in, bits), words(plan.n_out, bits)
+    if plan.path == "shuffle":
+        return a + b
+    if plan.path != "shared":
+        return max(a, b)
+    d, per = plan.detail, max(1, 32 // bits)
+    scale = 2 if bits == 64 else 1
+    stored = {}  # A's word -> the last round that stores an element of it
+    for ins in d.store.instrs:
+        for r in ins.regs:
+            stored[r // per] = max(stored.get(r // per, -1), ins.round)
+    loaded = {}  # B's word -> the first round that loads an element of it
+    for ins in d.load.instrs:
+        for r in ins.regs:
+            loaded[r // per] = min(loaded.get(r // per, d.rounds), ins.round)
+    between = [
+        sum(last > rnd for last in stored.values()) + sum(first <= rnd for first in loaded.values()) for rnd in range(d.rounds)
+    ]
+    return max(a, b, *(n * scale for n in between))
+
+
+def registers_text(plan) -> str:
+    """``registers: 64 per thread at the peak (A 64, B 64 words)``, with a note past MAX_REGISTERS."""
+    bits, n = plan.dtype.bits, registers(plan)
+    text = f"registers: {n} per thread at the peak (A {words(plan.n_in, bits)}, B {words(plan.n_out, bits)} words)"
+    return text + (f", over the {MAX_REGISTERS} a thread can hold" if n > MAX_REGISTERS else "")
+
+
+def registers_warning(plan) -> str | None:
+    """One line for stderr when the plan needs more registers than a thread has, else None."""
+    n = registers(plan)
+    if n <= MAX_REGISTERS:
+        return None
+    return (
+        f"warning: the conversion holds {n} registers a thread at its peak, over the {MAX_REGISTERS} a thread can "
+        "hold: the compiler will spill to local memory (a smaller tile or more warps needs fewer)."
+    )
+
+
 def vec_name(x: int, names: list[str]) -> str:
     if not x:
         return "0"
@@ -32,6 +86,7 @@ def explain(plan) -> str:
     ]
     if plan.costs:
         lines.append("cost model: " + ", ".join(f"{k} {v:.0f}" for k, v in plan.costs))
+    lines.append(registers_text(plan))
     lines.append("")
     lines.append("C = B^-1 A, by labelled blocks (each A bit -> where B holds that element):")
     c = a.invert_and_compose(b)
@@ -118,6 +173,7 @@ def to_json(plan) -> dict:
         "dst": plan.dst.to_dict(),
         "registers_in": plan.n_in,
         "registers_out": plan.n_out,
+        "registers_per_thread": registers(plan),
         "out_copies": [list(x) for x in plan.out_copies],
         "costs": dict(plan.costs),
     }

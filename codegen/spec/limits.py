@@ -33,15 +33,8 @@ def ascii_int(text: str, what: str) -> int:
     if not _INT.fullmatch(text):
         raise LlgenError(f"{what} '{text}' is not a number written in ASCII digits.")
     if len(text) > 12 or abs(int(text)) > MAX_NUMBER:
-        raise LlgenError(f"{what} {text} is over llgen's limit of {MAX_NUMBER}.")
+        raise LlgenError(f"{what} is {text[:20]}, over llgen's limit of {MAX_NUMBER}.")
     return int(text)
-
-
-def check_number(value: int, what: str) -> int:
-    """``value`` itself when its size is at most MAX_NUMBER."""
-    if abs(value) > MAX_NUMBER:
-        raise LlgenError(f"{what} {value} is over llgen's limit of {MAX_NUMBER}.")
-    return value
 
 
 def check_spec_text(spec: str, what: str = "layout") -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..errors import LlgenError
 from ..files import read_text
-from .limits import MAX_CONVERSIONS, MAX_TTGIR_BYTES, ascii_int
+from .limits import MAX_CONVERSIONS, MAX_NUMBER, MAX_TTGIR_BYTES, ascii_int
 from .location import Location, loc_body, resolve
 from .ttgir import Alias, Aliases, AttrParser
 
@@ -28,7 +28,7 @@ _ATTRS = {
     "num_ctas": re.compile(r'"ttg\.num-ctas"\s*=\s*([0-9]+)'),
 }
 _TARGET = re.compile(r'ttg\.target\s*=\s*"([^"]*)"')
-_TENSOR = re.compile(r"((?:[0-9]+x)+)(.+)")
+_TENSOR = re.compile(r"((?:[-+?0-9][^x]*x)*)(.*)")  # dims (MLIR's are integers or ?, each followed by x), element
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class ConvertOp:
     dst: str
     location: Location
     problem: str = ""  # one sentence when the op's types could not be read
+    tensor: str = ""  # the source tensor type as written, less its encoding: 128x128xf16
 
     def where(self) -> str:
         """``line 62 (kernel.py:13:48)``."""
@@ -165,7 +166,7 @@ def _alias(name: str, text: str, aliases: Aliases) -> Alias:
 
 def _number(pattern: re.Pattern, head: str, key: str, path: str) -> int | None:
     m = pattern.search(head)
-    return ascii_int(m.group(1), f"{key.replace('_', '-')} of {path}") if m else None
+    return ascii_int(m.group(1), f"ttg.{key.replace('_', '-')} of {path}") if m else None
 
 
 def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> ConvertOp:
@@ -177,18 +178,34 @@ def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> Conve
     types = line.split(" : ", 1)[1] if " : " in line else ""
     tensors = _tensors(types)
     if len(tensors) != 2:
-        return ConvertOp(number, func, (), "", "", "", location, "its types are not two tensor types.")
-    (shape_a, elem_a, src), (shape_b, elem_b, dst) = tensors
-    problem = ""
-    if not src or not dst:
-        problem = "a tensor type has no layout encoding."
-    elif (shape_a, elem_a) != (shape_b, elem_b):
-        problem = "its source and destination tensors differ in shape or element type."
-    return ConvertOp(number, func, shape_a, elem_a, src, dst, location, problem)
+        return ConvertOp(number, func, (), "", "", "", location, "the op's types are not two tensor types.")
+    (text_a, dims_a, elem_a, src), (text_b, dims_b, elem_b, dst) = tensors
+    problem = _dims_problem(dims_a, text_a, "source") or _dims_problem(dims_b, text_b, "destination")
+    shape = () if problem else tuple(int(d) for d in dims_a)
+    if not problem and (not src or not dst):
+        problem = f"the op's {'source' if not src else 'destination'} tensor type has no layout encoding."
+    elif not problem and (dims_a, elem_a) != (dims_b, elem_b):
+        problem = f"the op's source tensor<{text_a}> and destination tensor<{text_b}> differ in shape or element type."
+    return ConvertOp(number, func, shape, elem_a, src, dst, location, problem, text_a)
 
 
-def _tensors(text: str) -> list[tuple[tuple[int, ...], str, str]]:
-    """(shape, element type, encoding) of every ``tensor<...>`` in ``text``."""
+def _dims_problem(dims: list[str], text: str, side: str) -> str:
+    """Why a tensor's dimensions are not a tile's fixed, positive sizes ("" when they are)."""
+    for k, d in enumerate(dims):
+        where = f"dimension {k} of the op's {side} tensor<{text}>"
+        if d == "?":
+            return f"{where} is dynamic (?): llgen moves tiles of a fixed shape."
+        if not re.fullmatch(r"[0-9]+", d):
+            return f"{where} is {d[:20]}, not a positive size."
+        if len(d) > 12 or int(d) > MAX_NUMBER:
+            return f"{where} is {d[:20]}, over llgen's limit of {MAX_NUMBER}."
+        if int(d) == 0:
+            return f"{where} is 0: the tensor holds no element."
+    return ""
+
+
+def _tensors(text: str) -> list[tuple[str, list[str], str, str]]:
+    """(type text less its encoding, dimensions as written, element type, encoding) of every ``tensor<...>`` in ``text``."""
     out, at = [], 0
     while (at := text.find("tensor<", at)) >= 0:
         start = at + len("tensor<")
@@ -199,12 +216,8 @@ def _tensors(text: str) -> list[tuple[tuple[int, ...], str, str]]:
         inner, at = text[start : i - 1], i
         head, _, encoding = _split_once(inner)
         m = _TENSOR.fullmatch(head.strip())
-        if not m:
-            out.append(((), head.strip(), encoding.strip()))
-            continue
-        dims = m.group(1)[:-1].split("x")
-        shape = tuple(int(d) if len(d) <= 9 else 1 << 40 for d in dims)
-        out.append((shape, m.group(2).strip(), encoding.strip()))
+        dims = m.group(1)[:-1].split("x") if m.group(1) else []
+        out.append((head.strip(), dims, m.group(2).strip(), encoding.strip()))
     return out
 
 

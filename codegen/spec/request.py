@@ -47,7 +47,8 @@ def resolve(
     warp_values += [(f.warps.value, f"the {f.warps.source} of {role}") for role, f in facts.items() if f.warps]
     n_warps = _agree(warp_values, "warps") or DEFAULT_WARPS
     if n_warps & (n_warps - 1):
-        raise LlgenError(f"warp count {n_warps} is not a power of two.")
+        source = next((s for v, s in warp_values if v == n_warps), "the warp count")
+        raise LlgenError(f"{source} says {n_warps} warps, which is not a power of two.")
     lane_values = _given("--threads-per-warp", threads_per_warp)
     lane_values += _given(f"ttg.threads-per-warp {where}", getattr(module, "threads_per_warp", None))
     lane_values += [(f.lanes.value, f"the {f.lanes.source} of {role}") for role, f in facts.items() if f.lanes]
