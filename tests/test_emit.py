@@ -194,7 +194,7 @@ def _plan_of_each_kind() -> dict:
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_the_vendoring_guide_compiles_whatever_the_plan(arch):
-    """The guide's code (`__shared__ ... smem[cvt::kSmemDecl]`, `convert(a, b, smem)`) builds against the header of
+    """The guide's code (`extern __shared__ ... smem[]`, `convert(a, b, smem)`) builds against the header of
     a noop, a registers, a shuffle and a shared plan alike: changing a layout or a dtype never breaks the caller."""
     consumer = _vendoring_example()
     for kind, p in _plan_of_each_kind().items():
