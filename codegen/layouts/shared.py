@@ -62,9 +62,10 @@ class SwizzledShared:
     order: tuple[int, ...]
     cga_layout: CgaLayout = ()
     rotating = False  # AmdRotatingShared's rotating phase (see swizzled_rows)
+    kind = "swizzled_shared"
 
     def __post_init__(self):
-        check_pow2("swizzled_shared (vec, per_phase, max_phase)", [self.vec, self.per_phase, self.max_phase])
+        check_pow2(f"{self.kind} (vec, per_phase, max_phase)", [self.vec, self.per_phase, self.max_phase])
         object.__setattr__(self, "order", check_order(tuple(self.order), len(self.order)))
         object.__setattr__(self, "cga_layout", check_cga(self.cga_layout, self.rank))
 
@@ -103,6 +104,7 @@ class AmdRotatingShared(SwizzledShared):
     next (see `swizzled_rows`), so that rows of different blocks read together do not collide."""
 
     rotating = True
+    kind = "amd_rotating_shared"
 
 
 def amd_rotating_shared(

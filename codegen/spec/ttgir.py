@@ -395,7 +395,7 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
 
 def _padded(a: dict, name: str):
     """A padded_shared layout: its linear remap as ``offset``/``block`` bases or as ``order``/``shape``."""
-    pairs = bases(a["intervals"], "interval:+padding")
+    pairs = tuple(int_tuple(p, "interval:+padding pair") for p in a["intervals"])
     if "offset" in a or "block" in a:
         if "order" in a or "shape" in a:
             raise LlgenError(f"'#{name}' gives both offset/block bases and order/shape: it takes one of the two forms.")
