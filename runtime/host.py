@@ -4,9 +4,12 @@ The simulator (llgen.simulate) proves a plan; it cannot see a slip in the printe
 precedence, a wrong shift). Here the emitted kernels are compiled as host C++ by g++ against a small
 shim: each GPU thread is a std::thread, a block's threads meet at one std::barrier for __syncthreads, a
 warp's threads at the warp's own for __syncwarp and every shuffle (each reached uniformly by the threads it
-syncs, in our code), and __shared__ arrays are function statics (blocks run one after another). Inline PTX
-(ldmatrix, stmatrix) has no host meaning: sources that use it are refused, so plans run here with
-``matrix=False``.
+syncs, in our code), and __shared__ arrays are function statics (blocks run one after another). The inline PTX
+of ldmatrix/stmatrix (.m8n8.x1/x2/x4[.trans].shared.b16, in the emitted helpers ldmatrix_x4 ...) is replaced,
+before compiling, by calls to the shim's llgen_host::ldmatrix/stmatrix: the same warp exchange as a shuffle, each
+lane's row address published and the fragment moved as PTX defines it, so the emitted addresses are what is tested.
+Shared addresses are 32 bits as on the GPU (__cvta_generic_to_shared). Any other matrix PTX is refused in one
+sentence; HIP text has none.
 
 `compile(source, target)` returns a `HostModule` with the same operations as the GPU modules
 (to_device, filled, to_host, launch, synchronize), so `check_many(..., compiler=compile)` runs unchanged.
@@ -24,9 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import LlgenError
-from ..target import Target
-from ..target import target as to_target
+from llgen.errors import LlgenError
+from llgen.target import Target
+from llgen.target import target as to_target
+
 from .compile import CompileFailed, RuntimeUnavailable
 
 # One header for both languages: CUDA's names and HIP's (the HIP source includes <hip/hip_runtime.h>, which
@@ -59,6 +63,38 @@ def _trampolines(source: str) -> str:
     return "\n".join(out)
 
 
+# asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4+%5];" : "=r"(w0), ... : "r"(p), "n"(Imm) : "memory");
+_MATRIX_ASM = re.compile(
+    r'asm volatile\("(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.shared\.b16 ([^"]*);"([^;]*)\);'
+)
+_OPERAND = re.compile(r'"=?\w+"\s*\(([^()]*)\)')  # "=r"(w0), "r"(p), "n"(Imm): outputs then inputs, %0 %1 ...
+_ANY_MATRIX_ASM = re.compile(r'asm volatile\("((?:ldmatrix|stmatrix)[^" ]*)')
+
+
+def _matrix_call(m: re.Match) -> str:
+    """One matrix asm statement as the shim call: `ldmatrix ... {%0, %1}, [%2+%3]` -> `llgen_host::ldmatrix<false>(
+    (p)+(Imm), (w0), (w1));`, %k being the k-th operand in whatever order the template prints them."""
+    op, n, trans, text, constraints = m.groups()
+    operands = _OPERAND.findall(constraints)
+    regs, addr = re.search(r"\{([^}]*)\}", text), re.search(r"\[([^\]]*)\]", text)
+    words = [w.strip() for w in regs[1].split(",")] if regs else []
+    refs = [int(k) for k in re.findall(r"%(\d+)", text)]
+    if not addr or len(words) != int(n) or not all(re.fullmatch(r"%\d+", w) for w in words) or max(refs) >= len(operands):
+        raise LlgenError(f"cannot read the operands of {m[0].splitlines()[0]} to run it on the CPU.")
+    args = ", ".join(re.sub(r"%(\d+)", lambda k: f"({operands[int(k[1])]})", x) for x in (addr[1], *words))
+    return f"llgen_host::{op}<{'true' if trans else 'false'}>({args});"
+
+
+def host_source(source: str) -> str:
+    """The source as g++ compiles it here: every ldmatrix/stmatrix asm statement a shim call. Matrix PTX the shim does
+    not know (another shape or type) is refused in one sentence."""
+    out = _MATRIX_ASM.sub(_matrix_call, source)
+    left = _ANY_MATRIX_ASM.search(out)
+    if left:
+        raise LlgenError(f"inline PTX {left[1]} cannot run on the CPU: the host shim knows ldmatrix/stmatrix .m8n8 .b16 only.")
+    return out
+
+
 def _compiler() -> str:
     cxx = shutil.which("g++") or shutil.which("clang++") or shutil.which("clang++-19")
     if not cxx:
@@ -70,9 +106,8 @@ class HostModule:
     """Emitted kernels compiled for the CPU; device arrays are NumPy arrays."""
 
     def __init__(self, source: str, target: Target):
-        # ldmatrix/stmatrix need the GPU; the named barrier's asm sits in a branch the CPU's instantiation discards
-        if re.search(r'asm volatile\("(ldmatrix|stmatrix)', source):
-            raise LlgenError("inline PTX (ldmatrix/stmatrix) cannot run on the CPU: plan with matrix=False.")
+        # the named barrier's asm sits in a branch the CPU's instantiation discards
+        source = host_source(source)
         self.target, self.lang = target, target.lang
         self._dir = tempfile.TemporaryDirectory(prefix="llgen-host-")
         tmp = Path(self._dir.name)
@@ -125,15 +160,6 @@ class HostModule:
 
 
 MAX_TILES = 8  # tiles per stacked-tile run on the CPU: each tile is a block of real threads
-
-
-def uses_inline_ptx(plan) -> bool:
-    """Whether the plan's text holds ldmatrix/stmatrix inline PTX (its own or its sm_80 fallback's), which cannot run
-    here."""
-    return any(
-        p is not None and p.path == "shared" and bool(p.detail.store.matrices or p.detail.load.matrices)
-        for p in (plan, getattr(plan, "fallback", None))
-    )
 
 
 def cpu_device(target: str | Target = "sm_90"):

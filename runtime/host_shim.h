@@ -1,13 +1,17 @@
 // The CPU shim for llgen's emitted CUDA and HIP (llgen.runtime.host): each GPU thread a std::thread, a block's
-// threads meet at one std::barrier for __syncthreads, a warp's at its own for __syncwarp and every shuffle.
+// threads meet at one std::barrier for __syncthreads, a warp's at its own for __syncwarp, every shuffle and every
+// ldmatrix/stmatrix (host.py puts llgen_host::ldmatrix/stmatrix in place of their inline PTX).
 // Compiled with -DLLGEN_HOST_LANES=<wave size> -DLLGEN_DYNAMIC_SCRATCH_BYTES=<bytes> by host.py.
 #pragma once
 #include <algorithm>
 #include <barrier>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 #define __global__
 #define __device__
@@ -45,6 +49,63 @@ inline T shuffle(T v, unsigned src_lane) {
   warp_sync();
   return r;
 }
+// A shared-memory address (__cvta_generic_to_shared) is 32 bits, as on the GPU, so that the emitted `p + Imm`
+// arithmetic runs as printed: the signed offset from an anchor in this library. __shared__ arrays are statics of
+// the same library, well within 2 GiB of it.
+static unsigned char shared_anchor;
+inline unsigned to_shared(const void* p) {
+  const long long off = static_cast<long long>(reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(&shared_anchor));
+  if (off != static_cast<int>(off)) {
+    std::fputs("llgen host shim: a shared-memory pointer more than 2 GiB from this library's statics\n", stderr);
+    std::abort();
+  }
+  return static_cast<unsigned>(off);
+}
+inline unsigned char* from_shared(unsigned a) {
+  return reinterpret_cast<unsigned char*>(reinterpret_cast<uintptr_t>(&shared_anchor) + static_cast<intptr_t>(static_cast<int>(a)));
+}
+// ldmatrix/stmatrix .m8n8.b16 on a warp of 32: lane 8m + r names row r (16 bytes) of matrix m, and lane t's word m
+// holds elements (t/4, 2(t%4)) and (t/4, 2(t%4)+1) of matrix m, the low one in the low half; with Trans, elements
+// (2(t%4), t/4) and (2(t%4)+1, t/4). Every lane publishes its row address and the warp meets, as for a shuffle, so
+// only the addresses of lanes 0 .. 8N-1 count, as on the GPU. row0_slot: the exchange slot of the lane naming row 0.
+template <bool Trans>
+inline unsigned char* fragment_half(unsigned row0_slot, unsigned lane, unsigned half) {
+  unsigned r = lane / 4, c = 2 * (lane % 4) + half;
+  if (Trans) std::swap(r, c);
+  return from_shared(static_cast<unsigned>(exchange[row0_slot + r])) + 2 * c;
+}
+template <bool Trans>
+inline unsigned load_word(unsigned row0_slot, unsigned lane) {
+  unsigned short h[2];
+  for (unsigned k = 0; k < 2; ++k) memcpy(&h[k], fragment_half<Trans>(row0_slot, lane, k), 2);
+  return h[0] | static_cast<unsigned>(h[1]) << 16;
+}
+template <bool Trans>
+inline void store_word(unsigned row0_slot, unsigned lane, unsigned w) {
+  const unsigned short h[2] = {static_cast<unsigned short>(w), static_cast<unsigned short>(w >> 16)};
+  for (unsigned k = 0; k < 2; ++k) memcpy(fragment_half<Trans>(row0_slot, lane, k), &h[k], 2);
+}
+// Word m of the fold is matrix m's: the comma fold runs left to right.
+template <bool Trans, class... W>
+inline void ldmatrix(unsigned addr, W&... w) {
+  static_assert(LLGEN_HOST_LANES == 32 && sizeof...(W) >= 1 && sizeof...(W) <= 4, "ldmatrix: x1, x2 or x4 on 32 lanes");
+  const unsigned self = threadIdx.x, lane0 = self & ~31u, lane = self & 31u;
+  exchange[self] = addr;
+  warp_sync();
+  unsigned m = 0;
+  ((w = load_word<Trans>(lane0 + 8 * m++, lane)), ...);
+  warp_sync();
+}
+template <bool Trans, class... W>
+inline void stmatrix(unsigned addr, W... w) {
+  static_assert(LLGEN_HOST_LANES == 32 && sizeof...(W) >= 1 && sizeof...(W) <= 4, "stmatrix: x1, x2 or x4 on 32 lanes");
+  const unsigned self = threadIdx.x, lane0 = self & ~31u, lane = self & 31u;
+  exchange[self] = addr;
+  warp_sync();
+  unsigned m = 0;
+  (store_word<Trans>(lane0 + 8 * m++, lane, w), ...);
+  warp_sync();
+}
 template <class F>
 inline void launch(unsigned grid, unsigned block, F&& body) {
   std::barrier<> bar(block);
@@ -72,6 +133,7 @@ template <class T> inline T __shfl_xor_sync(unsigned, T v, int m) { return llgen
 template <class T> inline T __shfl(T v, int src) { return llgen_host::shuffle(v, src); }
 template <class T> inline T __shfl_xor(T v, int m) { return llgen_host::shuffle(v, (threadIdx.x & (LLGEN_HOST_LANES - 1u)) ^ m); }
 template <class To, class From> inline To llgen_host_bits(From x) { To t; memcpy(&t, &x, sizeof t); return t; }
+inline unsigned long long __cvta_generic_to_shared(const void* p) { return llgen_host::to_shared(p); }
 inline float __uint_as_float(unsigned x) { return llgen_host_bits<float>(x); }
 inline unsigned __float_as_uint(float x) { return llgen_host_bits<unsigned>(x); }
 inline double __longlong_as_double(long long x) { return llgen_host_bits<double>(x); }

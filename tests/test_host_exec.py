@@ -1,9 +1,9 @@
 """The emitted text, executed: CUDA and HIP kernels compiled as host C++ (llgen.runtime.host) and run on
 CPU threads, every slot and replica of B and every output element compared with NumPy, bit for bit.
 
-The simulator proves plans; these tests prove what the templates print from them. ldmatrix/stmatrix are
-inline PTX and have no host meaning, so plans here use plain vector accesses (matrix=False); the GPU run
-(bench/gpu-check.md) covers those.
+The simulator proves plans; these tests prove what the templates print from them. The random pairs use plain
+vector accesses (matrix=False); the core suite runs by every variant, ldmatrix/stmatrix included (the shim emulates
+them), and tests/test_host_matrix.py runs every matrix form.
 """
 
 from __future__ import annotations
@@ -11,15 +11,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from llgen import LinearLayout, LlgenError, plan_conversion
+from llgen import LinearLayout, plan_conversion
 from llgen.emit import emit
 from llgen.emit.gather import emit_gather
 from llgen.randlayout import random_cases
 from llgen.runtime import host
-from llgen.runtime.cases import VARIANTS, gather_plans
+from llgen.runtime.cases import gather_plans, suite_jobs
 from llgen.runtime.check import check_gather, check_many
 from llgen.runtime.reference import expected_output, random_input, raw_dtype
-from llgen.suite import core
 
 UINT = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
 
@@ -37,17 +36,14 @@ def test_random_pairs_run_exactly(target, n):
     _all_ok(check_many(cases, tiles=6, runs=1, seed=1, compiler=host.compile, sms=1, batch=25))
 
 
-def test_suite_by_every_vector_path_runs_exactly():
-    items = []
-    for case in core():
-        for vname, kw in VARIANTS:
-            try:
-                p = plan_conversion(case.src, case.dst, case.dtype, "sm_90", **{**kw, "matrix": False})
-            except LlgenError:  # a forced path that cannot work for this case
-                pass
-            else:
-                items.append((f"{case.id}/{vname}", p))
-    assert len(items) >= 30
+def test_core_suite_by_every_variant_runs_exactly():
+    """What `llgen check --cpu --suite core` runs: each case by every variant, ldmatrix/stmatrix included (b2dotA_f16
+    and mma2b_f16 store by stmatrix, b2dotB_f16 loads by ldmatrix.trans; their sm_80 forms: tests/test_host_matrix.py)."""
+    jobs, _ = suite_jobs("core", "sm_90")
+    items = [(j.label, j.plan) for j in jobs if j.same_as is None]
+    ops = {(label.split("/")[0], s.op) for label, p in items if p.path == "shared" for s in (p.detail.store, p.detail.load)}
+    assert {("b2dotA_f16", "stmatrix"), ("mma2b_f16", "stmatrix"), ("b2dotB_f16", "ldmatrix.trans")} <= ops
+    assert len(items) >= 30 and {p.path for _, p in items} >= {"shuffle", "shared"}
     _all_ok(check_many(items, tiles=4, runs=1, seed=2, compiler=host.compile, sms=1, batch=20))
 
 
@@ -145,16 +141,8 @@ def test_gather_kernels_run_exactly(target):
     _all_ok([check_gather(mod, p, n, tiles=3, seed=11, grid=2) for n, p in plans.items()])
 
 
-def test_inline_ptx_is_refused_in_one_sentence():
-    case = core()[0]
-    p = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
-    assert p.detail.load.op.startswith("ldmatrix")
-    with pytest.raises(LlgenError, match="inline PTX"):
-        host.compile(emit(p, "kernel", "t"), "sm_90")
-
-
 def test_check_cpu_proves_a_conversion_without_a_gpu():
-    """`llgen check --cpu`: the GPU checks on CPU threads; an ldmatrix/stmatrix plan is left out with a note."""
+    """`llgen check --cpu`: the GPU checks on CPU threads, the default pair's ldmatrix/stmatrix plan included."""
     from click.testing import CliRunner
 
     from llgen.cli import main
@@ -178,5 +166,7 @@ def test_check_cpu_proves_a_conversion_without_a_gpu():
     )
     assert r.exit_code == 0, r.output
     assert "CPU threads" in r.output and "1 kernels: 0 slot mismatches" in r.output
-    r = CliRunner().invoke(main, ["check", "--cpu", "--src", "blocked", "--dst", "dot:op=0,k_width=2", "--shape", "128x64"])
-    assert r.exit_code == 0 and "0 kernels" in r.output and "inline PTX" in r.output, r.output
+    assert "x ldmatrix x4 per thread" in CliRunner().invoke(main, ["plan"]).output  # the default pair: blocked -> mma
+    r = CliRunner().invoke(main, ["check", "--cpu"])
+    assert r.exit_code == 0, r.output
+    assert "; 1 kernels" in r.output and "1 kernels: 0 slot mismatches" in r.output and ", 0 errors" in r.output, r.output
