@@ -74,6 +74,15 @@ def test_every_family_appears_on_each_lane_width(pairs):
     assert "mfma" not in families_for(32) and "mma_v2" not in families_for(64) and "wmma" not in families_for(64)
 
 
+def test_batched_wgmma_operands_are_drawn(pairs):
+    """Operand A of a rank-3 wgmma (Triton builds it, not the batched accumulator), and slices of it."""
+    drawn = {(f, len(p.a.shape)) for p in pairs["sm_90"] for f in (p.family_a, p.family_b)}
+    assert ("mma_v3_dot", 3) in drawn and ("slice(mma_v3_dot)", 2) in drawn and ("mma_v3", 3) not in drawn
+    rng = random.Random(4)
+    encs = [draw_layout(rng, (2, 64, 64), 4, "sm_90", "f16", family="mma_v3_dot").encoding for _ in range(20)]
+    assert all(e.operand_index == 0 and e.parent.version == 3 and e.parent.rank == 3 for e in encs)
+
+
 def test_ranks_warps_and_dtypes_spread(pairs):
     for t, ps in pairs.items():
         stats = pair_stats(ps)
