@@ -470,7 +470,7 @@ def bench(
     "--runs", type=Integer(1, 10_000), default=1, show_default=True, help="Runs per kernel, each on fresh random input."
 )
 @click.option("--report", "report_prefix", default=None, help="Write PREFIX.md and PREFIX.json.")
-@click.option("--cpu", is_flag=True, help="Run the emitted text on CPU threads instead of a GPU (no ldmatrix/stmatrix).")
+@click.option("--cpu", is_flag=True, help="Run the emitted text on CPU threads instead of a GPU (ldmatrix/stmatrix emulated).")
 def check_command(
     src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, allow_skips, suite, n_random, seed,
     tiles, runs, report_prefix, cpu,
