@@ -5,8 +5,8 @@ transpose whose 64 KB of scratch is over the 48 KB a static __shared__ array may
 
 A header compiles alone: a translation unit that includes it first, then only the element type's own header, and
 instantiates convert, load_a and store_b (dense and strided) and coord_b with that type in a kernel. The debug
-build is -DLLGEN_DEBUG, the macro that turns on the launch checks (nvcc -G turns on the same checks;
-tests/test_consumer.py builds its program with -G).
+build is -DLLGEN_DEBUG, the macro that turns on the launch checks, and for nvcc -G too, which turns on the same
+checks (tests/test_consumer.py builds its program with -G down to machine code).
 
 Compile time: the checks that are cheap per call (NVRTC's and clang's front ends) take each header alone; nvcc,
 which pays a host compile per call, takes all of a language's headers in one translation unit (each header has
@@ -155,7 +155,7 @@ def test_cuda_headers_compile_with_nvcc(cuda_headers):
     folder = next(iter(cuda_headers.values()))[0].parent
     (folder / "all.cu").write_text(unit("cuda", cuda_headers, list(cuda_headers)))
     archs = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90"]
-    cmd = [tool, "-std=c++17", *archs, "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Werror", DEBUG]
+    cmd = [tool, "-std=c++17", *archs, "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Werror", DEBUG, "-G"]
     cmd += ["-fdevice-syntax-only", "-c", "all.cu", "-o", "all.o"]
     r = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False)
     assert r.returncode == 0 and "warning" not in r.stderr, r.stderr
