@@ -42,7 +42,7 @@ DEBUG = ["-arch=sm_90", "-G"]
 
 @pytest.mark.parametrize("debug", [False, True], ids=["release", "debug"])
 def test_consumer_builds_without_warnings_or_local_memory(project, debug):
-    # compile only (-c): pip's nvcc has no static CUDA runtime to link; bench/consumer_run.sh links and runs it on a GPU
+    # compile only (-c): no GPU here to run it on; bench/consumer_run.sh links and runs it on one
     out = project / f"consumer{'_debug' if debug else ''}.o"
     cmd = [_nvcc(), "-std=c++17", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Werror", *(DEBUG if debug else RELEASE)]
     r = subprocess.run([*cmd, "-c", "consumer.cu", "-o", out.name], cwd=project, capture_output=True, text=True, check=False)
