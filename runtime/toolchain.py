@@ -9,12 +9,21 @@ a driver, ROCm or the system's CUDA.
 
 Compile many kernels in one call where you can: each call pays a fixed start-up cost of a tenth of a second
 or more (NVRTC, cuobjdump), and a source with a hundred kernels costs little more than one.
+
+With LLGEN_COMPILE_CACHE naming a folder (tests/conftest.py sets .cache/llgen-compile/), every compile and
+disassembly is kept there by a hash of all that decides it: the text, the arch, the flags and the tool's version.
+The same text compiled again, by another test or another pytest worker, is read back instead.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
+import importlib.metadata
 import importlib.resources
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -24,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import LlgenError
+from llgen.errors import LlgenError
 
 CUDA_ARCHS = ("sm_80", "sm_90", "sm_90a")
 HIP_ARCHS = ("gfx90a", "gfx942")
@@ -89,6 +98,67 @@ def _demangle(names: list[str]) -> dict[str, str]:
         return {n: n for n in names}
     out = subprocess.run([tool], input="\n".join(names) + "\n", capture_output=True, text=True, check=True).stdout
     return dict(zip(names, out.splitlines(), strict=True))
+
+
+# ---------------------------------------------------------------------------------------------- cache
+
+CACHE_ENV = "LLGEN_COMPILE_CACHE"
+
+
+def cached(parts: tuple[str | bytes, ...], make) -> bytes:
+    """``make()``'s bytes, kept under $LLGEN_COMPILE_CACHE by a hash of ``parts`` (everything that decides them); with
+    the variable unset, just ``make()``. A failure raises and is not kept. Concurrent workers write a temporary file
+    and rename it, so a reader finds a whole entry or none."""
+    root = os.environ.get(CACHE_ENV)
+    if not root:
+        return make()
+    h = hashlib.sha256()
+    for part in parts:
+        data = part if isinstance(part, bytes) else part.encode()
+        h.update(len(data).to_bytes(8, "little") + data)
+    key = h.hexdigest()
+    path = Path(root) / key[:2] / key
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    data = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return data
+
+
+@functools.cache
+def tool_version(tool: str) -> str:
+    """What identifies a command-line tool's build in a cache key: its path and its `--version` text."""
+    proc = subprocess.run([tool, "--version"], check=False, capture_output=True, text=True)
+    return f"{tool}\n{proc.stdout}{proc.stderr}"
+
+
+def _package_version(name: str) -> str:
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return "?"
+
+
+def _pack(data: bytes, **fields) -> bytes:
+    """A binary and what was said about it (log, seconds, a tool's text) as one cache entry."""
+    return json.dumps({"data": base64.b64encode(data).decode(), **fields}).encode()
+
+
+def _unpack(entry: bytes) -> dict:
+    fields = json.loads(entry)
+    fields["data"] = base64.b64decode(fields["data"])
+    return fields
+
+
+def _includes_files(options) -> bool:
+    """Options that let the source include files of its own: their text is not in the key, so no cache."""
+    return any(o.startswith(("-I", "--include-path", "-include")) for o in options)
 
 
 def _run(cmd: list[str], what: str, **kw) -> str:
@@ -258,15 +328,49 @@ def resources_of(binary: Path) -> dict[str, Resources]:
     return _resources(_run([_cuobjdump(), "--dump-resource-usage", str(binary)], "cuobjdump --dump-resource-usage"))
 
 
+_NVRTC_FLAGS = ("-std=c++17",)
+
+
 def compile_cuda(source: str, arch: str, options: tuple[str, ...] = ()) -> Cubin:
     """Compile CUDA C++ (any number of kernels) to a cubin for sm_80, sm_90 or sm_90a with NVRTC.
 
     `options` are extra NVRTC flags such as "-DNAME=1". A compile error raises ToolchainError with the log.
+    From the compile cache (see the module's doc), `seconds` is the first compile's.
     """
     if arch not in CUDA_ARCHS:
         raise LlgenError(f"Unknown CUDA arch {arch!r}; expected one of {', '.join(CUDA_ARCHS)}.")
     nvrtc = _nvrtc()
-    opts = [f"-arch={arch}", "-std=c++17", f"-I{_cuda_include()}", *options]
+    opts = [f"-arch={arch}", *_NVRTC_FLAGS, f"-I{_cuda_include()}", *options]
+
+    def make() -> bytes:
+        data, log, seconds = _nvrtc_compile(nvrtc, source, arch, opts)
+        usage = _cuobjdump_text(data, "--dump-resource-usage")
+        return _pack(data, log=log, seconds=seconds, usage=usage)
+
+    versions = (_nvrtc_version(), _package_version("nvidia-cuda-runtime"), tool_version(_cuobjdump()))
+    e = _unpack(make() if _includes_files(options) else cached(("nvrtc", *versions, *opts, source), make))
+    return Cubin(arch, e["data"], e["log"], e["seconds"], _resources(e["usage"]))
+
+
+def sass_key(source: str, arch: str, options: tuple[str, ...] = ()) -> str:
+    """A hash of what decides compile_cuda's SASS for ``source`` (text, arch, flags, the releases of NVRTC, the CUDA
+    headers and cuobjdump), the same on every machine with the same packages: a baseline that stores it beside a
+    kernel's opcode counts need not compile that kernel again while its text is unchanged."""
+    releases = (
+        f"{_nvrtc_version()}, headers {_package_version('nvidia-cuda-runtime')}, {_package_version('nvidia-cuda-cuobjdump')}"
+    )
+    text = "\n".join((releases, arch, *_NVRTC_FLAGS, *options, source))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@functools.cache
+def _nvrtc_version() -> str:
+    _, major, minor = _nvrtc().nvrtcVersion()
+    return f"NVRTC {major}.{minor} ({_package_version('nvidia-cuda-nvrtc')})"
+
+
+def _nvrtc_compile(nvrtc, source: str, arch: str, opts: list[str]) -> tuple[bytes, str, float]:
+    """(cubin, log, seconds) of one NVRTC compilation."""
     start = time.perf_counter()
     err, prog = nvrtc.nvrtcCreateProgram(source.encode(), b"llgen.cu", 0, [], [])
     _check(nvrtc, err, "nvrtcCreateProgram")
@@ -286,8 +390,7 @@ def compile_cuda(source: str, arch: str, options: tuple[str, ...] = ()) -> Cubin
         data = bytes(data)
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
-    seconds = time.perf_counter() - start
-    return Cubin(arch, data, log, seconds, _resources(_cuobjdump_text(data, "--dump-resource-usage")))
+    return data, log, time.perf_counter() - start
 
 
 def _check(nvrtc, err, what: str) -> None:
@@ -311,7 +414,8 @@ _SASS_LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-
 
 
 def _disassemble_cubin(cubin: Cubin) -> KernelMap:
-    text = _cuobjdump_text(cubin.data, "-sass")
+    key = ("cuobjdump -sass", tool_version(_cuobjdump()), cubin.data)
+    text = cached(key, lambda: _cuobjdump_text(cubin.data, "-sass").encode()).decode()
     chunks = re.split(r"^\s*Function : (\S+)\s*$", text, flags=re.MULTILINE)[1:]
     names = chunks[0::2]
     demangled = _demangle(names)
@@ -435,22 +539,29 @@ def compile_hip(source: str, arch: str, options: tuple[str, ...] = ()) -> HipObj
     if arch not in HIP_ARCHS:
         raise LlgenError(f"Unknown HIP arch {arch!r}; expected one of {', '.join(HIP_ARCHS)}.")
     clang = _llvm_tool("clang")
-    with tempfile.TemporaryDirectory(prefix="llgen-") as tmp:
-        tmp = Path(tmp)
-        (tmp / "hip").mkdir()
-        for header in ("hip_runtime.h", "hip_fp16.h", "hip_bf16.h"):
-            (tmp / "hip" / header).write_text(HIP_SHIM)
-        (tmp / "k.hip").write_text(source)
-        shim = [f"-I{tmp}", "-include", "hip/hip_runtime.h"]
-        cmd = [clang, *_HIP_FLAGS, f"--offload-arch={arch}", *shim, *options, "-c", str(tmp / "k.hip"), "-o", str(tmp / "k.o")]
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
-        seconds = time.perf_counter() - start
-        if proc.returncode != 0:
-            raise ToolchainError(f"clang-19 failed for {arch}:\n{proc.stderr}")
-        data = (tmp / "k.o").read_bytes()
-        notes = _run([_llvm_tool("llvm-readelf"), "--notes", str(tmp / "k.o")], "llvm-readelf --notes")
-    return HipObject(arch, data, proc.stderr, seconds, _hip_kernels(notes))
+
+    def make() -> bytes:
+        with tempfile.TemporaryDirectory(prefix="llgen-") as tmp:
+            tmp = Path(tmp)
+            (tmp / "hip").mkdir()
+            for header in ("hip_runtime.h", "hip_fp16.h", "hip_bf16.h"):
+                (tmp / "hip" / header).write_text(HIP_SHIM)
+            src, obj = tmp / "k.hip", tmp / "k.o"
+            src.write_text(source)
+            shim = [f"-I{tmp}", "-include", "hip/hip_runtime.h"]
+            cmd = [clang, *_HIP_FLAGS, f"--offload-arch={arch}", *shim, *options, "-c", str(src), "-o", str(obj)]
+            start = time.perf_counter()
+            proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+            seconds = time.perf_counter() - start
+            if proc.returncode != 0:
+                raise ToolchainError(f"clang-19 failed for {arch}:\n{proc.stderr}")
+            data = obj.read_bytes()
+            notes = _run([_llvm_tool("llvm-readelf"), "--notes", str(obj)], "llvm-readelf --notes")
+        return _pack(data, log=proc.stderr, seconds=seconds, notes=notes)
+
+    key = ("clang-19", tool_version(clang), HIP_SHIM, *_HIP_FLAGS, arch, *options, source)
+    e = _unpack(make() if _includes_files(options) else cached(key, make))
+    return HipObject(arch, e["data"], e["log"], e["seconds"], _hip_kernels(e["notes"]))
 
 
 def _hip_kernels(notes: str) -> dict[str, HipKernel]:
@@ -485,10 +596,15 @@ def _hip_kernels(notes: str) -> dict[str, HipKernel]:
 
 
 def _disassemble_hip(obj: HipObject) -> KernelMap:
-    with tempfile.TemporaryDirectory(prefix="llgen-") as tmp:
-        path = Path(tmp) / "k.o"
-        path.write_bytes(obj.data)
-        text = _run([_llvm_tool("llvm-objdump"), "-d", f"--mcpu={obj.arch}", str(path)], "llvm-objdump -d")
+    objdump = _llvm_tool("llvm-objdump")
+
+    def make() -> bytes:
+        with tempfile.TemporaryDirectory(prefix="llgen-") as tmp:
+            path = Path(tmp) / "k.o"
+            path.write_bytes(obj.data)
+            return _run([objdump, "-d", f"--mcpu={obj.arch}", str(path)], "llvm-objdump -d").encode()
+
+    text = cached(("llvm-objdump -d", tool_version(objdump), obj.arch, obj.data), make).decode()
     chunks = re.split(r"^[0-9a-f]+ <(\S+)>:\s*$", text, flags=re.MULTILINE)[1:]
     names = chunks[0::2]
     demangled = _demangle(names)

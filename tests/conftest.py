@@ -1,17 +1,23 @@
-"""Shared test helpers, and the table `make perf` prints.
+"""Shared test helpers, the compile cache, and the table `make perf` prints.
 
 Timings are never asserted inside `make test` (a slow, busy machine must not fail it): tests marked ``perf``
 record their time with the ``timing`` fixture against a target, run only under `make perf` (``-m perf``),
 and the run ends with one table of every measurement and whether it met its target.
+
+Compiles (NVRTC, clang-19, their disassemblers) are kept in .cache/llgen-compile/ (llgen.runtime.toolchain): a text
+that several tests or pytest workers compile is compiled once. LLGEN_COMPILE_CACHE set in the environment wins
+(an empty value turns the cache off).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("LLGEN_COMPILE_CACHE", str(ROOT / ".cache" / "llgen-compile"))
 
 _TIMINGS: list[tuple[str, float, float]] = []  # (what, seconds, target seconds)
 

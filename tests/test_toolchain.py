@@ -207,8 +207,9 @@ def test_compile_errors_and_bad_arch():
         compile_hip("", "gfx1100")
 
 
-def test_a_clean_compile_leaves_python_bytes_alone():
+def test_a_clean_compile_leaves_python_bytes_alone(monkeypatch):
     """NVRTC writes its (empty, one-NUL) log into our buffer; CPython's shared b" " must not be that buffer."""
+    monkeypatch.setenv("LLGEN_COMPILE_CACHE", "")  # NVRTC itself, in this process
     try:
         cubin = compile_cuda('extern "C" __global__ void k() {}', "sm_80")
     except ToolchainUnavailable as e:
@@ -266,3 +267,45 @@ def test_hip_scratch_is_detected(isa):
     local = isa[1]["h_local"]
     assert local.kernel.scratch >= 256 and local.scratch_ops > 0 and local.uses_local_memory
     assert isa[1]["_Z7h_localPfi"] is local
+
+
+def test_the_compile_cache_reads_a_text_back_and_keeps_no_failure(tmp_path, monkeypatch):
+    """A text compiled again (same arch and flags) is read from LLGEN_COMPILE_CACHE, disassembly included; another
+    arch or flag is another entry; a failed compile leaves no entry and fails again."""
+    from llgen.runtime import toolchain
+
+    monkeypatch.setenv("LLGEN_COMPILE_CACHE", str(tmp_path))
+    src = 'extern "C" __global__ void k(unsigned* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffffu, p[threadIdx.x], 1); }'
+    try:
+        first = compile_cuda(src, "sm_80")
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    sass = disassemble(first)["k"]
+    entries = sorted(tmp_path.rglob("*"))
+    with pytest.raises(toolchain.ToolchainError):
+        compile_cuda(src + "nonsense", "sm_80")
+    assert sorted(tmp_path.rglob("*")) == entries  # no entry for the failure, no temporary file left
+
+    def no_tool(*_args):
+        raise AssertionError("compiled or disassembled again")
+
+    monkeypatch.setattr(toolchain, "_nvrtc_compile", no_tool)
+    monkeypatch.setattr(toolchain, "_cuobjdump_text", no_tool)
+    again = compile_cuda(src, "sm_80")
+    assert again == first and disassemble(again)["k"].opcodes == sass.opcodes and sass.shfl == 1
+    for arch, options in (("sm_90", ()), ("sm_80", ("-DX=1",))):
+        with pytest.raises(AssertionError, match="compiled or disassembled again"):
+            compile_cuda(src, arch, options)
+
+
+def test_sass_key_names_the_text_arch_and_flags():
+    from llgen.runtime.toolchain import sass_key
+
+    try:
+        key = sass_key("a", "sm_80")
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    assert (
+        key == sass_key("a", "sm_80")
+        and len({key, sass_key("b", "sm_80"), sass_key("a", "sm_90"), sass_key("a", "sm_80", ("-DX",))}) == 4
+    )
