@@ -117,9 +117,25 @@ def test_hip_text_passes_unchanged():
         assert host.host_source(text) == text
 
 
+UNKNOWN_OP = "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8"
+UNKNOWN_PTX = f'void f(unsigned p, unsigned& w) {{ asm volatile("{UNKNOWN_OP} {{%0}}, [%1];" : "=r"(w) : "r"(p)); }}'
+REFUSAL = "the host shim knows ldmatrix/stmatrix .m8n8 .b16 only."
+
+
 def test_unknown_matrix_ptx_is_refused_in_one_sentence():
-    source = 'void f(unsigned p, unsigned& w) { asm volatile("ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%0}, [%1];" : "=r"(w) : "r"(p)); }'
-    with pytest.raises(
-        LlgenError, match=r"^inline PTX ldmatrix\.sync\.aligned\.m16n16\.x1\.trans\.shared\.b8 cannot run on the CPU: .*\.$"
-    ):
-        host.compile(source, "sm_90")
+    with pytest.raises(LlgenError) as e:
+        host.compile(UNKNOWN_PTX, "sm_90")
+    assert str(e.value) == f"inline PTX {UNKNOWN_OP} cannot run on the CPU: {REFUSAL}"
+
+
+def test_check_cpu_fails_on_text_it_cannot_run(monkeypatch):
+    """`llgen check --cpu` on a text the CPU cannot run: exit status 2 and the reason in one line, not a pass that
+    checked nothing."""
+    from click.testing import CliRunner
+
+    from llgen.cli import main
+
+    compile_ = host.compile
+    monkeypatch.setattr(host, "compile", lambda source, target: compile_(f"{source}\n{UNKNOWN_PTX}\n", target))
+    r = CliRunner().invoke(main, ["check", "--cpu"])
+    assert r.exit_code == 2 and r.output.endswith(f"error: inline PTX {UNKNOWN_OP} cannot run on the CPU: {REFUSAL}\n"), r.output
