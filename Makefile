@@ -56,7 +56,7 @@ docs: setup
 # $$OUT when set). bench/device_run.sh runs this and `make bench` in one call of the device tool.
 # GPU_CHECK_ARGS passes options through, e.g. GPU_CHECK_ARGS="--skip racecheck --budget 300".
 gpu-check: gpu-install
-	$(GPU_PY) -m llgen.cli gpu-check $(GPU_CHECK_ARGS)
+	$(GPU_PY) -m llgen.cli gpu-check -o bench/gpu-check $(GPU_CHECK_ARGS)
 
 # On the GPU machine (no internet): its system python3 has CuPy, Triton and torch.
 GPU_PY ?= python3
@@ -68,11 +68,11 @@ gpu-install:
 BENCH_PARTS := $(or $(TMPDIR),/tmp)/llgen-bench
 bench: gpu-install
 	mkdir -p $(BENCH_PARTS)
-	$(GPU_PY) -m llgen.runtime.bench run --suite core --measures loop,stream,wavefronts -o $(BENCH_PARTS)/core.json
-	$(GPU_PY) -m llgen.runtime.bench run --suite wide --shard 1/3 -o $(BENCH_PARTS)/wide-1.json
-	$(GPU_PY) -m llgen.runtime.bench run --suite wide --shard 2/3 -o $(BENCH_PARTS)/wide-2.json
-	$(GPU_PY) -m llgen.runtime.bench run --suite wide --shard 3/3 --measures loop,stream,gather -o $(BENCH_PARTS)/wide-3.json
-	$(GPU_PY) -m llgen.runtime.bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json
+	$(GPU_PY) -m llgen.cli bench --suite core --measures loop,stream,wavefronts -o $(BENCH_PARTS)/core.json
+	$(GPU_PY) -m llgen.cli bench --suite wide --shard 1/3 --measures loop,stream -o $(BENCH_PARTS)/wide-1.json
+	$(GPU_PY) -m llgen.cli bench --suite wide --shard 2/3 --measures loop,stream -o $(BENCH_PARTS)/wide-2.json
+	$(GPU_PY) -m llgen.cli bench --suite wide --shard 3/3 --measures loop,stream,gather -o $(BENCH_PARTS)/wide-3.json
+	$(GPU_PY) -m llgen.cli bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(RUN_OUT)

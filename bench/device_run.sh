@@ -17,7 +17,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,
 rc=0
 if [ "$budget" != 0 ]; then
   # OUT= keeps gpu_check's logs in $logs; we copy its two reports ourselves
-  OUT= timeout $((${budget%.*} + 120)) python3 -m llgen.cli gpu-check --budget "$budget" 2>&1 | tee "$out/gpu-check.log" | tail -n 30
+  OUT= timeout $((${budget%.*} + 120)) python3 -m llgen.cli gpu-check -o bench/gpu-check --budget "$budget" 2>&1 | tee "$out/gpu-check.log" | tail -n 30
   rc=$?
   cp bench/gpu-check.md bench/gpu-check.json "$out/" 2>/dev/null
 fi

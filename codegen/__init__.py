@@ -1,5 +1,8 @@
 """llgen: tensor layout conversions over F2, planned and printed as CUDA and HIP."""
 
+if __name__ != "llgen":  # the tree's folder is codegen/, its package llgen: relative imports resolve only there
+    raise ImportError(f"this is the package llgen (pip install -e . installs it): import llgen, not {__name__}.")
+
 from .errors import LlgenError
 from .layout import LinearLayout
 from .layouts import (

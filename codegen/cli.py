@@ -389,44 +389,63 @@ def show(
     run(body)
 
 
-BENCH_MEASURES = ("loop", "stream", "wavefronts")
+BENCH_MEASURES = ("loop", "stream", "wavefronts", "gather")
 
 
-@main.command()
+@main.group(invoke_without_command=True)
 @click.option("--suite", type=LazyChoice(_suites), default=None, help="Benchmark a suite.")
 @functools.partial(_conversion_options, with_path=False)
 @click.option(
     "--measures",
-    default=",".join(BENCH_MEASURES),
+    default="loop,stream,wavefronts",
     show_default=True,
     help=(
         "Comma list of loop, stream, wavefronts (Nsight Compute's shared-memory counters, and with "
-        "loop its LSU-pipe counters where llgen and Triton are close)."
+        "loop its LSU-pipe counters where llgen and Triton are close) and gather (the gather benchmark)."
     ),
 )
-@click.option("-o", "outdir", default="bench", show_default=True, help="Directory for report.md, report.json, report.png.")
+@click.option("--shard", default=None, metavar="I/N", help="Only the I-th of N pieces of the suite (every N-th case).")
+@click.option("--cases", "case_ids", default=None, help="Comma list of case ids: only these (a rerun that merge puts in place).")
+@click.option(
+    "--time-budget", type=Integer(1, 1_000_000), default=None, help="Seconds; the cases after it become 'not run' rows."
+)
+@click.option(
+    "-o",
+    "out",
+    default="bench",
+    show_default=True,
+    help="Directory for report.md, report.json, report.png; or FILE.json: this run's JSON alone, saved after every "
+    "case (for `llgen bench merge`).",
+)
 @click.option(
     "--rep", default=100, show_default=True, type=Integer(1, 100000), help="do_bench repetition time (ms) per measurement."
 )
 @click.option("--no-triton", is_flag=True, help="Skip Triton's baseline.")
+@click.pass_context
 def bench(
-    suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, allow_skips, measures, outdir, rep,
-    no_triton,
+    ctx, suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, allow_skips, measures, shard,
+    case_ids, time_budget, out, rep, no_triton,
 ) -> None:  # fmt: skip
     """On a GPU: time llgen against Triton, naive and classic baselines; write the report. With --ttgir and no
-    --src/--dst: every distinct ttg.convert_layout of the file."""
+    --src/--dst: every distinct ttg.convert_layout of the file. `llgen bench merge` joins the JSON of several
+    runs (shards, suites) into one report."""
+    if ctx.invoked_subcommand is not None:
+        return
 
     def body() -> None:
-        meas = {m.strip() for m in measures.split(",") if m.strip()}
-        if meas - set(BENCH_MEASURES):
-            raise LlgenError(f"unknown measure(s) {sorted(meas - set(BENCH_MEASURES))}; use {', '.join(BENCH_MEASURES)}.")
-        if not outdir.strip():
-            raise LlgenError("-o is empty: give a folder for the report.")
-        skip_code = 0  # the exit status of --ttgir's skipped ops
+        meas = [m.strip() for m in measures.split(",") if m.strip()]
+        if set(meas) - set(BENCH_MEASURES):
+            raise LlgenError(f"unknown measure(s) {sorted(set(meas) - set(BENCH_MEASURES))}; use {', '.join(BENCH_MEASURES)}.")
+        if not out.strip():
+            raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
+        from llgen.runtime.bench.run import parse_shard, select_cases
+
+        parts = parse_shard(shard) if shard else None
+        skip_code = 0
         if suite is not None:
             from .suite import suite as suite_cases
 
-            cases, tgt = suite_cases(suite), target or "sm_90"
+            cases, tgt = select_cases(suite_cases(suite), case_ids), target or "sm_90"
         elif _whole_file(ttgir):
             from .commands.ttgir import bench_cases
 
@@ -436,24 +455,71 @@ def bench(
 
             p, _ = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, None, smem_budget)
             cases, tgt = [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)], p.target.name
-        from .runtime.bench import run as run_bench
-        from .runtime.benchreport import write_report
+        from llgen.runtime.bench.report import write_json, write_report
+        from llgen.runtime.bench.run import run as run_bench
 
+        to_json = out.endswith(".json")
         report = run_bench(
             cases,
             tgt,
-            sorted(meas),
+            meas,
             rep,
             not no_triton,
             log=lambda m: click.echo(m, err=True),
             plan_options={"smem_budget": smem_budget} if smem_budget else {},
             suite=suite,
+            shard=parts,
             baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
+            time_budget_s=time_budget,
+            on_case=(lambda r: write_json(r, out)) if to_json else None,
         )
-        for p in write_report(report, outdir):
-            click.echo(str(p))
+        if to_json:
+            write_json(report, out)
+            click.echo(out)
+        else:
+            for p in write_report(report, out):
+                click.echo(str(p))
         if skip_code:
             sys.exit(skip_code)
+
+    run(body)
+
+
+@bench.command("merge")
+@click.option("-o", "outdir", required=True, help="Directory for the merged report.md, report.json, report.png.")
+@click.argument("parts", nargs=-1, required=True, metavar="RUN.json...")
+def bench_merge(outdir, parts) -> None:
+    """Merge the JSON of several `llgen bench -o FILE.json` runs (suites, shards, reruns of some cases: the later
+    run's) into one report."""
+
+    def body() -> None:
+        from llgen.runtime.bench.merge import merge_reports
+        from llgen.runtime.bench.report import write_report
+
+        for p in write_report(merge_reports(parts), outdir):
+            click.echo(str(p))
+
+    run(body)
+
+
+@bench.command("calibrate")
+@click.argument("report", metavar="REPORT.json")
+@click.option("-o", "out", default="tests/data/calibration.json", show_default=True, help="The calibration table to write.")
+def bench_calibrate(report, out) -> None:
+    """Write the calibration table from a bench report: each variant's measured LOOP time next to the cost model's
+    prediction for the same plans (tests/test_calibration.py holds the model to it)."""
+
+    def body() -> None:
+        import json
+        from pathlib import Path
+
+        from llgen.runtime.bench.calibration import write_table
+
+        try:
+            data = json.loads(Path(report).read_text())
+        except ValueError as e:
+            raise LlgenError(f"{report} is not a bench report: {e}.") from None
+        click.echo(write_table(data, out))
 
     run(body)
 
@@ -482,7 +548,7 @@ def check_command(
     slot is printed) or a skipped op (--allow-skips accepts those), 2 on bad input or when no GPU runtime is present."""
 
     def body() -> None:
-        from .runtime.checkcmd import run_check  # the one command that reaches into llgen.runtime, lazily
+        from llgen.runtime.checkcmd import run_check  # llgen.runtime loads only where a command runs kernels
 
         if report_prefix is not None and not report_prefix.strip():
             raise LlgenError("--report is empty: give a path prefix for PREFIX.md and PREFIX.json.")
@@ -510,22 +576,70 @@ def check_command(
     run(body)
 
 
-@main.command("gpu-check", context_settings={"ignore_unknown_options": True, "help_option_names": []})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def gpu_check(args) -> None:
+@main.command("gpu-check")
+@click.option(
+    "--random", "n_random", type=Integer(0, 1_000_000), default=2000, show_default=True, help="Random pairs of real layouts."
+)
+@click.option(
+    "--sanitize-random",
+    type=Integer(0, 1_000_000),
+    default=200,
+    show_default=True,
+    help="Of those, the first N also run under the sanitizers.",
+)
+@click.option("--seed", type=Integer(0, 1 << 62), default=5, show_default=True, help="Seed of the random pairs.")
+@click.option(
+    "--tiles",
+    type=Integer(1, 1_000_000),
+    default=1000,
+    show_default=True,
+    help="Tiles per tile-kernel run (capped at 4M elements).",
+)
+@click.option(
+    "--runs", type=Integer(1, 10_000), default=2, show_default=True, help="Runs per kernel, each on fresh random input."
+)
+@click.option("--budget", type=click.FloatRange(1, 86_400), default=420, show_default=True, help="Seconds for the whole run.")
+@click.option(
+    "--ncu-random",
+    type=Integer(0, 1_000_000),
+    default=24,
+    show_default=True,
+    help="Random shared-memory pairs also measured by ncu.",
+)
+@click.option("--skip", default="", help="Comma list of parts to skip: correctness, ncu, memcheck, synccheck, racecheck.")
+@click.option(
+    "-o",
+    "prefix",
+    default=None,
+    help="The report's path without .md/.json [default: llgen-gpu-check/gpu-check; `make gpu-check` writes bench/gpu-check].",
+)
+def gpu_check(n_random, sanitize_random, seed, tiles, runs, budget, ncu_random, skip, prefix) -> None:
     """On a GPU machine: every suite case and 2,000 random pairs against NumPy, Nsight Compute's bank counters
-    against the planner, and compute-sanitizer; writes bench/gpu-check.md/.json (`llgen gpu-check --help`)."""
-    import argparse
-    from unittest import mock
+    against the planner, and compute-sanitizer; writes PREFIX.md and PREFIX.json. Exit status 1 if a part failed,
+    2 without CuPy or a GPU (nothing written)."""
 
-    from .cliapp import fail
-    from .runtime.gpucheck import main as gpu_check_main
+    def body() -> None:
+        from llgen.runtime.gpucheck import Settings
+        from llgen.runtime.gpucheck import main as gpu_check_main
 
-    def one_line_usage_error(_parser, message):  # argparse's usage error, in llgen's one-line style
-        fail(f"{message} (see 'llgen gpu-check --help').")
+        if prefix is not None and not prefix.strip():
+            raise LlgenError("-o is empty: give the report's path without .md/.json.")
+        settings = Settings(
+            random=n_random,
+            sanitize_random=sanitize_random,
+            seed=seed,
+            tiles=tiles,
+            runs=runs,
+            budget=budget,
+            ncu_random=ncu_random,
+            skip=frozenset(x.strip() for x in skip.split(",") if x.strip()),
+            **({"prefix": prefix} if prefix is not None else {}),
+        )
+        code = gpu_check_main(settings)
+        if code:
+            sys.exit(code)
 
-    with mock.patch.object(argparse.ArgumentParser, "error", one_line_usage_error):
-        sys.exit(gpu_check_main(list(args)))
+    run(body)
 
 
 if __name__ == "__main__":

@@ -39,9 +39,10 @@ def emitted_hashes() -> dict[str, str]:
     a kernel and a header, for sm_80, sm_90 and gfx942, and the bench source of each core case's variants."""
     import hashlib
 
+    from llgen.runtime.cases import suite_jobs
+
     from .emit import emit_bench
-    from .runtime.bench import variants
-    from .runtime.cases import suite_jobs
+    from .plan.variants import variants
     from .suite import core as core_cases
 
     def digest(text: str) -> str:

@@ -1,27 +1,20 @@
 """What `llgen check` and `make gpu-check` run: each suite case by every valid path, and random pairs.
 
-A suite case runs by the planner's default and by each forced variant that can work: shuffle; shared with
-the optimal swizzle (ldmatrix/stmatrix allowed); shared unswizzled; shared with the classic XOR swizzle;
-shared with plain vector accesses only (``matrix=False``); and the naive baseline (unswizzled, one element per
-access). A variant whose plan equals an earlier one's is
-listed with ``same_as`` and not run again.
+A suite case runs by the planner's pick and by each forced variant that can work (llgen.plan.variants.CHECKED:
+shuffle; shared with the optimal swizzle, ldmatrix/stmatrix allowed; shared unswizzled; shared with the classic
+XOR swizzle; shared with plain vector accesses only; the naive baseline, unswizzled with one element per access).
+A variant whose plan equals an earlier one's is listed with ``same_as`` and not run again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import LlgenError
+from llgen.errors import LlgenError
+from llgen.plan import plan_conversion
+from llgen.plan.variants import CHECKED, plan_key
 
-VARIANTS: tuple[tuple[str, dict], ...] = (
-    ("default", {}),
-    ("shuffle", {"path": "shuffle"}),
-    ("shared", {"path": "shared"}),
-    ("unswizzled", {"path": "shared", "swizzle": "unswizzled"}),
-    ("classic", {"path": "shared", "swizzle": "classic"}),
-    ("vector", {"path": "shared", "matrix": False}),
-    ("naive", {"path": "shared", "swizzle": "unswizzled", "scalar": True}),
-)
+from .check import kernel_name
 
 
 @dataclass(frozen=True)
@@ -35,13 +28,7 @@ class Job:
 
     @property
     def name(self) -> str:
-        from .check import kernel_name
-
         return kernel_name(self.label)
-
-
-def _key(plan):
-    return (plan.path, plan.detail, plan.out_copies)
 
 
 def suite_jobs(
@@ -49,13 +36,12 @@ def suite_jobs(
 ) -> tuple[list[Job], list[str]]:
     """(jobs, skipped): every case of ``suite`` by each variant; ``skipped`` names variants that cannot work.
     ``options`` go to every plan (e.g. smem_budget)."""
-    from ..plan import plan_conversion
-    from ..suite import suite as suite_cases
+    from llgen.suite import suite as suite_cases
 
     jobs, skipped = [], []
     for case in suite_cases(suite):
         seen: dict = {}
-        for vname, kw in VARIANTS if variants == "all" else VARIANTS[:1]:
+        for vname, kw in CHECKED if variants == "all" else CHECKED[:1]:
             label = f"{case.id}/{vname}"
             try:
                 plan = plan_conversion(case.src, case.dst, case.dtype, target, **kw, **(options or {}))
@@ -65,14 +51,14 @@ def suite_jobs(
             if kw.get("path") and plan.path != kw["path"]:
                 skipped.append(f"{label}: the planner gave {plan.path}")
                 continue
-            key = _key(plan)
+            key = plan_key(plan)
             jobs.append(Job(label, "suite", case.id, vname, plan, seen.get(key)))
             seen.setdefault(key, label)
     return jobs, skipped
 
 
 def random_jobs(n: int, seed: int, target: str = "sm_90", **options) -> list[Job]:
-    from ..randlayout import random_cases
+    from llgen.randlayout import random_cases
 
     return [Job(label, "random", label, "random", plan) for label, plan in random_cases(n, seed, target, **options)]
 
@@ -85,10 +71,10 @@ def gather_plans(target: str = "sm_90") -> dict:
     """Gather kernels by name for the checks: the suite's gather_f32 (32-lane targets), a warp-local axis by
     shuffles and through shared memory, an axis in registers (f16), and 4x16-lane tiles along each axis in
     f64, f32, bf16 and i8 (along axis 0 the data crosses warps)."""
-    from ..layouts import blocked
-    from ..plan.gather import plan_gather
-    from ..suite import gather_cases
-    from ..target import target as to_target
+    from llgen.layouts import blocked
+    from llgen.plan.gather import plan_gather
+    from llgen.suite import gather_cases
+    from llgen.target import target as to_target
 
     lanes = to_target(target).lanes
     mixed = blocked([1, 4], [lanes // 16, 16], [4, 1], [1, 0], (32, 64))

@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..simulate import element_ids
+from llgen.emit import default_name, emit
+from llgen.plan.benchshape import bench_shape
+from llgen.simulate import element_ids
+
 from .compile import RuntimeUnavailable
 from .launch import grid_dim, run_debug, run_tiles
 from .reference import (
@@ -191,7 +194,6 @@ def check(
     label: str | None = None,
 ) -> CheckResult:
     """Compile (unless ``module`` is given), run and compare one plan. Raises RuntimeUnavailable without a GPU."""
-    from ..emit import default_name, emit
     from .compile import CompileFailed
     from .compile import compile as compile_source
 
@@ -229,7 +231,6 @@ def check_many(
     """Check (label, plan) pairs; kernels compile ``batch`` to a source. With ``seed``, item i uses seed + i.
     ``compile_workers`` > 1 compiles that many batches ahead on threads while earlier ones run (NVRTC, not the GPU,
     is what a long check waits for)."""
-    from ..emit import emit
     from .compile import CompileFailed
     from .compile import compile as compile_default
 
@@ -341,13 +342,12 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
 
 def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, seed: int | None = None) -> CheckResult:
     """Run a bench source's kernels on fresh random input: ``name``_stream and ``name``_copy (A -> B -> A plus s per
-    tile, and load + s + store) over ``tiles`` stacked tiles on ``grid`` CTAs of ``stream_groups`` layout groups,
+    tile, and load + s + store) over ``tiles`` stacked tiles on ``grid`` CTAs of BenchShape.groups layout groups,
     each adding s to every element bit for bit; then ``name``_loop, two round trips per tile on ``tiles`` CTAs
     (the second reuses each scratch buffer), adding 2 in the tile's arithmetic. An odd tile count leaves STREAM
     groups with a short last step or none."""
-    from ..emit import loop_scratch, stream_groups, stream_smem
-
     t0 = time.perf_counter()
+    shape = bench_shape(fwd, bwd)
     res = new_result(name, fwd, name)
     res.seed = seed if seed is not None else secrets.randbits(62)
     rng = np.random.default_rng(res.seed)
@@ -358,11 +358,11 @@ def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, 
     xl = loop_input(fwd.dtype.name, raw, tiles * tile, rng)
     block = fwd.warps * fwd.lanes
     added = (x + s).astype(raw)  # STREAM and copy add in the raw bits
-    groups = block * stream_groups(fwd, bwd)
+    groups = block * shape.groups
     runs = (
-        ("stream", x, added, grid, groups, (tiles, s), stream_smem(fwd, bwd)),
+        ("stream", x, added, grid, groups, (tiles, s), shape.stream_smem),
         ("copy", x, added, grid, groups, (tiles, s), 0),
-        ("loop", xl, plus_one(fwd.dtype.name, xl, 2, fwd.target.lang), tiles, block, (2,), loop_scratch(fwd, bwd).bytes),
+        ("loop", xl, plus_one(fwd.dtype.name, xl, 2, fwd.target.lang), tiles, block, (2,), shape.loop.bytes),
     )
     try:
         for kernel, xin, want, g, b, rest, smem in runs:

@@ -13,9 +13,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..errors import LlgenError
-from ..target import Target
-from ..target import target as to_target
+from llgen.errors import LlgenError
+from llgen.target import Target
+from llgen.target import target as to_target
 
 
 class RuntimeUnavailable(LlgenError):

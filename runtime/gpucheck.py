@@ -9,13 +9,14 @@
 3. compute-sanitizer memcheck, synccheck and racecheck over every suite, gather, STREAM and copy kernel.
 
 Each part runs in its own try (and the tools in their own processes, re-running this module as a worker),
-so one failure loses nothing else; bench/gpu-check.md and .json are rewritten after every part, and copied
-to $OUT when that is set. A short table is printed last; the exit status is 1 if anything failed.
+so one failure loses nothing else; the report (Settings.prefix + .md and .json: llgen-gpu-check/gpu-check by
+default, never a tracked report unless asked for) is rewritten after every part, and copied to $OUT when that
+is set. A short table is printed last; the exit status is 1 if anything failed. The command line is `llgen
+gpu-check` (codegen/cli.py).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -23,13 +24,40 @@ import subprocess
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
+from llgen.emit import emit_bench
+from llgen.emit.gather import emit_gather
+from llgen.errors import LlgenError
+from llgen.plan.variants import variants
+from llgen.runtime.cases import gather_plans, ncu_jobs, random_jobs, suite_jobs
+from llgen.runtime.check import check_bench, check_gather, check_many
+from llgen.runtime.compile import compile as compile_source
+from llgen.runtime.compile import device
 from llgen.runtime.ncu import INST_LD, INST_ST, LAUNCHES, WF_LD, WF_ST, measure, run_proc, tool_path
+from llgen.runtime.report import counts, write_report
+from llgen.suite import core
 
 TARGET = "sm_90"  # 32-lane NVIDIA: the H100/H200 this runs on
 
 SANITIZER_TOOLS = ("memcheck", "synccheck", "racecheck")
+PARTS = ("correctness", "ncu", *SANITIZER_TOOLS)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What one gpu-check run does (`llgen gpu-check --help` says each)."""
+
+    random: int = 2000  # random pairs of real layouts (runtime.cases.random_jobs)
+    sanitize_random: int = 200  # of those, the first N also run under the sanitizers
+    seed: int = 5
+    tiles: int = 1000  # tiles per tile-kernel run (capped at 4M elements)
+    runs: int = 2  # runs per kernel, each on fresh random input
+    budget: float = 420  # seconds for the whole run
+    ncu_random: int = 24  # random shared-memory pairs also measured by ncu
+    skip: frozenset[str] = frozenset()  # parts not run (PARTS)
+    prefix: str = str(Path("llgen-gpu-check") / "gpu-check")  # the report's path without .md/.json
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -57,8 +85,6 @@ def parse_sanitizer(text: str) -> dict:
 # --------------------------------------------------------------------------------------------- jobs
 def suite_unique():
     """Every distinct plan of the core and regressions suites by every valid variant."""
-    from llgen.runtime.cases import suite_jobs
-
     jobs, skipped = [], []
     for name in ("core", "regressions"):
         j, s = suite_jobs(name, TARGET)
@@ -67,23 +93,19 @@ def suite_unique():
     return [j for j in jobs if j.same_as is None], jobs, skipped
 
 
-def random_list(args):
-    from llgen.runtime.cases import random_jobs
-
-    return random_jobs(args.random, args.seed, TARGET)
+def random_list(n: int, seed: int):
+    return random_jobs(n, seed, TARGET)
 
 
 # ------------------------------------------------------------------------------------------ workers
-def worker_sanitize(args) -> int:
+def worker_sanitize(n_random: int, seed: int, sanitize_random: int) -> int:
     """Under compute-sanitizer: every suite kernel's debug and tile kernel (4 tiles on 2 CTAs) and those of the first
-    ``--sanitize-random`` random pairs, no memory pool, so every buffer is its own allocation and an access one
-    element past it is caught."""
+    ``sanitize_random`` of the ``n_random`` random pairs, no memory pool, so every buffer is its own allocation and an
+    access one element past it is caught."""
     import cupy as cp
 
-    from llgen.runtime.check import check_many
-
     cp.cuda.set_allocator(None)
-    jobs = suite_unique()[0] + random_list(args)[: args.sanitize_random]
+    jobs = suite_unique()[0] + random_list(n_random, seed)[:sanitize_random]
     bad = 0
 
     def done(r):
@@ -100,11 +122,6 @@ def worker_sanitize(args) -> int:
 
 def run_gathers(tiles: int, on_result) -> list:
     """The gather kernels (runtime.cases.gather_plans), one NVRTC compile, each checked on fresh input."""
-    from llgen.emit.gather import emit_gather
-    from llgen.runtime.cases import gather_plans
-    from llgen.runtime.check import check_gather
-    from llgen.runtime.compile import compile as compile_source
-
     plans = gather_plans(TARGET)
     mod = compile_source("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), TARGET)
     out = []
@@ -120,12 +137,6 @@ def run_bench_kernels(on_result) -> list:
     """`llgen bench`'s STREAM, copy and LOOP kernels of llgen's pick for every core case, one NVRTC compile: the
     one-warp cases run eight warps per CTA, each on its own scratch, and LOOP gives A -> B and B -> A their own
     scratch with one barrier each, which racecheck must find race-free."""
-    from llgen.emit import emit_bench
-    from llgen.runtime.bench import variants
-    from llgen.runtime.check import check_bench
-    from llgen.runtime.compile import compile as compile_source
-    from llgen.suite import core
-
     picks = {c.id: variants(c, TARGET)[0] for c in core()}
     mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k) for k, v in picks.items()), TARGET)
     out = []
@@ -151,7 +162,7 @@ def _git_head() -> str:
 
 # -------------------------------------------------------------------------------------------- parts
 class State:
-    def __init__(self, args):
+    def __init__(self, args: Settings):
         self.args = args
         self.t0 = time.monotonic()
         self.deadline = self.t0 + args.budget
@@ -188,9 +199,6 @@ class State:
 
 
 def part_correctness(st: State) -> None:
-    from llgen.runtime.check import check_many
-    from llgen.runtime.report import counts
-
     args = st.args
     uniq, alljobs, skipped = suite_unique()
     st.record["suite_variants"] = {
@@ -218,7 +226,7 @@ def part_correctness(st: State) -> None:
     run_gathers(tiles=args.tiles, on_result=on(st.suite_results))
     run_bench_kernels(on_result=on(st.suite_results))
     st.save()
-    rjobs = random_list(args)
+    rjobs = random_list(args.random, args.seed)
     stop_at = st.slot_start + st.slot
     done = []
 
@@ -264,8 +272,6 @@ def part_correctness(st: State) -> None:
 
 
 def part_ncu(st: State) -> None:
-    from llgen.runtime.cases import ncu_jobs
-
     a = st.args
     jobs = ncu_jobs(a.random, a.seed, a.ncu_random, TARGET)
     res = measure(
@@ -325,13 +331,9 @@ def part_sanitizer(st: State, tool: str) -> None:
         sys.executable,
         "-m",
         "llgen.runtime.gpucheck",
-        "--worker",
         "sanitize",
-        "--random",
         str(a.random),
-        "--seed",
         str(a.seed),
-        "--sanitize-random",
         str(a.sanitize_random),
     ]
     r = run_proc(cmd, st.slot)
@@ -398,8 +400,6 @@ def summary_lines(st: State) -> list[str]:
 
 
 def save_report(st: State) -> None:
-    from llgen.runtime.report import write_report
-
     rec = st.record
     results = st.suite_results + st.random_results
     sv = rec.get("suite_variants", {})
@@ -443,36 +443,21 @@ def save_report(st: State) -> None:
 
 
 # --------------------------------------------------------------------------------------------- main
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="llgen gpu-check", description=__doc__.splitlines()[0])
-    ap.add_argument("--random", type=int, default=2000, help="random pairs of real layouts (runtime.cases.random_jobs)")
-    ap.add_argument("--sanitize-random", type=int, default=200, help="of those, the first N also run under the sanitizers")
-    ap.add_argument("--seed", type=int, default=5)
-    ap.add_argument("--tiles", type=int, default=1000, help="tiles per tile-kernel run (capped at 4M elements)")
-    ap.add_argument("--runs", type=int, default=2, help="runs per kernel, each on fresh random input")
-    ap.add_argument("--budget", type=float, default=420, help="seconds for the whole run")
-    ap.add_argument("--ncu-random", type=int, default=24, help="random shared-memory pairs also measured by ncu")
-    ap.add_argument("--skip", default="", help="comma list of parts to skip: correctness,ncu,memcheck,synccheck,racecheck")
-    ap.add_argument("--prefix", default=str(Path("bench") / "gpu-check"), help="report path without .md/.json")
-    ap.add_argument("--worker", choices=["sanitize"], help=argparse.SUPPRESS)
-    args = ap.parse_args(argv)
-    if args.worker == "sanitize":
-        return worker_sanitize(args)
-
-    st = State(args)
-    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+def main(settings: Settings) -> int:
+    """Run every part not skipped; 0 if all passed. Without CuPy or a GPU: RuntimeUnavailable (one sentence), before
+    anything is written."""
+    unknown = sorted(settings.skip - set(PARTS))
+    if unknown:
+        raise LlgenError(f"cannot skip {', '.join(unknown)}: the parts are {', '.join(PARTS)}.")
+    dev = device(TARGET).to_json()
+    st = State(settings)
+    st.device = dev
+    log(f"device: {st.device}")
     st.record["date"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     st.record["tools"] = {t: tool_path(t) for t in ("nvcc", "ncu", "compute-sanitizer")}
     # LLGEN_COMMIT first: the device's copy of the tree may carry a stale .git
     st.record["commit"] = os.environ.get("LLGEN_COMMIT") or _git_head()
-    try:
-        from llgen.runtime.compile import device
-
-        st.device = device(TARGET).to_json()
-        log(f"device: {st.device}")
-    except Exception as e:  # noqa: BLE001
-        st.part("device", "FAIL", f"{type(e).__name__}: {e}")
-        return 1
+    skip = settings.skip
     # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.5, the sanitizers the rest
     parts = [("correctness", 1.6, lambda: part_correctness(st)), ("ncu", 1.5, lambda: part_ncu(st))]
     parts += [(t, 1.0, lambda t=t: part_sanitizer(st, t)) for t in SANITIZER_TOOLS]
@@ -495,9 +480,13 @@ def main(argv: list[str] | None = None) -> int:
     log("")
     for line in summary_lines(st):
         log(line)
-    log(f"wrote {args.prefix}.md and .json in {st.record['seconds']} s")
+    log(f"wrote {settings.prefix}.md and .json in {st.record['seconds']} s")
     return 0 if all(p["status"] in ("PASS", "SKIP") for p in st.record["parts"].values()) else 1
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # the sanitizers' worker: python -m llgen.runtime.gpucheck sanitize RANDOM SEED N
+    if sys.argv[1:2] == ["sanitize"] and len(sys.argv) == 5:
+        sys.exit(worker_sanitize(*(int(x) for x in sys.argv[2:])))
+    sys.exit(
+        "usage: python -m llgen.runtime.gpucheck sanitize RANDOM SEED SANITIZE_RANDOM (gpu-check's worker; run llgen gpu-check)"
+    )

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..emit import kernel_dynamic_smem
+from llgen.emit import kernel_dynamic_smem
+
 from .reference import poison_value
 
 

@@ -298,7 +298,8 @@ def worker(target: str, source: str) -> int:
     """Under ncu: each shared-memory plan's debug kernel, launched LAUNCHES times, 16 kernels to a compile."""
     import numpy as np
 
-    from ..emit import emit
+    from llgen.emit import emit
+
     from .compile import compile as compile_source
     from .launch import run_debug
     from .reference import random_input, raw_dtype

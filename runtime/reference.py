@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..dtypes import DType
-from ..dtypes import dtype as to_dtype
-from ..simulate import element_ids
+from llgen.dtypes import DType
+from llgen.dtypes import dtype as to_dtype
+from llgen.simulate import element_ids
 
 RAW = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
 

@@ -10,7 +10,7 @@ import json
 import time
 from pathlib import Path
 
-from ..files import write_atomic
+from llgen.files import write_atomic
 
 
 def now() -> str:

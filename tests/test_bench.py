@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from llgen.cli import main
-from llgen.runtime import bench, benchreport
-from llgen.runtime.reference import raw_dtype
+from llgen.plan.variants import variants
+from llgen.runtime.bench import counters, device, measure, report, rules, targets, timing
+from llgen.runtime.reference import loop_input, plus_one, raw_dtype
 from llgen.suite import core
 
 
@@ -32,19 +33,19 @@ def test_bench_rejects_unknown_measures():
 def test_the_ncu_worker_rebuilds_every_variant(tmp_path, options):
     """The worker under ncu plans each case as the bench did, with the same plan options (--smem-budget)."""
     cases = core()[:3]
-    path = bench._save_cases(cases, tmp_path / "cases.json", options)
-    got = dict(bench.wavefront_plans(path, "sm_90"))
+    path = counters.save_cases(cases, tmp_path / "cases.json", options)
+    got = dict(counters.wavefront_plans(path, "sm_90"))
     for c in cases:
-        for v in bench.variants(c, "sm_90", options):
+        for v in variants(c, "sm_90", options):
             assert got[f"{c.id}_{v.name}_fwd"] == v.fwd and got[f"{c.id}_{v.name}_bwd"] == v.bwd
 
 
 def _report(ncu_rows: dict, monkeypatch) -> dict:
     """A report as `run` returns it for one case (t16x32), with the measured rows `ncu.measure` would give."""
     case = core()[0]
-    variants = {}
-    for v in bench.variants(case, "sm_90"):
-        variants[v.name] = {
+    rows = {}
+    for v in variants(case, "sm_90"):
+        rows[v.name] = {
             "path": f"{v.fwd.path}/{v.bwd.path}",
             "loop_per_sm_ns": 16.0 if v.name == "llgen" else 140.0,
             "loop_lat_ns": 40.0,
@@ -52,11 +53,11 @@ def _report(ncu_rows: dict, monkeypatch) -> dict:
             "regs": 50,
             "local_bytes": 0,
             "loop_correct": True,
-            "wavefronts_pred": bench._wf(v.fwd, v.bwd),
+            "wavefronts_pred": measure._wavefronts(v.fwd, v.bwd),
             "ideal_clocks": 32,
         }
-    variants["triton"] = {"path": "triton", "loop_per_sm_ns": 19.5, "regs": 54, "stream_ratio": 0.997}
-    report = {
+    rows["triton"] = {"path": "triton", "loop_per_sm_ns": 19.5, "regs": 54, "stream_ratio": 0.997}
+    made = {
         "info": {
             "device": "NVIDIA H100 80GB HBM3",
             "sms": 132,
@@ -65,15 +66,15 @@ def _report(ncu_rows: dict, monkeypatch) -> dict:
             "date_end": "2026-11-23 06:37:45 UTC",
         },
         "measures": ["loop", "stream", "wavefronts"],
-        "cases": [{"id": case.id, "variants": variants}],
+        "cases": [{"id": case.id, "variants": rows}],
     }
     from llgen.runtime import ncu
 
     monkeypatch.setattr(
         ncu, "measure", lambda *_: {"rows": ncu_rows, "metrics": [], "rc": 0, "timed_out": False, "seconds": 1.0, "out": ""}
     )
-    bench.measure_wavefronts([case], "sm_90", report, log=lambda _: None)
-    return report
+    counters.measure_wavefronts([case], "sm_90", made, log=lambda _: None)
+    return made
 
 
 def _row(plan, st=None, ld=None):
@@ -86,15 +87,15 @@ def _row(plan, st=None, ld=None):
 
 def test_report_shows_measured_wavefronts_next_to_the_prediction(tmp_path, monkeypatch):
     case = core()[0]
-    vs = {v.name: v for v in bench.variants(case, "sm_90")}
+    vs = {v.name: v for v in variants(case, "sm_90")}
     rows = {
         f"{case.id}_{n}_{t}": _row(getattr(v, t)) for n, v in vs.items() for t in ("fwd", "bwd") if getattr(v, t).path == "shared"
     }
     rows[f"{case.id}_naive_fwd"] = _row(vs["naive"].fwd, ld=17)  # one counter off the prediction
-    report = _report(rows, monkeypatch)
-    llgen = report["cases"][0]["variants"]["llgen"]
+    made = _report(rows, monkeypatch)
+    llgen = made["cases"][0]["variants"]["llgen"]
     assert llgen["wavefronts_meas"]["fwd"]["verdict"] == "match" and llgen["wavefronts_meas"]["fwd"]["st"] == 16
-    paths = benchreport.write_report(report, str(tmp_path))
+    paths = report.write_report(made, str(tmp_path))
     assert sorted(p.name for p in paths) == ["report.json", "report.md", "report.png"]
     text = (tmp_path / "report.md").read_text()
     assert "| t16x32 | shared/shared | 16.0 | 19.5 | 1.22 |" in text and "| 64/64 |" in text  # 16+16 each way
@@ -105,8 +106,7 @@ def test_report_shows_measured_wavefronts_next_to_the_prediction(tmp_path, monke
 
 
 def test_report_without_ncu_says_not_measured(tmp_path, monkeypatch):
-    report = _report({}, monkeypatch)
-    benchreport.write_report(report, str(tmp_path))
+    report.write_report(_report({}, monkeypatch), str(tmp_path))
     text = (tmp_path / "report.md").read_text()
     assert "| -/64 |" in text and "(not measured)" in text
 
@@ -116,8 +116,8 @@ def test_loop_reference_adds_one_per_round_trip(dtype, k):
     import numpy as np
 
     raw = raw_dtype(dtype).type
-    x = bench.loop_input(dtype, raw, 64, np.random.default_rng(0))
-    y = bench.plus_one(dtype, x, k)
+    x = loop_input(dtype, raw, 64, np.random.default_rng(0))
+    y = plus_one(dtype, x, k)
     if dtype == "i8":
         assert (y == (x + k).astype(raw)).all()
     else:
@@ -168,7 +168,7 @@ def test_loop_one_cta_keeps_a_loop_ptxas_spills_in_registers():
         plain = compile_cuda(src, "sm_90").kernels["b_loop"]
     except ToolchainUnavailable as e:
         pytest.skip(str(e))
-    one = compile_cuda(src, "sm_90", (bench.LOOP_ONE_CTA,)).kernels["b_loop"]
+    one = compile_cuda(src, "sm_90", (device.LOOP_ONE_CTA,)).kernels["b_loop"]
     assert plain.stack > 0
     assert one.stack == 0 and one.local == 0
 
@@ -180,7 +180,8 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
     groups, most groups find no tile at all)."""
     import numpy as np
 
-    from llgen.emit import emit_bench, stream_groups, stream_smem
+    from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
     from llgen.runtime import host
 
     case = next(c for c in core() if c.id == case_id)
@@ -188,32 +189,31 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
     mod = host.compile(emit_bench(fwd, bwd, "b"), "sm_90")
     raw = raw_dtype(fwd.dtype).type
     tile, threads, rng = 1 << case.src.total_out_bits, case.warps * 32, np.random.default_rng(4)
-    x = bench.loop_input(case.dtype, raw, tile * 3, rng)
+    x = loop_input(case.dtype, raw, tile * 3, rng)
     y = np.zeros_like(x)
     mod.launch("b_loop", 3, threads, (x, y, 2))
-    assert (y == bench.plus_one(case.dtype, x, 2)).all()
+    assert (y == plus_one(case.dtype, x, 2)).all()
+    shape = bench_shape(fwd, bwd)
     s = raw(3)
     want = np.stack([((v.astype(np.uint64) + 3) % (1 << (8 * x.itemsize))).astype(raw) for v in x])
     for kernel in ("b_stream", "b_copy"):
         out = np.zeros_like(x)
-        smem = stream_smem(fwd, bwd) if kernel == "b_stream" else 0
-        mod.launch(kernel, 1, threads * stream_groups(fwd, bwd), (x, out, 3, s), smem=smem)
+        smem = shape.stream_smem if kernel == "b_stream" else 0
+        mod.launch(kernel, 1, threads * shape.groups, (x, out, 3, s), smem=smem)
         assert (out == want).all(), kernel
 
 
 def test_the_ideal_assumes_the_max_sm_clock_not_an_idle_reading():
-    from llgen.runtime.benchreport import sm_clock_mhz
-
-    assert sm_clock_mhz({"nvidia_smi": "580.159.04, 345 MHz, 1980 MHz, 2619 MHz"}) == 1980
-    assert sm_clock_mhz({"nvidia_smi": "unavailable"}) is None
+    assert rules.sm_clock_mhz({"nvidia_smi": "580.159.04, 345 MHz, 1980 MHz, 2619 MHz"}) == 1980
+    assert rules.sm_clock_mhz({"nvidia_smi": "unavailable"}) is None
 
 
 def test_report_marks_a_wrong_stream_kernel_and_a_loop_miss(tmp_path, monkeypatch):
     """The exact column covers STREAM as well as LOOP; a LOOP miss names both sides' share of the ideal."""
-    report = _report({}, monkeypatch)
-    llgen = report["cases"][0]["variants"]["llgen"]
+    made = _report({}, monkeypatch)
+    llgen = made["cases"][0]["variants"]["llgen"]
     llgen.update(stream_correct=False, loop_per_sm_ns=19.6)
-    benchreport.write_report(report, str(tmp_path))
+    report.write_report(made, str(tmp_path))
     text = (tmp_path / "report.md").read_text()
     assert "| t16x32 | shared/shared | 19.6 | 19.5 |" in text and text.split("\n| t16x32 |")[1].split("\n")[0].endswith(
         "| False |"
@@ -229,13 +229,13 @@ def test_report_marks_a_wrong_stream_kernel_and_a_loop_miss(tmp_path, monkeypatc
 def test_a_loop_tie_is_physical_only_at_the_ideal_with_the_pipe_busy(monkeypatch, ns, busy, status):
     """Triton 0.1% ahead of llgen is "physical" only where llgen runs at >= 98% of its ideal and ncu finds its LSU
     data pipe >= 98% busy: then no kernel can be more than 2% faster. Slack in either leaves it MISSED."""
-    report = _report({}, monkeypatch)
-    v = report["cases"][0]["variants"]
+    made = _report({}, monkeypatch)
+    v = made["cases"][0]["variants"]
     v["llgen"].update(loop_per_sm_ns=ns, loop_rounds_ns=[ns] * 5, pipe={"busy_pct": busy})
     v["triton"].update(
         loop_per_sm_ns=ns * 0.999, loop_rounds_ns=[ns * 0.99, ns * 1.004, ns * 0.999, ns, ns], pipe={"busy_pct": 99.0}
     )
-    (line,) = [t for t in benchreport.targets(report, 1980) if "Triton / llgen >= 1.0" in t[1]]
+    (line,) = [t for t in targets.targets(made, 1980) if "Triton / llgen >= 1.0" in t[1]]
     assert line[0] == status
     assert f"LSU data pipe busy {busy:.1f}% / 99.0%" in line[1] and "alternating rounds 0.990-1.004" in line[1]
 
@@ -244,32 +244,32 @@ def test_a_loop_tie_is_physical_only_at_the_ideal_with_the_pipe_busy(monkeypatch
 def test_a_loop_tie_far_from_the_ideal_is_physical_only_with_the_alu_pipe_full(monkeypatch, alu, status):
     """A LOOP at 35% of its ideal (mma2b_f8e5m2: the ideal counts wavefronts, the tile's `+ 1` on bytes fills the
     integer ALU) is "physical" only where ncu finds llgen's integer ALU pipe >= 98% busy."""
-    report = _report({}, monkeypatch)
-    v = report["cases"][0]["variants"]
+    made = _report({}, monkeypatch)
+    v = made["cases"][0]["variants"]
     v["llgen"].update(loop_per_sm_ns=50.0, loop_rounds_ns=[50.0] * 5, pipe={"busy_pct": 36.0, "alu_busy_pct": alu})
     v["triton"].update(loop_per_sm_ns=49.6, loop_rounds_ns=[49.6] * 5, pipe={"busy_pct": 37.0, "alu_busy_pct": 98.9})
-    (line,) = [t for t in benchreport.targets(report, 1980) if "Triton / llgen >= 1.0" in t[1]]
+    (line,) = [t for t in targets.targets(made, 1980) if "Triton / llgen >= 1.0" in t[1]]
     assert line[0] == status
     assert ("integer ALU pipe busy" in line[1]) == (alu is not None)
     assert alu is None or f"integer ALU pipe busy {alu:.1f}% / 98.9%" in line[1]
 
 
 def test_stream_keeps_the_fastest_tiles_a_step_that_do_not_spill():
-    """STREAM's tiles a step (bench.STREAM_UNROLLS): the fastest STREAM among kernels without a stack frame wins
+    """STREAM's tiles a step (rules.STREAM_UNROLLS): the fastest STREAM among kernels without a stack frame wins
     (w1_b2mma_f32's two tiles spilled and ran slower), and where every choice spills, the fastest of all."""
-    assert bench.fastest_unroll({1: 1.00, 2: 0.98}, {1: 0, 2: 0}) == 2
-    assert bench.fastest_unroll({1: 1.00, 2: 0.98}, {1: 0, 2: 96}) == 1
-    assert bench.fastest_unroll({1: 1.00, 2: 0.98}, {1: 8, 2: 96}) == 2
+    assert timing.fastest_unroll({1: 1.00, 2: 0.98}, {1: 0, 2: 0}) == 2
+    assert timing.fastest_unroll({1: 1.00, 2: 0.98}, {1: 0, 2: 96}) == 1
+    assert timing.fastest_unroll({1: 1.00, 2: 0.98}, {1: 8, 2: 96}) == 2
 
 
 def test_the_copy_roofline_is_a_memcpy_of_the_same_bytes_in_the_same_rounds(monkeypatch):
-    report = _report({}, monkeypatch)
-    report["cases"][0]["coalesced_a"] = True
-    llgen = report["cases"][0]["variants"]["llgen"]
+    made = _report({}, monkeypatch)
+    made["cases"][0]["coalesced_a"] = True
+    llgen = made["cases"][0]["variants"]["llgen"]
     got = {}
     for x, status in ((0.951, "met"), (0.925, "MISSED")):
         llgen.update(copy_vs_d2d=x, copy_GBps=2850.0)
-        got[status] = [t for t in benchreport.targets(report, 1980) if "device-to-device" in t[1]]
+        got[status] = [t for t in targets.targets(made, 1980) if "device-to-device" in t[1]]
     want = "our copy kernel >= 93% of a device-to-device copy of the same bytes where A is coalesced: lowest 95.1%"
     assert got["met"] == [("met", want)]
     assert got["MISSED"][0][0] == "MISSED" and "t16x32 92.5%" in got["MISSED"][0][1]
@@ -277,12 +277,12 @@ def test_the_copy_roofline_is_a_memcpy_of_the_same_bytes_in_the_same_rounds(monk
 
 def test_stream_rounds_rotate_the_order_and_keep_medians(monkeypatch):
     calls = []
-    monkeypatch.setattr(bench, "median_ms", lambda fn, _rep: fn())
+    monkeypatch.setattr(timing, "median_ms", lambda fn, _rep: fn())
     fns = {
         n: (lambda n=n: calls.append(n) or {"stream": 2.0, "copy": 1.0, "d2d": 0.9}[n] + 0.01 * len(calls))
         for n in ("stream", "copy", "d2d")
     }
-    t = bench.rotating_rounds(fns, 3, rep=1)
+    t = timing.rotating_rounds(fns, 3, rep=1)
     assert calls == ["stream", "copy", "d2d", "copy", "d2d", "stream", "d2d", "stream", "copy"]
     assert t["copy"] == pytest.approx(1.04)  # its rounds were calls 2, 4 and 9: 1.02, 1.04, 1.09
 
@@ -313,8 +313,8 @@ def test_check_bench_passes_the_bench_kernels_and_catches_wrong_ones(case_id, ti
 def test_loop_scratch_gives_each_direction_a_buffer_only_where_the_other_barrier_covers_it():
     from dataclasses import replace
 
-    from llgen.emit import LoopScratch, loop_scratch
     from llgen.plan import plan_conversion
+    from llgen.plan.benchshape import LoopScratch, loop_scratch
     from llgen.target import target
 
     by_id = {c.id: c for c in core()}
@@ -351,7 +351,7 @@ def test_pipe_counters_are_measured_for_close_cases_only_and_land_on_both_sides(
     PIPE_TIE), launched by loop_launches in a worker: llgen's <case>_loop, then Triton's loop_kernel."""
     from llgen.runtime import ncu
 
-    report = _report({}, monkeypatch)
+    made = _report({}, monkeypatch)
     seen = []
 
     def fake(call, kernels, _timeout, _log_dir):
@@ -365,10 +365,10 @@ def test_pipe_counters_are_measured_for_close_cases_only_and_land_on_both_sides(
         }
 
     monkeypatch.setattr(ncu, "pipe_busy", fake)
-    bench.measure_pipes(core()[:1], "sm_90", report, log=lambda _: None)
+    counters.measure_pipes(core()[:1], "sm_90", made, log=lambda _: None)
     assert seen == []  # 19.5 / 16.0: llgen is clearly ahead
-    report["cases"][0]["variants"]["llgen"]["loop_per_sm_ns"] = 19.4
-    bench.measure_pipes(core()[:1], "sm_90", report, log=lambda _: None)
-    assert seen == [("llgen.runtime.bench:loop_launches", "regex:_loop$|^loop_kernel$")]
-    v = report["cases"][0]["variants"]
+    made["cases"][0]["variants"]["llgen"]["loop_per_sm_ns"] = 19.4
+    counters.measure_pipes(core()[:1], "sm_90", made, log=lambda _: None)
+    assert seen == [("llgen.runtime.bench.counters:loop_launches", "regex:_loop$|^loop_kernel$")]
+    v = made["cases"][0]["variants"]
     assert v["llgen"]["pipe"]["busy_pct"] == 99.2 and v["triton"]["pipe"]["busy_pct"] == 98.7

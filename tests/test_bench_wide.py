@@ -12,8 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
-from llgen.runtime import bench, benchreport, gatherbench, host
+from llgen.cli import main
+from llgen.errors import LlgenError
+from llgen.plan.variants import variant_table, variants
+from llgen.runtime import host
+from llgen.runtime.bench import gather, measure, merge, report, rules, targets
+from llgen.runtime.bench import run as runner
 from llgen.suite import Case, core, describe, gather_bench_cases, wide
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,18 +72,20 @@ def test_the_wide_suite_matches_its_snapshot():
 
 
 def test_every_wide_case_plans_every_variant_and_builds_its_bench_source():
-    from llgen.emit import emit_bench, loop_scratch, stream_smem
+    from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
 
     picks = {}
     for c in wide():
-        vs, skipped = bench.variant_table(c, "sm_90", baselines=False)
+        vs, skipped = variant_table(c, "sm_90", baselines=False)
         assert vs[0].name == "llgen" and all(v.kinds[0] != "?" and v.kinds[1] != "?" for v in vs), c.id
         names = {v.name for v in vs} | set(skipped)
         assert names == {"llgen", "registers", "shuffle", "shared", "shared_vec"}, c.id
         for v in vs:
             src = emit_bench(v.fwd, v.bwd, "b")
             assert "b_loop" in src and "b_stream" in src and "b_copy" in src
-            assert max(loop_scratch(v.fwd, v.bwd).bytes, stream_smem(v.fwd, v.bwd)) <= v.fwd.target.smem_per_cta, c.id
+            shape = bench_shape(v.fwd, v.bwd)
+            assert max(shape.loop.bytes, shape.stream_smem) <= v.fwd.target.smem_per_cta, c.id
         picks[c.id] = vs[0].fwd.path, vs[0].bwd.path
     assert picks["regperm_f16"] == ("registers", "registers") and picks["regperm_i8"] == ("registers", "registers")
     # one-warp cases: the pick of each, as session 8's run measured the faster path (bench/NOTES.md)
@@ -93,16 +101,16 @@ def test_every_wide_case_plans_every_variant_and_builds_its_bench_source():
 
 
 def test_variant_table_says_why_each_alternative_is_not_run():
-    vs, skipped = bench.variant_table(by_id("regperm_f16"), "sm_90", baselines=False)
+    vs, skipped = variant_table(by_id("regperm_f16"), "sm_90", baselines=False)
     names = [v.name for v in vs]
     assert names[0] == "llgen" and "shuffle" in names and "shared" in names
     assert skipped["registers"] == "the same kernels as llgen" and vs[0].same_as == ["registers"]
     assert vs[0].kinds == ("registers", "registers")
-    vs, skipped = bench.variant_table(by_id("w8_b2mma_f32"), "sm_90")
+    vs, skipped = variant_table(by_id("w8_b2mma_f32"), "sm_90")
     assert skipped["shuffle"].startswith("A -> B: the shuffle path cannot do this conversion")
     assert skipped["registers"].startswith("A -> B: the registers path cannot")
     assert {v.name for v in vs} >= {"llgen", "naive", "classic"}
-    rounds = bench.variant_table(by_id("mma2b_f16_b8k"), "sm_90")[0][0]
+    rounds = variant_table(by_id("mma2b_f16_b8k"), "sm_90")[0][0]
     assert rounds.fwd.detail.rounds == 4 and rounds.fwd.detail.scratch_bytes <= 8192
 
 
@@ -117,10 +125,8 @@ def test_wide_bench_kernels_compile_with_nvrtc():
     sample = ["w1_b2b_f16", "w1_b2dotA_f16", "wgmma2b_128x256_f32", "mma2b_f16_b8k", "r1_slice_256_f16"]
     sample += ["r3_mma2b_4x64x32_f16", "b2bT_f64", "b2dotB_f8e4m3", "regperm_f16", "regperm_i8", "r18_7_i8"]
     for cid in sample:  # a source a case: LLGEN_KEEP's constraint is defined once a source, by its dtype
-        names = [f"{cid}_{v.name}" for v in bench.variants(by_id(cid), "sm_90", baselines=False)]
-        srcs = [
-            emit_bench(v.fwd, v.bwd, n) for v, n in zip(bench.variants(by_id(cid), "sm_90", baselines=False), names, strict=True)
-        ]
+        names = [f"{cid}_{v.name}" for v in variants(by_id(cid), "sm_90", baselines=False)]
+        srcs = [emit_bench(v.fwd, v.bwd, n) for v, n in zip(variants(by_id(cid), "sm_90", baselines=False), names, strict=True)]
         try:
             cubin = compile_cuda("\n".join(srcs), "sm_90")
         except ToolchainUnavailable as e:
@@ -171,7 +177,7 @@ class _HostRawModule:
 
 
 def host_cupy(sms: int = 1) -> types.ModuleType:
-    """What runtime.bench asks of CuPy for LOOP's correctness check, on NumPy and CPU threads (llgen.runtime.host)."""
+    """What llgen.runtime.bench asks of CuPy for LOOP's correctness check, on NumPy and CPU threads (llgen.runtime.host)."""
     cp = types.ModuleType("cupy")
     cp.asarray = lambda a: np.array(a, copy=True)
     cp.asnumpy = np.asarray
@@ -193,7 +199,7 @@ def test_run_case_on_cpu_threads_checks_every_variant_of_the_register_permutatio
     """Issue 18's LOOP/checker disagreement, on CPU threads: every variant of both register permutations (registers,
     forced shuffle, forced shared) gives NumPy's answer after 3 round trips, f16 through the same `+ 1` (issue 18)."""
     for cid in ("regperm_f16", "regperm_i8"):
-        res = bench.run_case(by_id(cid), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, baselines=True)
+        res = runner.run_case(by_id(cid), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, baselines=True)
         assert "error" not in res, res
         assert set(res["variants"]) >= {"llgen", "shuffle", "shared", "naive", "classic"}
         for name, r in res["variants"].items():
@@ -205,11 +211,11 @@ def test_run_case_on_cpu_threads_checks_every_variant_of_the_register_permutatio
 def test_a_wrong_loop_kernel_says_where_it_goes_wrong(monkeypatch):
     """check_loop finds the first k that fails: a LOOP that skips its first round trip is right at k = 0 (the global
     load and store) and wrong from k = 1."""
-    emit = bench.emit_bench
+    emit = measure.emit_bench
     monkeypatch.setattr(
-        bench, "emit_bench", lambda f, b, n: emit(f, b, n).replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)")
+        measure, "emit_bench", lambda f, b, n: emit(f, b, n).replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)")
     )
-    res = bench.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    res = runner.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
     r = res["variants"]["llgen"]
     assert r["loop_correct"] is False and r["loop_first_bad"]["k"] == 1 and r["loop_first_bad"]["share_of_tiles"] == 1.0
 
@@ -218,7 +224,7 @@ def test_a_wrong_loop_kernel_says_where_it_goes_wrong(monkeypatch):
 def test_bench_never_crashes_a_failure_is_a_row(monkeypatch):
     """A variant that does not emit or compile, a Triton that cannot run and a case llgen cannot plan are rows
     that say why; the other variants are measured."""
-    emit = bench.emit_bench
+    emit = measure.emit_bench
 
     def flaky(f, b, n):
         if f.path == "shuffle":
@@ -227,17 +233,17 @@ def test_bench_never_crashes_a_failure_is_a_row(monkeypatch):
             return "this is not CUDA"
         return emit(f, b, n)
 
-    monkeypatch.setattr(bench, "emit_bench", flaky)
-    res = bench.run_case(by_id("w1_b2dotA_f16"), "sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
+    monkeypatch.setattr(measure, "emit_bench", flaky)
+    res = runner.run_case(by_id("w1_b2dotA_f16"), "sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
     v = res["variants"]
     assert v["shuffle"]["error"] == "emit: RuntimeError: emitter bug"
     assert v["llgen"]["loop_correct"] is True  # one warp: __syncwarp plans still emit
     assert v["triton"]["error"]  # here: no torch, or no GPU for it
-    res = bench.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    res = runner.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
     assert res["variants"]["llgen"]["error"].startswith("CompileFailed")
     a = by_id("tiny_16x16_f32")
     bad = Case("bad", "f32", (16, 16), 4, a.src, by_id("w1_b2b_f16").dst)
-    res = bench.run_case(bad, "sm_90", set(), 1, False, lambda _: None)
+    res = runner.run_case(bad, "sm_90", set(), 1, False, lambda _: None)
     assert res["error"].startswith("LlgenError") and res["variants"] == {}
 
 
@@ -245,13 +251,13 @@ def test_bench_never_crashes_a_failure_is_a_row(monkeypatch):
 def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
     """run(shard=(i, n)) takes every n-th case from the i-th and saves after each case; merge_reports puts core and
     wide pieces back in suite order into one report with both suites' tables, targets and chart."""
-    monkeypatch.setattr(sys.modules["llgen.runtime.compile"], "device", lambda _t: None)
-    monkeypatch.setattr(bench, "device_info", lambda: {"device": "CPU threads", "sms": 1, "date": "d0", "commit": "x"})
+    monkeypatch.setattr(runner, "device", lambda _t: None)
+    monkeypatch.setattr(runner, "device_info", lambda: {"device": "CPU threads", "sms": 1, "date": "d0", "commit": "x"})
     saved = []
     cases = [by_id(i) for i in ("tiny_16x16_f32", "tiny_8x8_f16", "r1_64_i8", "regperm_i8")]
     parts = []
     for i in (1, 2):
-        rep = bench.run(
+        rep = runner.run(
             cases,
             "sm_90",
             (),
@@ -266,32 +272,46 @@ def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
         )
         assert [c["id"] for c in rep["cases"]] == [c.id for c in cases[i - 1 :: 2]]
         parts.append(tmp_path / f"wide-{i}.json")
-        bench.write_json(rep, str(parts[-1]))
+        report.write_json(rep, str(parts[-1]))
     assert saved == [1, 2, 1, 2]
     core_part = tmp_path / "core.json"
-    bench.write_json(
+    report.write_json(
         {"info": {"device": "CPU threads", "suite": "core", "date": "c0", "date_end": "c1"}, "measures": [], "cases": []},
         str(core_part),
     )
-    merged = bench.merge_reports([parts[1], core_part, parts[0]], str(tmp_path / "out"))
+    merged = merge.merge_reports([parts[1], core_part, parts[0]])
+    report.write_report(merged, str(tmp_path / "out"))
     ids = {c.id for c in cases}
     assert [c["id"] for c in merged["cases"]] == [c.id for c in wide() if c.id in ids]  # the suite's own order
     assert [r["suite"] for r in merged["info"]["runs"]] == ["wide", "core", "wide"]
     text = (tmp_path / "out" / "report.md").read_text()
     assert "## Suite wide (4 cases)" in text and "## Targets (issue 18) on wide" in text
     assert (tmp_path / "out" / "report.png").stat().st_size > 10_000
-    with pytest.raises(bench.LlgenError, match="shard 3/2 does not exist"):
-        bench.select_shard(cases, (3, 2))
+    with pytest.raises(LlgenError, match="shard 3/2 does not exist"):
+        runner.select_shard(cases, (3, 2))
 
 
-def test_module_entry_point_rejects_bad_shards_and_measures(capsys):
-    assert bench.main(["run", "--suite", "wide", "--shard", "x", "-o", "/dev/null"]) == 2
-    assert "not of the form I/N" in capsys.readouterr().err
-    assert bench.main(["run", "--suite", "wide", "--measures", "loop,speed", "-o", "/dev/null"]) == 2
-    assert "unknown measure(s) ['speed']" in capsys.readouterr().err
-    assert bench.main(["run", "--suite", "wide", "--cases", "w1_b2b_f16,nope", "-o", "/dev/null"]) == 2
-    assert "no case nope in this suite" in capsys.readouterr().err
-    assert [c.id for c in bench.select_cases(wide(), "r1_64_i8,w1_b2b_f16")] == ["w1_b2b_f16", "r1_64_i8"]
+@pytest.mark.parametrize(
+    "args,error",
+    [
+        (["--shard", "x"], "shard 'x' is not of the form I/N (e.g. 2/3)."),
+        (["--shard", "3/2"], "shard 3/2 does not exist: use 1/2 to 2/2."),
+        (["--measures", "loop,speed"], "unknown measure(s) ['speed']"),
+        (["--cases", "w1_b2b_f16,nope"], "no case nope in this suite."),
+    ],
+)
+def test_bench_rejects_bad_shards_measures_and_cases_before_the_gpu(monkeypatch, tmp_path, args, error):
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    out = tmp_path / "wide-1.json"
+    r = CliRunner().invoke(main, ["bench", "--suite", "wide", *args, "-o", str(out)])
+    assert r.exit_code == 2 and r.output.startswith("error: ") and error in r.output, r.output
+    assert len(r.output.strip().splitlines()) == 1 and not out.exists()
+
+
+def test_bench_merge_is_a_subcommand_with_one_line_errors(tmp_path):
+    r = CliRunner().invoke(main, ["bench", "merge", "-o", str(tmp_path / "out"), str(tmp_path / "none.json")])
+    assert r.exit_code == 2 and r.output.startswith("error: cannot read the bench report") and not (tmp_path / "out").exists()
+    assert [c.id for c in runner.select_cases(wide(), "r1_64_i8,w1_b2b_f16")] == ["w1_b2b_f16", "r1_64_i8"]
 
 
 # ---------------------------------------------------------------------------------------------- report
@@ -331,8 +351,7 @@ def _wide_report() -> dict:
 
 
 def test_wide_report_has_its_targets_gather_section_and_chart(tmp_path):
-    report = _wide_report()
-    benchreport.write_report(report, str(tmp_path))
+    report.write_report(_wide_report(), str(tmp_path))
     text = (tmp_path / "report.md").read_text()
     assert "## Suite core (1 cases)" in text and "## Targets (issue 6), from this run" in text
     assert "| w1_b2b_f16 | shared/shared | 40.0 | 35.0 | 0.88 | shuffle 30.0 | 1.333 |" in text
@@ -346,8 +365,8 @@ def test_wide_report_has_its_targets_gather_section_and_chart(tmp_path):
 
 def test_pick_gap_counts_the_pick_as_the_fastest_within_two_percent():
     c = _wide_report()["cases"][2]
-    assert benchreport.best_alternative(c) == ("shared_vec", 505.0) and benchreport.pick_gap(c) == 1.0
-    (line,) = [t for t in benchreport.targets_wide({"cases": [c]}, 1980) if "the pick" in t[1]]
+    assert rules.best_alternative(c) == ("shared_vec", 505.0) and rules.pick_gap(c) == 1.0
+    (line,) = [t for t in targets.targets_wide({"cases": [c]}, 1980) if "the pick" in t[1]]
     assert line[0] == "met" and "1/1" in line[1]
 
 
@@ -360,18 +379,18 @@ def test_gather_bench_kernels_compute_take_along_axis_on_cpu_threads():
     rng = np.random.default_rng(3)
     seen = set()
     for c in gather_bench_cases():
-        plans, skipped = gatherbench.gather_variants(c)
+        plans, skipped = gather.gather_variants(c)
         assert plans[0][0] == "llgen" and len(plans) + len(skipped) == 3
         for name, plan in plans:
             seen.add(plan.path)
-            mod = host.compile(gatherbench.loop_source(plan, "g"), "sm_90")
-            for pattern in gatherbench.PATTERNS:
+            mod = host.compile(gather.loop_source(plan, "g"), "sm_90")
+            for pattern in gather.PATTERNS:
                 x = random_input(raw_dtype(c.dtype), 2 * int(np.prod(c.shape)), rng).reshape(2, *c.shape)
-                ix = gatherbench.index_tiles(pattern, c.shape, c.axis, 2, rng)
+                ix = gather.index_tiles(pattern, c.shape, c.axis, 2, rng)
                 y = np.zeros(x.size, x.dtype)
                 args = (x.reshape(-1).copy(), ix.reshape(-1).copy(), y, 3)
-                mod.launch("g_loop", 2, c.warps * 32, args, smem=gatherbench.scratch_bytes(plan))
-                assert (y == gatherbench.expected(x, ix, c.axis, 3).reshape(-1)).all(), (c.id, name, pattern)
+                mod.launch("g_loop", 2, c.warps * 32, args, smem=gather.scratch_bytes(plan))
+                assert (y == gather.expected(x, ix, c.axis, 3).reshape(-1)).all(), (c.id, name, pattern)
     assert seen == {"shuffle", "shared", "registers"}
 
 
@@ -395,5 +414,5 @@ def test_a_triton_loop_faster_than_its_own_add_is_folded_and_not_counted():
             "variants": {"llgen": {"loop_per_sm_ns": 18.3}, "triton": {"loop_per_sm_ns": tr}},
         }
 
-    assert bench.triton_folded(row(0.14)) and bench.loop_ratio(row(0.14)) is None
-    assert not bench.triton_folded(row(2.8, (64,), "i8")) and bench.loop_ratio(row(36.6)) == pytest.approx(2.0)
+    assert rules.triton_folded(row(0.14)) and rules.loop_ratio(row(0.14)) is None
+    assert not rules.triton_folded(row(2.8, (64,), "i8")) and rules.loop_ratio(row(36.6)) == pytest.approx(2.0)

@@ -1,7 +1,7 @@
 """The cost model against the GPU (issue 18): tests/data/calibration.json holds, per case and llgen variant, the LOOP
 time a bench run measured; the current model (codegen/plan/cost.py) must order each case's variants as they measured,
 a gap under the table's tie (2%) being a tie. Regenerate the table from a bench report with
-`python -m llgen.runtime.bench calibrate bench/report.json -o tests/data/calibration.json`."""
+`llgen bench calibrate bench/report.json -o tests/data/calibration.json`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from llgen.runtime import calibration
+from llgen.runtime.bench import calibration
 
 TABLE = Path(__file__).resolve().parent / "data" / "calibration.json"
 

@@ -61,11 +61,11 @@ def test_kernels_out_is_fresh():
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_suite_cuda_compiles_as_planned(arch):
-    """Every suite case by every variant gpu-check runs (default, forced paths, unswizzled, classic, vector, naive)."""
+    """Every suite case by every variant gpu-check runs (llgen's pick, forced paths, unswizzled, classic, shared_vec, naive)."""
     from llgen.runtime.cases import suite_jobs
 
     jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None]
-    assert {j.variant for j in jobs} >= {"default", "shuffle", "unswizzled", "classic", "naive"}
+    assert {j.variant for j in jobs} >= {"llgen", "shuffle", "unswizzled", "classic_matrix", "naive"}
     kernels = disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
     for j in jobs:
         check_sass(kernels[f"{j.name}_debug"], j.plan, f"{j.label} ({arch})")
@@ -82,7 +82,7 @@ def test_shared_accesses_share_address_registers(arch):
     so one per instruction would cost registers (b2bT_f16's LOOP kernel took 126 instead of 104 with NVRTC 13.0)."""
     from llgen.runtime.cases import suite_jobs
 
-    jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None and j.variant == "default" and j.plan.path == "shared"]
+    jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None and j.variant == "llgen" and j.plan.path == "shared"]
     kernels = disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
     for j in jobs:
         d = j.plan.detail

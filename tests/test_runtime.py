@@ -4,6 +4,7 @@ gpu-check script's parsers. Tests marked `gpu` run the real checks and skip wher
 
 from __future__ import annotations
 
+import ast
 import importlib.abc
 import importlib.util
 import json
@@ -11,6 +12,7 @@ import re
 import subprocess
 import sys
 import types
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,9 +21,10 @@ from click.testing import CliRunner
 from llgen.cli import main
 from llgen.emit import emit
 from llgen.plan import plan_conversion
+from llgen.plan.variants import CHECKED, PICK
 from llgen.randlayout import random_cases, random_layout, random_plans
 from llgen.runtime import RuntimeUnavailable, check, check_many, ncu
-from llgen.runtime.cases import VARIANTS, gather_plans, random_jobs, suite_jobs
+from llgen.runtime.cases import gather_plans, random_jobs, suite_jobs
 from llgen.runtime.compile import compile as compile_source
 from llgen.runtime.compile import device
 from llgen.runtime.reference import (
@@ -265,6 +268,27 @@ def test_llgen_check_without_runtime_exits_2_with_one_line(monkeypatch):
     assert r.exit_code == 2 and "error: no ROCm runtime found" in r.output
 
 
+def test_imports_across_codegen_and_runtime_are_absolute():
+    """codegen/ is installed as llgen and runtime/ as llgen.runtime, so a relative import from one into the other
+    resolves only through that mapping: each crossing spells llgen.* (ruff's TID252 also holds runtime/ to it)."""
+    root = Path(__file__).resolve().parents[1]
+    crossing = []
+    for tree, leaves in (("codegen", lambda level, depth, mod: level == depth and mod.split(".")[0] == "runtime"),
+                         ("runtime", lambda level, depth, _mod: level > depth)):  # fmt: skip
+        for path in sorted((root / tree).rglob("*.py")):
+            depth = len(path.relative_to(root / tree).parts)  # the level that names the tree's own package
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and node.level and leaves(node.level, depth, node.module or ""):
+                    crossing.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert crossing == []
+
+
+def test_the_tree_imported_as_codegen_says_to_import_llgen():
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-m", "codegen"], cwd=root, capture_output=True, text=True, check=False)
+    assert r.returncode != 0 and "import llgen, not codegen." in r.stderr.strip().splitlines()[-1]
+
+
 def test_cli_start_up_imports_neither_numpy_nor_the_runtime():
     code = "import sys, llgen.cli; print('numpy' in sys.modules, 'llgen.runtime' in sys.modules, 'cupy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -352,9 +376,9 @@ def test_suite_jobs_cover_every_variant_and_drop_repeats():
     cases = {c.id for c in core()}
     assert {j.case for j in jobs} == cases
     for j in jobs:
-        assert j.variant in dict(VARIANTS)
-        if j.variant != "default":
-            assert j.plan.path == dict(VARIANTS)[j.variant]["path"]
+        assert j.variant in dict(CHECKED)
+        if j.variant != PICK:
+            assert j.plan.path == dict(CHECKED)[j.variant]["path"]
     labels = [j.label for j in jobs]
     assert len(labels) == len(set(labels))
     for j in jobs:
@@ -461,7 +485,7 @@ def test_ncu_csv_is_parsed():
 
 
 def test_ncu_counters_are_compared_with_the_prediction():
-    job = next(j for j in _suite_plans() if j.label == "t16x32/default")
+    job = next(j for j in _suite_plans() if j.label == "t16x32/llgen")
     pred = ncu.prediction(job.plan)
     assert pred["pred_st_wf"] == job.plan.detail.predicted_store_wavefronts
     meas = {ncu.WF_ST: pred["pred_st_wf"], ncu.WF_LD: pred["pred_ld_wf"], ncu.INST_ST: 1, ncu.INST_LD: 1}
@@ -481,10 +505,32 @@ def test_ncu_counters_are_compared_with_the_prediction():
     assert ncu.choose_metrics(known) == ncu.CORE_METRICS + ["smsp__inst_executed_op_ldsm.sum"]
 
 
+def test_gpu_check_without_a_gpu_exits_2_and_writes_nothing(monkeypatch, tmp_path):
+    """No CuPy: one line, exit status 2, and no report or log folder, neither the default one nor bench/'s."""
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    monkeypatch.chdir(tmp_path)
+    for args in ([], ["-o", "bench/gpu-check"]):
+        r = CliRunner().invoke(main, ["gpu-check", *args])
+        assert r.exit_code == 2, r.output
+        assert r.output.startswith("error: CuPy is not installed") and len(r.output.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_gpu_check_has_click_help_and_one_line_usage_errors():
+    r = CliRunner().invoke(main, ["gpu-check", "--help"], prog_name="llgen")
+    assert r.exit_code == 0 and r.output.startswith("Usage: llgen gpu-check [OPTIONS]")
+    assert "--sanitize-random INTEGER" in r.output and "llgen-gpu-check/gpu-check" in r.output
+    r = subprocess.run(
+        [sys.executable, "-m", "llgen.cli", "gpu-check", "--runs", "x"], capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
+
+
 def test_gpu_check_report_from_a_partial_run(gpu_check, tmp_path, monkeypatch):
     monkeypatch.delenv("OUT", raising=False)
-    args = types.SimpleNamespace(random=3, seed=6, tiles=2, runs=1, budget=60, ncu_random=0, prefix=str(tmp_path / "gc"))
-    st = gpu_check.State(args)
+    st = gpu_check.State(
+        gpu_check.Settings(random=3, seed=6, tiles=2, runs=1, budget=60, ncu_random=0, prefix=str(tmp_path / "gc"))
+    )
     st.device = {"name": "fake", "arch": "sm_90", "sms": 1, "driver": "0", "runtime": "none"}
     st.random_results = _results()
     job = next(j for j in _suite_plans() if j.plan.path == "shared")
@@ -692,7 +738,8 @@ def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
         [
             sys.executable,
             "-m",
-            "llgen.runtime.gpucheck",
+            "llgen.cli",
+            "gpu-check",
             "--random",
             "6",
             "--ncu-random",
@@ -703,7 +750,7 @@ def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
             "1",
             "--budget",
             "240",
-            "--prefix",
+            "-o",
             str(tmp_path / "gc"),
         ],
         env=env,

@@ -1,7 +1,7 @@
 """Two measurements behind bench/NOTES.md, run on the GPU machine with `python3 bench/probes/copy_and_pipes.py > bench/probes/copy_and_pipes.txt`.
 
 1. t16x32's STREAM and copy kernels with W one-warp groups per CTA (each warp its own tiles and scratch) and U tiles
-   loaded per step, against cudaMemcpy and a plain 16-byte copy: what `llgen.emit.stream_groups` chose from.
+   loaded per step, against cudaMemcpy and a plain 16-byte copy: what `llgen.plan.benchshape.stream_groups` chose from.
 2. Whether warp shuffles and shared-memory wavefronts share one pipe: a lanes_f32-like round trip that moves K of its
    32 registers by SHFL and the rest through shared memory (one store and one load wavefront each). Two pipes would
    take max(K, 2(32 - K)) clocks per warp and conversion; one pipe takes K + 2(32 - K).
@@ -23,8 +23,12 @@ import time
 import cupy as cp
 import numpy as np
 
-from llgen.emit import emit_bench, stream_groups, stream_smem
-from llgen.runtime.bench import STREAM_BYTES, d2d_copy_gbps, median_ms, per_sm_ns, stream_grid, variants
+from llgen.emit import emit_bench
+from llgen.plan.benchshape import stream_groups, stream_smem
+from llgen.plan.variants import variants
+from llgen.runtime.bench.device import d2d_copy_gbps
+from llgen.runtime.bench.rules import STREAM_BYTES
+from llgen.runtime.bench.timing import median_ms, per_sm_ns, stream_grid
 from llgen.suite import core
 
 REP = 200

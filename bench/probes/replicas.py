@@ -6,9 +6,10 @@ Usage: ncu --metrics ... python3 bench/probes/replicas.py (see device_run.sh), o
 import cupy as cp
 import numpy as np
 
-from llgen.emit import emit_bench, loop_scratch
-from llgen.runtime.bench import loop_input, variants
-from llgen.runtime.reference import raw_dtype
+from llgen.emit import emit_bench
+from llgen.plan.benchshape import loop_scratch
+from llgen.plan.variants import variants
+from llgen.runtime.reference import loop_input, raw_dtype
 from llgen.suite import core
 
 case = next(c for c in core() if c.id == "b2dotA_i8")

@@ -2,7 +2,7 @@
 session 10). Run on the GPU machine: `python3 bench/probes/stream_shape.py [PART ...] > OUT`.
 
 1. ``stream``: llgen's pick of each case in STREAM and copy with U tiles loaded per step (U = 1, 2, 4, 8) and two
-   grids: the bench's grid-stride grid (runtime.bench.stream_grid) and exactly the CTAs that fit the SMs at once
+   grids: the bench's grid-stride grid (runtime.bench.timing.stream_grid) and exactly the CTAs that fit the SMs at once
    (each walks its share of the tiles, no second wave). Registers, stack, resident CTAs, the copy against a
    device-to-device copy of the same bytes, STREAM over copy.
 2. ``pipes``: Nsight Compute's pipe, issue and stall counters of LOOP kernels (llgen's variants and Triton's, K =
@@ -21,8 +21,11 @@ from pathlib import Path
 import cupy as cp
 import numpy as np
 
-from llgen.emit import emit_bench, loop_scratch, stream_groups, stream_smem, stream_unroll
-from llgen.runtime.bench import median_ms, rotating_rounds, stream_grid, stream_tiles, variant_table
+from llgen.emit import emit_bench
+from llgen.plan.benchshape import loop_scratch, stream_groups, stream_smem, stream_unroll
+from llgen.plan.variants import variant_table
+from llgen.runtime.bench.rules import stream_tiles
+from llgen.runtime.bench.timing import median_ms, rotating_rounds, stream_grid
 from llgen.runtime.reference import loop_input, raw_dtype
 from llgen.suite import suite
 

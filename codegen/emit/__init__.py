@@ -6,13 +6,13 @@ the Jinja templates. Same inputs, same bytes. One idea per module:
 - spelling: C spelling of numbers, affine maps, packed registers, vector accesses and addresses;
 - context: the template context of a conversion plan, and the scratch its kernels declare;
 - conversion: the Jinja environment, names and file names, and emit();
-- bench: the LOOP, STREAM and copy kernels' policy, and emit_bench();
+- bench: the LOOP, STREAM and copy kernels in the plan's bench shape (plan/benchshape.py): emit_bench();
 - gather: the gather emitter (import it as llgen.emit.gather).
 """
 
 from __future__ import annotations
 
-from .bench import LoopScratch, emit_bench, loop_scratch, stream_groups, stream_smem, stream_unroll
+from .bench import emit_bench
 from .context import global_ctx, kernel_dynamic_smem, plan_scratch_bytes, scratch_bytes
 from .conversion import FORMS, check_name, default_name, emit, environment, file_names
 from .spelling import VEC_TYPES, RegArray, address, affine_expr, hexu, run_term, vector_access
@@ -20,7 +20,6 @@ from .spelling import VEC_TYPES, RegArray, address, affine_expr, hexu, run_term,
 __all__ = [
     "FORMS",
     "VEC_TYPES",
-    "LoopScratch",
     "RegArray",
     "address",
     "affine_expr",
@@ -33,12 +32,8 @@ __all__ = [
     "global_ctx",
     "hexu",
     "kernel_dynamic_smem",
-    "loop_scratch",
     "plan_scratch_bytes",
     "run_term",
     "scratch_bytes",
-    "stream_groups",
-    "stream_unroll",
-    "stream_smem",
     "vector_access",
 ]

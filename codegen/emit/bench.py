@@ -1,22 +1,21 @@
-"""The bench kernels' policy: the LOOP, STREAM and copy kernels of a conversion and its way back
-(docs/design.md §10), where the LOOP kernel keeps its two scratch buffers, how many one-warp groups share a
-STREAM CTA, and the tile's own `+ 1` between round trips.
+"""The bench kernels: the LOOP, STREAM and copy kernels of a conversion and its way back (docs/design.md §10), in the
+shape the plan decided (plan/benchshape.py), with the tile's own `+ 1` between round trips.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from .context import context, scratch_bytes
+from ..plan.benchshape import bench_shape
+from .context import context
 from .conversion import check_name, environment
 from .spelling import RegArray
 
 
 def emit_bench(fwd, bwd, name: str, unroll: int | None = None) -> str:
     """LOOP, STREAM and copy kernels for a conversion and its way back (docs/design.md §10); ``unroll`` overrides
-    how many tiles STREAM and copy load per step (stream_unroll)."""
+    how many tiles STREAM and copy load per step (BenchShape.unroll)."""
     check_name(name)
     env = environment()
+    shape = bench_shape(fwd, bwd, unroll)
     cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
     # the +1 and +s act on packed words ``w`` of the typed registers (pack/unpack around them fold away)
     a, b = RegArray("w", fwd.dtype.bits, fwd.n_in), RegArray("w", fwd.dtype.bits, fwd.n_out)
@@ -36,10 +35,9 @@ def emit_bench(fwd, bwd, name: str, unroll: int | None = None) -> str:
         "n_bw": b.words,
         "per": a.per,
         "word": a.ctype,
-        # STREAM and copy: each one-warp group loads two tiles before converting either, to keep more bytes in flight
-        "groups": stream_groups(fwd, bwd),
-        "unroll": unroll or stream_unroll(fwd),
-        "stream_smem": stream_smem(fwd, bwd),
+        "groups": shape.groups,
+        "unroll": shape.unroll,
+        "stream_smem": shape.stream_smem,
         # a permutation of registers both ways: carry elements (packed words would repack every step); a noop keeps
         # words, which are already B's
         "elementwise": {fwd.path, bwd.path} <= {"noop", "registers"} and "registers" in {fwd.path, bwd.path},
@@ -52,70 +50,11 @@ def emit_bench(fwd, bwd, name: str, unroll: int | None = None) -> str:
         "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]),
         "fwd_smem": cf["smem_bytes"],
         "bwd_smem": cb["smem_bytes"],
-        "loop_scratch": loop_scratch(fwd, bwd),
+        "loop_scratch": shape.loop,
         "fwd_source": env.get_template("convert.j2").render(**cf),
         "bwd_source": env.get_template("convert.j2").render(**cb),
     }
     return env.get_template("bench.j2").render(**ctx)
-
-
-@dataclass(frozen=True)
-class LoopScratch:
-    """The LOOP kernel's dynamic shared memory: ``bytes`` in all, A -> B's scratch at ``fwd_offset`` (B -> A's at 0)."""
-
-    bytes: int
-    fwd_offset: int
-
-    @property
-    def two_buffers(self) -> bool:
-        return self.fwd_offset > 0
-
-
-def loop_scratch(fwd, bwd) -> LoopScratch:
-    """Where the LOOP kernel's A -> B and B -> A keep their scratch. In one buffer each conversion needs a barrier
-    before its stores, since the other may still be reading. In two buffers it does not: the other conversion's
-    barrier between its stores and its loads already stands between a buffer's last load and its next store, so
-    each conversion saves a barrier. That holds when both use shared memory behind __syncthreads and both fit in
-    one CTA's shared memory. A __syncwarp costs next to nothing, so two buffers would only cost registers there:
-    warp-synchronous plans keep one. A -> B's buffer goes after B -> A's, on a 128-byte boundary so its banks are
-    unchanged: that order compiled to fewer registers than the other. The measurements are in bench/NOTES.md
-    (session 4, "One barrier per conversion")."""
-    f, b = scratch_bytes(fwd), scratch_bytes(bwd)
-    if f and b and _cta_wide(fwd) and _cta_wide(bwd):
-        offset = -(-b // 128) * 128
-        if offset + f <= fwd.target.smem_per_cta:
-            return LoopScratch(offset + f, offset)
-    return LoopScratch(max(f, b), 0)
-
-
-def _cta_wide(plan) -> bool:
-    """Whether the plan's shared-memory barrier is __syncthreads (HIP always; CUDA unless warps keep to their own scratch)."""
-    return plan.target.lang == "hip" or not plan.detail.warp_sync
-
-
-def stream_groups(fwd, bwd=None) -> int:
-    """How many copies of the layout's CTA one STREAM/copy CTA runs side by side, each on its own tiles and its own
-    scratch. An SM holds at most 32 CTAs, so one-warp CTAs fill only half its warp slots unless several share a
-    CTA (bench/NOTES.md, probe 1). Only a one-warp CUDA conversion can share its CTA this way: it synchronises with
-    __syncwarp, so each warp may stop at its own last tile. HIP's conversions use __syncthreads and keep one group.
-    The groups' scratch together must fit one CTA's shared memory."""
-    if fwd.warps != 1 or fwd.target.lang != "cuda":
-        return 1
-    per = max(scratch_bytes(fwd), scratch_bytes(bwd) if bwd is not None else 0)
-    groups = 8
-    while groups > 1 and groups * per > fwd.target.smem_per_cta:
-        groups //= 2
-    return groups
-
-
-def stream_unroll(fwd) -> int:
-    """Tiles each STREAM/copy step loads before converting any: two for one-warp groups, else one."""
-    return 2 if fwd.warps == 1 else 1
-
-
-def stream_smem(fwd, bwd) -> int:
-    """Dynamic shared memory of the STREAM kernel: every group's scratch (0 when neither way needs any)."""
-    return stream_groups(fwd, bwd) * max(scratch_bytes(fwd), scratch_bytes(bwd))
 
 
 def _add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:

@@ -6,11 +6,10 @@ wrongly, each with what was measured (bench/NOTES.md); the test fails on any oth
 longer gets wrong.
 
 A row names its plans by their kinds, one per direction (A -> B, B -> A): the forced path that plans it
-(runtime.bench.ALTERNATIVES: registers, shuffle, shared, shared_vec). llgen's own pick is one of those each way, so a
+(llgen.plan.variants.ALTERNATIVES: registers, shuffle, shared, shared_vec). llgen's own pick is one of those each way, so a
 row stays meaningful when a new cost model picks differently.
 
-Write the table from a bench report: python -m llgen.runtime.bench calibrate bench/report.json -o
-tests/data/calibration.json
+Write the table from a bench report: llgen bench calibrate bench/report.json -o tests/data/calibration.json
 """
 
 from __future__ import annotations
@@ -19,11 +18,13 @@ import json
 from itertools import combinations
 from pathlib import Path
 
-from ..errors import LlgenError
-from ..files import write_atomic
+from llgen.errors import LlgenError
+from llgen.files import write_atomic
+from llgen.plan import plan_conversion
+from llgen.plan.variants import OPTIONS, OWN, case_options, plan_cost, variant_table
+from llgen.suite import suite as suite_cases
 
-TIE = 1.02  # measured within 2% of each other: a tie
-OWN = ("llgen", "registers", "shuffle", "shared", "shared_vec")
+from .rules import TIE
 
 
 def rows_of(report: dict, target: str = "sm_90") -> tuple[list[dict], list[str]]:
@@ -61,8 +62,6 @@ def rows_of(report: dict, target: str = "sm_90") -> tuple[list[dict], list[str]]
 
 
 def _replan(c: dict, target: str) -> dict:
-    from .bench import variant_table
-
     try:
         case = find_case(c.get("suite") or "core", c["id"])
         return {v.name: v for v in variant_table(case, target)[0]}
@@ -71,8 +70,6 @@ def _replan(c: dict, target: str) -> dict:
 
 
 def find_case(suite: str, case_id: str):
-    from ..suite import suite as suite_cases
-
     for c in suite_cases(suite):
         if c.id == case_id:
             return c
@@ -82,13 +79,9 @@ def find_case(suite: str, case_id: str):
 def predicted(case, kinds, target: str = "sm_90") -> float:
     """The cost model's cycles for the case's two plans of these kinds (A -> B planned as kinds[0], B -> A as
     kinds[1])."""
-    from ..plan import plan_conversion
-    from .bench import ALTERNATIVES, case_options, plan_cost
-
-    opts = dict(ALTERNATIVES)
     total = 0.0
     for (s, d), kind in zip(((case.src, case.dst), (case.dst, case.src)), kinds, strict=True):
-        total += plan_cost(plan_conversion(s, d, case.dtype, target, **{**opts[kind], **case_options(case)}))
+        total += plan_cost(plan_conversion(s, d, case.dtype, target, **{**OPTIONS[kind], **case_options(case)}))
     return total
 
 

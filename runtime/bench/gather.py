@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from llgen.emit import RegArray
+from llgen.emit.gather import emit_gather
 from llgen.errors import LlgenError
+from llgen.plan.gather import plan_gather
+from llgen.runtime.reference import random_input, raw_dtype
+from llgen.suite import gather_bench_cases
+from llgen.target import target as to_target
+
+from .device import compile_all, free_device_memory
+from .rules import one_line, short
+from .timing import per_sm_ns
 
 PATTERNS = ("random", "reverse")
 CHECK_K = 3
@@ -42,9 +52,6 @@ def gather_variants(case, target: str = "sm_90") -> tuple[list[tuple[str, object
     """([(name, plan)], skipped): llgen's pick ("llgen"), then the shuffle and shared paths forced where they work
     and differ from it (the shared one may take the target's whole shared memory: the LOOP kernel declares it
     dynamic); ``skipped`` says why the others are not run."""
-    from llgen.plan.gather import plan_gather
-    from llgen.target import target as to_target
-
     pick = plan_gather(case.layout, case.axis, case.dtype, target)
     out, skipped = [("llgen", pick)], {}
     room = to_target(target).smem_per_cta  # the LOOP kernel takes its scratch as dynamic shared memory
@@ -64,12 +71,9 @@ def gather_variants(case, target: str = "sm_90") -> tuple[list[tuple[str, object
 
 def loop_source(plan, name: str) -> str:
     """The gather's header code and its LOOP kernel ``<name>_loop`` (scratch as dynamic shared memory)."""
-    from llgen.emit import RegArray
-    from llgen.emit.gather import emit_gather
-
     header = "\n".join(x for x in emit_gather(plan, "header", name).splitlines() if x.strip() != "#pragma once")
     words = RegArray("a", plan.dtype.bits, plan.n_regs)
-    smem = plan.detail.scratch_bytes if plan.path == "shared" else 0
+    smem = scratch_bytes(plan)
     return header + LOOP_KERNEL.format(
         name=name,
         threads=plan.warps * plan.lanes,
@@ -108,8 +112,6 @@ def expected(x: np.ndarray, idx: np.ndarray, axis: int, k: int) -> np.ndarray:
 def run_gather(cases=None, target: str = "sm_90", rep: int = 100, with_triton: bool = True, log=print) -> list[dict]:
     """Every gather case by every index pattern: one result per (case, pattern), never raising (what fails is the
     row's or the variant's "error")."""
-    from llgen.suite import gather_bench_cases
-
     out = []
     for case in gather_bench_cases() if cases is None else cases:
         for pattern in PATTERNS:
@@ -127,8 +129,6 @@ def run_gather(cases=None, target: str = "sm_90", rep: int = 100, with_triton: b
             try:
                 _run_one(case, pattern, res, target, rep, with_triton, log)
             except Exception as e:  # noqa: BLE001 - the case is a row that says why
-                from .bench import one_line
-
                 res["error"] = one_line(e)
                 log(f"  gather {case.id} / {pattern}: {res['error']}")
             out.append(res)
@@ -137,9 +137,6 @@ def run_gather(cases=None, target: str = "sm_90", rep: int = 100, with_triton: b
 
 def _run_one(case, pattern: str, res: dict, target: str, rep: int, with_triton: bool, log) -> None:
     import cupy as cp
-
-    from .bench import compile_all, free_device_memory, one_line, per_sm_ns
-    from .reference import random_input, raw_dtype
 
     plans, res["skipped"] = gather_variants(case, target)
     sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
@@ -174,13 +171,13 @@ def _run_one(case, pattern: str, res: dict, target: str, rep: int, with_triton: 
             except Exception as e:  # noqa: BLE001
                 r["error"] = one_line(e)
             res["variants"][name] = r
-            log(f"  gather {case.id} / {pattern} / {name}: {_short(r)}")
+            log(f"  gather {case.id} / {pattern} / {name}: {short(r)}")
         if with_triton:
             r = {"path": "triton"}
             try:
                 import torch
 
-                from .gluon import TORCH_DTYPES, TritonGather
+                from llgen.runtime.gluon import TORCH_DTYPES, TritonGather  # imports Triton: only where Triton runs
 
                 tdt = getattr(torch, TORCH_DTYPES[case.dtype])
                 tx, ty = (torch.as_tensor(a, device="cuda").view(tdt) for a in (x, y))
@@ -199,11 +196,6 @@ def _run_one(case, pattern: str, res: dict, target: str, rep: int, with_triton: 
             except Exception as e:  # noqa: BLE001 - Triton's failure is reported, the rest goes on
                 r["error"] = one_line(e)
             res["variants"]["triton"] = r
-            log(f"  gather {case.id} / {pattern} / triton: {_short(r)}")
+            log(f"  gather {case.id} / {pattern} / triton: {short(r)}")
     finally:
         free_device_memory()
-
-
-def _short(r: dict) -> str:
-    keys = ("path", "loop_per_sm_ns", "regs", "loop_correct", "error")
-    return ", ".join(f"{k}={r[k]:.3g}" if isinstance(r.get(k), float) else f"{k}={r[k]}" for k in keys if k in r)

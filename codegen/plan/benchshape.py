@@ -1,0 +1,94 @@
+"""The bench kernels' shape (docs/design.md §10): where the LOOP kernel keeps the scratch of a conversion and its way
+back, how many one-warp groups share a STREAM/copy CTA, how many tiles each STREAM step loads, and the shared memory
+each kernel takes. Decided here from the two plans; the emitter only prints it (emit/bench.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LoopScratch:
+    """The LOOP kernel's dynamic shared memory: ``bytes`` in all, A -> B's scratch at ``fwd_offset`` (B -> A's at 0)."""
+
+    bytes: int
+    fwd_offset: int
+
+    @property
+    def two_buffers(self) -> bool:
+        return self.fwd_offset > 0
+
+
+@dataclass(frozen=True)
+class BenchShape:
+    loop: LoopScratch  # LOOP's scratch
+    groups: int  # copies of the layout's CTA side by side in one STREAM/copy CTA, each on its own tiles and scratch
+    unroll: int  # tiles each STREAM/copy step loads before converting any
+    stream_smem: int  # STREAM's dynamic shared memory
+
+
+def scratch(plan) -> int:
+    """The scratch a plan's kernels declare: its own, or its sm_80 fallback's where that is larger."""
+
+    def own(p) -> int:
+        return p.detail.scratch_bytes if p.path == "shared" else 0
+
+    return max(own(plan), own(plan.fallback) if plan.fallback else 0)
+
+
+def bench_shape(fwd, bwd, unroll: int | None = None) -> BenchShape:
+    """The shape of the bench kernels of ``fwd`` and its way back ``bwd``; ``unroll`` overrides the tiles a STREAM
+    step loads (the bench tries one and two for llgen's pick)."""
+    return BenchShape(
+        loop=loop_scratch(fwd, bwd),
+        groups=stream_groups(fwd, bwd),
+        unroll=unroll or stream_unroll(fwd),
+        stream_smem=stream_smem(fwd, bwd),
+    )
+
+
+def loop_scratch(fwd, bwd) -> LoopScratch:
+    """Where the LOOP kernel's A -> B and B -> A keep their scratch. In one buffer each conversion needs a barrier
+    before its stores, since the other may still be reading. In two buffers it does not: the other conversion's
+    barrier between its stores and its loads already stands between a buffer's last load and its next store, so
+    each conversion saves a barrier. That holds when both synchronise the CTA and both fit in one CTA's shared
+    memory. A warp barrier costs next to nothing, so two buffers would only cost registers there: warp-synchronous
+    plans keep one. A -> B's buffer goes after B -> A's, on a 128-byte boundary so its banks are unchanged: that
+    order compiled to fewer registers than the other. The measurements are in bench/NOTES.md (session 4, "One
+    barrier per conversion")."""
+    f, b = scratch(fwd), scratch(bwd)
+    if f and b and _cta_barrier(fwd) and _cta_barrier(bwd):
+        offset = -(-b // 128) * 128
+        if offset + f <= fwd.target.smem_per_cta:
+            return LoopScratch(offset + f, offset)
+    return LoopScratch(max(f, b), 0)
+
+
+def _cta_barrier(plan) -> bool:
+    """Whether the plan's shared-memory barrier is __syncthreads (HIP always; CUDA unless warps keep to their own scratch)."""
+    return plan.target.lang == "hip" or not plan.detail.warp_sync
+
+
+def stream_groups(fwd, bwd) -> int:
+    """How many copies of the layout's CTA one STREAM/copy CTA runs side by side. An SM holds at most 32 CTAs, so
+    one-warp CTAs fill only half its warp slots unless several share a CTA (bench/NOTES.md, probe 1). Only a
+    one-warp conversion without a CTA barrier either way can share its CTA: each warp may then stop at its own last
+    tile. The groups' scratch together must fit one CTA's shared memory."""
+    if fwd.warps != 1 or fwd.target.lang != "cuda":
+        return 1
+    per = max(scratch(fwd), scratch(bwd))
+    groups = 8
+    while groups > 1 and groups * per > fwd.target.smem_per_cta:
+        groups //= 2
+    return groups
+
+
+def stream_smem(fwd, bwd) -> int:
+    """Dynamic shared memory of the STREAM kernel: every group's scratch (0 when neither way needs any)."""
+    return stream_groups(fwd, bwd) * max(scratch(fwd), scratch(bwd))
+
+
+def stream_unroll(fwd) -> int:
+    """Tiles each STREAM/copy step loads before converting any: two for one-warp groups, else one."""
+    return 2 if fwd.warps == 1 else 1

@@ -1,0 +1,112 @@
+"""The bench's shared numbers and the rules it reads results by: how LOOP and STREAM are sized and repeated, what
+counts as a tie, when Triton's loop was folded, and llgen's pick against its alternatives. A leaf: every other bench
+module reads these, none is read here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from llgen.dtypes import dtype as to_dtype
+from llgen.plan.variants import OWN, PICK
+
+KS = (64, 128)  # LOOP's round trips: its time is the slope between these
+STREAM_BYTES = 1 << 30  # what STREAM and copy walk
+LOOP_ROUNDS = 5  # llgen's and Triton's LOOP again, alternating which goes first
+STREAM_ROUNDS = 3  # llgen's STREAM, copy and cudaMemcpy, in rotating order
+# Tiles each STREAM/copy step loads before converting, tried for llgen's pick (the alternatives run at
+# BenchShape.unroll): on the H100 two tiles a step made w8_b2mma_f32's STREAM 1.2% faster and its ratio to its copy
+# 1.014 -> 1.002, one tile made w1_b2mma_f32's (whose two tiles spill) 1.021 -> 1.003, and neither choice suited
+# every case (bench/NOTES.md, session 10)
+STREAM_UNROLLS = (1, 2)
+# An alternative whose bench source is longer is not compiled: w1_b2bT_f16's forced shuffle (1.07 MB of selects)
+# took NVRTC 211 s on the CPU, the next longest (r3_b2bT_8x32x32_bf16's, 531 KB) 12 s
+MAX_SOURCE = 600_000
+TIE = 1.02  # measured within 2% of each other: a tie (the pick against the fastest variant; the calibration's order)
+PIPE_TIE = 1.01  # LOOP cases with Triton / llgen under this get the pipe counters of both LOOP kernels
+PIPE_K = 1024  # round trips of the LOOP kernels under those counters
+AT_LIMIT = 0.98  # this close to its ideal with its LSU data pipe this busy, or its ALU pipe this busy: at the limit
+
+
+def stream_tiles(tile_bytes: int) -> int:
+    """Tiles of ``tile_bytes`` the STREAM and copy kernels walk: as many as fit in STREAM_BYTES, one at least."""
+    return max(1, STREAM_BYTES // tile_bytes)
+
+
+def one_line(e: BaseException) -> str:
+    """An error as one line for a report row: its first line that says "error", else its first line."""
+    lines = [x.strip() for x in str(e).splitlines() if x.strip()]
+    pick = next((x for x in lines if "error" in x.lower()), lines[0] if lines else "")
+    return f"{type(e).__name__}: {pick}"[:300]
+
+
+def short(r: dict) -> str:
+    """A result row as one log line."""
+    keys = ("path", "loop_per_sm_ns", "loop_lat_ns", "stream_ratio", "regs", "loop_correct", "error")
+    return ", ".join(f"{k}={r[k]:.3g}" if isinstance(r.get(k), float) else f"{k}={r[k]}" for k in keys if k in r)
+
+
+def loop_ratio(case_result: dict) -> float | None:
+    """Triton's LOOP time over llgen's for one case of a report; None where either is missing, or where Triton's
+    loop was folded (triton_folded)."""
+    v = case_result["variants"]
+    me, tr = v.get(PICK, {}).get("loop_per_sm_ns"), v.get("triton", {}).get("loop_per_sm_ns")
+    if triton_folded(case_result):
+        return None
+    return tr / me if me and tr and me > 0 else None
+
+
+def triton_folded(case_result: dict) -> bool:
+    """Whether Triton's LOOP measured less than its own `+ 1` can take: one add per 32-bit word of the tile every
+    round trip, at four warp instructions a clock and 2 GHz. Only a loop the compiler collapsed gets there: LLVM
+    folds k integer `+ 1`s of a register permutation into one add of k (regperm_i8); Triton's loop has no barrier
+    against it, as ours has LLGEN_KEEP."""
+    tr = case_result["variants"].get("triton", {}).get("loop_per_sm_ns")
+    shape, dtype = case_result.get("shape"), case_result.get("dtype")
+    if not tr or not shape or not dtype:
+        return False
+    words = max(1, math.prod(shape) * to_dtype(dtype).bytes // 4)
+    floor_ns = words / 32 / 4 / 2 / 2.0  # warp instructions, 4 a clock, per conversion (2 a round trip), at 2 GHz
+    return tr < floor_ns
+
+
+def best_alternative(c: dict) -> tuple[str | None, float | None]:
+    """The fastest of llgen's alternatives to its pick (LOOP per-SM ns), or (None, None) where none was measured."""
+    alts = [(r["loop_per_sm_ns"], n) for n, r in c["variants"].items() if n in OWN[1:] and r.get("loop_per_sm_ns")]
+    if not alts:
+        return None, None
+    ns, name = min(alts)
+    return name, ns
+
+
+def pick_gap(c: dict) -> float | None:
+    """llgen's pick over the fastest llgen variant, itself included (1.0: the pick is the fastest)."""
+    me = c["variants"].get(PICK, {}).get("loop_per_sm_ns")
+    _, alt = best_alternative(c)
+    return me / min(me, alt) if me and alt else (1.0 if me else None)
+
+
+def sm_clock_mhz(info: dict) -> float | None:
+    """The SM clock the ideal assumes: nvidia-smi's max SM clock (fields: driver, SM clock, max SM clock, memory
+    clock). The H100 holds it under this load; the current clock, read as the run starts, can be the idle 345 MHz."""
+    m = re.findall(r"(\d+) MHz", info.get("nvidia_smi", ""))
+    return float(m[1]) if len(m) > 1 else None
+
+
+def ideal_ns(case: dict, clock_mhz: float | None) -> float | None:
+    """Per-SM ns of one conversion at the hardware's limit (docs/design.md §10): for the shared path, its
+    data-volume floor of wavefronts (128 B each, one per clock; the replicas the destination needs
+    counted); for the shuffle path, its warp-wide shuffles (one per clock)."""
+    v = case["variants"].get(PICK, {})
+    if not clock_mhz or not v or not v.get("ideal_clocks"):
+        return None
+    return v["ideal_clocks"] / clock_mhz * 1e3
+
+
+def suites_of(report: dict) -> list[tuple[str | None, list[dict]]]:
+    """The report's cases by suite, suites in the order they first appear (None: cases without a suite)."""
+    out: dict = {}
+    for c in report["cases"]:
+        out.setdefault(c.get("suite"), []).append(c)
+    return list(out.items())
