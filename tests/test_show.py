@@ -1,6 +1,7 @@
 """`llgen show`: every kind of picture renders, its SVG parses and holds exactly the cells and
-labels the layout implies, PNGs have the promised size and are not blank, bad input is one
-sentence with exit status 2 and no file, and a 128x128 layout draws in under 2 s."""
+labels the layout implies, every text is 7 to 12 points and lies inside the canvas (titles of any
+length wrap, large tiles are an overview and a labelled window), PNGs have the promised size and
+are not blank, and bad input is one sentence with exit status 2 and no file."""
 
 from __future__ import annotations
 
@@ -114,11 +115,15 @@ def test_warps_are_named_on_a_second_line(tmp_path):
     assert len(texts) == 512 and {t.split("\n")[1] for t in texts} == {"W0", "W1"}
 
 
-def test_large_layout_is_one_image_without_labels(tmp_path):
-    lay = parse_layout("blocked", (128, 128), 4)
+def test_a_large_tile_is_an_overview_and_a_labelled_window(tmp_path):
+    lay = parse_layout("blocked", (256, 256), 4)
     root = svg_of(show.layout_figure(lay), tmp_path)
-    assert groups(root, "cells-image") and not groups(root, "lbl-")
-    assert "labels omitted" in text_of(groups(root, "title")["title"])
+    assert groups(root, "cells-image") and groups(root, "window")  # the whole tile, the window boxed on it
+    labels = groups(root, "lbl-")
+    want = {k: v + "\nW" for k, v in expected_owner_labels(lay).items() if k[0] < 16 and k[1] < 32}
+    got = {tuple(int(v) for v in k.split("-")[1:]): text_of(e).rsplit("\n", 1)[0] + "\nW" for k, e in labels.items()}
+    assert got == want and cell_count(root) == 16 * 32
+    assert "labelled: rows 0:16, columns 0:32" in title_of(root)
 
 
 def test_region_draws_part_of_a_large_tensor(tmp_path):
@@ -127,6 +132,92 @@ def test_region_draws_part_of_a_large_tensor(tmp_path):
     labels = groups(root, "lbl-")
     assert cell_count(root) == len(labels) == 8 * 32
     assert {tuple(int(v) for v in k.split("-")[1:]) for k in labels} == {(r, c) for r in range(8, 16) for c in range(32, 64)}
+
+
+# ---------------------------------------------------------------------- readable text
+def title_of(root: ET.Element) -> str:
+    return " ".join(t.text or "" for t in groups(root, "title")["title"].iter(f"{SVG}text"))
+
+
+def texts(root: ET.Element) -> list[tuple[float, float, float, float, float, bool, str]]:
+    """(font size, left, right, top, bottom, rotated, text) of every text of an SVG, in its points: the width
+    measured with matplotlib's own font outlines, apart from show.py's estimates."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+
+    out = []
+    for t in root.iter(f"{SVG}text"):
+        style = dict(kv.split(": ", 1) for kv in t.get("style").split("; "))
+        size = float(style["font-size"].removesuffix("px"))
+        family = style["font-family"].split(",")[0].strip("'")
+        width = TextPath((0, 0), t.text or "", size=size, prop=FontProperties(family=family)).get_extents().width
+        transform = t.get("transform", "")
+        if t.get("x") is not None:
+            x, y, rotated = float(t.get("x")), float(t.get("y")), "rotate(-0 " not in transform
+        else:  # a line of a multi-line text: translate(x y), then maybe rotate(...)
+            x, y = (float(v) for v in re.match(r"translate\(([-\d.e]+) ([-\d.e]+)\)", transform).groups())
+            rotated = "rotate(" in transform
+        left = {"start": x, "middle": x - width / 2, "end": x - width}[style.get("text-anchor", "start")]
+        out.append((size, left, left + width, y - size, y, rotated, t.text or ""))
+    return out
+
+
+def assert_readable(root: ET.Element) -> None:
+    """Every text 7 to 12 points, and every unrotated one inside the canvas."""
+    width, height = (float(v) for v in root.get("viewBox").split()[2:])
+    found = texts(root)
+    assert found
+    for size, left, right, top, bottom, rotated, text in found:
+        assert 7 <= size <= 12, (size, text)
+        if not rotated:
+            assert 0 <= left and right <= width and 0 <= top and bottom <= height, (text, left, right, width, top, height)
+
+
+LONG_NAME = A16 + " over " + B16 + " and " + A16
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: show.layout_figure(transpose_pair()[0], name=A16),  # 16x32 with its spec as the title
+        lambda: show.layout_figure(parse_layout("blocked", (256, 256), 4), name="blocked"),
+        lambda: show.layout_figure(parse_layout("mma:wpc=1x1", (16, 8), 1), name=LONG_NAME),  # a narrow tile, a long title
+        lambda: show.bank_map_figure(swizzle_memory("unswizzled")[0], 4, transpose_pair()[1], 0, name="unswizzled"),
+        lambda: large_bank_map()[0],
+        lambda: show.matrix_figure(parse_layout("blocked", (8, 4, 16), 2), name=LONG_NAME),
+        lambda: show.conversion_figure(plan_conversion(*transpose_pair(), "f32", "sm_90")),
+        lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, transpose_pair()[1], 0, region=(0, 2, 0, 2)),
+    ],
+    ids=["16x32", "256x256", "long-title", "bank-16x32", "bank-256x256", "matrix-rank3", "conversion", "bank-region-2x2"],
+)
+def test_text_is_readable_and_inside_the_canvas(tmp_path, make):
+    assert_readable(svg_of(make(), tmp_path))
+
+
+def test_a_long_title_wraps_whole(tmp_path):
+    root = svg_of(show.layout_figure(parse_layout("mma:wpc=1x1", (16, 8), 1), name=LONG_NAME), tmp_path)
+    lines = [t.text for t in groups(root, "title")["title"].iter(f"{SVG}text")]
+    assert len(lines) > 2 and " ".join(lines) == f"{LONG_NAME}: 16x8 (register 4, lane 32)"
+
+
+def large_bank_map():
+    """A 256x256 f16 swizzled layout (1024 segments) read by an mma layout's register 0."""
+    mem = parse_layout("swizzled:vec=8,per_phase=1,max_phase=8", (256, 256), 4, None, 2)
+    acc = parse_layout("mma", (256, 256), 4)
+    return show.bank_map_figure(mem, 2, acc, 0, name="swizzled"), mem, acc
+
+
+def test_a_large_bank_map_labels_the_segments_the_access_touches(tmp_path):
+    fig, mem, acc = large_bank_map()
+    root = svg_of(fig, tmp_path)
+    step = show.access_step(mem, acc, 0, 2)
+    touched = sorted({o * 2 // 128 for o in step.offsets})
+    labels = groups(root, "lbl-")
+    assert sorted({int(k.split("-")[1]) for k in labels}) == touched
+    lanes = sorted(int(text_of(e).split("\nT")[1]) for e in labels.values() if "\nT" in text_of(e))
+    assert lanes == list(range(32))  # every lane of the access highlighted, each once
+    assert groups(root, "cells-image") and len(groups(root, "hits-")) == 32
+    assert f"labelled: the {len(touched)} segments the access touches" in title_of(root)
 
 
 # ---------------------------------------------------------------------- the matrix
@@ -310,7 +401,7 @@ def test_command_draws_every_kind(tmp_path, args, ext):
 @pytest.mark.parametrize(
     "args,words",
     [
-        (["blocked", "--shape", "256x256"], "--region"),
+        (["blocked", "--shape", "2048x1024"], "--region"),
         (["blocked", "--shape", "16x16", "--warps", "1"], ".svg or .png"),
         (["blocked", "--shape", "32x32", "--access", "blocked"], "distributed layout"),
         (["--src", A16, "--dst", B16, "--shape", "16x32", "--warps", "1", "--dtype", "f32", "--access", "dst"], "--swizzle"),
