@@ -85,7 +85,7 @@ def file_text(path: str, warps, threads_per_warp) -> str:
                 on = seen.setdefault((encoding, shape), [])
                 if number not in on:
                     on.append(number)
-        out += ["", f"{len(seen)} tensor layouts (encoding, shape; the line it first appears on):"]
+        out += ["", f"{len(seen)} tensor layout{'s' if len(seen) != 1 else ''} (encoding, shape; the line it first appears on):"]
         for (encoding, shape), on in seen.items():
             dims = "x".join(map(str, shape))
             more = f", and {len(on) - 1} more line{'s' if len(on) > 2 else ''}" if len(on) > 1 else ""
