@@ -438,7 +438,7 @@ def save_report(st: State) -> None:
     if os.environ.get("OUT"):
         for p in (md, js):
             dest = Path(os.environ["OUT"]) / p.name
-            if dest.resolve() != Path(p).resolve():  # a --prefix inside $OUT is already there
+            if dest.resolve() != Path(p).resolve():  # a report (-o) inside $OUT is already there
                 shutil.copy(p, dest)
 
 

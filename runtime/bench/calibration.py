@@ -97,7 +97,7 @@ def write_table(report: dict, out: str, target: str = "sm_90") -> str:
         unexplained = []
     table = {
         "about": "LOOP per-SM ns per conversion measured by llgen bench, and the cost model's cycles for the same plans; "
-        "tests/test_calibration.py holds the model's order to the measured one (runtime/calibration.py)",
+        "tests/test_calibration.py holds the model's order to the measured one (runtime/bench/calibration.py)",
         "source": {k: info.get(k) for k in ("device", "date", "date_end", "commit", "nvrtc")},
         "target": target,
         "tie": TIE,
