@@ -56,9 +56,12 @@ def cli_markdown() -> str:
         "```",
         "",
     ]
-    for name, cmd in main.commands.items():
-        ctx = click.Context(cmd, info_name=name, parent=root, terminal_width=100, max_content_width=100)
-        out += [f"## llgen {name}", "", cmd.get_short_help_str(limit=200), "", "```", cmd.get_help(ctx), "```", ""]
+    commands = [((name,), cmd, root) for name, cmd in main.commands.items()]
+    while commands:
+        names, cmd, parent = commands.pop(0)
+        ctx = click.Context(cmd, info_name=names[-1], parent=parent, terminal_width=100, max_content_width=100)
+        out += [f"## llgen {' '.join(names)}", "", cmd.get_short_help_str(limit=200), "", "```", cmd.get_help(ctx), "```", ""]
+        commands[:0] = [((*names, n), c, ctx) for n, c in getattr(cmd, "commands", {}).items()]  # a group's, right after it
     return "\n".join(out)
 
 
