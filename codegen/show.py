@@ -187,7 +187,6 @@ def _compose(rows: Sequence[Sequence[Panel]], title: str = ""):
     from matplotlib.figure import Figure
 
     width, height = figure_size(rows)
-    width = max(width, min(TITLE_WIDTH, text_width(title, TITLE_FONT) + 0.6))
     lines = wrap(title, max(width, TITLE_WIDTH) - 0.6, TITLE_FONT) if title else []
     width = max(width, max((text_width(line, TITLE_FONT) for line in lines), default=0) + 0.6)
     title_h = 0.2 + len(lines) * TITLE_FONT * 1.3 / 72 if title else 0.0
