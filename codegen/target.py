@@ -23,6 +23,16 @@ class Target:
     stmatrix: bool = False
 
     @property
+    def is_hip(self) -> bool:
+        return self.lang == "hip"
+
+    @property
+    def warp_barrier(self) -> bool:
+        """Whether a warp that reads only the scratch words it wrote may synchronise alone (CUDA's __syncwarp). HIP
+        plans always synchronise the group with __syncthreads."""
+        return self.lang == "cuda"
+
+    @property
     def lane_bits(self) -> int:
         return self.lanes.bit_length() - 1
 

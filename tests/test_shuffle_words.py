@@ -10,7 +10,6 @@ import pytest
 
 from llgen.emit import emit
 from llgen.plan import plan_conversion
-from llgen.plan.shuffle_words import assemble
 from llgen.suite import wide
 
 
@@ -21,7 +20,7 @@ def _case(cid):
 def _words(cid, target="sm_90"):
     c = _case(cid)
     p = plan_conversion(c.src, c.dst, c.dtype, target, path="shuffle")
-    asm = assemble(p.detail, p.dtype.bits, p.n_out)
+    asm = p.detail.assembly
     kinds = {}
     for w in asm.words:
         kinds[w.kind()] = kinds.get(w.kind(), 0) + 1

@@ -9,6 +9,7 @@ spells its numbers (llgen.emit.spelling).
 from __future__ import annotations
 
 from ..plan.hw import Hw
+from ..plan.shared import Barrier
 from .shuffle import shuffle_body
 from .spelling import RegArray, address, affine_expr, hexu, vector_access
 
@@ -53,6 +54,7 @@ def global_tables(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
     return {
         "thread": affine_expr(io.thread_offset, lane_bits),
         "width": io.width,
+        "words": io.words,
         "vtype": first["vtype"],
         "xs": [hexu(i.xor_const) for i in io.instrs],
         "adds": [hexu(i.add_const) for i in io.instrs],
@@ -63,20 +65,19 @@ def global_tables(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
 
 
 def kernel_dynamic_smem(plan) -> int:
-    """Dynamic shared memory the standalone kernels take at launch: their scratch when it is over the target's
-    static limit (then the kernels declare it extern and need the opt-in attribute), else 0."""
-    smem = scratch_bytes(plan)
-    return smem if smem > plan.target.static_smem else 0
+    """Dynamic shared memory the standalone kernels take at launch: their scratch where the plan says it is dynamic
+    (Plan.dynamic_smem), else 0."""
+    return plan.smem_bytes if plan.dynamic_smem else 0
 
 
 def plan_scratch_bytes(plan) -> int:
-    """The scratch of this plan alone (kSmemBytes also covers its sm_80 fallback: scratch_bytes)."""
-    return plan.detail.scratch_bytes if plan.path == "shared" else 0
+    """The scratch of this plan alone (Plan.scratch_bytes; kSmemBytes also covers its sm_80 fallback)."""
+    return plan.scratch_bytes
 
 
 def scratch_bytes(plan) -> int:
-    """The header's kSmemBytes: the plan's scratch, or its sm_80 fallback's where that is larger."""
-    return max(plan_scratch_bytes(plan), plan_scratch_bytes(plan.fallback) if plan.fallback else 0)
+    """The header's kSmemBytes (Plan.smem_bytes)."""
+    return plan.smem_bytes
 
 
 def element_sources(plan) -> list[int]:
@@ -124,7 +125,7 @@ def _body_ctx(plan) -> dict:
             "swizzle": d.swizzle.name,
             "rounds": d.rounds,
             "round_vectors": [hexu(v) for v in d.round_vectors],
-            "warp_sync": d.warp_sync,
+            "barrier": d.barrier,
             "scalar": d.scalar,
             "st_op": d.store.op,
             "ld_op": d.load.op,
@@ -147,8 +148,8 @@ def _body_ctx(plan) -> dict:
 
 
 def _cta_barrier(p) -> bool:
-    """Whether a plan synchronises the whole group (a shared plan without __syncwarp, or any HIP shared plan)."""
-    return p is not None and p.path == "shared" and (p.target.lang == "hip" or not p.detail.warp_sync)
+    """Whether a plan synchronises the whole group (plan.barrier)."""
+    return p is not None and p.barrier == Barrier.CTA
 
 
 def _provenance(command: str | None) -> dict:
@@ -214,11 +215,8 @@ def context(plan, name: str, command: str | None = None) -> dict:
         matrix_ops=sorted({tuple(sorted(o.items())) for o in _matrix_ops(plan) + _matrix_ops(plan.fallback)}),
     )
     ctx["matrix_ops"] = [dict(o) for o in ctx["matrix_ops"]]
-    ctx["smem_bytes"] = scratch_bytes(plan)
-    ctx["dynamic_smem"] = kernel_dynamic_smem(plan) > 0
-    # The standalone kernels' __launch_bounds__ minimum of CTAs per SM. Without one ptxas budgets registers for an
-    # occupancy it guesses, and can spill where a thread holds many registers; with dynamic scratch it cannot see how
-    # few CTAs fit, so those that fit tell it (bench/NOTES.md).
-    ctx["min_ctas"] = max(1, tgt.smem_per_cta // ctx["smem_bytes"]) if ctx["dynamic_smem"] else 1
+    ctx["smem_bytes"] = plan.smem_bytes
+    ctx["dynamic_smem"] = plan.dynamic_smem
+    ctx["min_ctas"] = plan.min_ctas
     ctx["_ctx"] = ctx  # macros take the whole context
     return ctx

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from .. import f2
 from ..plan.affine import Affine
-from ..plan.shuffle_words import Assembly, Src, Word, assemble, nibbles, select_node, select_split
+from ..plan.shuffle_words import Assembly, Choice, Src, Word
 from .spelling import affine_expr, hexu
 
 
 def shuffle_body(plan) -> dict:
     """{"decls": per-thread constants, "lines": the rounds and B's words, "rounds", "shuffles"}."""
     d, bits, lb = plan.detail, plan.dtype.bits, plan.target.lane_bits
-    asm = assemble(d, bits, plan.n_out)
+    asm = d.assembly
     sp = _Speller(asm, bits)
     decls = []
     if asm.classes > 1:
@@ -125,9 +125,8 @@ class _Speller:
             return self._select([self.src(w.whole(c)) for c in range(n)])
         if kind == "prmt":
             pair = [*w.sources(), None][:2]
-            sels = tuple(nibbles(pick, *pair) for pick in w.picks)
             second = "0u" if pair[1] is None else self.src(pair[1])
-            return f"byte_perm({self.src(pair[0])}, {second}, {self._selector(sels)})"
+            return f"byte_perm({self.src(pair[0])}, {second}, {self._selector(w.prmt_selectors())})"
         return self._select([self._class_word(w, c) for c in range(n)])
 
     def _class_word(self, w: Word, c: int) -> str:
@@ -135,13 +134,10 @@ class _Speller:
         whole = w.whole(c)
         if whole is not None:
             return self.src(whole)
-        pick = w.picks[c]
-        order = Word((pick,)).sources()
-        if len(order) == 1:
-            return f"byte_perm({self.src(order[0])}, 0u, {hexu(nibbles(pick, order[0], None))})"
-        acc = f"byte_perm({self.src(order[0])}, {self.src(order[1])}, {hexu(nibbles(pick, order[0], order[1]))})"
-        for i in range(2, len(order)):
-            acc = f"byte_perm({acc}, {self.src(order[i])}, {hexu(nibbles(pick, None, order[i], tuple(order[:i])))})"
+        acc = ""
+        for first, second, sel in w.permutes(c):
+            x = acc if first is None else self.src(first)
+            acc = f"byte_perm({x}, {'0u' if second is None else self.src(second)}, {hexu(sel)})"
         return acc
 
     def _selector(self, sels: tuple[int, ...]) -> str:
@@ -160,14 +156,14 @@ class _Speller:
         return self._mux(tuple(per_class), True, named)
 
     def _mux(self, f: tuple, root: bool, named: bool) -> str:
-        split = select_split(f)
+        split = Choice(f).split()
         if split is None:
             return f[0]
-        node = select_node(f)
+        node = Choice(f).node
         if named and not root and node in self.temps:
             return self.temps[node]
         bit, lo, hi = split
-        e = f"((cls & {self.tests[bit]}) ? {self._mux(hi, False, named)} : {self._mux(lo, False, named)})"
+        e = f"((cls & {self.tests[bit]}) ? {self._mux(hi.per_class, False, named)} : {self._mux(lo.per_class, False, named)})"
         if root or not named:
             return e
         name = f"t{len(self.temps)}"

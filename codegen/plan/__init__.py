@@ -1,9 +1,12 @@
 """`plan_conversion(A, B, dtype, target, path=None) -> Plan`: how a tile moves from A to B.
 
 The kinds of plan, cheapest first (docs/design.md §3): no-op, register permutation, warp
-shuffle, shared memory. A plan is a frozen record of everything the emitter prints: the conversion, how
-the standalone kernel reads A and writes B in global memory, and, for a plan that uses stmatrix, the
-same conversion planned for sm_80 (a header must build there too). Nothing is decided after planning.
+shuffle, shared memory. A plan is a frozen record of everything the emitter prints: the conversion (a
+shuffle plan's words as built, a shared plan's barrier), how the standalone kernel reads A and writes B in
+global memory (vector widths, whole words or elements), the scratch and launch bounds its kernels declare,
+and, for a plan that uses stmatrix, the same conversion planned for sm_80 (a header must build there too).
+Nothing is decided after planning: the emitter imports only the planner's data types
+(tests/test_emit_imports.py).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from ..target import target as to_target
 from .cost import choose_path, shared_cost, shuffle_cost
 from .hw import Hw
 from .io import GlobalIO, global_io
-from .shared import SharedPlan, plan_shared
+from .shared import Barrier, SharedPlan, plan_shared
 from .shuffle import ShufflePlan, plan_shuffle
 
 PATHS = ("noop", "registers", "shuffle", "shared")
@@ -58,6 +61,37 @@ class Plan:
     @property
     def lanes(self) -> int:
         return self.target.lanes
+
+    @property
+    def scratch_bytes(self) -> int:
+        """Shared memory this plan's conversion uses (0 off the shared path)."""
+        return self.detail.scratch_bytes if self.path == "shared" else 0
+
+    @property
+    def smem_bytes(self) -> int:
+        """The scratch a header declares (kSmemBytes): this plan's, or its sm_80 fallback's where that is larger."""
+        return max(self.scratch_bytes, self.fallback.scratch_bytes if self.fallback else 0)
+
+    @property
+    def dynamic_smem(self) -> bool:
+        """Whether the standalone kernels take their scratch as dynamic shared memory: over a static array's limit
+        (they declare it extern and need the opt-in attribute)."""
+        return self.smem_bytes > self.target.static_smem
+
+    @property
+    def min_ctas(self) -> int:
+        """The standalone kernels' __launch_bounds__ minimum of CTAs per SM (0: none). Without one ptxas budgets
+        registers for an occupancy it guesses, and can spill where a thread holds many registers; with dynamic
+        scratch it cannot see how few CTAs fit, so those that fit tell it (bench/NOTES.md). HIP's second bound would
+        mean waves per EU, and the reason is ptxas's: none there."""
+        if self.target.is_hip:
+            return 0
+        return max(1, self.target.smem_per_cta // self.smem_bytes) if self.dynamic_smem else 1
+
+    @property
+    def barrier(self) -> Barrier:
+        """What orders the conversion's shared-memory accesses: none without shared memory (SharedPlan.barrier)."""
+        return self.detail.barrier if self.path == "shared" else Barrier.NONE
 
     def explain(self) -> str:
         from .explain import explain
@@ -191,7 +225,7 @@ def plan_conversion(
         )
     costs = []
     if shuffle is not None:
-        costs.append(("shuffle", shuffle_cost(shuffle, warps, dt.bits, b.in_size("register"))))
+        costs.append(("shuffle", shuffle_cost(shuffle, warps)))
     if shared is not None:
         costs.append(("shared", shared_cost(shared)))
     kind, why = choose_path(dict(costs), forced=path)

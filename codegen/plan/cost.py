@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from .shared import SharedPlan
+from .shared import Barrier, SharedPlan
 from .shuffle import ShufflePlan
-from .shuffle_words import assemble
 
 # Throughputs per SM per clock on sm_80/sm_90 (the same model is used for gfx9). A warp-wide SHFL and a
 # shared-memory wavefront take turns in one pipe: on the H100, a round trip that sends K of 32 registers by
@@ -25,20 +24,20 @@ BARRIER_CLK = 12.0
 LATENCY_BOUND_CLK = 32.0
 
 
-def shuffle_cost(plan: ShufflePlan, warps: int, bits: int, n_out: int) -> float:
+def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
     """Three bounds, the slowest one counts (bench/NOTES.md, session 8): the SHFL pipe takes one shuffle a clock,
     the integer ALU pipe two warp instructions a clock, and issue four instructions of any kind. Besides the
     shuffles, the instructions are the selects and PRMTs (ALU) that build each sent word and each word of B
     (plan/shuffle_words.py)."""
-    alu = assemble(plan, bits, n_out).instructions()
+    alu = plan.assembly.instructions()
     return warps * max(plan.shuffles / SHFL_PER_CLK, alu / ALU_PER_CLK, (plan.shuffles + alu) / ISSUE_PER_CLK)
 
 
 def shared_cost(plan: SharedPlan) -> float:
     """Wavefronts dominate: every wavefront is a clock of the shared-memory pipe. Each round adds
-    two barriers (store/load and load/next store)."""
+    two CTA barriers (store/load and load/next store); a warp barrier costs next to nothing."""
     wf = plan.predicted_store_wavefronts + plan.predicted_load_wavefronts
-    syncs = 0 if plan.warp_sync else 2 * plan.rounds * BARRIER_CLK
+    syncs = 2 * plan.rounds * BARRIER_CLK if plan.barrier == Barrier.CTA else 0
     return wf / WAVEFRONTS_PER_CLK + syncs
 
 

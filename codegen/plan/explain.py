@@ -117,8 +117,7 @@ def explain(plan) -> str:
     else:
         sw = d.swizzle
         lines.append(
-            f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), "
-            f"{'__syncwarp' if d.warp_sync else '__syncthreads'} between store and load"
+            f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), {d.barrier.call} between store and load"
         )
         sets = {k: v for k, v in sw.sets}
         if sets:
@@ -217,7 +216,7 @@ def to_json(plan) -> dict:
             "scratch_bytes": d.scratch_bytes,
             "rounds": d.rounds,
             "warp_sync": d.warp_sync,
-            "barrier": "__syncwarp" if d.warp_sync and plan.target.lang == "cuda" else "__syncthreads",
+            "barrier": d.barrier.call,
             "store_warps": [w for w in range(plan.warps) if not w & d.store.predicate_warp_mask],
             "store": _side_json(d.store),
             "load": _side_json(d.load),
@@ -251,9 +250,7 @@ def _side_json(side) -> dict:
 
 def _words_text(plan) -> str:
     """How the shuffle plan's words are built (plan/shuffle_words.py): thread classes, and the kinds of word."""
-    from .shuffle_words import assemble
-
-    asm = assemble(plan.detail, plan.dtype.bits, plan.n_out)
+    asm = plan.detail.assembly
     kinds: dict[str, int] = {}
     for w in asm.words:
         kinds[w.kind()] = kinds.get(w.kind(), 0) + 1

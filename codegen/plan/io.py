@@ -2,7 +2,8 @@
 
 Tiles are stored row-major and contiguous; the kernel's tensor is a stack of tiles. Each
 thread moves its registers in vectors as wide as the layout's contiguity allows (16 bytes at
-most); replicas of a broadcast layout are loaded by every holder but stored once.
+most), as whole register words where a vector holds some, else element by element; replicas of a
+broadcast layout are loaded by every holder but stored once.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .shared import Instr, split_const
 @dataclass(frozen=True)
 class GlobalIO:
     width: int  # elements per vector access
+    words: int  # register words (32-bit, 64-bit for 64-bit elements) a vector moves whole; 0: it is narrower, elements by shifts
     thread_offset: Affine  # element offset of the thread's part (lane bits, then warp bits)
     instrs: tuple[Instr, ...]
     skip_lane_mask: int  # a store runs only where (lane & skip_lane_mask) == 0 ...
@@ -30,6 +32,7 @@ class GlobalIO:
 def global_io(layout: LinearLayout, dt: DType, tgt: Target) -> GlobalIO:
     hw = Hw.of(layout)
     width = min(layout.num_consecutive(), tgt.max_access_bytes // dt.bytes)
+    words = width * dt.bytes // max(4, dt.bytes)  # registers pack 8- and 16-bit elements into 32-bit words
     vbits = width.bit_length() - 1
     thread_cols = tuple(hw.lane) + tuple(hw.warp)
     live = [i for i, c in enumerate(hw.reg) if c and i >= vbits]
@@ -41,4 +44,4 @@ def global_io(layout: LinearLayout, dt: DType, tgt: Target) -> GlobalIO:
         x, a = split_const(const, thread_cols)
         instrs.append(Instr(regs, x, a, 0))
     lane_mask = sum(1 << i for i, c in enumerate(hw.lane) if not c)
-    return GlobalIO(width, Affine(0, thread_cols), tuple(instrs), lane_mask, hw.warp_broadcast_mask)
+    return GlobalIO(width, words, Affine(0, thread_cols), tuple(instrs), lane_mask, hw.warp_broadcast_mask)

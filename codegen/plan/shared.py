@@ -9,6 +9,7 @@ thread part can touch (XOR) and the rest (an immediate the compiler folds into t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from .. import f2
 from ..dtypes import DType
@@ -18,6 +19,19 @@ from .affine import Affine
 from .hw import Hw
 from .swizzle import Access, Swizzle, classic, optimal_swizzle, unswizzled, wavefronts_per_phase
 from .tiles import Tile, ldmatrix_tile
+
+
+class Barrier(StrEnum):
+    """What orders a conversion's shared-memory stores and loads (and its loads before the next stores)."""
+
+    NONE = "none"  # no shared memory
+    WARP = "warp"  # __syncwarp: each warp reads only the words it wrote itself (CUDA)
+    CTA = "cta"  # the group's barrier: __syncthreads, or a named barrier on CUDA
+
+    @property
+    def call(self) -> str:
+        """The barrier as `llgen plan` and the plan's JSON name it."""
+        return {"warp": "__syncwarp", "cta": "__syncthreads"}.get(self.value, "no barrier")
 
 
 @dataclass(frozen=True)
@@ -58,7 +72,8 @@ class SharedPlan:
     store: Side
     load: Side
     rounds: int
-    warp_sync: bool  # each warp reads only what it wrote itself: __syncwarp suffices
+    warp_sync: bool  # each warp reads only what it wrote itself: a warp barrier would suffice
+    barrier: Barrier  # WARP where warp_sync and the target has __syncwarp (Target.warp_barrier), else CTA
     predicted_store_wavefronts: int
     predicted_load_wavefronts: int
     floor_wavefronts: int  # data volume: tile once in, once per destination warp replica out
@@ -276,6 +291,7 @@ def _build(
         tile_bytes // tgt.wavefront_bytes * (1 + b_warp_replicas) if tile_bytes >= tgt.wavefront_bytes else 1 + b_warp_replicas
     )
     warp_sync = reads_own_writes(a, b)
+    barrier = Barrier.WARP if warp_sync and tgt.warp_barrier else Barrier.CTA
     return SharedPlan(
         sw,
         tuple(round_vecs),
@@ -285,6 +301,7 @@ def _build(
         load,
         rounds,
         warp_sync,
+        barrier,
         st_wf,
         ld_wf,
         floor,

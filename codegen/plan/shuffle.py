@@ -23,6 +23,7 @@ from ..dtypes import DType
 from ..target import Target
 from .affine import Affine
 from .hw import Hw
+from .shuffle_words import Assembly, assemble
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ class ShufflePlan:
 
     A word packs ``2**len(pack_a)`` elements: element t of the word is A register
     ``send_reg ^ sum(t_j * pack_a[j])`` and lands in B register ``recv_reg ^ sum(t_j * pack_b[j])``.
-    ``words_per_element`` is 2 for 64-bit types (two shuffles), else 1.
+    ``words_per_element`` is 2 for 64-bit types (two shuffles), else 1. ``assembly`` says how each word a round
+    sends and each word of B is built (plan/shuffle_words.py): the cost model counts it and the emitter spells it.
     """
 
     kind = "shuffle"
@@ -56,6 +58,7 @@ class ShufflePlan:
     pack_b: tuple[int, ...]
     words_per_element: int
     shuffles: int  # SHFL instructions per thread
+    assembly: Assembly
 
     @property
     def num_rounds(self) -> int:
@@ -173,4 +176,6 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
                 r, s, lin_send.with_const(send(r, 0)), lin_recv.with_const(recv(r, 0)), op, s.const if op == "xor" else 0
             )
         )
-    return ShufflePlan(tuple(rounds), tuple(pack_a), tuple(pack_b), words, shuffles)
+    rounds, pack_a, pack_b = tuple(rounds), tuple(pack_a), tuple(pack_b)
+    asm = assemble(rounds, pack_a, pack_b, dt.bits, 1 << len(b.reg))
+    return ShufflePlan(rounds, pack_a, pack_b, words, shuffles, asm)

@@ -20,9 +20,12 @@ are assembled, so it costs no select of its own. The emitter spells these words;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .. import f2
-from .shuffle import ShufflePlan
+
+if TYPE_CHECKING:
+    from .shuffle import ShuffleRound
 
 Src = tuple  # ("a", w): A's 32-bit word w; ("x", r, p): word p of what round r received
 Byte = tuple  # (Src, byte 0..3)
@@ -58,6 +61,22 @@ class Word:
             return "prmt"
         return "join"
 
+    def prmt_selectors(self) -> tuple[int, ...]:
+        """A prmt word's byte-permute selector per class, over its (at most two) source words in order."""
+        pair = [*self.sources(), None][:2]
+        return tuple(nibbles(pick, *pair) for pick in self.picks)
+
+    def permutes(self, c: int) -> list[tuple[Src | None, Src | None, int]]:
+        """Class c's word on its own, where it is not one source word: byte permutes folding in one source word at a
+        time, each (first operand, second operand, selector); a first operand None is the word built so far, a second
+        None is zero."""
+        pick = self.picks[c]
+        order = Word((pick,)).sources()
+        if len(order) == 1:
+            return [(order[0], None, nibbles(pick, order[0], None))]
+        steps = [(order[0], order[1], nibbles(pick, order[0], order[1]))]
+        return steps + [(None, order[i], nibbles(pick, None, order[i], tuple(order[:i]))) for i in range(2, len(order))]
+
     def cost(self) -> int:
         """Byte permutes per conversion (Assembly.instructions counts the selects): one, or for a join each class's
         own, one per source word after the first."""
@@ -87,22 +106,30 @@ def nibbles(pick: tuple[Byte | None, ...], first: Src | None, second: Src | None
     return sel
 
 
-def select_split(f: tuple) -> tuple[int, tuple, tuple] | None:
-    """The top of the select tree of a per-class choice ``f`` (f[c] for class c): (class bit, the choices with that
-    bit clear, with it set), skipping the high bits the choice does not depend on; None where every class chooses
-    alike (a leaf). The cost model counts these trees, and the emitter prints them."""
-    f = select_node(f)
-    if len(f) == 1:
-        return None
-    half = len(f) // 2
-    return half.bit_length() - 1, f[:half], f[half:]
+@dataclass(frozen=True)
+class Choice:
+    """A choice per thread class (``per_class[c]`` for class c) as a tree of selects over the class bits, highest bit
+    at the root. The cost model counts these trees, and the emitter prints them."""
 
+    per_class: tuple
 
-def select_node(f: tuple) -> tuple:
-    """``f`` without the high class bits it does not depend on: two words share a subtree where these are equal."""
-    while len(f) > 1 and f[: len(f) // 2] == f[len(f) // 2 :]:
-        f = f[: len(f) // 2]
-    return f
+    @property
+    def node(self) -> tuple:
+        """The choice without the high class bits it does not depend on: two words share a subtree where these are
+        equal."""
+        f = self.per_class
+        while len(f) > 1 and f[: len(f) // 2] == f[len(f) // 2 :]:
+            f = f[: len(f) // 2]
+        return f
+
+    def split(self) -> tuple[int, Choice, Choice] | None:
+        """The top of the tree: (class bit, the choices with that bit clear, with it set), skipping the high bits the
+        choice does not depend on; None where every class chooses alike (a leaf)."""
+        f = self.node
+        if len(f) == 1:
+            return None
+        half = len(f) // 2
+        return half.bit_length() - 1, Choice(f[:half]), Choice(f[half:])
 
 
 def whole_word(pick: tuple[Byte | None, ...]) -> Src | None:
@@ -170,12 +197,12 @@ class _Trees:
             self.roots.add(node)
 
     def _node(self, f: tuple) -> tuple | None:
-        split = select_split(f)
+        split = Choice(f).split()
         if split is None:
             return None
-        node = select_node(f)
+        node = Choice(f).node
         if node not in self.children:
-            kids = (self._node(split[1]), self._node(split[2]))
+            kids = (self._node(split[1].per_class), self._node(split[2].per_class))
             self.children[node] = kids
             for k in kids:
                 if k is not None:
@@ -195,17 +222,20 @@ class _Trees:
         return len(self.children) - len(free)
 
 
-def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
-    """The words of ``plan`` for elements of ``bits`` bits, B holding ``n_out`` registers."""
+def assemble(
+    rounds: tuple[ShuffleRound, ...], pack_a: tuple[int, ...], pack_b: tuple[int, ...], bits: int, n_out: int
+) -> Assembly:
+    """The words of a shuffle plan's ``rounds`` and packing (plan/shuffle.py) for elements of ``bits`` bits, B holding
+    ``n_out`` registers. The planner builds it once (ShufflePlan.assembly)."""
     eb = bits // 8
-    r0 = plan.rounds[0]
+    r0 = rounds[0]
     send_cols, recv_cols = r0.send_reg.cols, r0.recv_reg.cols
     shift = max((c.bit_length() for c in send_cols), default=0)
     class_cols = tuple(s | y << shift for s, y in zip(send_cols, recv_cols, strict=True))
     basis = tuple(f2.reduce(class_cols))
     classes = [(k & ((1 << shift) - 1), k >> shift) for k in f2.span(basis)]
-    packa = [f2.combine(t, plan.pack_a) for t in range(1 << len(plan.pack_a))]
-    packb = [f2.combine(t, plan.pack_b) for t in range(1 << len(plan.pack_b))]
+    packa = [f2.combine(t, pack_a) for t in range(1 << len(pack_a))]
+    packb = [f2.combine(t, pack_b) for t in range(1 << len(pack_b))]
     payload = len(packa) * eb  # bytes one round moves per thread
     nparts = (payload + 3) // 4
 
@@ -216,17 +246,17 @@ def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
         """The A byte at payload byte q of what a class-s thread sends in round r."""
         return None if q >= payload else a_byte(r.send_reg.const ^ s ^ packa[q // eb], q % eb)
 
-    rounds = []
-    for r in plan.rounds:
+    round_words = []
+    for r in rounds:
         sends: tuple[Word, ...] = ()
         if r.op != "local":
             sends = tuple(Word(tuple(tuple(sent(r, s, 4 * p + i) for i in range(4)) for s, _ in classes)) for p in range(nparts))
-        rounds.append(Round(r.index, r.op, sends))
+        round_words.append(Round(r.index, r.op, sends))
 
     # where each class's B element comes from: (round, A element) for a local round, else (round, payload offset)
     source: dict[tuple[int, int], tuple] = {}
     for c, (s, y) in enumerate(classes):
-        for r in plan.rounds:
+        for r in rounds:
             for t, o in enumerate(packb):
                 e = r.recv_reg.const ^ y ^ o
                 source[c, e] = (r.index, "a", r.send_reg.const ^ s ^ packa[t]) if r.op == "local" else (r.index, "x", t)
@@ -251,4 +281,4 @@ def assemble(plan: ShufflePlan, bits: int, n_out: int) -> Assembly:
                     last = max(last, rnd)
             picks.append(tuple(pick))
         b_words.append((Word(tuple(picks)), last))
-    return Assembly(class_cols, basis, tuple(rounds), tuple(b_words))
+    return Assembly(class_cols, basis, tuple(round_words), tuple(b_words))
