@@ -129,6 +129,8 @@ def layouts_of_the_suites_and_random_pairs():
         for case in suite(name):
             yield f"{name}/{case.id}", case.src
             yield f"{name}/{case.id}", case.dst
+    cga = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0], CGALayout = [[1, 0]]}>"
+    yield "two CTAs", llgen.parse_layout(cga, (64, 32), 4)  # block bases
     for target in ("sm_90", "gfx942"):
         for pair in random_pairs(150, 7, target):
             yield pair.label, pair.a
@@ -158,9 +160,7 @@ def test_ttg_linear_text_is_tritons_own():
     ctx = libtriton.ir.context()
     libtriton.ir.load_dialects(ctx)
     builder = libtriton.gluon_ir.GluonOpBuilder(ctx)
-    for k, (_label, lay) in enumerate(layouts_of_the_suites_and_random_pairs()):
-        if k % 5:
-            continue
+    for _label, lay in layouts_of_the_suites_and_random_pairs():
         b = lay.to_dict()["bases"]
         gluon = gl.DistributedLinearLayout(b["register"], b["lane"], b["warp"], b.get("block", []), list(lay.shape))
         ty = str(builder.get_distributed_ty(builder.get_float_ty(), list(lay.shape), gluon._to_ir(builder)))
