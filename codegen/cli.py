@@ -124,8 +124,9 @@ def _conversion_options(f, *, with_path: bool = True):
     return f
 
 
-def _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir):
-    """The two layouts, dtype and target of one conversion (llgen.spec.pair)."""
+def _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=False):
+    """The two layouts, dtype and target of one conversion (llgen.spec.pair); ``shared_ok``: `llgen plan`'s
+    shared-memory endpoints."""
     from .dtypes import dtype as to_dtype
     from .spec.pair import parse_pair, parse_shape
 
@@ -138,6 +139,7 @@ def _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir):
         threads_per_warp=_tpw(threads_per_warp),
         target=target,
         module=_module(ttgir),
+        shared_ok=shared_ok,
     )
 
 
@@ -282,7 +284,12 @@ def plan(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, 
             from .commands.ttgir import plan_file
 
             sys.exit(plan_file(ttgir, as_json, allow_skips, warps, _tpw(threads_per_warp), target, path_, smem_budget))
-        p, _ = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
+        pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+        if pair.shared:  # a local_store / local_load: registers <-> a shared layout the hardware fixes
+            p = pair.plan_endpoint(path_, smem_budget)
+            click.echo(json.dumps(p.to_json()) if as_json else p.explain())
+            return
+        p = pair.plan(path_, smem_budget)
         click.echo(json.dumps(p.to_json()) if as_json else p.explain())
         _warn_registers(p)
 

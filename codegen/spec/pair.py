@@ -23,13 +23,32 @@ class Pair:
     warps: int
     kinds: tuple[str, str]  # the families of the two specs, e.g. ("blocked", "mma")
     setting: Setting
+    shared: str | None = None  # "--src" or "--dst" when that side is a shared-memory layout (a local_store/load)
+    encoding: object | None = None  # that side's encoding object (its padding, its swizzle width)
 
     def plan(self, path: str | None = None, smem_budget: int | None = None, **options):
         """The plan of the conversion (llgen.plan_conversion); an error names an inferred target."""
         from ..plan import plan_conversion
 
+        if self.shared:
+            raise LlgenError(f"{self.shared} is a shared-memory layout; only `llgen plan` takes a shared endpoint so far.")
         try:
             return plan_conversion(self.src, self.dst, self.dtype, self.target, path=path, smem_budget=smem_budget, **options)
+        except LlgenError as e:
+            raise self.setting.note(e) from None
+
+    def plan_endpoint(self, path: str | None = None, smem_budget: int | None = None):
+        """The local_store (--dst shared) or local_load (--src shared) plan (llgen.plan.endpoint)."""
+        from ..plan.endpoint import plan_load, plan_store
+
+        for flag, given in (("--path", path), ("--smem-budget", smem_budget)):
+            if given is not None:
+                raise LlgenError(f"{flag} does not apply to a shared-memory endpoint, whose layout fixes the buffer.")
+        shared = self.encoding if self.encoding is not None else (self.src if self.shared == "--src" else self.dst)
+        try:
+            if self.shared == "--dst":
+                return plan_store(self.src, shared, self.dtype, self.target)
+            return plan_load(shared, self.dst, self.dtype, self.target)
         except LlgenError as e:
             raise self.setting.note(e) from None
 
@@ -56,26 +75,34 @@ def parse_pair(
     threads_per_warp: int | None = None,
     target: str | None = None,
     module=None,
+    shared_ok: bool = False,
 ) -> Pair:
-    """The layouts of ``src`` -> ``dst`` over ``shape`` and the target they are planned for."""
-    from . import parse_layout
+    """The layouts of ``src`` -> ``dst`` over ``shape`` and the target they are planned for. ``shared_ok`` (only
+    `llgen plan` so far) takes a shared-memory layout on one side: the pair is then a local_store or local_load."""
+    from . import parse_encoding, parse_layout
 
     check_tile(shape)
     aliases = module.aliases if module is not None else None
     facts = {"--src": spec_facts(src, aliases), "--dst": spec_facts(dst, aliases)}
-    for side, text in (("--src", src), ("--dst", dst)):
-        if facts[side].kind == "shared":
-            raise LlgenError(
-                f"{side} is a shared-memory layout ({_named(text)}); llgen converts between distributed (register) "
-                "layouts only, shared endpoints are not supported yet."
-            )
+    shared = [side for side in facts if facts[side].kind == "shared"]
+    texts = {"--src": src, "--dst": dst}
+    if len(shared) == 2:
+        raise LlgenError("--src and --dst are both shared-memory layouts; one side must be a distributed (register) layout.")
+    if shared and not shared_ok:
+        raise LlgenError(
+            f"{shared[0]} is a shared-memory layout ({_named(texts[shared[0]])}); only `llgen plan` takes a shared endpoint so far."
+        )
     setting = resolve(facts, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
     try:
         a = parse_layout(src, shape, setting.warps, setting.lanes, dtype.bytes, aliases)
         b = parse_layout(dst, shape, setting.warps, setting.lanes, dtype.bytes, aliases)
+        enc = None
+        if shared and not texts[shared[0]].strip().startswith("@"):
+            enc = parse_encoding(texts[shared[0]], shape, setting.warps, setting.lanes, dtype.bytes, aliases)
     except LlgenError as e:
         raise setting.note(e) from None
-    return Pair(a, b, dtype, setting.target, setting.warps, (facts["--src"].kind, facts["--dst"].kind), setting)
+    kinds = (facts["--src"].kind, facts["--dst"].kind)
+    return Pair(a, b, dtype, setting.target, setting.warps, kinds, setting, shared[0] if shared else None, enc)
 
 
 def _named(spec: str) -> str:
