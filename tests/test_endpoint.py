@@ -73,15 +73,15 @@ def test_real_layouts_store_and_load(dist, shared, dtype, shape):
     _check(plan_load(s, d, dtype, "sm_90"))
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(16))
 def test_random_layouts(seed):
     rng = random.Random(seed)
     shared, dtype, shape = SHARED[seed % len(SHARED)]
-    warps = rng.choice([1, 2, 4, 8])
-    d = random_layout(rng, shape, warps, "sm_90", dtype)
+    target = ("sm_90", "sm_80", "gfx942")[seed % 3]
+    d = random_layout(rng, shape, rng.choice([1, 2, 4, 8]), target, dtype)
     _, s = _layouts("blocked", shared, dtype, shape)
-    _check(plan_store(d, s, dtype, "sm_90"))
-    _check(plan_load(s, d, dtype, "sm_90"))
+    _check(plan_store(d, s, dtype, target))
+    _check(plan_load(s, d, dtype, target))
 
 
 def test_amd_targets_use_64_lanes():
@@ -154,6 +154,20 @@ def test_broadcast_warps_store_once_and_load_everywhere():
     _check(load)
 
 
+def test_broadcast_lanes_and_registers():
+    """Lane 16 and register 1 replicate: the store's lanes write each word once, the load fills both replicas."""
+    d = parse_layout("linear:register=[[0,1],[0,0]],lane=[[0,2],[0,4],[0,8],[1,0],[0,0]],warp=[[0,0]]", (2, 16), 2, 32, 2)
+    s = parse_encoding("swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", (2, 16), 2, 32, 2)
+    store, load = plan_store(d, s, "f16", "sm_90"), plan_load(s, d, "f16", "sm_90")
+    assert (store.wavefronts, store.floor, load.wavefronts, load.floor) == (1, 1, 2, 2)
+    assert load.copies == ((2, 0), (3, 1))
+    _check(store)
+    _check(load)
+    from dataclasses import replace
+
+    assert not simulate_endpoint(replace(load, copies=())).ok
+
+
 def test_padding_moves_banks_and_caps_the_vector():
     d, s = _layouts("blocked", "#ttg.padded_shared<[32:+2] {order = [1, 0], shape = [64, 64]}>", "f16", (64, 64))
     plan = plan_load(s, d, "f16", "sm_90")
@@ -177,13 +191,22 @@ def test_the_simulator_catches_a_wrong_plan():
     assert not simulate_endpoint(dropped).ok
 
 
-def test_a_non_bijective_shared_layout_is_one_sentence():
-    d = parse_layout("blocked", (8, 8), 1, 32, 2)
-    s = parse_layout("#ttg.shared_linear<{offset = [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}, alignment = 16>", (8, 8))
-    plan_store(d, s, "f16", "sm_90")
+def test_a_shared_layout_that_is_not_a_bijection_is_one_sentence():
+    from llgen import LinearLayout
+
+    d = parse_layout("blocked", (4, 64), 4, 32, 4)
+    wrapped = parse_encoding("nvmma:128", (4, 64), 4, 32, 4)  # Triton's 128-byte tile wraps a 4-row tensor
     with pytest.raises(LlgenError) as e:
-        plan_store(parse_layout("blocked", (8, 16), 1, 32, 2), s, "f16", "sm_90")
-    one_sentence(str(e.value))
+        plan_store(d, wrapped, "f32", "sm_90")
+    assert (
+        one_sentence(e.value)
+        == "the shared-memory layout maps 512 offsets onto the tensor's 256 elements, not one offset per element."
+    )
+    d = parse_layout("blocked", (4, 8), 1, 32, 2)
+    twice = LinearLayout.from_bases({"offset": [[0, 1], [0, 2], [0, 4], [1, 0], [1, 0]]}, [("dim0", 4), ("dim1", 8)])
+    with pytest.raises(LlgenError) as e:
+        plan_load(twice, d, "f16", "sm_90")
+    assert one_sentence(e.value) == "the shared-memory layout stores some elements at several offsets and others at none."
 
 
 # ------------------------------------------------------------------------------------------- llgen plan

@@ -118,8 +118,13 @@ def shared_map(shared, dist: LinearLayout) -> tuple[LinearLayout, object | None]
         )
     lay = lay.transpose_outs(dist.out_names)
     cols = lay.flat_cols("offset")
-    if len(cols) != lay.total_out_bits or f2.rank(cols) != len(cols):
-        raise LlgenError("the shared-memory layout does not store every element at exactly one offset.")
+    if len(cols) == lay.total_out_bits and f2.rank(cols) != len(cols):
+        raise LlgenError("the shared-memory layout stores some elements at several offsets and others at none.")
+    if len(cols) != lay.total_out_bits:
+        raise LlgenError(
+            f"the shared-memory layout maps {1 << len(cols)} offsets onto the tensor's {1 << lay.total_out_bits} elements, "
+            "not one offset per element."
+        )
     return lay, enc
 
 
