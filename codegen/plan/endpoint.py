@@ -68,18 +68,9 @@ class EndpointPlan:
         return sum(self.instr_wavefronts)
 
     @property
-    def access_layout(self) -> LinearLayout:
-        """The layout whose registers the shared-memory instructions move: Q for a two-step plan, else D."""
-        return self.staging if self.staging is not None else self.dist
-
-    @property
     def access_bytes(self) -> int:
         """Bytes a thread moves in one instruction (16 per ldmatrix/stmatrix x4)."""
         return self.side.width * self.dtype.bytes if not self.side.matrices else 4 * self.side.matrices
-
-    def padded(self, offset: int) -> int:
-        """Where element offset ``offset`` lies in the buffer (S's padding; the identity without)."""
-        return _padder(self.encoding)(offset)
 
     def explain(self) -> str:
         from .endpoint_text import explain
@@ -128,14 +119,10 @@ def shared_map(shared, dist: LinearLayout) -> tuple[LinearLayout, object | None]
     return lay, enc
 
 
-def _padder(enc):
-    return getattr(enc, "padded_offset", None) or (lambda o: o)
-
-
 def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target) -> EndpointPlan:
     from . import check_distributed
 
-    check_distributed(dist, "distributed")
+    check_distributed(dist, "register")
     if dist.in_size("lane") != tgt.lanes:
         raise LlgenError(f"the distributed layout has {dist.in_size('lane')} lanes but {tgt.name} warps have {tgt.lanes}.")
     s, enc = shared_map(shared, dist)
@@ -144,8 +131,9 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target) ->
     return staged if staged is not None and staged.cost < direct.cost else direct
 
 
-def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType, tgt: Target) -> EndpointPlan:
-    """The cheapest single-step plan: every instruction D's map to S's offsets divides by."""
+def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType, tgt: Target, name: str = "D") -> EndpointPlan:
+    """The cheapest single-step plan: every instruction the map of ``dist`` (called ``name`` in the reasons) to S's
+    offsets divides by."""
     store = direction == "store"
     hw = Hw.of(dist)
     scols = s.flat_cols("offset")
@@ -165,7 +153,7 @@ def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType,
         side = build_side(hw, hw, off, tile, dt, narrow, store=store, scalar=False, drop=[])
         if side is None:
             continue
-        plan = _finish(direction, dist, s, enc, dt, tgt, hw, side, cap)
+        plan = _finish(direction, dist, s, enc, dt, tgt, hw, side, cap, name)
         key = (plan.cost, len(side.instrs), tile is not None)
         if best is None or key < best[0]:
             best = (key, plan)
@@ -182,7 +170,7 @@ def _access_cap(enc, dt: DType, tgt: Target) -> int:
     return max(cap, dt.bytes)
 
 
-def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, **two_step) -> EndpointPlan:
+def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, name: str) -> EndpointPlan:
     store = direction == "store"
     warps = 1 << len(hw.warp)
     active = warps >> side.predicate_warp_mask.bit_count()
@@ -212,10 +200,9 @@ def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, **tw
         0,
         "",
         cost=total / WAVEFRONTS_PER_CLK,
-        **two_step,
     )
     align, why = _alignment(enc, plan.access_bytes, dt)
-    reason = _floor_reason(plan, hw, cap) if total > floor else ""
+    reason = _floor_reason(plan, hw, cap, name) if total > floor else ""
     return replace(plan, smem_align=align, align_reason=why, floor_reason=reason)
 
 
@@ -251,7 +238,7 @@ def _floor(hw: Hw, dt: DType, tgt: Target, store: bool) -> int:
     return warps * max(1, -(-held * dt.bytes // tgt.wavefront_bytes))
 
 
-def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int) -> str:
+def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
     """Why ``plan`` takes more wavefronts than the floor: narrow accesses, replicated lanes, bank conflicts."""
     tgt, side = plan.target, plan.side
     lanes = 1 << sum(1 for c in hw.lane if c)
@@ -262,13 +249,13 @@ def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int) -> str:
         if side.matrices:
             why.append(f"{side.op} x{side.matrices} moves {moved} bytes a warp, under a wavefront's 128")
         elif lanes < tgt.lanes:
-            why.append(f"D's lanes replicate: only {lanes} of {tgt.lanes} hold distinct elements, {moved} bytes an access")
+            why.append(f"{name}'s lanes replicate: only {lanes} of {tgt.lanes} hold distinct elements, {moved} bytes an access")
         elif plan.access_bytes == cap < tgt.max_access_bytes and getattr(plan.encoding, "intervals", ()):
             why.append(f"S's padding keeps accesses aligned only up to {cap} bytes")
         else:
             b = plan.access_bytes
             why.append(
-                f"D holds {b} contiguous byte{'s' if b > 1 else ''} a thread along S's offset order, "
+                f"{name} holds {b} contiguous byte{'s' if b > 1 else ''} a thread along S's offset order, "
                 f"so accesses are {b} byte{'s' if b > 1 else ''} wide"
             )
     if plan.wavefronts_per_access > ideal:
@@ -331,13 +318,13 @@ def staging_layout(dist: LinearLayout, s: LinearLayout, dt: DType, tgt: Target, 
         vec.append(c)
     if len(free) < len(vec) + tgt.lane_bits:
         return None
-    rest = [c for c in free if c not in vec]
+    rest = sorted((c for c in free if c not in vec), key=lambda c: _offset_of(c, inv))  # S's offset order
     low = len(vec)  # offset bits inside one access
     per = tgt.phase_lanes(dt.bytes << low).bit_length() - 1  # lane bits of one phase
     bank_bits = (tgt.wavefront_bytes // dt.bytes).bit_length() - 1  # offset bits inside one wavefront
     lanes: list[int] = []
     seen: list[int] = []
-    for c in sorted(rest, key=lambda c: _offset_of(c, inv)):
+    for c in rest:
         if len(lanes) == per:
             break
         group = (_offset_of(c, inv) >> low) & ((1 << (bank_bits - low)) - 1)
@@ -347,8 +334,6 @@ def staging_layout(dist: LinearLayout, s: LinearLayout, dt: DType, tgt: Target, 
     rest = [c for c in rest if c not in lanes]
     lanes += rest[: tgt.lane_bits - len(lanes)]
     regs = vec + [c for c in rest if c not in lanes]
-    if len(lanes) < tgt.lane_bits:
-        return None
     outs = [(n, 1 << k) for n, k in dist.outs]
     bases = {
         "register": [_coords(c, dist) for c in regs],
@@ -376,7 +361,7 @@ def _two_step(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DTyp
     q = staging_layout(dist, s, dt, tgt, _access_cap(enc, dt, tgt))
     if q is None:
         return None
-    access = _direct(direction, q, s, enc, dt, tgt)
+    access = _direct(direction, q, s, enc, dt, tgt, "Q")
     a, b = (dist, q) if direction == "store" else (q, dist)
     best = None
     for path in ("registers", "shuffle"):
