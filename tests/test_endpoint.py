@@ -169,7 +169,8 @@ def test_broadcast_lanes_and_registers():
 def test_padding_moves_banks_and_caps_the_vector():
     d, s = _layouts("blocked", "#ttg.padded_shared<[32:+2] {order = [1, 0], shape = [64, 64]}>", "f16", (64, 64))
     plan = plan_load(s, d, "f16", "sm_90")
-    assert plan.access_bytes <= 4  # 2 elements of padding keep only 4-byte accesses aligned
+    assert plan.access_bytes == 4  # 2 elements of padding keep only 4-byte accesses aligned
+    assert plan.floor_reason.startswith("S's padding keeps accesses aligned only up to 4 bytes")
     assert plan.smem_bytes == PaddedShared(((32, 2),), s.offset, (), (64, 64)).padded_bytes(2)
     _check(plan)
 

@@ -245,14 +245,17 @@ def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
     moved = 128 * side.matrices if side.matrices else lanes * plan.access_bytes  # distinct bytes a warp instruction
     ideal = max(1, -(-moved // tgt.wavefront_bytes))
     why = []
+    capped = (
+        bool(getattr(plan.encoding, "intervals", ())) and not side.matrices and plan.access_bytes == cap < tgt.max_access_bytes
+    )
+    if capped:
+        why.append(f"S's padding keeps accesses aligned only up to {cap} bytes")
     if moved < tgt.wavefront_bytes:
         if side.matrices:
             why.append(f"{side.op} x{side.matrices} moves {moved} bytes a warp, under a wavefront's 128")
         elif lanes < tgt.lanes:
             why.append(f"{name}'s lanes replicate: only {lanes} of {tgt.lanes} hold distinct elements, {moved} bytes an access")
-        elif plan.access_bytes == cap < tgt.max_access_bytes and getattr(plan.encoding, "intervals", ()):
-            why.append(f"S's padding keeps accesses aligned only up to {cap} bytes")
-        else:
+        elif not capped:
             b = plan.access_bytes
             why.append(
                 f"{name} holds {b} contiguous byte{'s' if b > 1 else ''} a thread along S's offset order, "
