@@ -323,10 +323,11 @@ def _cells(
     ax.add_collection(pc)
 
 
-def _labels(ax, texts: list[tuple[float, float, str]], gid_of: Callable[[int], str]) -> None:
-    """Cell labels centred at (x, y), ``FONT`` points, ids from their index."""
-    for i, (x, y, label) in enumerate(texts):
-        ax.text(x, y, label, ha="center", va="center", fontsize=FONT, gid=gid_of(i), linespacing=1.0)
+def _labels(ax, texts: list[tuple[float, float, str]], colours: Sequence, gid_of: Callable[[int], str]) -> None:
+    """Cell labels centred at (x, y), ``FONT`` points, ids from their index; white on a dark cell colour."""
+    for i, ((x, y, label), (r, g, b)) in enumerate(zip(texts, colours, strict=True)):
+        ink = "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
+        ax.text(x, y, label, ha="center", va="center", fontsize=FONT, gid=gid_of(i), linespacing=1.0, color=ink)
 
 
 def label_cell(labels: Sequence[str], font: float = FONT) -> tuple[float, float]:
@@ -449,7 +450,7 @@ def _labelled_grid(layout: LinearLayout, own: Ownership, reg: Region, title: str
         _grid_axes(ax, reg, *_axis_names(layout), (cw, ch))
         _panel_title(ax, title)
         _cells(ax, rects, colours, gid=f"{ids}cells")
-        _labels(ax, texts, lambda i: f"{ids}lbl-{where[i][0]}-{where[i][1]}")
+        _labels(ax, texts, colours, lambda i: f"{ids}lbl-{where[i][0]}-{where[i][1]}")
 
     return Panel((c1 - c0) * cw, (r1 - r0) * ch, draw, TITLED if title else PLAIN)
 
@@ -629,7 +630,7 @@ def _bank_panels(
         )
         _panel_title(ax, title if not note else f"{title + ': ' if title else ''}the labelled segments")
         _cells(ax, rects, colours, gid=f"{ids}cells", edges=edges, lw=0.4)
-        _labels(ax, texts, lambda i: f"{ids}lbl-{where[i][0]}-{where[i][1]}")
+        _labels(ax, texts, colours, lambda i: f"{ids}lbl-{where[i][0]}-{where[i][1]}")
         for b in range(c0 + 1, c1):
             ax.axvline(b, color="#888888", lw=0.3)
 
