@@ -341,3 +341,19 @@ def test_emit_of_a_file_warns_of_a_conversion_over_255_registers(tmp_path):
         warnings = [x for x in res.stderr.splitlines() if x.startswith("warning: ")]
         assert res.exit_code == 0 and len(warnings) == 1, res.output
         assert warnings[0].startswith("warning: line 75 (make_ttgir_dumps.py:38:48): the conversion holds 512 registers")
+
+
+def test_check_of_a_file_with_a_skipped_op_runs_the_rest_and_exits_1(tmp_path):
+    import shutil
+
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ for the CPU runtime")
+    text = (DATA / "attention_fwd.gfx942.ttgir").read_text()
+    line = next(x for x in text.splitlines() if "ttg.convert_layout" in x)
+    dump = tmp_path / "odd.ttgir"
+    dump.write_text(text.replace(line, "\n".join([line, line.replace("xf32", "xi1")])))
+    res = invoke("check", "--ttgir", str(dump), "--cpu", "--tiles", "2")
+    assert res.exit_code == 1 and "1 kernels: 0 slot mismatches" in res.stdout, res.output
+    assert "i1 is a sub-byte type" in res.stderr and "skipped (pass --allow-skips to accept that)." in res.stderr
+    res = invoke("check", "--ttgir", str(dump), "--cpu", "--tiles", "2", "--allow-skips")
+    assert res.exit_code == 0, res.output
