@@ -239,21 +239,20 @@ def _floor(hw: Hw, dt: DType, tgt: Target, store: bool) -> int:
 
 
 def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
-    """Why ``plan`` takes more wavefronts than the floor: narrow accesses, replicated lanes, bank conflicts."""
+    """Why ``plan`` takes more wavefronts than the floor: narrow accesses, replicated lanes, bank conflicts. An access
+    takes at least a wavefront a phase (Side.phases), and at least one per 128 distinct bytes it moves."""
     tgt, side = plan.target, plan.side
     lanes = 1 << sum(1 for c in hw.lane if c)
     moved = 128 * side.matrices if side.matrices else lanes * plan.access_bytes  # distinct bytes a warp instruction
-    ideal = max(1, -(-moved // tgt.wavefront_bytes))
+    ideal = max(side.phases, -(-moved // tgt.wavefront_bytes))
     why = []
     capped = (
         bool(getattr(plan.encoding, "intervals", ())) and not side.matrices and plan.access_bytes == cap < tgt.max_access_bytes
     )
     if capped:
         why.append(f"S's padding keeps accesses aligned only up to {cap} bytes")
-    if moved < tgt.wavefront_bytes:
-        if side.matrices:
-            why.append(f"{side.op} x{side.matrices} moves {moved} bytes a warp, under a wavefront's 128")
-        elif lanes < tgt.lanes:
+    if moved < side.phases * tgt.wavefront_bytes:  # a phase moves less than a wavefront could
+        if lanes < tgt.lanes:
             why.append(f"{name}'s lanes replicate: only {lanes} of {tgt.lanes} hold distinct elements, {moved} bytes an access")
         elif not capped:
             b = plan.access_bytes
@@ -266,9 +265,7 @@ def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
         why.append(
             f"S's offsets put {k:g} words of one access in one bank ({plan.wavefronts_per_access} wavefronts, not {ideal})"
         )
-    if not why:
-        why.append("more instructions than the data needs")
-    return "; ".join(why)
+    return "; ".join(why) or "its accesses split the data into more wavefronts than its volume needs"
 
 
 def _phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store: bool, padded) -> list[list[tuple[int, int]]]:
