@@ -89,6 +89,10 @@ def test_amd_targets_use_64_lanes():
     for plan in (plan_store(d, s, "f16", "gfx942"), plan_load(s, d, "f16", "gfx942")):
         assert plan.side.op in ("st.shared", "ld.shared")
         _check(plan)
+    mfma = parse_layout("mfma", (64, 64), 4, 64, 2)
+    plan = plan_store(mfma, s, "f16", "gfx942")  # 2 bytes a lane: each 32-lane phase fills half a wavefront
+    assert plan.floor_reason == "D holds 2 contiguous bytes a thread along S's offset order, so accesses are 2 bytes wide"
+    _check(plan)
 
 
 def test_mma_accumulator_into_nvmma_128_uses_stmatrix_at_the_floor():
@@ -238,6 +242,14 @@ def test_cli_plan_local_load_json_and_floor_reason():
     assert j["wavefronts"] > j["floor"] and j["floor_reason"]
     text = _plan(*args, "--shape", "64x64").stdout
     assert f"floor: {j['floor']} (above it: {j['floor_reason']})" in text
+
+
+def test_cli_plan_two_step_json_names_the_staging_layout():
+    src = "blocked:spt=1x1,tpw=32x1,wpc=4x1,order=0x1"
+    res = _plan("--src", src, "--dst", "swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", "--shape", "64x64", "--json")
+    j = json.loads(res.stdout)
+    assert j["staging"]["conversion"] == "shuffle" and j["instruction"]["bytes"] == 16
+    assert j["cost"] == j["wavefronts"] + j["staging"]["conversion_cost"]
 
 
 @pytest.mark.parametrize("command", [["emit"], ["check", "--cpu"], ["swizzle"]])
