@@ -16,35 +16,42 @@ def pivot(v: int) -> int:
     return v.bit_length() - 1
 
 
+def _echelon(vectors: Iterable[int]) -> dict[int, int]:
+    """pivot -> row: an echelon basis of span(vectors) (distinct pivots; bits below a pivot not yet cleared)."""
+    rows: dict[int, int] = {}
+    for v in vectors:
+        while v:
+            p = v.bit_length() - 1
+            r = rows.get(p)
+            if r is None:
+                rows[p] = v
+                break
+            v ^= r
+    return rows
+
+
 def reduce(vectors: Iterable[int]) -> list[int]:
     """Reduced row-echelon basis of span(vectors), sorted by pivot ascending."""
-    rows: list[int] = []  # distinct pivots, kept sorted by pivot descending
-    for v in vectors:
-        for r in rows:
-            if v >> pivot(r) & 1:
-                v ^= r
-        if v:
-            rows.append(v)
-            rows.sort(reverse=True)
-    rows.reverse()
-    for i, r in enumerate(rows):
-        p = pivot(r)
-        for j in range(i + 1, len(rows)):
-            if rows[j] >> p & 1:
-                rows[j] ^= r
-    return rows
+    rows = _echelon(vectors)
+    pivots = sorted(rows)
+    for i, p in enumerate(pivots):  # clear pivot p from the rows above it (it is no bit of the rows below)
+        r = rows[p]
+        for q in pivots[i + 1 :]:
+            if rows[q] >> p & 1:
+                rows[q] ^= r
+    return [rows[p] for p in pivots]
 
 
 def residue(v: int, basis: list[int]) -> int:
     """v reduced modulo span(basis) (basis in echelon form): zero iff v is in the span."""
     for b in reversed(basis):
-        if v >> pivot(b) & 1:
+        if v >> (b.bit_length() - 1) & 1:
             v ^= b
     return v
 
 
 def rank(vectors: Iterable[int]) -> int:
-    return len(reduce(vectors))
+    return len(_echelon(vectors))
 
 
 def contains(basis: list[int], v: int) -> bool:
@@ -95,12 +102,17 @@ def intersection(a: Iterable[int], b: Iterable[int]) -> list[int]:
 
 def complement(basis: Iterable[int], n: int) -> list[int]:
     """Unit vectors e_i (lowest i first) completing span(basis) to F2^n."""
-    rows = reduce(basis)
+    rows = _echelon(basis)
     out = []
     for i in range(n):
-        if residue(1 << i, rows):
-            out.append(1 << i)
-            rows = reduce(rows + [1 << i])
+        v = 1 << i
+        while v:  # e_i modulo the rows so far; a new pivot means e_i is outside their span
+            p = v.bit_length() - 1
+            if p not in rows:
+                rows[p] = v
+                out.append(1 << i)
+                break
+            v ^= rows[p]
     return out
 
 

@@ -295,20 +295,19 @@ def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, cta_bar
 
 def _wavefronts(offs: np.ndarray, group: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int, ngroups: int) -> np.ndarray:
     """Brute force: per phase group, per bank, the number of distinct 4-byte words; the max over banks."""
-    per_group = np.zeros(ngroups, dtype=np.int64)
     if not len(offs):
-        return per_group
+        return np.zeros(ngroups, dtype=np.int64)
     first = offs * elem_bytes // bank_bytes
     last = (offs * elem_bytes + elem_bytes - 1) // bank_bytes
-    words = [first + i for i in range(int((last - first).max()) + 1)]
-    g = np.concatenate([group] * len(words)).astype(np.int64)
-    wd = np.concatenate(words)
-    span = int(wd.max()) + 1
-    pairs = np.unique(g * span + wd)
-    gg, ww = pairs // span, pairs % span
-    keys, counts = np.unique(gg * banks + ww % banks, return_counts=True)
-    np.maximum.at(per_group, keys // banks, counts)
-    return per_group
+    words = np.concatenate([first + i for i in range(int((last - first).max()) + 1)])
+    span = int(words.max()) + 1
+    # (group, word) pairs sorted: each distinct pair counts once for its group's bank
+    pairs = np.sort(np.tile(group.astype(np.int64), len(words) // len(group)) * span + words)
+    distinct = np.empty(len(pairs), dtype=bool)
+    distinct[0], distinct[1:] = True, pairs[1:] != pairs[:-1]
+    pairs = pairs[distinct]
+    per_bank = np.bincount(pairs // span * banks + pairs % span % banks, minlength=ngroups * banks)
+    return per_bank.reshape(ngroups, banks).max(axis=1)
 
 
 # ---------------------------------------------------------------------------------------------- gather
