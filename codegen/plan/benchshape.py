@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .shared import Barrier
+
 
 @dataclass(frozen=True)
 class LoopScratch:
@@ -58,16 +60,11 @@ def loop_scratch(fwd, bwd) -> LoopScratch:
     order compiled to fewer registers than the other. The measurements are in bench/NOTES.md (session 4, "One
     barrier per conversion")."""
     f, b = scratch(fwd), scratch(bwd)
-    if f and b and _cta_barrier(fwd) and _cta_barrier(bwd):
+    if f and b and fwd.barrier == Barrier.CTA and bwd.barrier == Barrier.CTA:
         offset = -(-b // 128) * 128
         if offset + f <= fwd.target.smem_per_cta:
             return LoopScratch(offset + f, offset)
     return LoopScratch(max(f, b), 0)
-
-
-def _cta_barrier(plan) -> bool:
-    """Whether the plan's shared-memory barrier is __syncthreads (HIP always; CUDA unless warps keep to their own scratch)."""
-    return plan.target.lang == "hip" or not plan.detail.warp_sync
 
 
 def stream_groups(fwd, bwd) -> int:
@@ -75,7 +72,7 @@ def stream_groups(fwd, bwd) -> int:
     one-warp CTAs fill only half its warp slots unless several share a CTA (bench/NOTES.md, probe 1). Only a
     one-warp conversion without a CTA barrier either way can share its CTA: each warp may then stop at its own last
     tile. The groups' scratch together must fit one CTA's shared memory."""
-    if fwd.warps != 1 or fwd.target.lang != "cuda":
+    if fwd.warps != 1 or Barrier.CTA in (fwd.barrier, bwd.barrier):
         return 1
     per = max(scratch(fwd), scratch(bwd))
     groups = 8
