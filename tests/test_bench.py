@@ -372,3 +372,29 @@ def test_pipe_counters_are_measured_for_close_cases_only_and_land_on_both_sides(
     assert seen == [("llgen.runtime.bench.counters:loop_launches", "regex:_loop$|^loop_kernel$")]
     v = made["cases"][0]["variants"]
     assert v["llgen"]["pipe"]["busy_pct"] == 99.2 and v["triton"]["pipe"]["busy_pct"] == 98.7
+
+
+@pytest.mark.parametrize("path,groups,two_buffers", [("shuffle", 8, False), ("shared", 1, True)])
+def test_the_bench_shape_follows_the_plans_barrier_on_hip(path, groups, two_buffers):
+    """A one-warp wave64 conversion (gfx942): by shuffles it has no barrier, so eight share a STREAM CTA; through
+    shared memory it takes __syncthreads, so its STREAM CTA is its own and LOOP gives each direction a buffer. Both
+    compute what NumPy says on CPU threads."""
+    import numpy as np
+
+    from llgen.emit import emit_bench
+    from llgen.layouts import blocked
+    from llgen.plan import plan_conversion
+    from llgen.plan.benchshape import bench_shape
+    from llgen.runtime import host
+
+    a, b = blocked([1, 4], [4, 16], [1, 1], [1, 0], (16, 64)), blocked([4, 1], [16, 4], [1, 1], [0, 1], (16, 64))
+    fwd, bwd = (plan_conversion(s, d, "f32", "gfx942", path=path) for s, d in ((a, b), (b, a)))
+    shape = bench_shape(fwd, bwd)
+    assert (shape.groups, shape.loop.two_buffers) == (groups, two_buffers)
+    mod = host.compile(emit_bench(fwd, bwd, "b"), "gfx942")
+    x = np.random.default_rng(5).integers(0, 1 << 32, 3 * 1024, dtype=np.uint32)
+    for kernel in ("b_stream", "b_copy"):
+        out = np.zeros_like(x)
+        smem = shape.stream_smem if kernel == "b_stream" else 0
+        mod.launch(kernel, 1, 64 * shape.groups, (x, out, 3, np.uint32(7)), smem=smem)
+        assert (out == x + np.uint32(7)).all(), kernel
