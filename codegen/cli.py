@@ -260,10 +260,12 @@ def emit(
             sys.exit(code)
         if name is not None:
             check_identifier(name)
-        plan, pair = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
+        pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+        plan = pair.plan_endpoint(path_, smem_budget) if pair.shared else pair.plan(path_, smem_budget)
         if explain:
             click.echo(plan.explain(), err=True)
-        _warn_registers(plan)
+        if not pair.shared:
+            _warn_registers(plan)
         write_sources(plan, pair.kinds, form or "kernel", output, name, force, command_line())
 
     run(body)
@@ -575,8 +577,14 @@ def check_command(
                 report = f"{report_prefix}-{label}" if report_prefix else None
                 code = max(code, run_check(p, target=p.target.name, report=report, **common))
         else:
-            p, _ = _plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget)
-            code = run_check(p, target=p.target.name, report=report_prefix, **common)
+            pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+            if pair.shared:  # a local_store / local_load: the shared tile's bytes or D's slots (runtime/endpointcheck.py)
+                from llgen.runtime.endpointcheck import run_endpoint_check
+
+                code = run_endpoint_check(pair.plan_endpoint(path_, smem_budget), runs=runs, cpu=cpu)
+            else:
+                p = pair.plan(path_, smem_budget)
+                code = run_check(p, target=p.target.name, report=report_prefix, **common)
         if code:
             sys.exit(code)
 

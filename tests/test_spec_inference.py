@@ -59,10 +59,11 @@ def test_a_stated_warp_size_still_meets_a_given_one():
 )
 def test_a_shared_endpoint_is_one_sentence(side, spec, named):
     args = {"--src": "blocked", "--dst": "blocked", side: spec}
-    res = CliRunner().invoke(main, ["emit", "--src", args["--src"], "--dst", args["--dst"]])
+    res = CliRunner().invoke(main, ["swizzle", "--src", args["--src"], "--dst", args["--dst"]])
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.strip().splitlines() == [
-        f"error: {side} is a shared-memory layout ({named}); only `llgen plan` takes a shared endpoint so far."
+        f"error: {side} is a shared-memory layout ({named}); only `llgen plan`, `llgen emit` and `llgen check` take a "
+        "shared endpoint so far."
     ]
 
 

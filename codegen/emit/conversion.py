@@ -35,6 +35,10 @@ def default_name(plan, kinds: tuple[str, str] | None = None) -> str:
     import hashlib
     import json
 
+    if getattr(plan, "kind", None) == "endpoint":
+        from .endpoint import default_endpoint_name
+
+        return default_endpoint_name(plan, kinds)
     key = json.dumps([plan.src.to_dict(), plan.dst.to_dict(), plan.dtype.name, plan.target.name, plan.warps], sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:6]
     what = "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else plan.path
@@ -52,6 +56,10 @@ def emit(plan, form: str = "header", name: str | None = None, command: str | Non
     """Source text: form "kernel" (standalone .cu/.hip, which holds the conversion) or "header" (.cuh/.hip.h to
     vendor). ``command``, the command line that asked for it, goes in the opening comment. ``header_file``: the
     kernel includes that header (written beside it, as --form both does) instead of repeating the conversion."""
+    if getattr(plan, "kind", None) == "endpoint":  # a local_store / local_load (llgen.emit.endpoint)
+        from .endpoint import emit_endpoint
+
+        return emit_endpoint(plan, form, name, command, header_file)
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")
     ctx = context(plan, check_name(name or default_name(plan)), command)

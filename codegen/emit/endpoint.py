@@ -1,0 +1,182 @@
+"""A shared-memory endpoint plan (plan/endpoint.py, a local_store or local_load) as source text: a vendorable header
+(``store``/``store_bits`` or ``load``/``load_bits``, with the global helper the standalone kernel needs) and a
+standalone kernel that `llgen check` runs (runtime/endpointcheck.py).
+
+The shared access is the plan's Side, printed as the conversion templates print a shared plan's stores or loads
+(the same macros: vector pointer casts, the ldmatrix/stmatrix helpers); a two-step plan's Q <-> D conversion is
+the conversion planner's register or shuffle body, printed by the same macro as a conversion's. A padded S maps
+each access's element offset through the padding function ``pad``, since padding is not linear.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from ..errors import LlgenError
+from ..plan.hw import Hw
+from .context import _body_ctx, called_helpers, global_tables
+from .spelling import RegArray, address, affine_expr, hexu, vector_access
+
+STATIC_SMEM = 48 * 1024  # bytes a static __shared__ array may hold on CUDA
+
+
+def default_endpoint_name(plan, kinds: tuple[str, str] | None = None) -> str:
+    """``st_<D's kind>2<S's kind>_<dtype>_<shape>_<hash>`` (``ld_`` for a load): the hash covers both layouts, the
+    padding, the dtype, the target and the warps."""
+    key = json.dumps(
+        [
+            plan.direction,
+            plan.dist.to_dict(),
+            plan.shared.to_dict(),
+            [list(p) for p in getattr(plan.encoding, "intervals", ())],
+            plan.dtype.name,
+            plan.target.name,
+            plan.warps,
+        ],
+        sort_keys=True,
+    )
+    digest = hashlib.sha256(key.encode()).hexdigest()[:6]
+    what = "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else plan.path
+    prefix = "st" if plan.direction == "store" else "ld"
+    return f"{prefix}_{what}_{plan.dtype.name}_{'x'.join(map(str, plan.dist.shape))}_{digest}"
+
+
+def _accesses(plan, arr: RegArray, store: bool) -> list[dict]:
+    """Each instruction of the shared side as printable pieces (the conversion macros' st_vector/ld_vector,
+    stmatrix/ldmatrix): through ``pad`` where S is padded."""
+    side, eb = plan.side, plan.dtype.bytes
+    padded = bool(getattr(plan.encoding, "intervals", ()))
+    out = []
+    for ins in side.instrs:
+        regs = list(ins.regs)
+        if padded:
+            thread = f"(off ^ {hexu(ins.xor_const)})" if ins.xor_const else "off"
+            where = f"pad({thread} + {hexu(ins.add_const)}) * {eb}" if ins.add_const else f"pad({thread}) * {eb}"
+            d = {"regs": regs, "base": where, "imm": "0", "addr": where}
+        else:
+            d = {"regs": regs, **address("off", ins.xor_const, ins.add_const, eb)}
+        if side.matrices:
+            loaded = [f"w{i}" for i in range(side.matrices)]
+            d["words"] = arr.words_of(regs) if store else loaded
+            d["unpack"] = [] if store else arr.fill(regs, loaded)
+        else:
+            d.update(vector_access(arr, regs, eb))
+        out.append(d)
+    return out
+
+
+def _offset_map(plan) -> list[str]:
+    """S's offset bits as the comment names them: offset bit i -> the element coordinates it moves by."""
+    bases = plan.shared.to_dict()["bases"]["offset"]
+    return [f"{1 << i} -> ({', '.join(map(str, b))})" for i, b in enumerate(bases)]
+
+
+def _instruction(plan) -> str:
+    """The instruction tile and the vector width, for the comments."""
+    side, eb = plan.side, plan.dtype.bytes
+    if side.matrices:
+        trans = ".trans" if side.op.endswith("trans") else ""
+        base = side.op.split(".")[0]
+        return (
+            f"{base}.x{side.matrices}{trans}: {side.matrices} 8x8 matrices of 16-byte rows (lanes 8m..8m+7 address "
+            f"matrix m), {side.width} elements a thread"
+        )
+    return f"{side.op} of {side.width} element(s), {side.width * eb} bytes a thread"
+
+
+def context(plan, name: str, command: str | None = None) -> dict:
+    """The plain dict endpoint.j2 and endpoint_kernel.j2 print."""
+    from ..plan.io import global_io
+    from .context import _provenance
+
+    dt, tgt = plan.dtype, plan.target
+    lb = tgt.lane_bits
+    store = plan.direction == "store"
+    n = 1 << plan.dist.in_bits("register")
+    d_arr = RegArray("a" if store else "b", dt.bits, n)
+    conv = None
+    if plan.convert is not None:
+        nq = 1 << plan.staging.in_bits("register")
+        q_arr = RegArray("b" if store else "a", dt.bits, nq)
+        conv = _body_ctx(plan.convert)
+        access_arr = q_arr
+    else:
+        q_arr, access_arr = None, d_arr
+    io = global_io(plan.dist, dt, tgt)
+    g_arr = RegArray("a" if store else "b", dt.bits, n)
+    side = plan.side
+    intervals = list(getattr(plan.encoding, "intervals", ()))
+    copies = [] if store or conv else [d_arr.set(j, d_arr.elem(k)) for j, k in plan.copies]
+    ctx = {
+        "name": name,
+        "lang": tgt.lang,
+        "target": tgt.name,
+        "store": store,
+        "op_path": plan.path,
+        "dtype": dt.name,
+        "raw": dt.raw,
+        "bytes": dt.bytes,
+        "bits": dt.bits,
+        "lanes": tgt.lanes,
+        "lane_bits": lb,
+        "warps": plan.warps,
+        "threads": plan.warps * tgt.lanes,
+        "regs": n,
+        "words": d_arr.words,
+        "word": d_arr.ctype,
+        "per": d_arr.per,
+        "q_words": q_arr.words if q_arr else 0,
+        "shape": "x".join(map(str, plan.dist.shape)),
+        "tile": 1 << plan.dist.total_out_bits,
+        "cols": plan.dist.shape[-1],
+        "dist_json": plan.dist.to_dict(),
+        "shared_json": plan.shared.to_dict(),
+        "offset_map": _offset_map(plan),
+        "intervals": intervals,
+        "pad_terms": [(i.bit_length() - 1, p) for i, p in intervals],
+        "instruction": _instruction(plan),
+        "matrices": side.matrices,
+        "trans": side.op.endswith("trans"),
+        "thread": affine_expr(side.thread_offset, lb),
+        "pred": side.predicate_warp_mask,
+        "accesses": _accesses(plan, access_arr, store),
+        "copies": copies,
+        "wavefronts": plan.wavefronts,
+        "floor": plan.floor,
+        "floor_reason": plan.floor_reason,
+        "smem_bytes": plan.smem_bytes,
+        "smem_align": plan.smem_align,
+        "align_reason": plan.align_reason,
+        "convert": conv,
+        "convert_path": plan.convert.path if plan.convert is not None else None,
+        "staging_json": plan.staging.to_dict() if plan.staging is not None else None,
+        "helpers": called_helpers(conv) if conv else [],
+        "global": global_tables(io, dt.bytes, lb, g_arr),
+        "reg_broadcast": Hw.of(plan.dist).reg_broadcast_mask,
+        **_provenance(command),
+    }
+    ctx["_ctx"] = ctx
+    return ctx
+
+
+def emit_endpoint(
+    plan, form: str = "header", name: str | None = None, command: str | None = None, header_file: str | None = None
+) -> str:
+    """Source text of an endpoint plan: form "header" (.cuh/.hip.h to vendor) or "kernel" (the standalone check kernel,
+    which includes ``header_file`` where given instead of repeating the header)."""
+    from .conversion import check_name, environment
+
+    if form not in ("kernel", "header"):
+        raise LlgenError(f"unknown form '{form}'; use kernel or header.")
+    if form == "kernel" and plan.smem_bytes > STATIC_SMEM:
+        raise LlgenError(
+            f"the check kernel holds S in a static __shared__ array of at most {STATIC_SMEM} bytes, not {plan.smem_bytes}; "
+            "emit the header instead."
+        )
+    ctx = context(plan, check_name(name or default_endpoint_name(plan)), command)
+    ctx["header_file"] = header_file if form == "kernel" else None
+    ctx["in_kernel"] = form == "kernel"
+    template = "endpoint.j2" if form == "header" else "endpoint_kernel.j2"
+    return environment().get_template(template).render(**ctx)

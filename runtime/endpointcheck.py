@@ -1,0 +1,132 @@
+"""`llgen check` of a shared-memory endpoint (a local_store or local_load plan, llgen.emit.endpoint): compile the
+emitted check kernels, run them on a GPU or on CPU threads (runtime/host.py), and compare bit for bit.
+
+The expected memory image comes from S's own map (its bases, its padding), not from the plan: a store must leave
+element e at byte ``pad(S^-1(e)) * bytes`` and the 0xa5 poison everywhere else (padding included); a load must
+fill every (warp, lane, register) slot of D, replicas included, with its element, and its store_b must write the
+dense tile back. A store's image fed to the load of the same S closes the round trip.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import click
+import numpy as np
+
+from llgen.emit.endpoint import emit_endpoint
+from llgen.simulate import element_ids
+
+from .compile import CompileFailed
+from .reference import poison_value, random_input, raw_dtype
+
+POISON = 0xA5  # the store kernel's fill: bytes no element may land on stay this
+
+
+def memory_image(plan) -> tuple[np.ndarray, np.ndarray]:
+    """(byte address of each element offset of S, the flat row-major element at that offset)."""
+    lay = plan.encoding.to_linear(plan.dist.shape) if plan.encoding is not None else plan.shared
+    d = lay.to_dict()
+    names = list(d["out_dims"])
+    o = np.arange(1 << len(d["bases"]["offset"]), dtype=np.int64)
+    coords = dict.fromkeys(names, 0)
+    for i, vec in enumerate(d["bases"]["offset"]):
+        for name, c in zip(names, vec, strict=True):
+            coords[name] = coords[name] ^ np.where((o >> i) & 1, c, 0)
+    elem = np.zeros(o.size, dtype=np.int64)
+    for name, size in zip(plan.dist.out_names, plan.dist.shape, strict=True):
+        elem = elem * size + coords[name]
+    pad = getattr(plan.encoding, "padded_offset", None)
+    addr = np.array([pad(int(x)) for x in o], dtype=np.int64) if pad else o
+    return addr * plan.dtype.bytes, elem
+
+
+def shared_bytes(plan, x: np.ndarray, fill: int = POISON) -> np.ndarray:
+    """The kSmemBytes buffer holding tile ``x`` (raw, row-major) as S lays it out, ``fill`` in the padding."""
+    addr, elem = memory_image(plan)
+    out = np.full(plan.smem_bytes, fill, dtype=np.uint8)
+    eb = plan.dtype.bytes
+    raw = x.view(np.uint8).reshape(-1, eb)
+    for k in range(eb):
+        out[addr + k] = raw[elem, k]
+    return out
+
+
+def run_endpoint(module, plan, name: str, rng) -> list[str]:
+    """Run ``name``'s kernels once on fresh input; the mismatches in words (none: exact)."""
+    raw = raw_dtype(plan.dtype)
+    tile = 1 << plan.dist.total_out_bits
+    threads = plan.warps * plan.target.lanes
+    x = random_input(raw, tile, rng)
+    image = shared_bytes(plan, x)
+    bad = []
+    if plan.direction == "store":
+        out = module.filled(plan.smem_bytes, np.uint8, 0)
+        module.launch(f"{name}_store", 1, threads, (module.to_device(x), out))
+        module.synchronize()
+        got = module.to_host(out)
+        wrong = np.flatnonzero(got != image)
+        if wrong.size:
+            b = int(wrong[0])
+            bad.append(f"{wrong.size} of {image.size} shared bytes differ; byte {b}: expected {image[b]:#04x}, got {got[b]:#04x}")
+        return bad
+    n = 1 << plan.dist.in_bits("register")
+    slots = module.filled(threads * n, raw, poison_value(raw))
+    module.launch(f"{name}_load", 1, threads, (module.to_device(image), slots))
+    module.synchronize()
+    want = x[element_ids(plan.dist, plan.warps, plan.target.lanes).reshape(-1)]
+    got = module.to_host(slots)
+    wrong = np.flatnonzero(got != want)
+    if wrong.size:
+        t, j = divmod(int(wrong[0]), n)
+        bad.append(
+            f"{wrong.size} of {want.size} slots differ; thread {t} register {j}: expected {want[wrong[0]]}, got {got[wrong[0]]}"
+        )
+    out = module.filled(tile, raw, poison_value(raw))
+    module.launch(f"{name}_tile", 1, threads, (module.to_device(image), out))
+    module.synchronize()
+    wrong = np.flatnonzero(module.to_host(out) != x)
+    if wrong.size:
+        bad.append(f"store_b: {wrong.size} of {tile} tile elements differ, the first at {int(wrong[0])}")
+    return bad
+
+
+def compile_endpoint(plan, name: str, cpu: bool):
+    if cpu:
+        from .host import compile as compiler
+    else:
+        from .compile import compile as compiler
+    return compiler(emit_endpoint(plan, "kernel", name), plan.target)
+
+
+def check_endpoint(plan, *, name: str = "endpoint", runs: int = 1, cpu: bool = True, seed: int | None = None) -> list[str]:
+    """Compile and run ``plan``'s check kernels ``runs`` times; the mismatches (an empty list: every byte or slot
+    exact). A source that does not compile is one entry."""
+    try:
+        module = compile_endpoint(plan, name, cpu)
+    except CompileFailed as e:
+        return [f"compile failed: {str(e).strip()[:2000]}"]
+    rng = np.random.default_rng(secrets.randbits(62) if seed is None else seed)
+    bad: list[str] = []
+    for _ in range(runs):
+        bad += run_endpoint(module, plan, name, rng)
+    return bad
+
+
+def run_endpoint_check(plan, *, runs: int = 1, cpu: bool = False) -> int:
+    """The body of `llgen check` for an endpoint: one line of result, the mismatches on stderr; exit status 1 on any."""
+    if cpu:
+        from .host import cpu_device
+
+        dev = cpu_device(plan.target)
+    else:
+        from .compile import device
+
+        dev = device(plan.target)
+    click.echo(f"device: {dev.name} ({dev.arch}); {plan.path} {plan.side.op}, {plan.dtype.name}, {runs} run(s)")
+    bad = check_endpoint(plan, runs=runs, cpu=cpu)
+    what = f"{plan.smem_bytes} shared bytes" if plan.direction == "store" else "every slot of D and the stored tile"
+    click.echo(f"{plan.path}: {'ok' if not bad else 'MISMATCH'} ({what}, {runs} run(s))")
+    for line in bad:
+        click.echo(line, err=True)
+    return 1 if bad else 0
