@@ -91,19 +91,37 @@ def run_endpoint(module, plan, name: str, rng) -> list[str]:
     return bad
 
 
-def compile_endpoint(plan, name: str, cpu: bool):
+def round_trip(module, store: tuple[str, object], load: tuple[str, object], rng) -> list[str]:
+    """A tile through ``store``'s kernel (name, plan) into S, its shared bytes into ``load``'s kernel, which reads the
+    same S into its own D: every slot of that D must hold its element."""
+    (sname, sp), (lname, lp) = store, load
+    raw = raw_dtype(sp.dtype)
+    x = random_input(raw, 1 << sp.dist.total_out_bits, rng)
+    image = module.filled(sp.smem_bytes, np.uint8, 0)
+    module.launch(f"{sname}_store", 1, sp.warps * sp.target.lanes, (module.to_device(x), image))
+    threads = lp.warps * lp.target.lanes
+    slots = module.filled(threads << lp.dist.in_bits("register"), raw, poison_value(raw))
+    module.launch(f"{lname}_load", 1, threads, (image, slots))
+    module.synchronize()
+    want = x[element_ids(lp.dist, lp.warps, lp.target.lanes).reshape(-1)]
+    wrong = int(np.count_nonzero(module.to_host(slots) != want))
+    return [f"round trip {sname} -> {lname}: {wrong} of {want.size} slots differ"] if wrong else []
+
+
+def compile_endpoints(items: list[tuple[str, object]], cpu: bool):
+    """One module holding the check kernels of every (name, plan), all of one target."""
     if cpu:
         from .host import compile as compiler
     else:
         from .compile import compile as compiler
-    return compiler(emit_endpoint(plan, "kernel", name), plan.target)
+    return compiler("\n".join(emit_endpoint(p, "kernel", n) for n, p in items), items[0][1].target)
 
 
 def check_endpoint(plan, *, name: str = "endpoint", runs: int = 1, cpu: bool = True, seed: int | None = None) -> list[str]:
     """Compile and run ``plan``'s check kernels ``runs`` times; the mismatches (an empty list: every byte or slot
     exact). A source that does not compile is one entry."""
     try:
-        module = compile_endpoint(plan, name, cpu)
+        module = compile_endpoints([(name, plan)], cpu)
     except CompileFailed as e:
         return [f"compile failed: {str(e).strip()[:2000]}"]
     rng = np.random.default_rng(secrets.randbits(62) if seed is None else seed)
