@@ -88,7 +88,6 @@ def _instruction(plan) -> str:
 
 def context(plan, name: str, command: str | None = None) -> dict:
     """The plain dict endpoint.j2 and endpoint_kernel.j2 print."""
-    from ..plan.io import global_io
     from .context import _provenance
 
     dt, tgt = plan.dtype, plan.target
@@ -104,7 +103,6 @@ def context(plan, name: str, command: str | None = None) -> dict:
         access_arr = q_arr
     else:
         q_arr, access_arr = None, d_arr
-    io = global_io(plan.dist, dt, tgt)
     g_arr = RegArray("a" if store else "b", dt.bits, n)
     side = plan.side
     intervals = list(getattr(plan.encoding, "intervals", ()))
@@ -153,7 +151,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "convert_path": plan.convert.path if plan.convert is not None else None,
         "staging_json": plan.staging.to_dict() if plan.staging is not None else None,
         "helpers": called_helpers(conv) if conv else [],
-        "global": global_tables(io, dt.bytes, lb, g_arr),
+        "global": global_tables(plan.tile_io, dt.bytes, lb, g_arr),
         "reg_broadcast": Hw.of(plan.dist).reg_broadcast_mask,
         **_provenance(command),
     }

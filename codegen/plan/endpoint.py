@@ -31,6 +31,7 @@ from ..target import Target
 from ..target import target as to_target
 from .cost import WAVEFRONTS_PER_CLK, shuffle_cost
 from .hw import Hw
+from .io import GlobalIO, global_io
 from .shared import Side, half_warp_load
 from .shared import _side as build_side
 from .tiles import ldmatrix_tile
@@ -58,6 +59,7 @@ class EndpointPlan:
     staging: LinearLayout | None = None  # two-step plans: Q, the layout the shared access uses
     convert: object | None = None  # two-step plans: the Q <-> D plan (llgen.plan.Plan, registers or shuffle)
     cost: float = 0.0  # the cost model's cycles (plan/cost.py): wavefronts, plus the conversion's
+    tile_io: GlobalIO | None = None  # how the check kernels move D's registers to and from a dense global tile
 
     @property
     def path(self) -> str:
@@ -128,7 +130,8 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target) ->
     s, enc = shared_map(shared, dist)
     direct = _direct(direction, dist, s, enc, dt, tgt)
     staged = _two_step(direction, dist, s, enc, dt, tgt)
-    return staged if staged is not None and staged.cost < direct.cost else direct
+    best = staged if staged is not None and staged.cost < direct.cost else direct
+    return replace(best, tile_io=global_io(dist, dt, tgt))
 
 
 def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType, tgt: Target, name: str = "D") -> EndpointPlan:
