@@ -581,7 +581,7 @@ def check_command(
             if pair.shared:  # a local_store / local_load: the shared tile's bytes or D's slots (runtime/endpointcheck.py)
                 from llgen.runtime.endpointcheck import run_endpoint_check
 
-                code = run_endpoint_check(pair.plan_endpoint(path_, smem_budget), runs=runs, cpu=cpu)
+                code = run_endpoint_check(pair.plan_endpoint(path_, smem_budget), runs=runs, cpu=cpu, report=report_prefix)
             else:
                 p = pair.plan(path_, smem_budget)
                 code = run_check(p, target=p.target.name, report=report_prefix, **common)

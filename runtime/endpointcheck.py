@@ -15,6 +15,7 @@ import click
 import numpy as np
 
 from llgen.emit.endpoint import emit_endpoint
+from llgen.errors import LlgenError
 from llgen.simulate import element_ids
 
 from .compile import CompileFailed
@@ -131,8 +132,10 @@ def check_endpoint(plan, *, name: str = "endpoint", runs: int = 1, cpu: bool = T
     return bad
 
 
-def run_endpoint_check(plan, *, runs: int = 1, cpu: bool = False) -> int:
+def run_endpoint_check(plan, *, runs: int = 1, cpu: bool = False, report: str | None = None) -> int:
     """The body of `llgen check` for an endpoint: one line of result, the mismatches on stderr; exit status 1 on any."""
+    if report is not None:
+        raise LlgenError("--report covers conversions so far; a shared-memory endpoint's check prints its result only.")
     if cpu:
         from .host import cpu_device
 

@@ -25,6 +25,10 @@ PADDED = "#ttg.padded_shared<[64:+8] {order = [1, 0], shape = [64, 64]}>"
 COALESCED = "blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0"
 COLUMNS = "blocked:spt=8x1,tpw=8x4,wpc=1x4,order=0x1"  # reads the row-major tile column by column: a transpose
 MFMA_A = "dot:op=0,k_width=4,parent=(mfma:32,wpc=2x2)"
+PERMUTED = (  # blocked 1x8 with its first two register bits swapped: a 16-byte vector packs registers 0, 2, 1, 3, ...
+    "#ttg.linear<{register = [[0, 2], [0, 1], [0, 4], [16, 0], [32, 0]], lane = [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], "
+    "warp = [[4, 0], [8, 0]], block = []}>"
+)
 ROTATING = "#ttg.amd_rotating_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
 
 
@@ -43,6 +47,8 @@ CASES = {
     "swizzled_columns": ("load", COLUMNS, SWIZZLED, "f16", (64, 64), "ld.shared"),
     "mma_padded": ("store", "mma", PADDED, "f16", (64, 64), "stmatrix"),
     "padded_mma": ("load", "mma", PADDED, "f16", (64, 64), "ldmatrix"),
+    "permuted_store": ("store", PERMUTED, NVMMA, "f16", (64, 64), "st.shared"),
+    "permuted_load": ("load", PERMUTED, NVMMA, "f16", (64, 64), "ld.shared"),
     "buffers_store": (
         "store",
         "blocked:spt=1x1x8,tpw=1x4x8,wpc=2x2x1,order=2x1x0",
@@ -79,7 +85,7 @@ def _random_plans(target: str, seeds) -> dict:
 @pytest.fixture(scope="module")
 def cuda_plans() -> dict:
     plans = {name: _plan(c[0], c[1], c[2], c[3], c[4]) for name, c in CASES.items()}
-    return plans | _random_plans("sm_90", range(4))
+    return plans | _random_plans("sm_90", [0, 1, 2, 3, 12])  # seed 12: nvmma:128 with 8-bit elements
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +189,12 @@ def test_the_check_catches_a_wrong_layout(cuda_module):
     assert ec.run_endpoint(cuda_module, wrong_load, "nvmma_dot_a", rng)
 
 
+def test_check_report_is_refused_for_an_endpoint():
+    res = CliRunner().invoke(main, ["check", "--cpu", "--src", "mma", "--dst", NVMMA, "--shape", "64x64", "--report", "r"])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr == "error: --report covers conversions so far; a shared-memory endpoint's check prints its result only.\n"
+
+
 def test_cli_check_cpu():
     res = CliRunner().invoke(main, ["check", "--cpu", "--src", PADDED, "--dst", "mma", "--shape", "64x64"])
     assert res.exit_code == 0, res.output
@@ -243,6 +255,7 @@ SASS = {  # the cases whose check kernels are disassembled, and the instruction 
     "coalesced_nvmma": {"sm_90": "st.shared", "sm_80": "st.shared"},
     "nvmma_dot_a": {"sm_90": "ldmatrix", "sm_80": "ldmatrix"},
     "swizzled_columns": {"sm_90": "ld.shared", "sm_80": "ld.shared"},
+    "permuted_store": {"sm_90": "st.shared"},
     "nvmma_dot_b_i8": {"sm_90": "ld.shared"},
 }
 

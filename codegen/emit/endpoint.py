@@ -150,11 +150,11 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "convert": conv,
         "convert_path": plan.convert.path if plan.convert is not None else None,
         "staging_json": plan.staging.to_dict() if plan.staging is not None else None,
-        "helpers": called_helpers(conv) if conv else [],
         "global": global_tables(plan.tile_io, dt.bytes, lb, g_arr),
         "reg_broadcast": Hw.of(plan.dist).reg_broadcast_mask,
         **_provenance(command),
     }
+    ctx["helpers"] = called_helpers(ctx["accesses"], conv, copies)  # byte_perm where a vector packs scattered registers
     ctx["_ctx"] = ctx
     return ctx
 
