@@ -127,16 +127,21 @@ def _brief(spec: str) -> str:
     return spec if len(spec) <= 120 else spec[:117] + "..."
 
 
+def _spelled(shape: Sequence) -> str:
+    """A shape as the command line spells it: 96x128."""
+    return "x".join(str(s) for s in shape)
+
+
 def _check_tensor_shape(shape: Sequence[int]) -> tuple[int, ...]:
     """The shape as a tuple of powers of two, rank 1 or more; otherwise a one-sentence error."""
     shape = tuple(shape)
     if not shape:
         raise LlgenError("shape [] has rank 0, but a layout needs a tensor of rank 1 or more.")
     if len(shape) > MAX_RANK:
-        raise LlgenError(f"shape {list(shape)} has rank {len(shape)}, over llgen's limit of {MAX_RANK}.")
+        raise LlgenError(f"shape {_spelled(shape)} has rank {len(shape)}, over llgen's limit of {MAX_RANK}.")
     for s in shape:
         if not isinstance(s, int) or isinstance(s, bool) or s < 1 or s & (s - 1):
-            raise LlgenError(f"shape {list(shape)} holds {s}, which is not a power of two.")
+            raise LlgenError(f"shape {_spelled(shape)} holds {s}, which is not a power of two.")
     return check_tile(shape)
 
 
@@ -175,7 +180,8 @@ def _check_warps(enc, ctx: Context) -> None:
     elif isinstance(inner, L.AmdMfma) and ctx.warp_size(64) != 64:
         raise LlgenError(f"mfma layouts need 64 threads per warp, not {ctx.tpw}.")
     elif isinstance(inner, (L.AmdWmma, L.NvidiaMma)) and ctx.warp_size() != 32:
-        raise LlgenError(f"{type(inner).__name__} layouts need 32 threads per warp, not {ctx.tpw}.")
+        family = "wmma" if isinstance(inner, L.AmdWmma) else "nvidia_mma"
+        raise LlgenError(f"{family} layouts need 32 threads per warp, not {ctx.tpw}.")
     wpc = getattr(inner, "warps_per_cta", None)
     if wpc is not None and math.prod(wpc) != ctx.num_warps:
         raise LlgenError(f"warps_per_cta {list(wpc)} holds {math.prod(wpc)} warps but {ctx.num_warps} were requested.")

@@ -364,7 +364,8 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
     if kind == "dot_op":
         parent = _parent(a["parent"], ctx, rank)
         if "k_width" not in a:
-            raise LlgenError(f"'#{name}' lacks kWidth, which its {type(parent).__name__} parent needs.")
+            family = {L.NvidiaMma: "nvidia_mma", L.AmdMfma: "amd_mfma", L.AmdWmma: "amd_wmma"}.get(type(parent), "mma")
+            raise LlgenError(f"'#{name}' lacks kWidth, which its {family} parent needs.")
         return L.DotOperand(as_int(a["operand_index"], "opIdx"), parent, as_int(a["k_width"], "kWidth"))
     if kind == "slice":
         return L.Slice(as_int(a["dim"], "dim"), _parent(a["parent"], ctx, rank + 1))
