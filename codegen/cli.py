@@ -219,7 +219,7 @@ def layout(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, hw) -> N
     "-o",
     "output",
     default=None,
-    help="Output file, or a folder (DIR/ is created; needed for --ttgir). --form both -o NAME.cu writes NAME.cu and "
+    help="Output file, or a folder DIR/ (needed for --ttgir); missing folders are created. --form both -o NAME.cu writes NAME.cu and "
     "its header NAME.cuh beside it (HIP: NAME.hip and NAME.hip.h); every file is written or none.",
 )
 @click.option("--name", default=None, help="Namespace / kernel name (a C++ identifier).")

@@ -369,3 +369,15 @@ def test_real_process_has_no_traceback_on_a_deep_spec(tmp_path):
         [sys.executable, "-m", "llgen", "layout", "[" * 3000], capture_output=True, text=True, check=False, cwd=tmp_path, env=env
     )
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_emit_creates_missing_folders_of_a_file_path(tmp_path):
+    """`-o a/b/x.cuh` creates a/b as `mkdir -p` would (the vendoring guide's users write into new trees)."""
+    from click.testing import CliRunner
+
+    from llgen.cli import main
+
+    out = tmp_path / "my_project" / "third_party" / "x.cuh"
+    result = CliRunner().invoke(main, ["emit", "--form", "header", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text().startswith("//")

@@ -25,7 +25,7 @@ def sources(plan, forms: list[str], name: str, command: str, header_file: str | 
 
 def write_sources(plan, kinds, form: str, output: str | None, name: str | None, force: bool, command: str) -> None:
     """Emit ``plan`` as ``form`` (kernel, header or both) to stdout (no ``output``), a file, or a folder (an
-    existing one, or a path ending in /). Form both to a file writes the kernel there and its header beside it
+    existing one, or a path ending in /); missing folders on the way are created, as `mkdir -p` would. Form both to a file writes the kernel there and its header beside it
     (``-o x.cu``: x.cu and x.cuh; HIP's ``-o x.hip``: x.hip and x.hip.h)."""
     from ..emit import default_name, file_names
 
@@ -45,9 +45,9 @@ def write_sources(plan, kinds, form: str, output: str | None, name: str | None, 
     elif form == "both":
         paths = dict(zip(forms, beside(out, *suffixes(plan)), strict=True))
         texts = sources(plan, forms, name, command, header_file=paths["header"].name)
-        write_all([(paths[f], texts[f]) for f in forms], force)
+        write_all([(paths[f], texts[f]) for f in forms], force, make_dirs=True)
     else:
-        write_all([(out, sources(plan, forms, name, command)[form])], force)
+        write_all([(out, sources(plan, forms, name, command)[form])], force, make_dirs=True)
 
 
 def suffixes(plan) -> tuple[str, str]:
