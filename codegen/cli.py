@@ -575,7 +575,12 @@ def check_command(
             for label, p in plans:
                 click.echo(f"{label}:")
                 report = f"{report_prefix}-{label}" if report_prefix else None
-                code = max(code, run_check(p, target=p.target.name, report=report, **common))
+                if p.kind == "endpoint":  # a local op (runtime/endpointcheck.py)
+                    from llgen.runtime.endpointcheck import run_endpoint_check
+
+                    code = max(code, run_endpoint_check(p, runs=runs, cpu=cpu, report=report))
+                else:
+                    code = max(code, run_check(p, target=p.target.name, report=report, **common))
         else:
             pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
             if pair.shared:  # a local_store / local_load: the shared tile's bytes or D's slots (runtime/endpointcheck.py)

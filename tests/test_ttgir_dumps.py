@@ -143,12 +143,13 @@ def test_plan_lists_every_op_with_its_setting_and_plan():
     res = invoke("plan", "--ttgir", path)
     assert res.exit_code == 0, res.output
     out = res.stdout
-    assert "ttg.num-warps 8, ttg.threads-per-warp 32, ttg.target cuda:90; 2 ttg.convert_layout" in out
+    assert "ttg.num-warps 8, ttg.threads-per-warp 32, ttg.target cuda:90; 2 ttg.convert_layout, 3 local_alloc" in out
     assert "line 109 (make_ttgir_dumps.py:83:49) in @attention_fwd: tensor<128x64xf16>, #mma -> #ttg.dot_op<" in out
     assert "line 124 (make_ttgir_dumps.py:85:55) in @attention_fwd: tensor<128x64xf16>, #mma -> #blocked" in out
-    assert out.count("conversion: {'dim0': 128, 'dim1': 64} f16, 8 warps x 32 lanes, sm_90") == 2
+    assert out.count("conversion: {'dim0': 128, 'dim1': 64} f16, 8 warps x 32 lanes, sm_90") == 3  # and line 53's store
     rows = json.loads(invoke("plan", "--ttgir", path, "--json").stdout)
-    assert [r["line"] for r in rows] == [109, 124] and all(r["plan"]["path"] for r in rows)
+    assert [r["line"] for r in rows] == [53, 74, 104, 109, 124] and all(r["plan"]["path"] for r in rows)
+    assert [r["op"] for r in rows[2:4]] == ["ttg.local_alloc", "ttg.convert_layout"]
     assert rows[0]["num_warps"] == 8 and rows[0]["target"] == "cuda:90" and rows[0]["element"] == "f16"
 
 
@@ -206,12 +207,13 @@ def test_unsupported_ops_are_listed_with_a_reason(tmp_path):
     assert len(reasons) == 6 and all(r.endswith(".") for r in reasons)
     assert "sub-byte" in reasons[0] and "pointers" in reasons[1] and "f8E4M3FNUZ" in reasons[2]
     assert "wmma" in reasons[3] and "#nope" in reasons[4] and "source tensor type has no layout encoding" in reasons[5]
-    assert res.stderr == "6 of 7 ttg.convert_layout skipped (pass --allow-skips to accept that).\n"
+    assert res.stderr == "6 of 9 ttg layout ops skipped (pass --allow-skips to accept that).\n"  # 2 local_alloc
     accepted = invoke("plan", "--ttgir", str(dump), "--allow-skips")
     assert accepted.exit_code == 0 and accepted.stdout == res.stdout and "accepted by --allow-skips" in accepted.stderr
     out = tmp_path / "out"
     res = invoke("emit", "--ttgir", str(dump), "-o", str(out))
-    assert res.exit_code == 1 and sorted(p.name for p in out.iterdir()) == ["index.txt", "matmul_l38c48.cuh"]
+    headers = ["index.txt", "matmul_l38c48.cuh", "matmul_x_l35c20.cuh", "matmul_y_l36c20.cuh"]
+    assert res.exit_code == 1 and sorted(p.name for p in out.iterdir()) == headers
     assert sum(line.startswith("not written") for line in (out / "index.txt").read_text().splitlines()) == 6
     skipped = [x for x in res.stderr.splitlines() if x.startswith("skipped line ")]
     assert len(skipped) == 6 and "line 76 (make_ttgir_dumps.py:38:48) in @matmul: tensor<128x128xi1>" in skipped[0]
@@ -221,14 +223,16 @@ def test_unsupported_ops_are_listed_with_a_reason(tmp_path):
 def test_a_file_whose_every_op_is_skipped_exits_1(tmp_path):
     """Every tensor 65536x65536 (over the tile cap): nothing is planned, and that is not a success."""
     dump = tmp_path / "huge.ttgir"
-    dump.write_text((DATA / "attention_fwd.ttgir").read_text().replace("128x64x", "65536x65536x"))
+    dump.write_text(
+        (DATA / "attention_fwd.ttgir").read_text().replace("128x64x", "65536x65536x").replace("64x64x", "65536x65536x")
+    )
     res = invoke("plan", "--ttgir", str(dump))
-    assert res.exit_code == 1 and res.stdout.count("not planned: shape 65536x65536 is over llgen's limit") == 2
+    assert res.exit_code == 1 and res.stdout.count("not planned: shape 65536x65536 is over llgen's limit") == 5
     out = tmp_path / "out"
     res = invoke("emit", "--ttgir", str(dump), "-o", f"{out}/")
-    assert res.exit_code == 1 and "0 conversion(s) of 2 ttg.convert_layout written" in res.stderr
-    assert res.stderr.count("skipped line ") == 2 and res.stderr.endswith(
-        "2 of 2 ttg.convert_layout skipped (pass --allow-skips to accept that).\n"
+    assert res.exit_code == 1 and "0 conversion(s) of 5 ttg layout ops written" in res.stderr
+    assert res.stderr.count("skipped line ") == 5 and res.stderr.endswith(
+        "5 of 5 ttg layout ops skipped (pass --allow-skips to accept that).\n"
     )
     assert [p.name for p in out.iterdir()] == ["index.txt"]
     assert invoke("emit", "--ttgir", str(dump), "-o", f"{out}/", "--allow-skips").exit_code == 0

@@ -2,8 +2,11 @@
 module's setting, or left out with one sentence why (a sub-byte or pointer element type, a layout llgen does
 not read, a plan that cannot work); ops that repeat an earlier conversion point at it. ``llgen plan`` lists
 them, ``llgen swizzle`` gives each its table of shared layouts, ``llgen emit`` writes one header per distinct
-conversion and index.txt, ``llgen check`` and ``llgen bench`` run them. An op left out is a skip: listed on
-stderr, exit status 1, unless --allow-skips accepts it (a command that did less than it was asked to says so)."""
+conversion and index.txt, ``llgen check`` and ``llgen bench`` run them. The local ops that move a tensor to or from
+shared memory (local_alloc of a value, local_store, local_load) are planned as endpoints (llgen.plan.endpoint) by
+plan, emit and check; bench and swizzle take convert_layout only, and bench lists the local ops as skipped. An op
+left out is a skip: listed on stderr, exit status 1, unless --allow-skips accepts it (a command that did less than
+it was asked to says so)."""
 
 from __future__ import annotations
 
@@ -31,9 +34,11 @@ class Item:
 
 
 def collect(
-    path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None
+    path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, local=True
 ) -> tuple[list[Module], list[Item]]:
-    """The modules of ``path`` and an Item for each of their convert_layout ops, in file order."""
+    """The modules of ``path`` and an Item for each of their convert_layout ops and (``local``) local ops, in file
+    order. --path and --smem-budget choose a convert_layout's path; a local op's shared layout
+    fixes its own."""
     from ..dtypes import from_mlir
     from ..names import identifier
     from ..spec.pair import parse_pair
@@ -46,7 +51,7 @@ def collect(
     for module in modules:
         # options that contradict the module (--warps 2 in a ttg.num-warps 4 file) are bad input, not a skip of each op
         resolve({}, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
-        for op in module.ops:
+        for op in module.all_ops() if local else module.ops:
             name = _unique(identifier(_base_name(op)), used)
             if op.problem:
                 items.append(Item(module, op, name, why=op.problem))
@@ -54,13 +59,24 @@ def collect(
             try:
                 dt = from_mlir(op.element)
                 pair = parse_pair(
-                    op.src, op.dst, op.shape, dt, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module
+                    op.src,
+                    op.dst,
+                    op.shape,
+                    dt,
+                    warps=warps,
+                    threads_per_warp=threads_per_warp,
+                    target=target,
+                    module=module,
+                    shared_ok=op.local,
                 )
-                plan = pair.plan(path_, smem_budget)
+                plan = pair.plan_endpoint() if op.local else pair.plan(path_, smem_budget)
             except LlgenError as e:
                 items.append(Item(module, op, name, why=str(e)))
                 continue
-            key = json.dumps([pair.src.to_dict(), pair.dst.to_dict(), dt.name, plan.target.name, plan.path], sort_keys=True)
+            shared = repr(pair.encoding) if op.local else None  # a padded layout's padding is not in its map
+            key = json.dumps(
+                [pair.src.to_dict(), pair.dst.to_dict(), shared, dt.name, plan.target.name, plan.path], sort_keys=True
+            )
             items.append(Item(module, op, name, plan, pair, same_as=seen.get(key)))
             seen.setdefault(key, len(items) - 1)
     return modules, items
@@ -82,13 +98,15 @@ def _unique(name: str, used: set[str]) -> str:
     return out
 
 
-def _tensor(op: ConvertOp) -> str:
-    return op.tensor or "?"
-
-
 def _header(op: ConvertOp) -> str:
-    """``line 124 (kernel.py:85:55) in @attention_fwd: tensor<128x64xf16>, #mma -> #blocked``."""
-    return f"{op.where()} in @{op.func or '?'}: tensor<{_tensor(op)}>, {op.src or '?'} -> {op.dst or '?'}"
+    """``line 124 (kernel.py:85:55) in @attention_fwd: tensor<128x64xf16>, #mma -> #blocked``; a local op named:
+    ``line 53 (...) in @matmul: ttg.local_alloc tensor<128x64xf16, #blocked> -> !ttg.memdesc<...>``."""
+    return f"{op.where()} in @{op.func or '?'}: {op.name + ' ' if op.local else ''}{op.types()}"
+
+
+def noun(items: list[Item]) -> str:
+    """What the items are, for counts: ``ttg.convert_layout``, with local ops among them ``ttg layout ops``."""
+    return "ttg layout ops" if any(it.op.local for it in items) else "ttg.convert_layout"
 
 
 def skip_status(items: list[Item], allow_skips: bool, listed: bool = False) -> int:
@@ -101,7 +119,7 @@ def skip_status(items: list[Item], allow_skips: bool, listed: bool = False) -> i
         for it in skipped:
             click.echo(f"skipped {_header(it.op)}: {it.why}", err=True)
     accept = "accepted by --allow-skips" if allow_skips else "pass --allow-skips to accept that"
-    click.echo(f"{len(skipped)} of {len(items)} ttg.convert_layout skipped ({accept}).", err=True)
+    click.echo(f"{len(skipped)} of {len(items)} {noun(items)} skipped ({accept}).", err=True)
     return 0 if allow_skips else 1
 
 
@@ -110,7 +128,8 @@ def warn_registers(items: list[Item]) -> None:
     from ..plan.explain import registers_warning
 
     for it in items:
-        warning = registers_warning(it.plan) if it.plan is not None and it.same_as is None else None
+        distinct = it.plan is not None and it.same_as is None and not it.op.local
+        warning = registers_warning(it.plan) if distinct else None
         if warning:
             click.echo(f"warning: {it.op.where()}: {warning.removeprefix('warning: ')}", err=True)
 
@@ -132,7 +151,7 @@ def swizzle_file(path: str, allow_skips: bool, warps=None, threads_per_warp=None
     """``llgen swizzle --ttgir FILE``: each module's setting, then every op with its swizzle table (or why none)."""
     from .swizzle import table
 
-    modules, items = collect(path, warps, threads_per_warp, target)
+    modules, items = collect(path, warps, threads_per_warp, target, local=False)
     tables: dict[int, list[str]] = {}
     for i, it in enumerate(items):
         if it.plan is not None and it.same_as is None:
@@ -142,18 +161,20 @@ def swizzle_file(path: str, allow_skips: bool, warps=None, threads_per_warp=None
                 items[i] = replace(it, plan=None, why=str(e))
         elif it.same_as is not None and items[it.same_as].why:
             items[i] = replace(it, plan=None, why=items[it.same_as].why, same_as=None)
-    click.echo("\n".join([*_settings(path, modules), *_each(items, tables.__getitem__)]))
+    click.echo("\n".join([*_settings(path, modules, local=False), *_each(items, tables.__getitem__)]))
     return skip_status(items, allow_skips, listed=True)
 
 
-def _settings(path: str, modules: list[Module]) -> list[str]:
-    """A line per module: where it starts, its functions, ttg.num-warps, threads per warp, target, op count."""
+def _settings(path: str, modules: list[Module], local: bool = True) -> list[str]:
+    """A line per module: where it starts, its functions, ttg.num-warps, threads per warp, target, op counts
+    (``local``: the local ops' too)."""
     out = []
     for m in modules:
         funcs = ", ".join(f"@{f}" for f in m.funcs) or "no function"
         out.append(
             f"{path} (module at line {m.line}, {funcs}): ttg.num-warps {m.num_warps}, ttg.threads-per-warp "
             f"{m.threads_per_warp}, ttg.target {m.target}; {len(m.ops)} ttg.convert_layout"
+            + (f", {len(m.local_ops)} local_alloc/local_store/local_load" if m.local_ops and local else "")
         )
     return out
 
@@ -181,6 +202,7 @@ def _json(it: Item, items: list[Item]) -> dict:
         "func": op.func,
         "shape": list(op.shape),
         "element": op.element,
+        "op": op.name,
         "src": op.src,
         "dst": op.dst,
         "num_warps": m.num_warps,
@@ -218,11 +240,11 @@ def emit_file(
         files += [(out / names[f], texts[f]) for f in forms]
     lines = [
         f"Generated by llgen {llgen_version()}: {command}",
-        f"One {form} per distinct ttg.convert_layout of {path}.",
+        f"One {form} per distinct {noun(items)} of {path}.",
         "",
     ]
     for i, it in enumerate(items):
-        where = f"{it.op.where()}: tensor<{_tensor(it.op)}>, {it.op.src or '?'} -> {it.op.dst or '?'}"
+        where = f"{it.op.where()}: {it.op.name + ' ' if it.op.local else ''}{it.op.types()}"
         if it.why:
             lines.append(f"not written  {where}: {it.why}")
         else:
@@ -230,7 +252,7 @@ def emit_file(
             lines.append(f"{', '.join(written[first])}  {where}, path {it.plan.path}")
     files.append((out / INDEX, "\n".join(lines) + "\n"))
     write_all(files, force, make_dirs=True)
-    click.echo(f"{len(written)} conversion(s) of {len(items)} ttg.convert_layout written to {out}", err=True)
+    click.echo(f"{len(written)} conversion(s) of {len(items)} {noun(items)} written to {out}", err=True)
     warn_registers(items)
     return skip_status(items, allow_skips)
 
@@ -254,7 +276,11 @@ def bench_cases(path: str, allow_skips: bool, warps=None, threads_per_warp=None,
     skips' exit status."""
     from ..suite import Case
 
-    items = planned(path, warps, threads_per_warp, target, None, smem_budget)
+    _, items = collect(path, warps, threads_per_warp, target, None, smem_budget)
+    why = "llgen bench times ttg.convert_layout only; a local op's plan is checked by llgen check."
+    items = [replace(it, plan=None, same_as=None, why=why) if it.op.local and not it.why else it for it in items]
+    if not any(it.plan is not None for it in items):
+        raise LlgenError(f"'{path}' has no ttg.convert_layout that llgen benches (see llgen plan --ttgir {path}).")
     distinct = _distinct(items)
     targets = sorted({it.plan.target.name for it in distinct})
     if len(targets) > 1:

@@ -1,7 +1,10 @@
 """A Triton TTGIR dump (``--ttgir FILE``): a ``.ttgir`` file (``compiled.asm["ttgir"]``) or MLIR_ENABLE_DUMP
 output, read into its modules: each one's layout aliases (``#blocked = #ttg.blocked<{...}>``), module
-attributes (ttg.num-warps, ttg.threads-per-warp, ttg.target) and ``ttg.convert_layout`` ops, each with its
-line in the file, tensor shape, element type, source and destination encodings and source location.
+attributes (ttg.num-warps, ttg.threads-per-warp, ttg.target), ``ttg.convert_layout`` ops and the local ops that
+move a tensor to or from shared memory (``ttg.local_alloc`` of a value and ``ttg.local_store``: registers -> shared;
+``ttg.local_load``: shared -> registers), each with its line in the file, tensor shape, element type, source and
+destination encodings and source location. A local op's shared side is its ``!ttg.memdesc``'s encoding, over the
+memdesc shape the op sees (one buffer of a multi-buffered allocation once ``ttg.memdesc_index`` picked it).
 
 An MLIR_ENABLE_DUMP file holds the module once per pass; the TTGIR llgen reads is the last dump of each
 kernel that still has ``tt.func`` (the input of ConvertTritonGPUToLLVM). Aliases and locations are each
@@ -21,6 +24,7 @@ from .ttgir import Alias, Aliases, AttrParser
 
 _ALIAS_LINE = re.compile(r"(#[A-Za-z_][A-Za-z0-9_$.-]*)\s*=\s*(.*)")
 _CONVERT = re.compile(r'=\s*"?(?:ttg|triton_gpu)\.convert_layout"?[\s(]')
+_LOCAL = re.compile(r'"?ttg\.(local_alloc|local_store|local_load)"?\s+%')  # local_alloc without a value allocates only
 _FUNC = re.compile(r"\btt\.func\b[^@]*@([A-Za-z0-9_$.-]+)")
 _ATTRS = {
     "num_warps": re.compile(r'"ttg\.num-warps"\s*=\s*([0-9]+)'),
@@ -42,6 +46,26 @@ class ConvertOp:
     location: Location
     problem: str = ""  # one sentence when the op's types could not be read
     tensor: str = ""  # the source tensor type as written, less its encoding: 128x128xf16
+    name: str = "ttg.convert_layout"  # or ttg.local_alloc, ttg.local_store, ttg.local_load
+    memdesc: str = ""  # a local op's !ttg.memdesc type as written: 128x64xf16, #shared, #smem, mutable
+
+    @property
+    def local(self) -> bool:
+        """Whether the op moves the tensor to or from shared memory (a local_store or local_load)."""
+        return self.name != "ttg.convert_layout"
+
+    @property
+    def path(self) -> str:
+        """The endpoint direction a local op plans as: local_store (alloc or store) or local_load."""
+        return "local_load" if self.name == "ttg.local_load" else "local_store"
+
+    def types(self) -> str:
+        """``tensor<128x64xf16>, #mma -> #blocked``, or for a local op its types as written in the dump."""
+        tensor = f"tensor<{self.tensor or '?'}, {(self.dst if self.path == 'local_load' else self.src) or '?'}>"
+        if not self.local:
+            return f"tensor<{self.tensor or '?'}>, {self.src or '?'} -> {self.dst or '?'}"
+        memdesc = f"!ttg.memdesc<{self.memdesc or '?'}>"
+        return f"{memdesc} -> {tensor}" if self.path == "local_load" else f"{tensor} -> {memdesc}"
 
     def where(self) -> str:
         """``line 62 (kernel.py:13:48)``."""
@@ -60,6 +84,11 @@ class Module:
     target: str | None  # Triton's ttg.target, e.g. "cuda:90"
     funcs: tuple[str, ...]
     ops: tuple[ConvertOp, ...]
+    local_ops: tuple[ConvertOp, ...] = ()  # ttg.local_alloc of a value, ttg.local_store, ttg.local_load
+
+    def all_ops(self) -> list[ConvertOp]:
+        """The convert_layout and local ops in file order."""
+        return sorted([*self.ops, *self.local_ops], key=lambda o: o.line)
 
 
 def read_ttgir(path: str) -> list[Module]:
@@ -76,9 +105,9 @@ def parse_ttgir(text: str, path: str = "<text>") -> list[Module]:
     if not chosen:
         raise LlgenError(f"'{path}' is not a TTGIR dump: it has no module with ttg.num-warps and no #ttg layout alias.")
     modules = [_module(lines, s, path) for s in chosen]
-    count = sum(len(m.ops) for m in modules)
+    count = sum(len(m.ops) + len(m.local_ops) for m in modules)
     if count > MAX_CONVERSIONS:
-        raise LlgenError(f"'{path}' holds {count} ttg.convert_layout ops, over llgen's limit of {MAX_CONVERSIONS}.")
+        raise LlgenError(f"'{path}' holds {count} layout ops (convert_layout, local), over llgen's limit of {MAX_CONVERSIONS}.")
     return modules
 
 
@@ -131,7 +160,7 @@ def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
     head = _module_line(lines, section)
     attrs = {k: _number(r, head, k, path) for k, r in _ATTRS.items()}
     target = _TARGET.search(head)
-    ops, func = [], ""
+    ops, local_ops, func = [], [], ""
     for i in range(start, end):
         line = lines[i]
         if "tt.func" in line:
@@ -139,6 +168,8 @@ def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
             func = m.group(1) if m else func
         if "convert_layout" in line and _CONVERT.search(line):
             ops.append(_op(line, i + 1, func, loc_aliases))
+        elif "ttg.local_" in line and (m := _LOCAL.search(line)):
+            local_ops.append(_local_op(line, i + 1, func, loc_aliases, f"ttg.{m.group(1)}"))
     return Module(
         path,
         start + 1,
@@ -149,6 +180,7 @@ def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
         target.group(1) if target else None,
         _funcs(lines, section),
         tuple(ops),
+        tuple(local_ops),
     )
 
 
@@ -169,12 +201,16 @@ def _number(pattern: re.Pattern, head: str, key: str, path: str) -> int | None:
     return ascii_int(m.group(1), f"ttg.{key.replace('_', '-')} of {path}") if m else None
 
 
-def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> ConvertOp:
+def _location(line: str, loc_aliases: dict[str, str]) -> Location:
     body = loc_body(line)
     try:
-        location = resolve(body, loc_aliases) if body is not None else Location()
+        return resolve(body, loc_aliases) if body is not None else Location()
     except LlgenError:
-        location = Location()
+        return Location()
+
+
+def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> ConvertOp:
+    location = _location(line, loc_aliases)
     types = line.split(" : ", 1)[1] if " : " in line else ""
     tensors = _tensors(types)
     if len(tensors) != 2:
@@ -187,6 +223,31 @@ def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> Conve
     elif not problem and (dims_a, elem_a) != (dims_b, elem_b):
         problem = f"the op's source tensor<{text_a}> and destination tensor<{text_b}> differ in shape or element type."
     return ConvertOp(number, func, shape, elem_a, src, dst, location, problem, text_a)
+
+
+def _local_op(line: str, number: int, func: str, loc_aliases: dict[str, str], name: str) -> ConvertOp:
+    """A local_alloc (of a value), local_store or local_load: the tensor's layout on one side, the memdesc's shared
+    encoding on the other, over the memdesc shape the op sees."""
+    location = _location(line, loc_aliases)
+    types = line.split(" : ", 1)[1] if " : " in line else ""
+    tensors, memdescs = _tensors(types), _bracketed(types, "!ttg.memdesc<")
+    if len(tensors) != 1 or len(memdescs) != 1:
+        return ConvertOp(number, func, (), "", "", "", location, "the op's types are not a tensor and a !ttg.memdesc.", name=name)
+    text, dims, elem, encoding = tensors[0]
+    parts = _fields(memdescs[0])
+    m = _TENSOR.fullmatch(parts[0].strip())
+    mem_dims = m.group(1)[:-1].split("x") if m.group(1) else []
+    shared = parts[1].strip() if len(parts) > 1 else ""
+    src, dst = (shared, encoding) if name == "ttg.local_load" else (encoding, shared)
+    problem = _dims_problem(dims, text, "tensor") or _dims_problem(mem_dims, parts[0].strip(), "memdesc")
+    if not problem and not encoding:
+        problem = "the op's tensor type has no layout encoding."
+    elif not problem and not shared.startswith("#"):
+        problem = "the op's !ttg.memdesc has no shared-memory encoding."
+    elif not problem and (dims, elem) != (mem_dims, m.group(2).strip()):
+        problem = f"the op's tensor<{text}> and !ttg.memdesc<{parts[0].strip()}> differ in shape or element type."
+    shape = () if problem else tuple(int(d) for d in dims)
+    return ConvertOp(number, func, shape, elem, src, dst, location, problem, text, name, ", ".join(p.strip() for p in parts))
 
 
 def _dims_problem(dims: list[str], text: str, side: str) -> str:
@@ -204,21 +265,35 @@ def _dims_problem(dims: list[str], text: str, side: str) -> str:
     return ""
 
 
-def _tensors(text: str) -> list[tuple[str, list[str], str, str]]:
-    """(type text less its encoding, dimensions as written, element type, encoding) of every ``tensor<...>`` in ``text``."""
+def _bracketed(text: str, opener: str) -> list[str]:
+    """The insides of every ``opener...>`` in ``text`` (``opener`` ends with its ``<``), nested brackets kept."""
     out, at = [], 0
-    while (at := text.find("tensor<", at)) >= 0:
-        start = at + len("tensor<")
+    while (at := text.find(opener, at)) >= 0:
+        start = at + len(opener)
         depth, i = 1, start
         while i < len(text) and depth:
             depth += {"<": 1, ">": -1}.get(text[i], 0)
             i += 1
-        inner, at = text[start : i - 1], i
+        out.append(text[start : i - 1])
+        at = i
+    return out
+
+
+def _tensors(text: str) -> list[tuple[str, list[str], str, str]]:
+    """(type text less its encoding, dimensions as written, element type, encoding) of every ``tensor<...>`` in ``text``."""
+    out = []
+    for inner in _bracketed(text, "tensor<"):
         head, _, encoding = _split_once(inner)
         m = _TENSOR.fullmatch(head.strip())
         dims = m.group(1)[:-1].split("x") if m.group(1) else []
         out.append((head.strip(), dims, m.group(2).strip(), encoding.strip()))
     return out
+
+
+def _fields(inner: str) -> list[str]:
+    """``128x64xf16, #shared, #smem, mutable`` -> its top-level comma-separated fields."""
+    head, comma, rest = _split_once(inner)
+    return [head, *(_fields(rest) if comma else [])]
 
 
 def _split_once(inner: str) -> tuple[str, str, str]:
