@@ -49,6 +49,8 @@ CASES = {
     "padded_mma": ("load", "mma", PADDED, "f16", (64, 64), "ldmatrix"),
     "permuted_store": ("store", PERMUTED, NVMMA, "f16", (64, 64), "st.shared"),
     "permuted_load": ("load", PERMUTED, NVMMA, "f16", (64, 64), "ld.shared"),
+    "two_step_store": ("store", "dot:1", "swizzled:vec=2,per_phase=1,max_phase=4,order=0x1", "f16", (64, 64), "st.shared"),
+    "two_step_load": ("load", "wgmma", "nvmma:0", "f16", (64, 64), "ld.shared"),
     "buffers_store": (
         "store",
         "blocked:spt=1x1x8,tpw=1x4x8,wpc=2x2x1,order=2x1x0",
@@ -113,6 +115,13 @@ def hip_module(hip_plans):
 def test_the_planned_instructions(cuda_plans):
     for name, (*_, op) in CASES.items():
         assert cuda_plans[name].side.op.removesuffix(".trans") == op, name
+
+
+def test_two_step_plans_convert_by_shuffles(cuda_plans):
+    for name in ("two_step_store", "two_step_load"):
+        assert cuda_plans[name].convert.path == "shuffle", name
+    text = emit(cuda_plans["two_step_load"], "header", "two")
+    assert "converted to D inside each warp by shuffle" in text and "shfl_idx(" in text
 
 
 def test_emitted_text_is_deterministic_and_names_the_access():
@@ -256,6 +265,8 @@ SASS = {  # the cases whose check kernels are disassembled, and the instruction 
     "nvmma_dot_a": {"sm_90": "ldmatrix", "sm_80": "ldmatrix"},
     "swizzled_columns": {"sm_90": "ld.shared", "sm_80": "ld.shared"},
     "permuted_store": {"sm_90": "st.shared"},
+    "two_step_store": {"sm_90": "st.shared"},
+    "two_step_load": {"sm_90": "ld.shared"},
     "nvmma_dot_b_i8": {"sm_90": "ld.shared"},
 }
 
