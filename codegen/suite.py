@@ -1,6 +1,7 @@
 """The suites: `core`, the benchmark's ten conversions (each case's layouts, dtype and warps); `regressions`,
 conversions from other people's kernels that once went wrong, one per class of bug; and `wide`, the benchmark's
-conversions beyond core (issue 18): hand-picked kinds Triton compiles and pairs of the generator of real layouts."""
+conversions beyond core (issue 18): hand-picked kinds Triton compiles and pairs of the generator of real layouts; and
+`warplocal`, one- and four-warp conversions that never leave a warp, where one CTA's latency counts (issue 27)."""
 
 from __future__ import annotations
 
@@ -360,7 +361,77 @@ def wide() -> list[Case]:
     return out
 
 
-SUITES = {"core": core, "regressions": regressions, "wide": wide}
+# One and four warps whose data never leaves a warp (issue 27): where a conversion runs alone, one CTA's latency
+# counts and shuffles and shared memory trade places (--objective latency). The families Triton's Gluon tests pair.
+_W4 = "blocked:spt=1x8,tpw=16x2,wpc=4x1,order=1x0"  # 16 rows a warp, as mma with wpc=4x1 and its dot operands
+_MMA4 = "mma:wpc=4x1"
+_WARPLOCAL = (
+    # (id, dtype, shape, warps, A, B, note): one warp
+    ("wl1_spt1_to_spt16_f16", "f16", (64, 64), 1, "blocked:spt=1x1,tpw=2x16,order=1x0", "blocked:spt=16x1,tpw=2x16,order=1x0",
+     "sizePerThread [1,1] -> [16,1]: four register bits trade places with lane bits"),
+    ("wl1_b2bT_f16", "f16", (64, 64), 1, _B8, "blocked:spt=8x1,tpw=8x4,order=0x1", "transpose"),
+    ("wl1_b2mma_f16", "f16", (64, 64), 1, _B8, "mma", "accumulator from rows of 16 bytes"),
+    ("wl1_mma2dotA_f32", "f32", (64, 64), 1, "mma", "dot:op=0,k_width=1", "chained tf32 dot: accumulator to A operand"),
+    ("wl1_mma2dotB_f16", "f16", (64, 64), 1, "mma", "dot:op=1,k_width=2", "accumulator to B operand"),
+    ("wl1_dotA2b_f16", "f16", (64, 64), 1, "dot:op=0,k_width=2", _B4, "A operand back to rows"),
+    ("wl1_b2b_f32", "f32", (64, 64), 1, "blocked:spt=4x1,tpw=8x4,order=0x1", "blocked:spt=1x4,tpw=4x8,order=1x0", "32-bit"),
+    ("wl1_mma2b_f32", "f32", (64, 64), 1, "mma", "blocked:spt=1x1,tpw=1x32,order=1x0", "32-bit accumulator to rows"),
+    ("wl1_b2b_i8", "i8", (64, 64), 1, "blocked:spt=1x16,tpw=8x4,order=1x0", _B4, "8-bit"),
+    ("wl1_b2dotA_i8", "i8", (64, 64), 1, "blocked:spt=1x16,tpw=8x4,order=1x0", "dot:op=0,k_width=4", "8-bit A operand"),
+    ("wl1_b2dotB_f8e4m3", "f8e4m3", (64, 64), 1, "blocked:spt=1x16,tpw=8x4,order=1x0", "dot:op=1,k_width=4", "fp8 B operand"),
+    ("wl1_slice_f16", "f16", (64, 64), 1, "slice:dim=0,parent=(blocked:spt=1x1x8,tpw=1x4x8,order=2x1x0)",
+     "slice:dim=2,parent=(blocked:spt=1x1x1,tpw=2x16x1,order=2x1x0)", "2-D slices of 3-D parents"),
+    # four warps, each warp its own rows
+    ("wl4_mma2b_f16", "f16", (128, 128), 4, _MMA4, _W4, "epilogue rows, warp-local"),
+    ("wl4_b2dotA_f16", "f16", (128, 128), 4, _W4, "dot:op=0,k_width=2,parent=(mma:wpc=4x1)", "A operand, warp-local"),
+    ("wl4_mma2dotA_i8", "i8", (128, 128), 4, _MMA4, "dot:op=0,k_width=4,parent=(mma:wpc=4x1)", "chained 8-bit dot"),
+    ("wl4_mma2b_f32", "f32", (64, 128), 4, _MMA4, "blocked:spt=1x4,tpw=16x2,wpc=4x1,order=1x0", "32-bit epilogue"),
+    ("wl4_b2dotA_i8", "i8", (128, 128), 4, "blocked:spt=1x16,tpw=16x2,wpc=4x1,order=1x0",
+     "dot:op=0,k_width=4,parent=(mma:wpc=4x1)", "8-bit A operand"),
+    ("wl4_dotA2b_f8e5m2", "f8e5m2", (128, 128), 4, "dot:op=0,k_width=4,parent=(mma:wpc=4x1)",
+     "blocked:spt=1x4,tpw=16x2,wpc=4x1,order=1x0", "fp8 A operand back to rows"),
+)  # fmt: skip
+# (id, dtype, shape, warps, A: (spt, tpw, wpc, order), transpositions of A's (dim, index) bases that make B, note):
+# B is A with register and lane bits swapped, several transpositions at once (warp bits stay: warp-local)
+_WARPLOCAL_SWAPS = (
+    ("wl1_swap3_f16", "f16", (64, 64), 1, ([1, 8], [4, 8], [1, 1], [1, 0]),
+     ((("register", 0), ("lane", 0)), (("register", 2), ("lane", 3)), (("lane", 1), ("lane", 4))), "r0<>l0, r2<>l3, l1<>l4"),
+    ("wl1_swap4_f32", "f32", (64, 64), 1, ([1, 4], [2, 16], [1, 1], [1, 0]),
+     ((("register", 0), ("lane", 4)), (("register", 1), ("lane", 2)), (("register", 5), ("lane", 0)),
+      (("register", 2), ("register", 4))), "r0<>l4, r1<>l2, r5<>l0, r2<>r4"),
+    ("wl1_swap2_i8", "i8", (64, 64), 1, ([1, 16], [8, 4], [1, 1], [1, 0]),
+     ((("register", 0), ("lane", 1)), (("register", 3), ("lane", 4))), "8-bit: bytes of a word to other lanes"),
+    ("wl1_swap5_bf16", "bf16", (128, 64), 1, ([2, 4], [4, 8], [1, 1], [1, 0]),
+     ((("register", 0), ("lane", 0)), (("register", 1), ("lane", 1)), (("register", 2), ("lane", 2)),
+      (("register", 3), ("lane", 3)), (("register", 4), ("lane", 4))), "every lane bit to a register bit"),
+    ("wl4_swap3_f16", "f16", (128, 128), 4, ([1, 8], [4, 8], [4, 1], [1, 0]),
+     ((("register", 1), ("lane", 2)), (("register", 4), ("lane", 0)), (("lane", 1), ("lane", 3))), "4 warps"),
+    ("wl4_swap3_f32", "f32", (64, 128), 4, ([1, 4], [1, 32], [4, 1], [1, 0]),
+     ((("register", 0), ("lane", 3)), (("register", 2), ("lane", 4)), (("register", 4), ("lane", 1))), "4 warps, 32-bit"),
+    ("wl4_swap2_i8", "i8", (128, 128), 4, ([1, 16], [4, 8], [4, 1], [1, 0]),
+     ((("register", 1), ("lane", 0)), (("register", 2), ("lane", 2))), "4 warps, 8-bit"),
+)  # fmt: skip
+
+
+def _swapped(cid: str, dtype: str, a: LinearLayout, swaps, note: str) -> Case:
+    """A case whose B is A with the given (dim, index) bases exchanged pairwise, one transposition after another."""
+    bases = {n: [list(a.basis(n, i)) for i in range(a.in_bits(n))] for n in ("register", "lane", "warp")}
+    for (d1, i1), (d2, i2) in swaps:
+        bases[d1][i1], bases[d2][i2] = bases[d2][i2], bases[d1][i1]
+    b = linear(bases["register"], bases["lane"], bases["warp"], [], a.shape)
+    return Case(cid, dtype, a.shape, a.in_size("warp"), a, b, note)
+
+
+def warplocal() -> list[Case]:
+    """One- and four-warp conversions whose data never leaves a warp: blocked, mma v2 accumulators and dot operands,
+    slices and linear layouts (register and lane bits swapped), 8- to 32-bit, 64x64 to 128x128 (issue 27)."""
+    out = _parsed(_WARPLOCAL)
+    for cid, dt, shape, _, (spt, tpw, wpc, order), swaps, note in _WARPLOCAL_SWAPS:
+        out.append(_swapped(cid, dt, _b(spt, tpw, wpc, order, shape), swaps, note))
+    return out
+
+
+SUITES = {"core": core, "regressions": regressions, "wide": wide, "warplocal": warplocal}
 
 
 def describe(case: Case) -> dict:

@@ -125,7 +125,7 @@ def layouts_of_the_suites_and_random_pairs():
     from llgen.randlayout import random_pairs
     from llgen.suite import suite
 
-    for name in ("core", "regressions", "wide"):
+    for name in ("core", "regressions", "wide", "warplocal"):
         for case in suite(name):
             yield f"{name}/{case.id}", case.src
             yield f"{name}/{case.id}", case.dst

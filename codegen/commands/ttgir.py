@@ -34,11 +34,11 @@ class Item:
 
 
 def collect(
-    path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, local=True
+    path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, local=True, **options
 ) -> tuple[list[Module], list[Item]]:
     """The modules of ``path`` and an Item for each of their convert_layout ops and (``local``) local ops, in file
-    order. --path and --smem-budget choose a convert_layout's path; a local op's shared layout
-    fixes its own."""
+    order. --path, --smem-budget and ``options`` (--objective) choose a convert_layout's path; a local op's shared
+    layout fixes its own."""
     from ..dtypes import from_mlir
     from ..names import identifier
     from ..spec.pair import parse_pair
@@ -69,7 +69,7 @@ def collect(
                     module=module,
                     shared_ok=op.local,
                 )
-                plan = pair.plan_endpoint() if op.local else pair.plan(path_, smem_budget)
+                plan = pair.plan_endpoint() if op.local else pair.plan(path_, smem_budget, **options)
             except LlgenError as e:
                 items.append(Item(module, op, name, why=str(e)))
                 continue
@@ -135,10 +135,18 @@ def warn_registers(items: list[Item]) -> None:
 
 
 def plan_file(
-    path: str, as_json: bool, allow_skips: bool, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None
+    path: str,
+    as_json: bool,
+    allow_skips: bool,
+    warps=None,
+    threads_per_warp=None,
+    target=None,
+    path_=None,
+    smem_budget=None,
+    **options,
 ) -> int:
     """``llgen plan --ttgir FILE``: each module's setting, then every op with its plan (or why none); the exit status."""
-    modules, items = collect(path, warps, threads_per_warp, target, path_, smem_budget)
+    modules, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, **options)
     if as_json:
         click.echo(json.dumps([_json(it, items) for it in items]))
     else:
@@ -216,7 +224,18 @@ def _json(it: Item, items: list[Item]) -> dict:
 
 
 def emit_file(
-    path, output, form, force, command, allow_skips, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None
+    path,
+    output,
+    form,
+    force,
+    command,
+    allow_skips,
+    warps=None,
+    threads_per_warp=None,
+    target=None,
+    path_=None,
+    smem_budget=None,
+    **options,
 ) -> int:
     """``llgen emit --ttgir FILE -o DIR/``: one ``form`` file per distinct conversion, then DIR/index.txt, all of
     them or none; the exit status."""
@@ -229,7 +248,7 @@ def emit_file(
     out = Path(output)
     if out.is_file():
         raise LlgenError(f"-o '{output}' is a file; emit --ttgir writes a folder of headers.")
-    _, items = collect(path, warps, threads_per_warp, target, path_, smem_budget)
+    _, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, **options)
     forms = ["kernel", "header"] if form == "both" else [form]
     files, written = [], {}
     for i, it in enumerate(items):
@@ -257,26 +276,28 @@ def emit_file(
     return skip_status(items, allow_skips)
 
 
-def planned(path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None) -> list[Item]:
+def planned(path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, **options) -> list[Item]:
     """Every op of ``path``, planned or with why not; an error when none is planned."""
-    _, items = collect(path, warps, threads_per_warp, target, path_, smem_budget)
+    _, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, **options)
     if not any(it.plan is not None for it in items):
         raise LlgenError(f"'{path}' has no ttg.convert_layout that llgen plans (see llgen plan --ttgir {path}).")
     return items
 
 
-def check_plans(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None):
+def check_plans(
+    path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, **options
+):
     """(name, plan) of every distinct conversion of ``path``, for ``llgen check``, and the skips' exit status."""
-    items = planned(path, warps, threads_per_warp, target, path_, smem_budget)
+    items = planned(path, warps, threads_per_warp, target, path_, smem_budget, **options)
     return [(it.name, it.plan) for it in _distinct(items)], skip_status(items, allow_skips)
 
 
-def bench_cases(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, smem_budget=None):
+def bench_cases(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, smem_budget=None, **options):
     """(suite cases, target) of every distinct conversion of ``path``, for ``llgen bench`` (one target), and the
     skips' exit status."""
     from ..suite import Case
 
-    _, items = collect(path, warps, threads_per_warp, target, None, smem_budget)
+    _, items = collect(path, warps, threads_per_warp, target, None, smem_budget, **options)
     why = "llgen bench times ttg.convert_layout only; a local op's plan is checked by llgen check."
     items = [replace(it, plan=None, same_as=None, why=why) if it.op.local and not it.why else it for it in items]
     if not any(it.plan is not None for it in items):

@@ -19,9 +19,10 @@ from ..errors import LlgenError
 from ..layout import LinearLayout
 from ..target import Target
 from ..target import target as to_target
-from .cost import choose_path, shared_cost, shuffle_cost
+from .cost import OBJECTIVES, choose_path, shared_cost, shuffle_cost
 from .hw import Hw
 from .io import GlobalIO, global_io
+from .latency import shared_latency, shuffle_latency
 from .shared import Barrier, SharedPlan, plan_shared
 from .shuffle import ShufflePlan, plan_shuffle
 
@@ -48,11 +49,13 @@ class Plan:
     n_in: int  # registers per thread in A
     n_out: int  # registers per thread in B
     out_copies: tuple[tuple[int, int], ...]  # (j, k): out[j] = out[k], B's register replicas
-    costs: tuple[tuple[str, float], ...]  # the cost model's numbers for each valid path
+    costs: tuple[tuple[str, float], ...]  # the cost model's throughput cycles for each valid path (cost.py)
     why: str  # one sentence: why this path
     global_load: GlobalIO  # how the kernels read A's registers from a row-major tile
     global_store: GlobalIO  # how they write B's registers (one replica writes)
     fallback: Plan | None = None  # for a plan with stmatrix: the same conversion planned for sm_80
+    latencies: tuple[tuple[str, float], ...] = ()  # one CTA's latency in cycles for each valid path (latency.py)
+    objective: str = "throughput"  # what the path was picked for: throughput or latency (cost.OBJECTIVES)
 
     @property
     def uses_stmatrix(self) -> bool:
@@ -159,6 +162,7 @@ def plan_conversion(
     scalar: bool = False,
     one_sided: bool = True,
     smem_budget: int | None = None,
+    objective: str = "throughput",
 ) -> Plan:
     """Plan the conversion of a tile held in layout ``a`` into layout ``b``.
 
@@ -166,8 +170,11 @@ def plan_conversion(
     work raises LlgenError saying why. ``swizzle`` (optimal | unswizzled | classic), ``matrix``
     (allow ldmatrix/stmatrix), ``scalar`` (one element per access) and ``one_sided`` (let one side's
     own registers widen its accesses, docs/design.md §6.1) shape shared plans, for the baselines
-    and for comparing memory layouts at one access width."""
+    and for comparing memory layouts at one access width. ``objective`` picks the path by the cost model's
+    throughput (many CTAs hide each other's latency) or by one CTA's latency (a conversion that runs alone)."""
     dt, tgt = to_dtype(dtype), to_target(target)
+    if objective not in OBJECTIVES:
+        raise LlgenError(f"unknown objective '{objective}'; known: {', '.join(OBJECTIVES)}.")
     if path is not None and path not in PATHS:
         raise LlgenError(f"unknown path '{path}'; known: {', '.join(PATHS)}.")
     if smem_budget is not None and not 0 < smem_budget <= tgt.smem_per_cta:
@@ -189,6 +196,7 @@ def plan_conversion(
         "out_copies": copies,
         "global_load": global_io(a, dt, tgt),
         "global_store": global_io(b, dt, tgt),
+        "objective": objective,
     }
 
     if path in (None, "noop", "registers"):
@@ -223,14 +231,16 @@ def plan_conversion(
             one_sided=one_sided,
             budget=smem_budget,
         )
-    costs = []
+    costs, latencies = [], []
     if shuffle is not None:
         costs.append(("shuffle", shuffle_cost(shuffle, warps)))
+        latencies.append(("shuffle", shuffle_latency(shuffle, warps)))
     if shared is not None:
         costs.append(("shared", shared_cost(shared)))
-    kind, why = choose_path(dict(costs), forced=path)
+        latencies.append(("shared", shared_latency(shared, warps, dt)))
+    kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
     detail = shuffle if kind == "shuffle" else shared
-    plan = Plan(path=kind, detail=detail, costs=tuple(costs), why=why, **common)
+    plan = Plan(path=kind, detail=detail, costs=tuple(costs), latencies=tuple(latencies), why=why, **common)
     if plan.uses_stmatrix:  # headers build for sm_80 too, where there is no stmatrix
         old = to_target("sm_80")
         fallback = plan_conversion(
@@ -244,6 +254,7 @@ def plan_conversion(
             scalar=scalar,
             one_sided=one_sided,
             smem_budget=min(smem_budget or old.smem_per_cta, old.smem_per_cta),
+            objective=objective,
         )
         plan = replace(plan, fallback=fallback)
     return plan

@@ -22,6 +22,8 @@ BARRIER_CLK = 12.0
 # shared memory for a store, a barrier and a load. Ties there go to shuffles (r1_64_i8 on the H100: 1.0 ns a round
 # trip by shuffles, 1.7 by shared memory, 2 cycles each in the model); above it to shared memory (bench/NOTES.md).
 LATENCY_BOUND_CLK = 32.0
+# What a plan's path is picked for: the throughput of many CTAs (this module), or one CTA's latency (latency.py)
+OBJECTIVES = ("throughput", "latency")
 
 
 def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
@@ -41,12 +43,20 @@ def shared_cost(plan: SharedPlan) -> float:
     return wf / WAVEFRONTS_PER_CLK + syncs
 
 
-def choose_path(costs: dict[str, float], forced: str | None) -> tuple[str, str]:
-    """The cheapest valid path and one sentence saying why."""
+def choose_path(
+    costs: dict[str, float], forced: str | None, objective: str = "throughput", latencies: dict[str, float] | None = None
+) -> tuple[str, str]:
+    """The cheapest valid path by the objective (throughput: ``costs``; latency: ``latencies``, ties to the
+    throughput pick) and one sentence saying why."""
     if forced:
         return forced, f"the {forced} path was forced"
     if "shuffle" not in costs:
         return "shared", "data crosses warps, so it goes through shared memory"
+    if objective == "latency" and latencies and latencies["shuffle"] != latencies["shared"]:
+        kind = min(latencies, key=latencies.get)
+        other = "shared" if kind == "shuffle" else "shuffle"
+        names = {"shuffle": "warp shuffles", "shared": "shared memory"}
+        return kind, f"one CTA waits {latencies[kind]:.0f} cycles for {names[kind]} vs {latencies[other]:.0f} for {names[other]}"
     # a tie goes to shared memory, which leaves the ALU to the consumer, unless latency bounds both
     if costs["shuffle"] < costs["shared"] or costs["shuffle"] == costs["shared"] < LATENCY_BOUND_CLK:
         return "shuffle", f"warp shuffles cost {costs['shuffle']:.0f} vs {costs['shared']:.0f} cycles for shared memory"

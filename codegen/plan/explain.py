@@ -85,7 +85,9 @@ def explain(plan) -> str:
         f"path: {plan.path} ({plan.why})",
     ]
     if plan.costs:
-        lines.append("cost model: " + ", ".join(f"{k} {v:.0f}" for k, v in plan.costs))
+        lines.append("cost model, throughput (cycles of an SM's pipes): " + ", ".join(f"{k} {v:.0f}" for k, v in plan.costs))
+        lines.append("cost model, one CTA's latency (cycles): " + ", ".join(f"{k} {v:.0f}" for k, v in plan.latencies))
+        lines.append(f"objective: {plan.objective}")
     lines.append(registers_text(plan))
     lines.append("")
     lines.append("C = B^-1 A, by labelled blocks (each A bit -> where B holds that element):")
@@ -175,6 +177,8 @@ def to_json(plan) -> dict:
         "registers_per_thread": registers(plan),
         "out_copies": [list(x) for x in plan.out_copies],
         "costs": dict(plan.costs),
+        "latencies": dict(plan.latencies),
+        "objective": plan.objective,
     }
     if plan.fallback is not None:
         out["fallback"] = to_json(plan.fallback)

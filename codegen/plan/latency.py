@@ -1,0 +1,80 @@
+"""The one-CTA latency model: clocks from a CTA's first instruction of a conversion to B's last word being ready,
+when nothing else runs on the SM (a warp-specialised partition, the critical path of an attention loop, a small grid).
+
+cost.py predicts throughput, where many CTAs hide each other's latencies and only the pipes count. Alone, a CTA
+waits: each phase costs the time its instructions take to issue (the issue slot, the class's interval, or the SM
+pipe it shares with the CTA's other warps, whichever is slowest) plus the latency of the last one. Instruction
+latencies are plan/latency_table.py's.
+
+- Shuffles: the rounds are independent of each other (each reads A and fills B), so they issue back to back; the
+  path waits for one chain: the selects that build a sent word, one SHFL, the selects and PRMTs that build a word
+  of B.
+- Shared memory, per round: the stores issue, the last one lands, the barrier, the loads issue, the last one
+  returns; a later round first waits on a second barrier (the loads before the next stores), and PRMTs repack
+  words around the accesses.
+"""
+
+from __future__ import annotations
+
+from .cost import SHFL_PER_CLK, WAVEFRONTS_PER_CLK
+from .latency_table import TABLE, interval, lat
+from .shared import Barrier, SharedPlan, Side, repacked_words
+from .shuffle import ShufflePlan
+
+SUB_PARTITIONS = 4  # warp schedulers per SM: warps 0-3 issue side by side, a fifth shares a scheduler
+
+
+def _per_scheduler(warps: int) -> int:
+    return -(-warps // SUB_PARTITIONS)
+
+
+def _word_depth(kind: str, class_bits: int) -> int:
+    """Dependent ALU steps that build one word: a select tree over the class bits, a PRMT, or both."""
+    return {"select": class_bits, "prmt": 1, "join": class_bits + 1}.get(kind, 0)
+
+
+def shuffle_latency(plan: ShufflePlan, warps: int, table: dict = TABLE) -> float:
+    asm = plan.assembly
+    alu = asm.instructions()
+    bits = len(asm.basis)
+    sent = max((_word_depth(w.kind(), bits) for r in asm.rounds for w in r.sends), default=0)
+    built = max((_word_depth(w.kind(), bits) for w, _ in asm.b_words), default=0)
+    sub = _per_scheduler(warps)
+    issue = sub * max((plan.shuffles + alu) * interval("issue", table), alu * interval("alu", table))
+    shfl_pipe = max(sub * plan.shuffles * interval("shfl", table), warps * plan.shuffles / SHFL_PER_CLK)
+    tail = (lat("shfl", table) if plan.shuffles else 0) + (sent + built) * lat("alu", table)
+    return max(issue, shfl_pipe) + tail
+
+
+def access_class(side: Side, elem_bytes: int) -> str:
+    """The latency table's class of one side's instructions: ``lds_16``, ``stsm_x4``..."""
+    if side.matrices:
+        return ("stsm" if side.op.startswith("st") else "ldsm") + f"_x{side.matrices}"
+    width = min(16, max(4, side.width * elem_bytes))
+    return ("sts" if side.op.startswith("st") else "lds") + f"_{width}"
+
+
+def _phase(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
+    """One round's accesses of one side: issue (or the shared-memory pipe, shared by the active warps), then the
+    last access's latency."""
+    n = sum(1 for i in side.instrs if i.round == rnd)
+    if not n:
+        return 0.0
+    active = sum(1 for w in range(warps) if not w & side.predicate_warp_mask)
+    cls = access_class(side, elem_bytes)
+    issue = _per_scheduler(active) * n * interval(cls, table)
+    pipe = side.wavefronts_per_instr * n * active / WAVEFRONTS_PER_CLK
+    return max(issue, pipe) + lat(cls, table)
+
+
+def shared_latency(plan: SharedPlan, warps: int, dtype, table: dict = TABLE) -> float:
+    sync = lat("bar_sync" if plan.barrier == Barrier.CTA else "syncwarp", table)
+    eb = dtype.bytes
+    total = sum(
+        _phase(plan.store, r, warps, eb, table) + sync + _phase(plan.load, r, warps, eb, table) for r in range(plan.rounds)
+    )
+    total += (plan.rounds - 1) * sync
+    prmts = repacked_words(plan.store, dtype) + repacked_words(plan.load, dtype)
+    if prmts:
+        total += _per_scheduler(warps) * prmts * interval("alu", table) + lat("alu", table)
+    return total

@@ -1,0 +1,134 @@
+"""The one-CTA latency model (codegen/plan/latency.py) and its table (codegen/plan/latency_table.py), and
+--objective: every plan carries both predictions for each path it considered, and the objective picks by one."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from llgen import cli
+from llgen.errors import LlgenError
+from llgen.plan import plan_conversion
+from llgen.plan.cost import OBJECTIVES
+from llgen.plan.latency import access_class, shared_latency, shuffle_latency
+from llgen.plan.latency_table import CLASSES, TABLE, check_table
+from llgen.replay import replay
+from llgen.suite import suite
+
+B8 = "blocked:spt=1x8,tpw=4x8,order=1x0"
+B4 = "blocked:spt=1x4,tpw=2x16,order=1x0"
+
+
+def _pair(src: str, dst: str, shape=(64, 64), warps: int = 1, dtype: str = "f16"):
+    from llgen.dtypes import dtype as to_dtype
+    from llgen.spec.pair import parse_pair
+
+    return parse_pair(src, dst, shape, to_dtype(dtype), warps=warps, target="sm_90")
+
+
+def test_seed_table_is_complete_and_says_where_it_comes_from():
+    check_table(TABLE)
+    assert set(TABLE["cycles"]) == set(CLASSES)
+    assert TABLE["provenance"]["status"] == "literature, not yet measured here"
+    assert all(entry["source"] for entry in TABLE["cycles"].values())
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda t: t.update(schema="x"), ["schema"]),
+        (lambda t: t["cycles"].pop("shfl"), ["shfl"]),
+        (lambda t: t["cycles"]["lds_4"].update(latency=-1), ["lds_4.latency"]),
+        (lambda t: t["cycles"]["alu"].update(interval="2"), ["alu.interval"]),
+        (lambda t: t["provenance"].pop("device"), ["device"]),
+    ],
+)
+def test_a_bad_table_is_one_sentence(edit, words):
+    bad = copy.deepcopy(TABLE)
+    edit(bad)
+    with pytest.raises(LlgenError) as e:
+        check_table(bad)
+    assert all(w in str(e.value) for w in words) and str(e.value).endswith(".")
+
+
+def test_every_plan_predicts_both_for_each_path_it_considered():
+    for case in suite("core"):
+        p = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
+        assert dict(p.costs).keys() == dict(p.latencies).keys()
+        assert all(v > 0 for _, v in p.latencies)
+        assert p.objective == "throughput"
+
+
+def test_latency_objective_picks_the_lowest_latency_and_throughput_is_the_default():
+    seen = set()
+    for case in suite("core") + suite("warplocal"):
+        default = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
+        thr = plan_conversion(case.src, case.dst, case.dtype, "sm_90", objective="throughput")
+        lat = plan_conversion(case.src, case.dst, case.dtype, "sm_90", objective="latency")
+        assert thr == default
+        assert lat.costs == thr.costs and lat.latencies == thr.latencies
+        lats = dict(lat.latencies)
+        if len(set(lats.values())) == 2:
+            assert lats[lat.path] == min(lats.values()), case.id
+            assert "one CTA waits" in lat.why
+        seen.add((thr.path, lat.path))
+    assert ("shuffle", "shuffle") in seen and ("shared", "shared") in seen
+
+
+def test_the_chain_pays_one_shfl_latency_and_each_round_one_store_barrier_and_load():
+    """Raising SHFL's latency by 10 adds 10 to a shuffle plan (rounds pipeline); raising the barrier's adds
+    (2 rounds - 1) barriers per round to a shared plan; the throughput model does not move."""
+    p = _pair(B8, B4).plan(path="shuffle")
+    slow = copy.deepcopy(TABLE)
+    slow["cycles"]["shfl"]["latency"] += 10
+    assert shuffle_latency(p.detail, 1, slow) == shuffle_latency(p.detail, 1) + 10
+
+    s = plan_conversion(
+        *_layouts("mma", "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", (128, 128), 4), "f16", "sm_90", smem_budget=8192
+    )
+    assert s.path == "shared" and s.detail.rounds == 4
+    slow = copy.deepcopy(TABLE)
+    slow["cycles"]["bar_sync"]["latency"] += 10
+    assert shared_latency(s.detail, 4, s.dtype, slow) == shared_latency(s.detail, 4, s.dtype) + 10 * (2 * 4 - 1)
+
+
+def _layouts(src, dst, shape, warps):
+    p = _pair(src, dst, shape, warps)
+    return p.src, p.dst
+
+
+def test_access_classes_follow_the_plan_widths():
+    s = _pair(B8, "dot:op=0,k_width=2").plan()
+    assert s.path == "shared" and s.detail.store.op.startswith("stmatrix")
+    assert access_class(s.detail.store, 2) == f"stsm_x{s.detail.store.matrices}"
+    v = _pair(B8, B4).plan(path="shared", matrix=False)
+    assert access_class(v.detail.store, 2) in {"sts_4", "sts_8", "sts_16"}
+    assert access_class(v.detail.load, 2).startswith("lds_")
+
+
+def test_plan_json_carries_both_and_still_replays():
+    p = _pair(B8, B4).plan(objective="latency")
+    doc = json.loads(json.dumps(p.to_json()))
+    assert doc["objective"] == "latency" and set(doc["latencies"]) == set(doc["costs"]) == {"shuffle", "shared"}
+    replay(doc)
+
+
+def test_an_unknown_objective_is_one_sentence():
+    a, b = _layouts(B8, B4, (64, 64), 1)
+    with pytest.raises(LlgenError, match=r"unknown objective 'fast'; known: throughput, latency\."):
+        plan_conversion(a, b, objective="fast")
+
+
+def test_cli_objective_prints_both_predictions_and_which_picked():
+    assert cli.OBJECTIVES == OBJECTIVES
+    args = ["plan", "--src", B8, "--dst", B4, "--shape", "64x64", "--warps", "1"]
+    out = {o: CliRunner().invoke(cli.main, [*args, "--objective", o]) for o in OBJECTIVES}
+    for o, res in out.items():
+        assert res.exit_code == 0, res.output
+        assert "throughput (cycles" in res.stdout and "one CTA's latency (cycles)" in res.stdout
+        assert f"objective: {o}" in res.stdout
+    res = CliRunner().invoke(cli.main, [*args, "--objective", "latency", "--json"])
+    assert json.loads(res.stdout)["objective"] == "latency"
