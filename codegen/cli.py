@@ -337,19 +337,35 @@ def plan(
 @TARGET
 @TTGIR
 @ALLOW_SKIPS
-def swizzle(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, allow_skips) -> None:
+@click.option(
+    "--family",
+    type=click.Choice(["nvmma", "swizzled", "padded", "any"]),
+    default=None,
+    help="List this family's shared layouts for the tile, each with the wavefronts of its store from SRC and load "
+    "into DST, the best marked, as #ttg text to paste into TTGIR (any: all families and llgen's optimal swizzle).",
+)
+def swizzle(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, allow_skips, family) -> None:
     """Unswizzled, classic and optimal shared layouts side by side, with wavefronts per access (at the access width
     both sides share; then the plan's own where one side widens its accesses). With --ttgir and no --src/--dst:
-    every ttg.convert_layout of the file and its table; exit status 1 when an op is skipped (--allow-skips: 0)."""
+    every ttg.convert_layout of the file and its table; exit status 1 when an op is skipped (--allow-skips: 0).
+    With --family: the layouts of that family a local_store from SRC and a local_load into DST could share."""
 
     def body() -> None:
         if _whole_file(ttgir):
+            if family is not None:
+                raise LlgenError("--family lists the shared layouts of one pair: give --src and --dst with --ttgir.")
             from .commands.ttgir import swizzle_file
 
             sys.exit(swizzle_file(ttgir, allow_skips, warps, _tpw(threads_per_warp), target))
+        pair = _pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
+        if family is not None:
+            from .commands.swizzle_family import family_table
+
+            click.echo(family_table(pair, family, dst, _module(ttgir)))
+            return
         from .commands.swizzle import table
 
-        click.echo(table(_pair(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)))
+        click.echo(table(pair))
 
     run(body)
 
