@@ -59,14 +59,20 @@ def test_kernels_out_is_fresh():
     assert not stale, f"kernels_out/ is stale (run `make examples`): {stale}"
 
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_suite_cuda_compiles_as_planned(arch):
-    """Every suite case by every variant gpu-check runs (llgen's pick, forced paths, unswizzled, classic, shared_vec, naive)."""
+@functools.cache
+def _core_kernels(arch: str):
+    """The core suite's jobs, each plan once, and their kernels compiled in one source (two tests read them)."""
     from llgen.runtime.cases import suite_jobs
 
     jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None]
+    return jobs, disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_suite_cuda_compiles_as_planned(arch):
+    """Every suite case by every variant gpu-check runs (llgen's pick, forced paths, unswizzled, classic, shared_vec, naive)."""
+    jobs, kernels = _core_kernels(arch)
     assert {j.variant for j in jobs} >= {"llgen", "shuffle", "unswizzled", "classic_matrix", "naive"}
-    kernels = disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
     for j in jobs:
         check_sass(kernels[f"{j.name}_debug"], j.plan, f"{j.label} ({arch})")
         assert not kernels[f"{j.name}_kernel"].uses_local_memory, j.label
@@ -80,10 +86,8 @@ def test_shared_accesses_share_address_registers(arch):
     """One address register per XOR pattern: the constant part of every shared access (st.shared, ldmatrix,
     stmatrix) lands in the instruction's immediate. ptxas keeps these registers live across a caller's loop,
     so one per instruction would cost registers (b2bT_f16's LOOP kernel took 126 instead of 104 with NVRTC 13.0)."""
-    from llgen.runtime.cases import suite_jobs
-
-    jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None and j.variant == "llgen" and j.plan.path == "shared"]
-    kernels = disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
+    jobs, kernels = _core_kernels(arch)
+    jobs = [j for j in jobs if j.variant == "llgen" and j.plan.path == "shared"]
     for j in jobs:
         d = j.plan.detail
         patterns = len({i.xor_const for i in d.store.instrs}) + len({i.xor_const for i in d.load.instrs})
