@@ -149,7 +149,7 @@ def _shared(plan, src, out, res) -> None:
     read in the round before) with only __syncwarp between, a read of a word no one wrote this round, and two
     warps writing one word without a barrier between them."""
     d = plan.detail
-    cta_barrier = plan.target.lang == "hip" or not d.warp_sync  # what the templates print
+    cta_barrier = plan.target.lang == "hip" or not d.warp_sync  # its own rule, not plan.barrier: an independent check
     smem = np.full(d.scratch_elems, POISON, dtype=src.dtype)
     readers = np.zeros(d.scratch_elems, dtype=np.int64)  # bit w: warp w read the word in the previous round
     st_wf, ld_wf, st_ph, ld_ph = [], [], [], []

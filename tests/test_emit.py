@@ -145,6 +145,7 @@ def _c_value(expr: str, lane: int, warp: int) -> int:
     """Evaluate affine_expr's C in Python: unsigned literals, and `(x ? c : 0u)` selects."""
     py = re.sub(r"\b(0x[0-9a-f]+|\d+)u\b", r"\1", expr)
     py = re.sub(r"\(\((\w+) >> (\d+)\) & 1 \? (\w+) : 0\)", r"(\3 if (\1 >> \2) & 1 else 0)", py)
+    py = re.sub(r"\((\w+) & 1 \? (\w+) : 0\)", r"(\2 if \1 & 1 else 0)", py)  # bit 0 needs no shift
     return eval(py, {}, {"lane": lane, "warp": warp})  # our own expression, checked against Affine.value
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..plan.hw import Hw
 from ..plan.shared import Barrier
 from .shuffle import shuffle_body
-from .spelling import RegArray, address, affine_expr, hexu, vector_access
+from .spelling import RegArray, address, affine_expr, hexu, replica_test, vector_access
 
 
 def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[list[dict]]:
@@ -27,6 +27,7 @@ def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[list[
             d["unpack"] = [] if store else arr.fill(regs, loaded)
         else:
             d.update(vector_access(arr, regs, plan.dtype.bytes))
+            del d["unpack" if store else "value"]  # a store prints its value, a load its unpacking
         out[ins.round].append(d)
     return out
 
@@ -41,8 +42,7 @@ def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
     return {
         "thread": affine_expr(io.thread_offset, lane_bits),
         "accesses": items,
-        "skip_lane": io.skip_lane_mask,
-        "skip_warp": io.skip_warp_mask,
+        "skip": replica_test(io.skip_lane_mask, io.skip_warp_mask),
     }
 
 
@@ -59,8 +59,7 @@ def global_tables(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
         "xs": [hexu(i.xor_const) for i in io.instrs],
         "adds": [hexu(i.add_const) for i in io.instrs],
         "bases": [i.regs[0] for i in io.instrs],
-        "skip_lane": io.skip_lane_mask,
-        "skip_warp": io.skip_warp_mask,
+        "skip": replica_test(io.skip_lane_mask, io.skip_warp_mask),
     }
 
 
@@ -147,6 +146,36 @@ def _body_ctx(plan) -> dict:
     }
 
 
+HELPERS = ("shfl_idx", "shfl_xor", "byte_perm")  # defined in a header only where its code calls them
+
+
+def printed(x) -> list[str]:
+    """Every string in a printable piece (nested dicts and lists): the statements a template prints."""
+    if isinstance(x, str):
+        return [x]
+    if isinstance(x, dict):
+        return [s for v in x.values() for s in printed(v)]
+    if isinstance(x, list | tuple):
+        return [s for v in x for s in printed(v)]
+    return []
+
+
+def called_helpers(*pieces) -> list[str]:
+    """The helpers (HELPERS) the printed pieces call."""
+    text = "\n".join(s for p in pieces for s in printed(p))
+    return [h for h in HELPERS if f"{h}(" in text]
+
+
+def _reads_b(body) -> bool:
+    """Whether a printed body reads B's words before it has written them all (a packed word filled element by
+    element, or by byte permutes that keep some of its bytes): then b[] starts zeroed."""
+    for stmt in printed(body):
+        lhs, eq, rhs = stmt.partition("=")
+        if eq and ("b[" in rhs or lhs.endswith("|")):
+            return True
+    return False
+
+
 def _cta_barrier(p) -> bool:
     """Whether a plan synchronises the whole group (plan.barrier)."""
     return p is not None and p.barrier == Barrier.CTA
@@ -196,6 +225,8 @@ def context(plan, name: str, command: str | None = None) -> dict:
     )
     ctx["body"] = _body_ctx(plan)
     ctx["fallback"] = _body_ctx(plan.fallback) if plan.fallback else None
+    ctx["helpers"] = called_helpers(ctx["body"], ctx["fallback"])
+    ctx["zero_b"] = b.per > 1 and (_reads_b(ctx["body"]) or _reads_b(ctx["fallback"]))
     ctx.update(_provenance(command))
     ha, hb = Hw.of(plan.src), Hw.of(plan.dst)
     shape = plan.src.shape

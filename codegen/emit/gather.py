@@ -9,9 +9,9 @@ array slot.
 from __future__ import annotations
 
 from ..errors import LlgenError
-from .context import global_ctx
+from .context import called_helpers, global_ctx
 from .conversion import check_name, environment
-from .spelling import RegArray, address, affine_expr, hexu, run_term, vector_access
+from .spelling import RegArray, address, affine_expr, hexu, replica_test, run_term, vector_access
 
 
 def default_gather_name(plan) -> str:
@@ -90,8 +90,7 @@ def _shared_ctx(plan, a: RegArray, b: RegArray) -> dict:
         "st_thread": affine_expr(st.thread_offset, lb),
         "ld_thread": affine_expr(d.load_thread, lb),
         "stores": stores,
-        "skip_lane": st.skip_lane_mask,
-        "skip_warp": st.skip_warp_mask,
+        "skip": replica_test(st.skip_lane_mask, st.skip_warp_mask),
         "loads": loads,
         "scratch": d.scratch_bytes,
     }
@@ -144,5 +143,8 @@ def gather_context(plan, name: str, form: str = "header") -> dict:
         ctx["shared"] = _shared_ctx(plan, a, b)
     else:
         ctx["shuffle"] = _shuffle_ctx(plan, a, b)
+    # the shuffle rounds' shfl_idx calls are the template's own (macros.j2)
+    idx = plan.path != "shared" and ctx["shuffle"]["op"] == "idx"
+    ctx["helpers"] = called_helpers(ctx) + (["shfl_idx"] if idx else [])
     ctx["_ctx"] = ctx  # macros take the whole context
     return ctx

@@ -147,7 +147,7 @@ class _Speller:
             name = f"ps{len(self.selectors)}"
             self.selectors[sels] = name
             chain = self._select([hexu(s) for s in sels], named=False)
-            self.selector_decls.append(f"const unsigned {name} = {chain};  // PRMT selector of this thread's class")
+            self.selector_decls.append(f"const unsigned {name} = {chain};  // byte-permute selector of this thread's class")
         return self.selectors[sels]
 
     def _select(self, per_class: list[str], named: bool = True) -> str:

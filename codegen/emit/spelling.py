@@ -27,7 +27,7 @@ def affine_expr(aff: Affine, lane_bits: int) -> str:
         v, bit = (0, i) if i < lane_bits else (1, i - lane_bits)
         var = ("lane", "warp")[v]
         if c & (c - 1):  # one thread bit flips several bits: select the constant
-            terms.append(f"(({var} >> {bit}) & 1u ? {hexu(c)} : 0u)")
+            terms.append(f"(({var} >> {bit}) & 1u ? {hexu(c)} : 0u)" if bit else f"({var} & 1u ? {hexu(c)} : 0u)")
             continue
         dst = c.bit_length() - 1
         last = runs[-1] if runs else None
@@ -37,6 +37,12 @@ def affine_expr(aff: Affine, lane_bits: int) -> str:
             runs.append([v, bit, dst, 1])
     terms += [run_term(("lane", "warp")[v], s, d, w) for v, s, d, w in runs]
     return " ^ ".join(terms)
+
+
+def replica_test(lane_mask: int, warp_mask: int) -> str:
+    """C that is non-zero in every thread but one replica's: its lane and warp bits under the masks ("" for none)."""
+    terms = [f"(lane & {hexu(lane_mask)})"] * bool(lane_mask) + [f"(warp & {hexu(warp_mask)})"] * bool(warp_mask)
+    return f"({' | '.join(terms)})" if len(terms) > 1 else "".join(terms)
 
 
 def run_term(var: str, src: int, dst: int, width: int) -> str:
@@ -221,9 +227,9 @@ def vector_access(regs_arr: RegArray, regs: list[int], elem_bytes: int) -> dict:
 
 def address(base: str, xor_const: int, add_const: int, elem_bytes: int) -> dict:
     """A shared or global address as printable byte offsets: ``base``, the thread part with its XOR;
-    ``imm``, the constant part; ``addr``, their sum. The constant stays a separate term so it lands in
+    ``imm``, the constant part (an int literal, for a template argument); ``addr``, their sum. The constant stays a separate term so it lands in
     the instruction's immediate: accesses that share an XOR pattern share one address register
     (ptxas does not fold ``(st + c) * 2`` itself, bench/NOTES.md), and ldmatrix/stmatrix print it as ``[%p+imm]``."""
     thread = f"({base} ^ {hexu(xor_const)}) * {elem_bytes}" if xor_const else f"{base} * {elem_bytes}"
     imm = add_const * elem_bytes
-    return {"base": thread, "imm": imm, "addr": thread + (f" + {hexu(imm)}" if imm else "")}
+    return {"base": thread, "imm": hexu(imm)[:-1], "addr": thread + (f" + {hexu(imm)}" if imm else "")}

@@ -5,6 +5,9 @@
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [0, 64], [1, 0]], "register": [[0, 1], [0, 2], [0, 4], [8, 0], [16, 0], [32, 0], [64, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
 // B = {"bases": {"block": [], "lane": [[8, 0], [16, 0], [32, 0], [64, 0], [0, 1]], "register": [[1, 0], [2, 0], [4, 0], [0, 8], [0, 16], [0, 32], [0, 64]], "warp": [[0, 2], [0, 4]]}, "out_dims": {"dim0": 128, "dim1": 128}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace b2bT_f16 {
 
@@ -12,7 +15,7 @@ namespace b2bT_f16 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -41,17 +44,17 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return __shfl_sync(0xffffffffu, w, src);
-}
-
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
+// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s: __byte_perm, one PRMT
 __device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
   return __byte_perm(x, y, s);
+}
+
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
+
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -67,14 +70,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>
@@ -175,14 +170,12 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[64], Word (&b)[64],
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-#pragma unroll
-  for (int k = 0; k < 64; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
   // offset bit -> element (flat row-major index): 0x1000u, 0x2000u, 1u, 8u, 0x10u, 0x20u, 0x88u, 0x410u, 0x820u, 2u, 4u, 0x40u, 0x100u, 0x200u
   // store st.shared (4 wavefront(s) each), load ldmatrix.trans x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 8) ^ ((warp & 3u) << 12);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 9) ^ ((warp & 3u) << 9);  // element offset of this thread's loads
+  const unsigned ld = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 9) ^ ((warp & 3u) << 9);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(byte_perm(a[0], a[16], 0x5410u), byte_perm(a[32], a[48], 0x5410u), byte_perm(a[0], a[16], 0x7632u), byte_perm(a[32], a[48], 0x7632u));
@@ -211,14 +204,14 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[64], Word (&b)[64],
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + (ld ^ 0x28u) * 2), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + (ld ^ 0x38u) * 2), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + (ld ^ 8u) * 2), w0, w1, w2, w3); b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + (ld ^ 0x18u) * 2), w0, w1, w2, w3); b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + (ld ^ 0x28u) * 2), w0, w1, w2, w3); b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<4096>(smem_addr(s + (ld ^ 0x38u) * 2), w0, w1, w2, w3); b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + (ld ^ 8u) * 2), w0, w1, w2, w3); b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + (ld ^ 0x18u) * 2), w0, w1, w2, w3); b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + (ld ^ 0x28u) * 2), w0, w1, w2, w3); b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x1000>(smem_addr(s + (ld ^ 0x38u) * 2), w0, w1, w2, w3); b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3; }
 
 }
 
@@ -281,15 +274,14 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  const bool vectors = ld == kCols || ld % 1 == 0;
-  check_group<FirstWarp>(false, tile, vectors ? 2u : 2u);
+  check_group<FirstWarp>(false, tile, 2u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 10) ^ ((lane >> 4) & 1u) ^ ((warp & 3u) << 1);
   using V = unsigned short;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x80u, 0x100u, 0x180u, 0x200u, 0x280u, 0x300u, 0x380u, 8u, 0x88u, 0x108u, 0x188u, 0x208u, 0x288u, 0x308u, 0x388u, 0x10u, 0x90u, 0x110u, 0x190u, 0x210u, 0x290u, 0x310u, 0x390u, 0x18u, 0x98u, 0x118u, 0x198u, 0x218u, 0x298u, 0x318u, 0x398u, 0x20u, 0xa0u, 0x120u, 0x1a0u, 0x220u, 0x2a0u, 0x320u, 0x3a0u, 0x28u, 0xa8u, 0x128u, 0x1a8u, 0x228u, 0x2a8u, 0x328u, 0x3a8u, 0x30u, 0xb0u, 0x130u, 0x1b0u, 0x230u, 0x2b0u, 0x330u, 0x3b0u, 0x38u, 0xb8u, 0x138u, 0x1b8u, 0x238u, 0x2b8u, 0x338u, 0x3b8u, 0x40u, 0xc0u, 0x140u, 0x1c0u, 0x240u, 0x2c0u, 0x340u, 0x3c0u, 0x48u, 0xc8u, 0x148u, 0x1c8u, 0x248u, 0x2c8u, 0x348u, 0x3c8u, 0x50u, 0xd0u, 0x150u, 0x1d0u, 0x250u, 0x2d0u, 0x350u, 0x3d0u, 0x58u, 0xd8u, 0x158u, 0x1d8u, 0x258u, 0x2d8u, 0x358u, 0x3d8u, 0x60u, 0xe0u, 0x160u, 0x1e0u, 0x260u, 0x2e0u, 0x360u, 0x3e0u, 0x68u, 0xe8u, 0x168u, 0x1e8u, 0x268u, 0x2e8u, 0x368u, 0x3e8u, 0x70u, 0xf0u, 0x170u, 0x1f0u, 0x270u, 0x2f0u, 0x370u, 0x3f0u, 0x78u, 0xf8u, 0x178u, 0x1f8u, 0x278u, 0x2f8u, 0x378u, 0x3f8u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127};
-  if (vectors) {
+  {  // one element an access: every ld allows it
 #pragma unroll
     for (int i = 0; i < 128; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -298,11 +290,6 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
 #pragma unroll
       for (int t = 0; t < 1; ++t) x |= static_cast<unsigned>(get_elem(b, kReg[i] + t)) << (16 * t);
       *v = static_cast<V>(x);
-    }
-  } else {  // element by element
-#pragma unroll
-    for (int r = 0; r < 128; ++r) {
-      reinterpret_cast<Raw*>(p)[strided(flat_b(r, lane, warp), ld)] = get_elem(b, r);
     }
   }
 }

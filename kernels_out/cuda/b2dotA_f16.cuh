@@ -5,6 +5,9 @@
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [1, 0], [2, 0]], "register": [[0, 1], [0, 2], [0, 4], [16, 0], [32, 0], [64, 0]], "warp": [[4, 0], [8, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [32, 0], [64, 0]], "warp": [[0, 0], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace b2dotA_f16 {
 
@@ -12,7 +15,7 @@ namespace b2dotA_f16 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -41,17 +44,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return __shfl_sync(0xffffffffu, w, src);
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  return __byte_perm(x, y, s);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -67,14 +65,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>
@@ -182,25 +172,23 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64],
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-#pragma unroll
-  for (int k = 0; k < 64; ++k) b[k] = 0u;  // elements are filled one by one into packed words
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
   // offset bit -> element (flat row-major index): 1u, 8u, 0x10u, 2u, 4u, 0x40u, 0x22u, 0x84u, 0x100u, 0x200u, 0x400u, 0x800u, 0x1000u
   // store stmatrix x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 2) & 1u ? 0x90u : 0u) ^ ((lane & 2u) << 4) ^ (lane & 0x18u) ^ ((warp & 3u) << 8);  // element offset of this thread's stores
+  const unsigned st = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 2) & 1u ? 0x90u : 0u) ^ ((lane & 2u) << 4) ^ (lane & 0x18u) ^ ((warp & 3u) << 8);  // element offset of this thread's stores
   const unsigned ld = ((lane >> 3) & 1u ? 0x90u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 0x10u) << 4) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     stmatrix_x4<0>(smem_addr(s + st * 2), a[0], a[1], a[2], a[3]);
-    stmatrix_x4<2048>(smem_addr(s + st * 2), a[4], a[5], a[6], a[7]);
-    stmatrix_x4<4096>(smem_addr(s + st * 2), a[8], a[9], a[10], a[11]);
-    stmatrix_x4<6144>(smem_addr(s + st * 2), a[12], a[13], a[14], a[15]);
-    stmatrix_x4<8192>(smem_addr(s + st * 2), a[16], a[17], a[18], a[19]);
-    stmatrix_x4<10240>(smem_addr(s + st * 2), a[20], a[21], a[22], a[23]);
-    stmatrix_x4<12288>(smem_addr(s + st * 2), a[24], a[25], a[26], a[27]);
-    stmatrix_x4<14336>(smem_addr(s + st * 2), a[28], a[29], a[30], a[31]);
+    stmatrix_x4<0x800>(smem_addr(s + st * 2), a[4], a[5], a[6], a[7]);
+    stmatrix_x4<0x1000>(smem_addr(s + st * 2), a[8], a[9], a[10], a[11]);
+    stmatrix_x4<0x1800>(smem_addr(s + st * 2), a[12], a[13], a[14], a[15]);
+    stmatrix_x4<0x2000>(smem_addr(s + st * 2), a[16], a[17], a[18], a[19]);
+    stmatrix_x4<0x2800>(smem_addr(s + st * 2), a[20], a[21], a[22], a[23]);
+    stmatrix_x4<0x3000>(smem_addr(s + st * 2), a[24], a[25], a[26], a[27]);
+    stmatrix_x4<0x3800>(smem_addr(s + st * 2), a[28], a[29], a[30], a[31]);
   }
   group_sync<Barrier>();
   { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
@@ -225,8 +213,8 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64],
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x48u, 0x90u, 0x120u, 0x200u, 0x400u, 0x800u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ldmatrix x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 3) & 1u ? 0x48u : 0u) ^ ((lane >> 4) & 1u ? 0x90u : 0u) ^ ((warp >> 0) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 6) ^ ((lane >> 1) & 8u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 3) & 1u ? 0x48u : 0u) ^ ((lane >> 4) & 1u ? 0x90u : 0u) ^ (warp & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
+  const unsigned ld = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 6) ^ ((lane >> 1) & 8u) ^ ((warp & 2u) << 9);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[2], a[3]);
@@ -243,18 +231,18 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64],
   { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<4096>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<4096>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<4096>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<4096>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<8192>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<8192>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<8192>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<8192>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<12288>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<12288>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<12288>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<12288>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3; }
 
 #endif
 }
@@ -320,7 +308,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   (void)lane; (void)warp;
   const bool vectors = ld == kCols || ld % 2 == 0;
   check_group<FirstWarp>(false, tile, vectors ? 4u : 2u);
-  if (((lane & 0u) | (warp & 1u)) != 0u) return;
+  if ((warp & 1u) != 0u) return;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 1) ^ ((lane & 0x1cu) << 4) ^ ((warp & 2u) << 9);
   using V = unsigned;
@@ -333,8 +321,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
       V* v = reinterpret_cast<V*>(at);
       Units<Word, 1> x;
-#pragma unroll
-      for (int t = 0; t < 1; ++t) x.u[t] = b[kReg[i] / kPer + t];
+      x.u[0] = b[kReg[i] / kPer];
       *v = bit_cast<V>(x);
     }
   } else {  // element by element

@@ -5,6 +5,9 @@
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 16], [0, 32], [1, 0], [2, 0], [4, 0]], "register": [[0, 1], [0, 2], [0, 4], [0, 8], [32, 0], [64, 0]], "warp": [[8, 0], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], "register": [[0, 1], [0, 2], [8, 0], [0, 16], [0, 32], [32, 0], [64, 0]], "warp": [[0, 0], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace b2dotA_i8 {
 
@@ -12,7 +15,7 @@ namespace b2dotA_i8 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -41,17 +44,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return __shfl_sync(0xffffffffu, w, src);
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  return __byte_perm(x, y, s);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -67,14 +65,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (8 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>
@@ -182,8 +172,6 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-#pragma unroll
-  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   // shared memory, swizzle optimal: offset bits [vec 4 | bank 3 | seg 6]
   // offset bit -> element (flat row-major index): 1u, 2u, 0x10u, 0x20u, 4u, 8u, 0x40u, 0x84u, 0x108u, 0x200u, 0x400u, 0x800u, 0x1000u
@@ -194,9 +182,9 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     stmatrix_x4<0>(smem_addr(s + st * 1), a[0], a[1], a[2], a[3]);
-    stmatrix_x4<2048>(smem_addr(s + st * 1), a[4], a[5], a[6], a[7]);
-    stmatrix_x4<4096>(smem_addr(s + st * 1), a[8], a[9], a[10], a[11]);
-    stmatrix_x4<6144>(smem_addr(s + st * 1), a[12], a[13], a[14], a[15]);
+    stmatrix_x4<0x800>(smem_addr(s + st * 1), a[4], a[5], a[6], a[7]);
+    stmatrix_x4<0x1000>(smem_addr(s + st * 1), a[8], a[9], a[10], a[11]);
+    stmatrix_x4<0x1800>(smem_addr(s + st * 1), a[12], a[13], a[14], a[15]);
   }
   group_sync<Barrier>();
   { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
@@ -225,12 +213,12 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   group_sync<Barrier>();
   { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<2048>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<2048>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<4096>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<4096>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<6144>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<6144>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x800>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x800>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1800>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1800>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
 
 #endif
 }
@@ -296,7 +284,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   (void)lane; (void)warp;
   const bool vectors = ld == kCols || ld % 4 == 0;
   check_group<FirstWarp>(false, tile, vectors ? 4u : 1u);
-  if (((lane & 0u) | (warp & 1u)) != 0u) return;
+  if ((warp & 1u) != 0u) return;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 2) ^ ((lane & 0x1cu) << 4) ^ ((warp & 2u) << 9);
   using V = unsigned;
@@ -309,8 +297,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 1 + kAdd[i] * 1 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 1;
       V* v = reinterpret_cast<V*>(at);
       Units<Word, 1> x;
-#pragma unroll
-      for (int t = 0; t < 1; ++t) x.u[t] = b[kReg[i] / kPer + t];
+      x.u[0] = b[kReg[i] / kPer];
       *v = bit_cast<V>(x);
     }
   } else {  // element by element

@@ -5,6 +5,9 @@
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [0, 64], [1, 0]], "register": [[0, 1], [0, 2], [0, 4], [8, 0], [16, 0], [32, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 64, "dim1": 128}}
 // B = {"bases": {"block": [], "lane": [[2, 0], [4, 0], [0, 1], [0, 2], [0, 4]], "register": [[1, 0], [8, 0], [16, 0], [32, 0], [0, 16], [0, 32], [0, 64]], "warp": [[0, 8], [0, 0]]}, "out_dims": {"dim0": 64, "dim1": 128}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace b2dotB_f16 {
 
@@ -12,7 +15,7 @@ namespace b2dotB_f16 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -41,17 +44,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return __shfl_sync(0xffffffffu, w, src);
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  return __byte_perm(x, y, s);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -67,14 +65,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>
@@ -175,14 +165,12 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64],
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-#pragma unroll
-  for (int k = 0; k < 64; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x88u, 0x110u, 0x220u, 0x40u, 0x400u, 0x800u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ldmatrix.trans x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp >> 0) & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 6);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 7) ^ ((warp & 1u) << 3);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 4) & 1u ? 0x48u : 0u) ^ (warp & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 6);  // element offset of this thread's stores
+  const unsigned ld = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 7) ^ ((warp & 1u) << 3);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[2], a[3]);
@@ -196,21 +184,21 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64],
   }
   group_sync<Barrier>();
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<8192>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<8192>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<8192>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
   { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<8192>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<1024>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<9216>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<1024>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<9216>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<1024>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<9216>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<1024>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<9216>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x400>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2400>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x400>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2400>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x400>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2400>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x400>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3; }
+  { unsigned w0, w1, w2, w3; ldmatrix_x4_trans<0x2400>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3; }
 
 }
 
@@ -273,16 +261,15 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  const bool vectors = ld == kCols || ld % 1 == 0;
-  check_group<FirstWarp>(false, tile, vectors ? 2u : 2u);
-  if (((lane & 0u) | (warp & 2u)) != 0u) return;
+  check_group<FirstWarp>(false, tile, 2u);
+  if ((warp & 2u) != 0u) return;
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 3u) << 8) ^ ((lane >> 2) & 7u) ^ ((warp & 1u) << 3);
   using V = unsigned short;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x80u, 0x400u, 0x480u, 0x800u, 0x880u, 0xc00u, 0xc80u, 0x1000u, 0x1080u, 0x1400u, 0x1480u, 0x1800u, 0x1880u, 0x1c00u, 0x1c80u, 0x10u, 0x90u, 0x410u, 0x490u, 0x810u, 0x890u, 0xc10u, 0xc90u, 0x1010u, 0x1090u, 0x1410u, 0x1490u, 0x1810u, 0x1890u, 0x1c10u, 0x1c90u, 0x20u, 0xa0u, 0x420u, 0x4a0u, 0x820u, 0x8a0u, 0xc20u, 0xca0u, 0x1020u, 0x10a0u, 0x1420u, 0x14a0u, 0x1820u, 0x18a0u, 0x1c20u, 0x1ca0u, 0x30u, 0xb0u, 0x430u, 0x4b0u, 0x830u, 0x8b0u, 0xc30u, 0xcb0u, 0x1030u, 0x10b0u, 0x1430u, 0x14b0u, 0x1830u, 0x18b0u, 0x1c30u, 0x1cb0u, 0x40u, 0xc0u, 0x440u, 0x4c0u, 0x840u, 0x8c0u, 0xc40u, 0xcc0u, 0x1040u, 0x10c0u, 0x1440u, 0x14c0u, 0x1840u, 0x18c0u, 0x1c40u, 0x1cc0u, 0x50u, 0xd0u, 0x450u, 0x4d0u, 0x850u, 0x8d0u, 0xc50u, 0xcd0u, 0x1050u, 0x10d0u, 0x1450u, 0x14d0u, 0x1850u, 0x18d0u, 0x1c50u, 0x1cd0u, 0x60u, 0xe0u, 0x460u, 0x4e0u, 0x860u, 0x8e0u, 0xc60u, 0xce0u, 0x1060u, 0x10e0u, 0x1460u, 0x14e0u, 0x1860u, 0x18e0u, 0x1c60u, 0x1ce0u, 0x70u, 0xf0u, 0x470u, 0x4f0u, 0x870u, 0x8f0u, 0xc70u, 0xcf0u, 0x1070u, 0x10f0u, 0x1470u, 0x14f0u, 0x1870u, 0x18f0u, 0x1c70u, 0x1cf0u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127};
-  if (vectors) {
+  {  // one element an access: every ld allows it
 #pragma unroll
     for (int i = 0; i < 128; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -291,11 +278,6 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
 #pragma unroll
       for (int t = 0; t < 1; ++t) x |= static_cast<unsigned>(get_elem(b, kReg[i] + t)) << (16 * t);
       *v = static_cast<V>(x);
-    }
-  } else {  // element by element
-#pragma unroll
-    for (int r = 0; r < 128; ++r) {
-      reinterpret_cast<Raw*>(p)[strided(flat_b(r, lane, warp), ld)] = get_elem(b, r);
     }
   }
 }

@@ -5,6 +5,9 @@
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 4], [0, 8], [0, 16], [0, 32], [0, 64]], "register": [[0, 1], [0, 2], [4, 0], [8, 0], [16, 0], [32, 0], [64, 0]], "warp": [[1, 0], [2, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
 // B = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "register": [[0, 1], [8, 0], [0, 16], [0, 32], [0, 64], [32, 0], [64, 0]], "warp": [[0, 8], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace b2mma_f32 {
 
@@ -12,7 +15,7 @@ namespace b2mma_f32 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -44,17 +47,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return __shfl_sync(0xffffffffu, w, src);
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  return __byte_perm(x, y, s);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -70,14 +68,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (32 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>
@@ -172,8 +162,8 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[128], Word (&b)[128
   // offset bit -> element (flat row-major index): 1u, 0x400u, 2u, 4u, 0x10u, 0xau, 0x90u, 0x20u, 0x40u, 0x100u, 0x200u, 0x800u, 0x1000u, 0x2000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 1) & 1u ? 0x24u : 0u) ^ ((warp >> 0) & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 2) & 1u ? 0x50u : 0u) ^ ((warp >> 0) & 1u ? 0x24u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 1) & 1u ? 0x24u : 0u) ^ (warp & 1u ? 0x50u : 0u) ^ ((lane & 1u) << 3) ^ ((lane & 4u) << 2) ^ ((lane & 0x18u) << 4) ^ ((warp & 2u) << 8);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 2) & 1u ? 0x50u : 0u) ^ (warp & 1u ? 0x24u : 0u) ^ ((lane & 3u) << 2) ^ ((lane & 0x18u) << 6) ^ ((warp & 2u) << 10);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     *reinterpret_cast<uint4*>(s + st * 4) = make_uint4(a[0], a[1], a[8], a[9]);

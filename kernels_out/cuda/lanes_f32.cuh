@@ -5,6 +5,9 @@
 // Path: shuffle (warp shuffles cost 128 vs 256 cycles for shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 4], [0, 8], [0, 16], [0, 32], [1, 0]], "register": [[0, 1], [0, 2], [8, 0], [16, 0], [32, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 64, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [1, 0], [0, 4]], "register": [[0, 1], [0, 2], [8, 0], [16, 0], [32, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 64, "dim1": 64}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace lanes_f32 {
 
@@ -12,7 +15,7 @@ namespace lanes_f32 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -45,13 +48,12 @@ __device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
   return __shfl_sync(0xffffffffu, w, src);
 }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  return __byte_perm(x, y, s);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -67,14 +69,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (32 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>

@@ -5,6 +5,9 @@
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "register": [[0, 1], [8, 0], [0, 16], [0, 32], [0, 64], [32, 0], [64, 0]], "warp": [[0, 8], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
 // B = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [0, 64], [1, 0]], "register": [[0, 1], [0, 2], [0, 4], [8, 0], [16, 0], [32, 0], [64, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace mma2b_f16 {
 
@@ -12,7 +15,7 @@ namespace mma2b_f16 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -41,17 +44,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return __shfl_sync(0xffffffffu, w, src);
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  return __byte_perm(x, y, s);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -67,14 +65,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>
@@ -175,33 +165,31 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[64], Word (&b)[64],
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-#pragma unroll
-  for (int k = 0; k < 64; ++k) b[k] = 0u;  // elements are filled one by one into packed words
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x88u, 0x110u, 0x220u, 0x40u, 0x400u, 0x800u, 0x1000u, 0x2000u
   // store stmatrix x4 (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 7) ^ (lane & 0x10u) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 4) & 1u ? 0x48u : 0u) ^ ((warp >> 0) & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 6);  // element offset of this thread's loads
+  const unsigned st = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 8u) << 7) ^ (lane & 0x10u) ^ ((warp & 1u) << 3) ^ ((warp & 2u) << 10);  // element offset of this thread's stores
+  const unsigned ld = ((lane >> 4) & 1u ? 0x48u : 0u) ^ (warp & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 6);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     stmatrix_x4<0>(smem_addr(s + st * 2), a[0], a[1], a[2], a[3]);
     stmatrix_x4<0>(smem_addr(s + (st ^ 0x20u) * 2), a[4], a[5], a[6], a[7]);
-    stmatrix_x4<1024>(smem_addr(s + st * 2), a[8], a[9], a[10], a[11]);
-    stmatrix_x4<1024>(smem_addr(s + (st ^ 0x20u) * 2), a[12], a[13], a[14], a[15]);
-    stmatrix_x4<8192>(smem_addr(s + st * 2), a[16], a[17], a[18], a[19]);
-    stmatrix_x4<8192>(smem_addr(s + (st ^ 0x20u) * 2), a[20], a[21], a[22], a[23]);
-    stmatrix_x4<9216>(smem_addr(s + st * 2), a[24], a[25], a[26], a[27]);
-    stmatrix_x4<9216>(smem_addr(s + (st ^ 0x20u) * 2), a[28], a[29], a[30], a[31]);
-    stmatrix_x4<16384>(smem_addr(s + st * 2), a[32], a[33], a[34], a[35]);
-    stmatrix_x4<16384>(smem_addr(s + (st ^ 0x20u) * 2), a[36], a[37], a[38], a[39]);
-    stmatrix_x4<17408>(smem_addr(s + st * 2), a[40], a[41], a[42], a[43]);
-    stmatrix_x4<17408>(smem_addr(s + (st ^ 0x20u) * 2), a[44], a[45], a[46], a[47]);
-    stmatrix_x4<24576>(smem_addr(s + st * 2), a[48], a[49], a[50], a[51]);
-    stmatrix_x4<24576>(smem_addr(s + (st ^ 0x20u) * 2), a[52], a[53], a[54], a[55]);
-    stmatrix_x4<25600>(smem_addr(s + st * 2), a[56], a[57], a[58], a[59]);
-    stmatrix_x4<25600>(smem_addr(s + (st ^ 0x20u) * 2), a[60], a[61], a[62], a[63]);
+    stmatrix_x4<0x400>(smem_addr(s + st * 2), a[8], a[9], a[10], a[11]);
+    stmatrix_x4<0x400>(smem_addr(s + (st ^ 0x20u) * 2), a[12], a[13], a[14], a[15]);
+    stmatrix_x4<0x2000>(smem_addr(s + st * 2), a[16], a[17], a[18], a[19]);
+    stmatrix_x4<0x2000>(smem_addr(s + (st ^ 0x20u) * 2), a[20], a[21], a[22], a[23]);
+    stmatrix_x4<0x2400>(smem_addr(s + st * 2), a[24], a[25], a[26], a[27]);
+    stmatrix_x4<0x2400>(smem_addr(s + (st ^ 0x20u) * 2), a[28], a[29], a[30], a[31]);
+    stmatrix_x4<0x4000>(smem_addr(s + st * 2), a[32], a[33], a[34], a[35]);
+    stmatrix_x4<0x4000>(smem_addr(s + (st ^ 0x20u) * 2), a[36], a[37], a[38], a[39]);
+    stmatrix_x4<0x4400>(smem_addr(s + st * 2), a[40], a[41], a[42], a[43]);
+    stmatrix_x4<0x4400>(smem_addr(s + (st ^ 0x20u) * 2), a[44], a[45], a[46], a[47]);
+    stmatrix_x4<0x6000>(smem_addr(s + st * 2), a[48], a[49], a[50], a[51]);
+    stmatrix_x4<0x6000>(smem_addr(s + (st ^ 0x20u) * 2), a[52], a[53], a[54], a[55]);
+    stmatrix_x4<0x6400>(smem_addr(s + st * 2), a[56], a[57], a[58], a[59]);
+    stmatrix_x4<0x6400>(smem_addr(s + (st ^ 0x20u) * 2), a[60], a[61], a[62], a[63]);
   }
   group_sync<Barrier>();
   { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
@@ -226,8 +214,8 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[64], Word (&b)[64],
   // offset bit -> element (flat row-major index): 1u, 0x400u, 0x1000u, 2u, 4u, 0x20u, 0xau, 0x14u, 0xa0u, 0x40u, 0x100u, 0x200u, 0x800u, 0x2000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
-  const unsigned st = ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((warp >> 0) & 1u ? 0x48u : 0u) ^ ((lane & 3u) << 3) ^ ((lane & 0x18u) << 7) ^ ((warp & 2u) << 11);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
+  const unsigned st = ((lane >> 2) & 1u ? 0x120u : 0u) ^ (warp & 1u ? 0x48u : 0u) ^ ((lane & 3u) << 3) ^ ((lane & 0x18u) << 7) ^ ((warp & 2u) << 11);  // element offset of this thread's stores
+  const unsigned ld = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[16], a[17]);
@@ -308,8 +296,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
       const V* v = reinterpret_cast<const V*>(at);
       const V loaded = *v;  // one vector load (bit_cast from *v itself would copy it byte by byte)
       const Units<Word, 1> x = bit_cast<Units<Word, 1>>(loaded);
-#pragma unroll
-      for (int t = 0; t < 1; ++t) a[kReg[i] / kPer + t] = x.u[t];
+      a[kReg[i] / kPer] = x.u[0];
     }
   } else {  // element by element
 #pragma unroll

@@ -5,6 +5,9 @@
 // Path: noop (A and B are the same map).
 // A = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [64, 0]], "warp": [[16, 0], [32, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [64, 0]], "warp": [[16, 0], [32, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
+#if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
+#include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
+#endif
 namespace llgen {
 namespace mma2dotA_f16 {
 
@@ -12,7 +15,7 @@ namespace mma2dotA_f16 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
+//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
 // A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
@@ -41,17 +44,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return __shfl_sync(0xffffffffu, w, src);
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return __shfl_xor_sync(0xffffffffu, w, mask);
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  return __byte_perm(x, y, s);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -67,14 +65,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 31u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 5) - FirstWarp;
 }
 
 template <int Barrier>
@@ -162,8 +152,6 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32])
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, nullptr, 1u);
-#pragma unroll
-  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // register permutation: every thread already holds what it needs
   b[0] = a[0];
   b[1] = a[1];
@@ -240,8 +228,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
       const V* v = reinterpret_cast<const V*>(at);
       const V loaded = *v;  // one vector load (bit_cast from *v itself would copy it byte by byte)
       const Units<Word, 1> x = bit_cast<Units<Word, 1>>(loaded);
-#pragma unroll
-      for (int t = 0; t < 1; ++t) a[kReg[i] / kPer + t] = x.u[t];
+      a[kReg[i] / kPer] = x.u[0];
     }
   } else {  // element by element
 #pragma unroll
@@ -273,8 +260,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
       V* v = reinterpret_cast<V*>(at);
       Units<Word, 1> x;
-#pragma unroll
-      for (int t = 0; t < 1; ++t) x.u[t] = b[kReg[i] / kPer + t];
+      x.u[0] = b[kReg[i] / kPer];
       *v = bit_cast<V>(x);
     }
   } else {  // element by element

@@ -12,10 +12,9 @@ namespace b2bT_f16 {
 // The group of threads that runs the conversion: kWarps warps of kLanes lanes, kThreads threads in all (the group's
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
-//   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
-// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
-// Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
+//   Barrier:   -1, the only value: HIP synchronises with __syncthreads(), so every thread of the block calls convert.
+// A warp-local plan (kWarpLocal) needs no barrier, and runs in any group and block.
+// Build with -DLLGEN_DEBUG to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
 inline constexpr int kLanes = 64;  // fixed at generation time, not read from warpSize
 inline constexpr int kThreads = 256;
@@ -42,18 +41,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return static_cast<unsigned>(__shfl(static_cast<int>(w), static_cast<int>(src)));
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return static_cast<unsigned>(__shfl_xor(static_cast<int>(w), mask));
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  // v_perm_b32 takes a byte per result byte, 0-3 naming its second operand's bytes
-  return __builtin_amdgcn_perm(y, x, (s & 0xfu) | (s & 0xf0u) << 4 | (s & 0xf00u) << 8 | (s & 0xf000u) << 12);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 6) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -69,14 +62,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 6) - FirstWarp;
 }
 
 template <int Barrier>
@@ -138,11 +123,11 @@ __device__ __forceinline__ Coord coord_b(int reg) { return coord(flat_b(reg, lan
 // Traps, naming the broken rule, when the launch does not fit the group (debug builds only).
 template <int FirstWarp>
 __device__ __forceinline__ void check_group(bool whole_block, const void* p, unsigned align) {
-#if defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)
+#if defined(LLGEN_DEBUG)
   const char* bad = nullptr;
   if (blockDim.y != 1 || blockDim.z != 1) bad = "the block must be 1-D";
   else if (warp_id<FirstWarp>() >= static_cast<unsigned>(kWarps)) bad = "the calling thread is outside warps FirstWarp .. FirstWarp + kWarps - 1";
-  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads); pass a named Barrier";
+  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads)";
   else if (reinterpret_cast<unsigned long long>(p) % align != 0) bad = "a pointer is not aligned to kSmemAlign / kGlobalAlign";
   if (bad) {
     printf("llgen::b2bT_f16: thread %u of a block of %u: %s\n", threadIdx.x, blockDim.x, bad);
@@ -170,7 +155,7 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32],
   // store st.shared (2 wavefront(s) each), load ld.shared (2 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 5) & 1u ? 0x220u : 0u) ^ (lane & 1u) ^ ((lane & 0x1eu) << 1) ^ ((warp & 3u) << 12);  // element offset of this thread's stores
-  const unsigned ld = ((lane >> 0) & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 3) & 2u) ^ ((lane >> 1) & 0x10u) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
+  const unsigned ld = (lane & 1u ? 0x44u : 0u) ^ ((lane >> 1) & 1u ? 0x88u : 0u) ^ ((lane >> 2) & 1u ? 0x110u : 0u) ^ ((lane >> 3) & 1u ? 0x220u : 0u) ^ ((lane >> 3) & 2u) ^ ((lane >> 1) & 0x10u) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
   if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
   {
     *reinterpret_cast<unsigned short*>(s + st * 2) = static_cast<unsigned short>((a[0] & 0xffffu));
@@ -333,15 +318,14 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  const bool vectors = ld == kCols || ld % 1 == 0;
-  check_group<FirstWarp>(false, tile, vectors ? 2u : 2u);
+  check_group<FirstWarp>(false, tile, 2u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 10) ^ ((lane >> 4) & 1u) ^ ((lane & 0x20u) << 1) ^ ((warp & 3u) << 1);
   using V = unsigned short;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x80u, 0x100u, 0x180u, 0x200u, 0x280u, 0x300u, 0x380u, 8u, 0x88u, 0x108u, 0x188u, 0x208u, 0x288u, 0x308u, 0x388u, 0x10u, 0x90u, 0x110u, 0x190u, 0x210u, 0x290u, 0x310u, 0x390u, 0x18u, 0x98u, 0x118u, 0x198u, 0x218u, 0x298u, 0x318u, 0x398u, 0x20u, 0xa0u, 0x120u, 0x1a0u, 0x220u, 0x2a0u, 0x320u, 0x3a0u, 0x28u, 0xa8u, 0x128u, 0x1a8u, 0x228u, 0x2a8u, 0x328u, 0x3a8u, 0x30u, 0xb0u, 0x130u, 0x1b0u, 0x230u, 0x2b0u, 0x330u, 0x3b0u, 0x38u, 0xb8u, 0x138u, 0x1b8u, 0x238u, 0x2b8u, 0x338u, 0x3b8u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
-  if (vectors) {
+  {  // one element an access: every ld allows it
 #pragma unroll
     for (int i = 0; i < 64; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
@@ -350,11 +334,6 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
 #pragma unroll
       for (int t = 0; t < 1; ++t) x |= static_cast<unsigned>(get_elem(b, kReg[i] + t)) << (16 * t);
       *v = static_cast<V>(x);
-    }
-  } else {  // element by element
-#pragma unroll
-    for (int r = 0; r < 64; ++r) {
-      reinterpret_cast<Raw*>(p)[strided(flat_b(r, lane, warp), ld)] = get_elem(b, r);
     }
   }
 }

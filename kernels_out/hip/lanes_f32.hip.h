@@ -3,7 +3,7 @@
 #pragma once
 #include <hip/hip_runtime.h>
 // lanes_f32: convert a 64x64 tile of 32-bit elements from layout A to layout B on gfx942 (4 warps x 64 lanes).
-// Path: shuffle (warp shuffles cost 64 vs 256 cycles for shared memory).
+// Path: shuffle (warp shuffles cost 64 vs 280 cycles for shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 4], [0, 8], [0, 16], [0, 32], [1, 0], [32, 0]], "register": [[0, 1], [0, 2], [8, 0], [16, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 64, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [1, 0], [0, 4], [32, 0]], "register": [[0, 1], [0, 2], [8, 0], [16, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 64, "dim1": 64}}
 namespace llgen {
@@ -12,10 +12,9 @@ namespace lanes_f32 {
 // The group of threads that runs the conversion: kWarps warps of kLanes lanes, kThreads threads in all (the group's
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
-//   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
-// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
-// Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
+//   Barrier:   -1, the only value: HIP synchronises with __syncthreads(), so every thread of the block calls convert.
+// A warp-local plan (kWarpLocal) needs no barrier, and runs in any group and block.
+// Build with -DLLGEN_DEBUG to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
 inline constexpr int kLanes = 64;  // fixed at generation time, not read from warpSize
 inline constexpr int kThreads = 256;
@@ -46,14 +45,12 @@ __device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
   return static_cast<unsigned>(__shfl(static_cast<int>(w), static_cast<int>(src)));
 }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return static_cast<unsigned>(__shfl_xor(static_cast<int>(w), mask));
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
 
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  // v_perm_b32 takes a byte per result byte, 0-3 naming its second operand's bytes
-  return __builtin_amdgcn_perm(y, x, (s & 0xfu) | (s & 0xf0u) << 4 | (s & 0xf00u) << 8 | (s & 0xf000u) << 12);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 6) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -69,14 +66,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (32 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 6) - FirstWarp;
 }
 
 template <int Barrier>
@@ -138,11 +127,11 @@ __device__ __forceinline__ Coord coord_b(int reg) { return coord(flat_b(reg, lan
 // Traps, naming the broken rule, when the launch does not fit the group (debug builds only).
 template <int FirstWarp>
 __device__ __forceinline__ void check_group(bool whole_block, const void* p, unsigned align) {
-#if defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)
+#if defined(LLGEN_DEBUG)
   const char* bad = nullptr;
   if (blockDim.y != 1 || blockDim.z != 1) bad = "the block must be 1-D";
   else if (warp_id<FirstWarp>() >= static_cast<unsigned>(kWarps)) bad = "the calling thread is outside warps FirstWarp .. FirstWarp + kWarps - 1";
-  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads); pass a named Barrier";
+  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads)";
   else if (reinterpret_cast<unsigned long long>(p) % align != 0) bad = "a pointer is not aligned to kSmemAlign / kGlobalAlign";
   if (bad) {
     printf("llgen::lanes_f32: thread %u of a block of %u: %s\n", threadIdx.x, blockDim.x, bad);

@@ -12,10 +12,9 @@ namespace mma2dotA_f16 {
 // The group of threads that runs the conversion: kWarps warps of kLanes lanes, kThreads threads in all (the group's
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
-//   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
-// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
-// Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
+//   Barrier:   -1, the only value: HIP synchronises with __syncthreads(), so every thread of the block calls convert.
+// A warp-local plan (kWarpLocal) needs no barrier, and runs in any group and block.
+// Build with -DLLGEN_DEBUG to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
 inline constexpr int kLanes = 64;  // fixed at generation time, not read from warpSize
 inline constexpr int kThreads = 256;
@@ -42,18 +41,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
-__device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
-  return static_cast<unsigned>(__shfl(static_cast<int>(w), static_cast<int>(src)));
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return static_cast<unsigned>(__shfl_xor(static_cast<int>(w), mask));
-}
-
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  // v_perm_b32 takes a byte per result byte, 0-3 naming its second operand's bytes
-  return __builtin_amdgcn_perm(y, x, (s & 0xfu) | (s & 0xf0u) << 4 | (s & 0xf00u) << 8 | (s & 0xf000u) << 12);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 6) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -69,14 +62,6 @@ template <int N, class T>
 __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1], T (&x)[N]) {
 #pragma unroll
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
-}
-
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 6) - FirstWarp;
 }
 
 template <int Barrier>
@@ -138,11 +123,11 @@ __device__ __forceinline__ Coord coord_b(int reg) { return coord(flat_b(reg, lan
 // Traps, naming the broken rule, when the launch does not fit the group (debug builds only).
 template <int FirstWarp>
 __device__ __forceinline__ void check_group(bool whole_block, const void* p, unsigned align) {
-#if defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)
+#if defined(LLGEN_DEBUG)
   const char* bad = nullptr;
   if (blockDim.y != 1 || blockDim.z != 1) bad = "the block must be 1-D";
   else if (warp_id<FirstWarp>() >= static_cast<unsigned>(kWarps)) bad = "the calling thread is outside warps FirstWarp .. FirstWarp + kWarps - 1";
-  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads); pass a named Barrier";
+  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads)";
   else if (reinterpret_cast<unsigned long long>(p) % align != 0) bad = "a pointer is not aligned to kSmemAlign / kGlobalAlign";
   if (bad) {
     printf("llgen::mma2dotA_f16: thread %u of a block of %u: %s\n", threadIdx.x, blockDim.x, bad);
@@ -160,8 +145,6 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[16])
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, nullptr, 1u);
-#pragma unroll
-  for (int k = 0; k < 16; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // register permutation: every thread already holds what it needs
   b[0] = a[0];
   b[1] = a[1];
@@ -222,8 +205,7 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
       const V* v = reinterpret_cast<const V*>(at);
       const V loaded = *v;  // one vector load (bit_cast from *v itself would copy it byte by byte)
       const Units<Word, 1> x = bit_cast<Units<Word, 1>>(loaded);
-#pragma unroll
-      for (int t = 0; t < 1; ++t) a[kReg[i] / kPer + t] = x.u[t];
+      a[kReg[i] / kPer] = x.u[0];
     }
   } else {  // element by element
 #pragma unroll
@@ -255,8 +237,7 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 2 + kAdd[i] * 2 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 2;
       V* v = reinterpret_cast<V*>(at);
       Units<Word, 1> x;
-#pragma unroll
-      for (int t = 0; t < 1; ++t) x.u[t] = b[kReg[i] / kPer + t];
+      x.u[0] = b[kReg[i] / kPer];
       *v = bit_cast<V>(x);
     }
   } else {  // element by element

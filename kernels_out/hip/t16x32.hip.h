@@ -2,8 +2,8 @@
 // regenerate with: python -m llgen.examples (the core suite's case t16x32, gfx942)
 #pragma once
 #include <hip/hip_runtime.h>
-// t16x32: convert a 16x32 tile of 32-bit elements from layout A to layout B on gfx942 (1 warps x 64 lanes).
-// Path: shuffle (warp shuffles cost 24 vs 32 cycles for shared memory).
+// t16x32: convert a 16x32 tile of 32-bit elements from layout A to layout B on gfx942 (1 warp x 64 lanes).
+// Path: shuffle (warp shuffles cost 24 vs 56 cycles for shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [8, 0]], "register": [[1, 0], [2, 0], [4, 0]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 // B = {"bases": {"block": [], "lane": [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 16]], "register": [[0, 2], [0, 4], [0, 8]], "warp": []}, "out_dims": {"dim0": 16, "dim1": 32}}
 namespace llgen {
@@ -12,10 +12,9 @@ namespace t16x32 {
 // The group of threads that runs the conversion: kWarps warps of kLanes lanes, kThreads threads in all (the group's
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
-//   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
-//              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it (CUDA only).
-// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
-// Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
+//   Barrier:   -1, the only value: HIP synchronises with __syncthreads(), so every thread of the block calls convert.
+// A warp-local plan (kWarpLocal) needs no barrier, and runs in any group and block.
+// Build with -DLLGEN_DEBUG to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 1;
 inline constexpr int kLanes = 64;  // fixed at generation time, not read from warpSize
 inline constexpr int kThreads = 64;
@@ -46,14 +45,12 @@ __device__ __forceinline__ unsigned shfl_idx(unsigned w, unsigned src) {
   return static_cast<unsigned>(__shfl(static_cast<int>(w), static_cast<int>(src)));
 }
 
-__device__ __forceinline__ unsigned shfl_xor(unsigned w, int mask) {
-  return static_cast<unsigned>(__shfl_xor(static_cast<int>(w), mask));
-}
+__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
 
-// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s, as CUDA's __byte_perm (one PRMT; v_perm_b32 on AMD)
-__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
-  // v_perm_b32 takes a byte per result byte, 0-3 naming its second operand's bytes
-  return __builtin_amdgcn_perm(y, x, (s & 0xfu) | (s & 0xf0u) << 4 | (s & 0xf00u) << 8 | (s & 0xf000u) << 12);
+template <int FirstWarp>
+__device__ __forceinline__ unsigned warp_id() {
+  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
+  return (threadIdx.x >> 6) - FirstWarp;
 }
 
 // Elements kPer * k .. kPer * k + kPer - 1 of x in word k, and back.
@@ -71,14 +68,6 @@ __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1],
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (32 * (j % kPer))));
 }
 
-__device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
-
-template <int FirstWarp>
-__device__ __forceinline__ unsigned warp_id() {
-  static_assert(FirstWarp >= 0, "FirstWarp is a warp index of the block");
-  return (threadIdx.x >> 6) - FirstWarp;
-}
-
 template <int Barrier>
 __device__ __forceinline__ void group_sync() {
   static_assert(Barrier == -1, "HIP has no named barriers: keep Barrier = -1 and call from every thread of the block");
@@ -92,24 +81,20 @@ __device__ __forceinline__ long long strided(unsigned e, long long ld) {
 }
 
 // The element register `reg` of (lane, warp) holds in layout A (flat_a) or B (flat_b): its row-major index.
-__host__ __device__ constexpr unsigned flat_a(int reg, unsigned lane, unsigned warp) {
+__host__ __device__ constexpr unsigned flat_a(int reg, unsigned lane, unsigned) {
   constexpr unsigned kReg[] = {0x20u, 0x40u, 0x80u};
   constexpr unsigned kLane[] = {1u, 2u, 4u, 8u, 0x10u, 0x100u};
-  constexpr unsigned kWarp[] = {0u};
   unsigned e = 0u;
   for (int i = 0; i < 3; ++i) e ^= (reg >> i & 1) ? kReg[i] : 0u;
   for (int i = 0; i < 6; ++i) e ^= (lane >> i & 1u) ? kLane[i] : 0u;
-  for (int i = 0; i < 0; ++i) e ^= (warp >> i & 1u) ? kWarp[i] : 0u;
   return e;
 }
-__host__ __device__ constexpr unsigned flat_b(int reg, unsigned lane, unsigned warp) {
+__host__ __device__ constexpr unsigned flat_b(int reg, unsigned lane, unsigned) {
   constexpr unsigned kReg[] = {2u, 4u, 8u};
   constexpr unsigned kLane[] = {0x20u, 0x40u, 0x80u, 0x100u, 1u, 0x10u};
-  constexpr unsigned kWarp[] = {0u};
   unsigned e = 0u;
   for (int i = 0; i < 3; ++i) e ^= (reg >> i & 1) ? kReg[i] : 0u;
   for (int i = 0; i < 6; ++i) e ^= (lane >> i & 1u) ? kLane[i] : 0u;
-  for (int i = 0; i < 0; ++i) e ^= (warp >> i & 1u) ? kWarp[i] : 0u;
   return e;
 }
 
@@ -138,11 +123,11 @@ __device__ __forceinline__ Coord coord_b(int reg) { return coord(flat_b(reg, lan
 // Traps, naming the broken rule, when the launch does not fit the group (debug builds only).
 template <int FirstWarp>
 __device__ __forceinline__ void check_group(bool whole_block, const void* p, unsigned align) {
-#if defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)
+#if defined(LLGEN_DEBUG)
   const char* bad = nullptr;
   if (blockDim.y != 1 || blockDim.z != 1) bad = "the block must be 1-D";
   else if (warp_id<FirstWarp>() >= static_cast<unsigned>(kWarps)) bad = "the calling thread is outside warps FirstWarp .. FirstWarp + kWarps - 1";
-  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads); pass a named Barrier";
+  else if (whole_block && (FirstWarp != 0 || blockDim.x != static_cast<unsigned>(kThreads))) bad = "__syncthreads needs the block to be the group (blockDim.x == kThreads)";
   else if (reinterpret_cast<unsigned long long>(p) % align != 0) bad = "a pointer is not aligned to kSmemAlign / kGlobalAlign";
   if (bad) {
     printf("llgen::t16x32: thread %u of a block of %u: %s\n", threadIdx.x, blockDim.x, bad);
@@ -245,28 +230,21 @@ __device__ __forceinline__ void load_a_bits(const void* tile, long long ld, Word
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  const bool vectors = ld == kCols || ld % 1 == 0;
-  check_group<FirstWarp>(false, tile, vectors ? 4u : 4u);
+  check_group<FirstWarp>(false, tile, 4u);
   const unsigned char* p = static_cast<const unsigned char*>(tile);
   const unsigned g = (lane & 0x1fu) ^ ((lane & 0x20u) << 3);
   using V = unsigned;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 0x20u, 0x40u, 0x60u, 0x80u, 0xa0u, 0xc0u, 0xe0u};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7};
-  if (vectors) {
+  {  // one element an access: every ld allows it
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       const unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;
       const V* v = reinterpret_cast<const V*>(at);
       const V loaded = *v;  // one vector load (bit_cast from *v itself would copy it byte by byte)
       const Units<Word, 1> x = bit_cast<Units<Word, 1>>(loaded);
-#pragma unroll
-      for (int t = 0; t < 1; ++t) a[kReg[i] / kPer + t] = x.u[t];
-    }
-  } else {  // element by element
-#pragma unroll
-    for (int r = 0; r < 8; ++r) {
-      set_elem(a, r, reinterpret_cast<const Raw*>(p)[strided(flat_a(r, lane, warp), ld)]);
+      a[kReg[i] / kPer] = x.u[0];
     }
   }
 }
@@ -279,28 +257,21 @@ __device__ __forceinline__ void store_b_bits(void* tile, long long ld, const Wor
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  const bool vectors = ld == kCols || ld % 1 == 0;
-  check_group<FirstWarp>(false, tile, vectors ? 4u : 4u);
+  check_group<FirstWarp>(false, tile, 4u);
   unsigned char* p = static_cast<unsigned char*>(tile);
   const unsigned g = ((lane & 0xfu) << 5) ^ ((lane >> 4) & 1u) ^ ((lane >> 1) & 0x10u);
   using V = unsigned;
   constexpr unsigned kX[] = {0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u};
   constexpr unsigned kAdd[] = {0u, 2u, 4u, 6u, 8u, 0xau, 0xcu, 0xeu};
   constexpr int kReg[] = {0, 1, 2, 3, 4, 5, 6, 7};
-  if (vectors) {
+  {  // one element an access: every ld allows it
 #pragma unroll
     for (int i = 0; i < 8; ++i) {
       unsigned char* at = ld == kCols ? p + (g ^ kX[i]) * 4 + kAdd[i] * 4 : p + strided((g ^ kX[i]) + kAdd[i], ld) * 4;
       V* v = reinterpret_cast<V*>(at);
       Units<Word, 1> x;
-#pragma unroll
-      for (int t = 0; t < 1; ++t) x.u[t] = b[kReg[i] / kPer + t];
+      x.u[0] = b[kReg[i] / kPer];
       *v = bit_cast<V>(x);
-    }
-  } else {  // element by element
-#pragma unroll
-    for (int r = 0; r < 8; ++r) {
-      reinterpret_cast<Raw*>(p)[strided(flat_b(r, lane, warp), ld)] = get_elem(b, r);
     }
   }
 }
