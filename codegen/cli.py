@@ -624,7 +624,7 @@ def check_command(
             for label, p in plans:
                 click.echo(f"{label}:")
                 report = f"{report_prefix}-{label}" if report_prefix else None
-                if p.kind == "endpoint":  # a local op (runtime/endpointcheck.py)
+                if p.path in ("local_store", "local_load"):  # a local op (runtime/endpointcheck.py)
                     from llgen.runtime.endpointcheck import run_endpoint_check
 
                     code = max(code, run_endpoint_check(p, runs=runs, cpu=cpu, report=report))
