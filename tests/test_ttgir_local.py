@@ -120,6 +120,14 @@ def test_a_local_op_whose_types_disagree_is_listed_with_why(tmp_path):
         "the op's !ttg.memdesc has no shared-memory encoding.",
     ]
     assert res.stderr == "2 of 4 ttg layout ops skipped (pass --allow-skips to accept that).\n"
+    swapped = PIPE.replace("-> !ttg.memdesc<128x64xf16, #shared, #smem, mutable, 2x128x64> loc(#loc2)",
+                           "-> !ttg.memdesc<128x64xf16, #blocked, #smem, mutable, 2x128x64> loc(#loc2)")  # fmt: skip
+    dump.write_text(swapped)
+    res = invoke("plan", "--ttgir", str(dump))
+    assert (
+        res.exit_code == 1
+        and "  not planned: the op's !ttg.memdesc encoding #blocked is not a shared-memory layout." in res.stdout
+    )
 
 
 def test_the_op_count_covers_local_ops():

@@ -69,6 +69,8 @@ def collect(
                     module=module,
                     shared_ok=op.local,
                 )
+                if op.local:
+                    _check_sides(op, pair.shared)
                 plan = pair.plan_endpoint() if op.local else pair.plan(path_, smem_budget, **options)
             except LlgenError as e:
                 items.append(Item(module, op, name, why=str(e)))
@@ -80,6 +82,13 @@ def collect(
             items.append(Item(module, op, name, plan, pair, same_as=seen.get(key)))
             seen.setdefault(key, len(items) - 1)
     return modules, items
+
+
+def _check_sides(op: ConvertOp, shared: str | None) -> None:
+    """An error unless the memdesc's encoding is the pair's shared side (parse_pair refuses two shared sides)."""
+    load = op.path == "local_load"
+    if shared != ("--src" if load else "--dst"):
+        raise LlgenError(f"the op's !ttg.memdesc encoding {op.src if load else op.dst} is not a shared-memory layout.")
 
 
 def _base_name(op: ConvertOp) -> str:
