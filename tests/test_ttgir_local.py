@@ -172,3 +172,14 @@ def test_check_on_cpu_runs_the_local_ops():
     res = invoke("check", "--ttgir", str(DATA / "matmul.sm80.ttgir"), "--cpu", "--tiles", "2")
     assert res.exit_code == 0, res.output
     assert sum(x.endswith(":") for x in res.stdout.splitlines()) == 5  # the convert_layout and four local ops
+
+
+def test_the_generic_form_is_read_as_well():
+    generic = PIPE.replace(
+        "%v = ttg.local_load %s : !ttg.memdesc<128x64xf16, #shared, #smem, mutable, 2x128x64> -> tensor<128x64xf16, #blocked>",
+        '%v = "ttg.local_load"(%s) : (!ttg.memdesc<128x64xf16, #shared, #smem, mutable, 2x128x64>) -> tensor<128x64xf16, #blocked>',
+    )
+    assert generic != PIPE
+    [module] = parse_ttgir(generic)
+    [op] = [o for o in module.local_ops if o.line == 11]
+    assert (op.name, op.shape, op.src, op.dst, op.problem) == ("ttg.local_load", (128, 64), "#shared", "#blocked", "")

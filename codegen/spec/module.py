@@ -24,7 +24,7 @@ from .ttgir import Alias, Aliases, AttrParser
 
 _ALIAS_LINE = re.compile(r"(#[A-Za-z_][A-Za-z0-9_$.-]*)\s*=\s*(.*)")
 _CONVERT = re.compile(r'=\s*"?(?:ttg|triton_gpu)\.convert_layout"?[\s(]')
-_LOCAL = re.compile(r'"?ttg\.(local_alloc|local_store|local_load)"?\s+%')  # local_alloc without a value allocates only
+_LOCAL = re.compile(r'"?ttg\.(local_alloc|local_store|local_load)"?(?:\s+|\()%')  # local_alloc without a value allocates only
 _FUNC = re.compile(r"\btt\.func\b[^@]*@([A-Za-z0-9_$.-]+)")
 _ATTRS = {
     "num_warps": re.compile(r'"ttg\.num-warps"\s*=\s*([0-9]+)'),
