@@ -132,3 +132,32 @@ def test_cli_objective_prints_both_predictions_and_which_picked():
         assert f"objective: {o}" in res.stdout
     res = CliRunner().invoke(cli.main, [*args, "--objective", "latency", "--json"])
     assert json.loads(res.stdout)["objective"] == "latency"
+
+
+def test_objective_flows_to_ttgir_runs_check_and_bench(monkeypatch, tmp_path):
+    """--objective reaches every plan: each op of a --ttgir file, `llgen check` (here on CPU threads: B -> A of
+    wl1_spt1_to_spt16_f16 shuffles for throughput, goes through shared memory for latency) and `llgen bench`'s plan
+    options."""
+    from pathlib import Path
+
+    import llgen.runtime.bench.run as bench_run
+
+    ttgir = str(Path(__file__).parent / "data" / "ttgir" / "attention_fwd.ttgir")
+    res = CliRunner().invoke(cli.main, ["plan", "--ttgir", ttgir, "--objective", "latency", "--json", "--allow-skips"])
+    assert res.exit_code == 0 and '"objective": "latency"' in res.stdout and '"objective": "throughput"' not in res.stdout
+
+    args = ["check", "--cpu", "--src", "blocked:spt=16x1,tpw=2x16,order=1x0", "--dst", "blocked:spt=1x1,tpw=2x16,order=1x0"]
+    args += ["--shape", "64x64", "--warps", "1", "--tiles", "2"]
+    for objective, path in (("throughput", "shuffle"), ("latency", "shared")):
+        res = CliRunner().invoke(cli.main, [*args, "--objective", objective])
+        assert res.exit_code == 0 and f"{path}_f16" in res.stdout, res.output
+
+    seen = {}
+
+    def fake_run(*_args, **kw):
+        seen.update(kw)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(bench_run, "run", fake_run)
+    CliRunner().invoke(cli.main, ["bench", "--suite", "warplocal", "--objective", "latency", "-o", str(tmp_path / "r.json")])
+    assert seen["plan_options"] == {"objective": "latency"}
