@@ -8,6 +8,7 @@ spells its numbers (llgen.emit.spelling).
 
 from __future__ import annotations
 
+from ..plan import Path
 from ..plan.hw import Hw
 from ..plan.shared import Barrier
 from .shuffle import shuffle_body
@@ -90,7 +91,7 @@ def element_sources(plan) -> list[int]:
 
 def _matrix_ops(p) -> list[dict]:
     """The ldmatrix/stmatrix forms a shared plan uses, for helpers defined once per header."""
-    if p is None or p.path != "shared":
+    if p is None or not p.uses_shared:
         return []
     sides = ((p.detail.store, "stmatrix"), (p.detail.load, "ldmatrix"))
     return [{"op": op, "n": s.matrices, "trans": s.op.endswith("trans")} for s, op in sides if s.matrices]
@@ -98,7 +99,7 @@ def _matrix_ops(p) -> list[dict]:
 
 def _side_align(p) -> int:
     """The widest shared access of a plan, in bytes (ldmatrix/stmatrix rows are 16 bytes)."""
-    if p is None or p.path != "shared":
+    if p is None or not p.uses_shared:
         return 1
     return max(16 if s.matrices else s.width * p.dtype.bytes for s in (p.detail.store, p.detail.load))
 
@@ -113,10 +114,10 @@ def _body_ctx(plan) -> dict:
     d = plan.detail
     a, b = (RegArray(n, plan.dtype.bits, k) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
     copies = [b.set(j, b.elem(k)) for j, k in plan.out_copies]
-    if plan.path in ("noop", "registers"):
+    if plan.permutes_registers:
         stmts = b.fill(list(range(plan.n_out)), a.words_of(list(d.perm)))
         return {"path": plan.path, "perm_stmts": stmts, "copies": copies, "sources": element_sources(plan)}
-    if plan.path == "shuffle":
+    if plan.path == Path.SHUFFLE:
         return {"path": plan.path, "shuffle": shuffle_body(plan), "copies": copies}
     return {
         "path": plan.path,
@@ -199,7 +200,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "path": plan.path,
         "why": plan.why,
         "dtype": dt.name,
-        "ctype": dt.cuda if tgt.lang == "cuda" else dt.hip,
+        "ctype": dt.hip if tgt.is_hip else dt.cuda,
         "raw": dt.raw,
         "bytes": dt.bytes,
         "bits": dt.bits,

@@ -69,6 +69,6 @@ def emit(plan, form: str = "header", name: str | None = None, command: str | Non
 
 def file_names(plan, name: str | None = None) -> dict[str, str]:
     name = name or default_name(plan)
-    if plan.target.lang == "cuda":
-        return {"kernel": f"{name}.cu", "header": f"{name}.cuh"}
-    return {"kernel": f"{name}.hip", "header": f"{name}.hip.h"}
+    if plan.target.is_hip:
+        return {"kernel": f"{name}.hip", "header": f"{name}.hip.h"}
+    return {"kernel": f"{name}.cu", "header": f"{name}.cuh"}

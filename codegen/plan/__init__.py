@@ -12,6 +12,7 @@ Nothing is decided after planning: the emitter imports only the planner's data t
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 
 from ..dtypes import DType
 from ..dtypes import dtype as to_dtype
@@ -26,7 +27,17 @@ from .latency import shared_latency, shuffle_latency
 from .shared import Barrier, SharedPlan, plan_shared
 from .shuffle import ShufflePlan, plan_shuffle
 
-PATHS = ("noop", "registers", "shuffle", "shared")
+
+class Path(StrEnum):
+    """The kinds of plan, cheapest first (str-valued: JSON and the templates read them as text)."""
+
+    NOOP = "noop"
+    REGISTERS = "registers"
+    SHUFFLE = "shuffle"
+    SHARED = "shared"
+
+
+PATHS = tuple(Path)
 
 
 @dataclass(frozen=True)
@@ -43,7 +54,7 @@ class Plan:
     dst: LinearLayout
     dtype: DType
     target: Target
-    path: str
+    path: Path
     detail: RegisterPlan | ShufflePlan | SharedPlan
     warps: int
     n_in: int  # registers per thread in A
@@ -58,8 +69,17 @@ class Plan:
     objective: str = "throughput"  # what the path was picked for: throughput or latency (cost.OBJECTIVES)
 
     @property
+    def uses_shared(self) -> bool:
+        return self.path == Path.SHARED
+
+    @property
+    def permutes_registers(self) -> bool:
+        """A no-op or a register permutation: every thread already holds what it needs."""
+        return self.path in (Path.NOOP, Path.REGISTERS)
+
+    @property
     def uses_stmatrix(self) -> bool:
-        return self.path == "shared" and self.detail.store.op.startswith("stmatrix")
+        return self.uses_shared and self.detail.store.op.startswith("stmatrix")
 
     @property
     def lanes(self) -> int:
@@ -68,7 +88,7 @@ class Plan:
     @property
     def scratch_bytes(self) -> int:
         """Shared memory this plan's conversion uses (0 off the shared path)."""
-        return self.detail.scratch_bytes if self.path == "shared" else 0
+        return self.detail.scratch_bytes if self.uses_shared else 0
 
     @property
     def smem_bytes(self) -> int:
@@ -94,7 +114,7 @@ class Plan:
     @property
     def barrier(self) -> Barrier:
         """What orders the conversion's shared-memory accesses: none without shared memory (SharedPlan.barrier)."""
-        return self.detail.barrier if self.path == "shared" else Barrier.NONE
+        return self.detail.barrier if self.uses_shared else Barrier.NONE
 
     def explain(self) -> str:
         from .explain import explain
@@ -205,7 +225,7 @@ def plan_conversion(
             kind = "noop" if perm == tuple(range(len(perm))) and len(ha.reg) == len(hb.reg) else "registers"
             if path in (None, kind) or (path == "registers" and kind == "noop"):
                 why = "A and B are the same map" if kind == "noop" else "every thread already holds what it needs"
-                return Plan(path=kind, detail=RegisterPlan(perm), costs=(), why=why, **common)
+                return Plan(path=Path(kind), detail=RegisterPlan(perm), costs=(), why=why, **common)
         if path is not None:
             raise LlgenError(f"the {path} path cannot do this conversion: threads need elements other threads hold.")
 
@@ -240,7 +260,7 @@ def plan_conversion(
         latencies.append(("shared", shared_latency(shared, warps, dt)))
     kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
     detail = shuffle if kind == "shuffle" else shared
-    plan = Plan(path=kind, detail=detail, costs=tuple(costs), latencies=tuple(latencies), why=why, **common)
+    plan = Plan(path=Path(kind), detail=detail, costs=tuple(costs), latencies=tuple(latencies), why=why, **common)
     if plan.uses_stmatrix:  # headers build for sm_80 too, where there is no stmatrix
         old = to_target("sm_80")
         fallback = plan_conversion(
