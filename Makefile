@@ -34,10 +34,11 @@ hip-toolchain:
 run: $(RUN_STAMP)
 	$(BIN)/llgen emit --src blocked --dst mma --explain -o $(RUN_OUT)/
 
+# every CPU check, one pytest worker a core (pytest-xdist); a text compiled twice is read from .cache/llgen-compile/
 test: setup hip-toolchain
 	$(BIN)/ruff check codegen runtime tests bench
 	$(BIN)/ruff format --check codegen runtime tests bench
-	$(BIN)/pytest -m "not gpu and not perf"
+	$(BIN)/pytest -m "not gpu and not perf" -n auto --dist worksteal --durations=15
 
 # timings against their targets, with a table at the end (never part of `make test`)
 perf: setup
@@ -75,4 +76,4 @@ bench: gpu-install
 	$(GPU_PY) -m llgen.cli bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json
 
 clean:
-	rm -rf $(VENV) build *.egg-info $(RUN_OUT)
+	rm -rf $(VENV) build *.egg-info $(RUN_OUT) .cache
