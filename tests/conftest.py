@@ -1,4 +1,4 @@
-"""Shared test helpers, the compile cache, and the table `make perf` prints.
+"""The compile cache, and the table `make perf` prints (the helpers test files share are in helpers.py).
 
 Timings are never asserted inside `make test` (a slow, busy machine must not fail it): tests marked ``perf``
 record their time with the ``timing`` fixture against a target, run only under `make perf` (``-m perf``),
@@ -12,11 +12,10 @@ that several tests or pytest workers compile is compiled once. LLGEN_COMPILE_CAC
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("LLGEN_COMPILE_CACHE", str(ROOT / ".cache" / "llgen-compile"))
 
 _TIMINGS: list[tuple[str, float, float]] = []  # (what, seconds, target seconds)
@@ -42,10 +41,3 @@ def pytest_terminal_summary(terminalreporter):
     tr.write_line(f"{'what':58} {'seconds':>9} {'target':>8}  met")
     for what, sec, target in _TIMINGS:
         tr.write_line(f"{what[:58]:58} {sec:9.3f} {target:8g}  {'yes' if sec < target else 'NO'}")
-
-
-def one_sentence(err: Exception) -> str:
-    """An error message that is one sentence: ends with a period, no newline."""
-    msg = str(err)
-    assert msg.endswith(".") and "\n" not in msg, msg
-    return msg

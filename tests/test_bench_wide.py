@@ -8,11 +8,11 @@ import json
 import re
 import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from helpers import ROOT
 
 from llgen.cli import main
 from llgen.errors import LlgenError
@@ -22,7 +22,6 @@ from llgen.runtime.bench import gather, measure, merge, report, rules, targets
 from llgen.runtime.bench import run as runner
 from llgen.suite import Case, core, describe, gather_bench_cases, wide
 
-ROOT = Path(__file__).resolve().parents[1]
 # CUDA's f16 `+ 1` is inline PTX; on CPU threads the same arithmetic in _Float16 (bench.j2 guards its own definitions)
 HOST_F16 = r"""
 #define LLGEN_ADD_ONE_F16X2

@@ -12,16 +12,11 @@ import sys
 import time
 
 import pytest
-from click.testing import CliRunner
+from helpers import invoke
 
 from llgen import cli
-from llgen.cli import main
 
 BLOCKED_8 = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>"
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 def assert_one_line_error(res, *words):

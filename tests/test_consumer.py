@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 from llgen.runtime.toolchain import ToolchainUnavailable, nvcc, resources_of
 

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from conftest import ROOT  # noqa: E402 (the shared test helpers)
+from helpers import ROOT  # noqa: E402 (the shared test helpers)
 
 from llgen import docs
 

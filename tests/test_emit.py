@@ -6,7 +6,7 @@ import functools
 import re
 
 import pytest
-from conftest import ROOT  # noqa: E402 (the shared test helpers)
+from helpers import ROOT  # noqa: E402 (the shared test helpers)
 
 from llgen.emit import emit
 from llgen.examples import example_files

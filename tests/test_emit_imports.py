@@ -7,7 +7,7 @@ import ast
 import importlib
 import inspect
 
-from conftest import ROOT  # noqa: E402 (the shared test helpers)
+from helpers import ROOT  # noqa: E402 (the shared test helpers)
 
 EMIT = ROOT / "codegen" / "emit"
 # bench.py takes the bench kernels' shape from plan/benchshape.py's bench_shape while that record is being built

@@ -9,7 +9,7 @@ import random
 
 import pytest
 from click.testing import CliRunner
-from conftest import one_sentence
+from helpers import one_sentence
 
 from llgen import LlgenError
 from llgen.cli import main

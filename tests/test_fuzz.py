@@ -14,7 +14,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from conftest import ROOT
+from helpers import ROOT, one_sentence
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -94,11 +94,6 @@ def specs(draw) -> str:
 
 shapes = st.lists(st.sampled_from([1, 2, 4, 8, 16, 32, 64]), min_size=1, max_size=3).map(lambda s: "x".join(map(str, s)))
 shape_texts = st.one_of(shapes, st.sampled_from(["", "x", "128x", "65536x65536", "16x\u0668", "0x4", "3x4", "-4x4", "4 x 4"]))
-
-
-def one_sentence(err: LlgenError) -> None:
-    msg = str(err)
-    assert msg.endswith(".") and "\n" not in msg, msg
 
 
 @examples(300)

@@ -7,7 +7,7 @@ import multiprocessing
 import os
 
 import pytest
-from conftest import one_sentence
+from helpers import one_sentence
 
 from llgen import LinearLayout as L
 from llgen import LlgenError

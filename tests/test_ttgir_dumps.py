@@ -10,20 +10,14 @@ import importlib.util
 import json
 
 import pytest
-from click.testing import CliRunner
-from conftest import ROOT
+from helpers import ROOT, invoke
 
-from llgen.cli import main
 from llgen.errors import LlgenError
 from llgen.spec import parse_layout
 from llgen.spec.module import parse_ttgir, read_ttgir
 
 DATA = ROOT / "tests" / "data" / "ttgir"
 DUMPS = sorted(p.name for p in DATA.iterdir())
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 def test_the_dumps_are_there():

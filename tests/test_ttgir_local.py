@@ -8,10 +8,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from click.testing import CliRunner
-from conftest import ROOT
+from helpers import ROOT, invoke
 
-from llgen.cli import main
 from llgen.commands.ttgir import bench_cases, collect
 from llgen.spec.module import parse_ttgir, read_ttgir
 
@@ -41,10 +39,6 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 #loc3 = loc("pipe.py":12:8)
 #loc4 = loc("pipe.py":13:8)
 """
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, list(args))
 
 
 @pytest.mark.parametrize("name", KERNELS)
