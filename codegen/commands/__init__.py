@@ -1,3 +1,4 @@
-"""The work behind the larger ``llgen`` commands, one module each, imported only when the command runs
-(llgen.cli holds the click definitions and stays light): writing emitted sources (emit), every
-conversion of a TTGIR dump (ttgir), and pictures (show)."""
+"""The work behind the ``llgen`` commands, one module each, imported only when the command runs (llgen.cli holds
+the click definitions and stays light): layout, emit, plan, swizzle (and swizzle_family), show, bench, check and
+gpu_check, every conversion of a TTGIR dump (ttgir), and the options several commands share (options, the one
+module llgen.cli imports at start-up)."""

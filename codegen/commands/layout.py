@@ -133,3 +133,21 @@ def _module_end(lines: list[str], first: int) -> int:
         if lines[i].startswith("// -----"):
             return i
     return len(lines)
+
+
+def layout_command(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, hw) -> None:
+    """``llgen layout``: print SPEC described over --shape, or with --ttgir and no SPEC every layout of the file."""
+    import click
+
+    from ..errors import LlgenError
+    from .options import given, tpw, ttgir_module
+
+    if spec is None:
+        if ttgir is None:
+            raise LlgenError("give a layout SPEC, or --ttgir FILE to list the layouts it defines.")
+        named = [f"--{name}" for name in ("shape", "dtype", "json", "hw") if given(name.replace("json", "as_json"))]
+        if named:
+            raise LlgenError(f"{named[0]} needs a layout SPEC; --ttgir alone lists every tensor type with its own shape.")
+        click.echo(file_text(ttgir, warps, tpw(threads_per_warp)))
+    else:
+        click.echo(describe(spec, shape, warps, tpw(threads_per_warp), dtype, ttgir_module(ttgir), as_json, hw))

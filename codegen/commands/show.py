@@ -16,6 +16,18 @@ def need_matplotlib() -> None:
         ) from None
 
 
+def show_command(
+    spec, src, dst, swizzle_name, shape, warps, threads_per_warp, dtype, target, ttgir, path_, matrix, region, access, step,
+    output,
+) -> None:  # fmt: skip
+    from .options import tpw, ttgir_module
+
+    draw(
+        spec, src, dst, swizzle_name, shape, warps, tpw(threads_per_warp), dtype, target, ttgir_module(ttgir), path_, matrix,
+        region, access, step, output,
+    )  # fmt: skip
+
+
 def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path_, matrix, region, access, step, output):
     """Draw what the options ask for to ``output`` (see ``llgen show --help``)."""
     need_matplotlib()

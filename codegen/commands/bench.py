@@ -1,0 +1,90 @@
+"""``llgen bench`` on a GPU: time llgen's conversions (a suite, one pair, or every distinct ttg.convert_layout of
+--ttgir) against Triton, naive and classic baselines and write the report; ``bench merge`` joins the JSON of several
+runs into one report, ``bench calibrate`` writes the cost model's calibration table from one."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import LlgenError
+from .options import objective_option, plan_from, tpw, whole_file
+
+MEASURES = ("loop", "stream", "wavefronts", "gather")
+
+
+def bench_command(
+    suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective, allow_skips, measures,
+    shard, case_ids, time_budget, out, rep, no_triton,
+) -> None:  # fmt: skip
+    meas = [m.strip() for m in measures.split(",") if m.strip()]
+    if set(meas) - set(MEASURES):
+        raise LlgenError(f"unknown measure(s) {sorted(set(meas) - set(MEASURES))}; use {', '.join(MEASURES)}.")
+    if not out.strip():
+        raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
+    from llgen.runtime.bench.run import parse_shard, select_cases
+
+    parts = parse_shard(shard) if shard else None
+    skip_code = 0
+    if suite is not None:
+        from ..suite import suite as suite_cases
+
+        cases, tgt = select_cases(suite_cases(suite), case_ids), target or "sm_90"
+    elif whole_file(ttgir):
+        from .ttgir import bench_cases
+
+        cases, tgt, skip_code = bench_cases(
+            ttgir, allow_skips, warps, tpw(threads_per_warp), target, smem_budget, **objective_option(objective)
+        )
+    else:
+        from ..suite import Case
+
+        p, _ = plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, None, smem_budget, objective)
+        cases, tgt = [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)], p.target.name
+    from llgen.runtime.bench.report import write_json, write_report
+    from llgen.runtime.bench.run import run as run_bench
+
+    to_json = out.endswith(".json")
+    report = run_bench(
+        cases,
+        tgt,
+        meas,
+        rep,
+        not no_triton,
+        log=lambda m: click.echo(m, err=True),
+        plan_options=({"smem_budget": smem_budget} if smem_budget else {}) | objective_option(objective),
+        suite=suite,
+        shard=parts,
+        baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
+        time_budget_s=time_budget,
+        on_case=(lambda r: write_json(r, out)) if to_json else None,
+    )
+    if to_json:
+        write_json(report, out)
+        click.echo(out)
+    else:
+        for p in write_report(report, out):
+            click.echo(str(p))
+    if skip_code:
+        sys.exit(skip_code)
+
+
+def merge_command(outdir, parts) -> None:
+    from llgen.runtime.bench.merge import merge_reports
+    from llgen.runtime.bench.report import write_report
+
+    for p in write_report(merge_reports(parts), outdir):
+        click.echo(str(p))
+
+
+def calibrate_command(report, out) -> None:
+    from llgen.runtime.bench.calibration import write_table
+
+    try:
+        data = json.loads(Path(report).read_text())
+    except ValueError as e:
+        raise LlgenError(f"{report} is not a bench report: {e}.") from None
+    click.echo(write_table(data, out))
