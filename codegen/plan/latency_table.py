@@ -5,8 +5,8 @@ able to use its result (for a store: to a load of the same address seeing it), a
 two independent instructions of the class that one warp issues back to back. bench/probes/latency_table.py measures
 both on a GPU and writes JSON of exactly this form (``llgen.latency/1``); ``check_table`` holds a table to it.
 
-Until a GPU run fills it, the numbers are seeded from public sources for the H100 (``status``), and where no source
-gave a number, estimated from the nearest one that did (each entry's ``source`` says which). Classes:
+The numbers are the H100's, measured by that probe on 2026-11-26 (``provenance``); each entry's ``source`` gives the
+chain and the independent-stream figures it was read from. Classes:
   shfl                    SHFL.IDX / SHFL.BFLY (32-bit)
   lds_4, lds_8, lds_16    LDS.32 / .64 / .128
   sts_4, sts_8, sts_16    STS of that width (latency: store to a dependent load's data, less the load's own)
@@ -42,37 +42,52 @@ CLASSES = (
     "issue",
 )
 
-_SHARED = "shared memory ~30 cycles on the H100 (fp4-site.pages.dev/silicon/gpu-memory-hierarchy; arXiv 2402.13499 §IV)"
-_ALU = "arithmetic operation latency 4 cycles on V100/A100/H100 (pmc.ncbi.nlm.nih.gov/articles/PMC10448217, table 3)"
-_EST = "estimate, no public number found: "
-
 TABLE: dict = {
-    "schema": SCHEMA,
+    "schema": "llgen.latency/1",
     "provenance": {
-        "status": "literature, not yet measured here",
-        "device": "NVIDIA H100 (public sources; none measured on this project's machine yet)",
+        "status": "measured",
+        "device": "NVIDIA H100 80GB HBM3 (nvidia-h100-x1, session 11, run files in bench/runs/2026-11-26-session11/)",
         "date": "2026-11-26",
-        "method": "seeded from public microbenchmark reports; bench/probes/latency_table.py replaces them with one warp's "
-        "dependent chains timed by clock64() (N=128 minus N=64, over 64)",
+        "method": "bench/probes/latency_table.py: one warp, one CTA; clock64() around N=64 and N=128 instructions, best of 3 passes; (T128 - T64) / 64; chains dependent (latency) or 16 independent (interval); store latency = store-load round trip - load latency",
     },
     "cycles": {
-        "shfl": {"latency": 24, "interval": 2, "source": _EST + "a crossbar trip like shared memory's without the address stage"},
-        "lds_4": {"latency": 30, "interval": 1, "source": _SHARED},
-        "lds_8": {"latency": 30, "interval": 2, "source": _SHARED + "; interval: 256 bytes a warp, two wavefronts"},
-        "lds_16": {"latency": 32, "interval": 4, "source": _SHARED + "; interval: 512 bytes a warp, four wavefronts"},
-        "sts_4": {"latency": 20, "interval": 1, "source": _EST + "the write half of a shared-memory round trip"},
-        "sts_8": {"latency": 20, "interval": 2, "source": _EST + "as sts_4, two wavefronts"},
-        "sts_16": {"latency": 22, "interval": 4, "source": _EST + "as sts_4, four wavefronts"},
-        "ldsm_x1": {"latency": 30, "interval": 1, "source": _SHARED + " (as LDS.32: one wavefront)"},
-        "ldsm_x2": {"latency": 32, "interval": 2, "source": _SHARED + " (as LDS.64)"},
-        "ldsm_x4": {"latency": 34, "interval": 4, "source": _SHARED + " (as LDS.128)"},
-        "stsm_x1": {"latency": 20, "interval": 1, "source": _EST + "as sts_4"},
-        "stsm_x2": {"latency": 20, "interval": 2, "source": _EST + "as sts_8"},
-        "stsm_x4": {"latency": 22, "interval": 4, "source": _EST + "as sts_16"},
-        "bar_sync": {"latency": 20, "interval": 20, "source": _EST + "a CTA barrier's round trip through the SM"},
-        "syncwarp": {"latency": 4, "interval": 4, "source": _EST + "one converged warp: an ALU step"},
-        "alu": {"latency": 4, "interval": 2, "source": _ALU + "; interval: 16 lanes a sub-partition (codegen/plan/cost.py)"},
-        "issue": {"latency": 0, "interval": 1, "source": "one instruction a clock per warp scheduler (Hopper whitepaper)"},
+        "shfl": {"latency": 26.0, "interval": 4.19, "source": "measured: chain 26.00, independent 4.19 cycles an instruction"},
+        "lds_4": {"latency": 23.0, "interval": 4.0, "source": "measured: chain 23.00, independent 4.00 cycles an instruction"},
+        "lds_8": {"latency": 26.0, "interval": 4.0, "source": "measured: chain 26.00, independent 4.00 cycles an instruction"},
+        "lds_16": {"latency": 31.8, "interval": 8.06, "source": "measured: chain 31.80, independent 8.06 cycles an instruction"},
+        "sts_4": {"latency": 5.0, "interval": 4.0, "source": "measured: chain 28.00, independent 4.00 cycles an instruction"},
+        "sts_8": {"latency": 9.16, "interval": 6.0, "source": "measured: chain 35.16, independent 6.00 cycles an instruction"},
+        "sts_16": {
+            "latency": 17.25,
+            "interval": 10.0,
+            "source": "measured: chain 49.05, independent 10.00 cycles an instruction",
+        },
+        "ldsm_x1": {"latency": 23.0, "interval": 4.0, "source": "measured: chain 23.00, independent 4.00 cycles an instruction"},
+        "ldsm_x2": {"latency": 25.0, "interval": 4.0, "source": "measured: chain 25.00, independent 4.00 cycles an instruction"},
+        "ldsm_x4": {
+            "latency": 30.48,
+            "interval": 8.19,
+            "source": "measured: chain 30.48, independent 8.19 cycles an instruction",
+        },
+        "stsm_x1": {"latency": 5.12, "interval": 4.0, "source": "measured: chain 28.12, independent 4.00 cycles an instruction"},
+        "stsm_x2": {"latency": 9.16, "interval": 6.0, "source": "measured: chain 34.16, independent 6.00 cycles an instruction"},
+        "stsm_x4": {
+            "latency": 15.73,
+            "interval": 10.0,
+            "source": "measured: chain 46.22, independent 10.00 cycles an instruction",
+        },
+        "bar_sync": {
+            "latency": 14.0,
+            "interval": 14.0,
+            "source": "measured: chain 14.00, independent 14.00 cycles an instruction",
+        },
+        "syncwarp": {
+            "latency": 1.0,
+            "interval": 1.0,
+            "source": "measured: chain 1.00, independent 1.00 cycles an instruction; a full-warp __syncwarp compiles to nothing measurable (ptxas drops it in a converged warp)",
+        },
+        "alu": {"latency": 4.0, "interval": 2.0, "source": "measured: chain 4.00, independent 2.00 cycles an instruction"},
+        "issue": {"latency": 0.0, "interval": 0.98, "source": "measured: chain 4.00, independent 0.98 cycles an instruction"},
     },
 }
 
