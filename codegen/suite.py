@@ -102,6 +102,7 @@ def core() -> list[Case]:
 
 
 _WGMMA_4x1 = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 32, 16]}>"
+_WGMMA3_4x1x1 = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1, 1], instrShape = [16, 32, 16]}>"
 _REGRESSIONS = (
     # (id, dtype, shape, warps, A, B, the class of bug)
     (
@@ -163,6 +164,24 @@ _REGRESSIONS = (
         ),
         "blocked",
         "a linear layout written for 32x32 on an 8x8 tensor: Triton drops and broadcasts bases",
+    ),
+    (
+        "wgmma3_dotA_2x64x32_f16",
+        "f16",
+        (2, 64, 32),
+        4,
+        f"#ttg.dot_op<{{opIdx = 0, parent = {_WGMMA3_4x1x1}, kWidth = 2}}>",
+        "#ttg.blocked<{sizePerThread = [1, 1, 8], threadsPerWarp = [1, 8, 4], warpsPerCTA = [4, 1, 1], order = [2, 1, 0]}>",
+        "operand A of a rank-3 wgmma, as Gluon's convert tests hold it (once refused: wgmma has no batch dim itself)",
+    ),
+    (
+        "wgmma3_slice_64x32_f16",
+        "f16",
+        (64, 32),
+        4,
+        f"#ttg.slice<{{dim = 0, parent = #ttg.dot_op<{{opIdx = 0, parent = {_WGMMA3_4x1x1}, kWidth = 2}}>}}>",
+        "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
+        "a slice of that operand (Gluon's convert tests)",
     ),
 )
 

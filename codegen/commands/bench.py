@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from ..errors import LlgenError
+from ..spec.module import read_ttgir
 from .options import objective_option, plan_from, tpw, whole_file
 
 MEASURES = ("loop", "stream", "wavefronts", "gather")
@@ -34,8 +35,13 @@ def bench_command(
 
         cases, tgt = select_cases(suite_cases(suite), case_ids), target or "sm_90"
     elif whole_file(ttgir):
+        from llgen.runtime.compile import device
+
         from .ttgir import bench_cases
 
+        # no GPU runtime: one line of error before the file's ops are planned and their skips listed
+        hip = (target or "").startswith("gfx") or any((m.target or "").startswith("hip") for m in read_ttgir(ttgir))
+        device("gfx942" if hip else "sm_90")
         cases, tgt, skip_code = bench_cases(
             ttgir, allow_skips, warps, tpw(threads_per_warp), target, smem_budget, **objective_option(objective)
         )
