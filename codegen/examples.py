@@ -42,6 +42,7 @@ def emitted_hashes() -> dict[str, str]:
     from llgen.runtime.cases import suite_jobs
 
     from .emit import emit_bench
+    from .plan.benchshape import bench_shape
     from .plan.variants import variants
     from .suite import core as core_cases
 
@@ -56,7 +57,7 @@ def emitted_hashes() -> dict[str, str]:
                     out[f"{tgt}/{job.label}/{form}"] = digest(emit(job.plan, form, job.name))
     for case in core_cases():
         for v in variants(case, "sm_90"):
-            out[f"bench/{case.id}/{v.name}"] = digest(emit_bench(v.fwd, v.bwd, "b"))
+            out[f"bench/{case.id}/{v.name}"] = digest(emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd)))
     return out
 
 

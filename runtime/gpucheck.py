@@ -30,6 +30,7 @@ from pathlib import Path
 from llgen.emit import emit_bench
 from llgen.emit.gather import emit_gather
 from llgen.errors import LlgenError
+from llgen.plan.benchshape import bench_shape
 from llgen.plan.variants import variants
 from llgen.runtime.cases import gather_plans, ncu_jobs, random_jobs, suite_jobs
 from llgen.runtime.check import check_bench, check_gather, check_many
@@ -138,7 +139,7 @@ def run_bench_kernels(on_result) -> list:
     one-warp cases run eight warps per CTA, each on its own scratch, and LOOP gives A -> B and B -> A their own
     scratch with one barrier each, which racecheck must find race-free."""
     picks = {c.id: variants(c, TARGET)[0] for c in core()}
-    mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k) for k, v in picks.items()), TARGET)
+    mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k, bench_shape(v.fwd, v.bwd)) for k, v in picks.items()), TARGET)
     out = []
     for k, v in picks.items():
         r = check_bench(mod, v.fwd, v.bwd, k)

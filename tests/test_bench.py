@@ -137,9 +137,10 @@ def test_bench_kernels_compile_without_local_memory_and_no_more_registers_than_t
     """Issue 6's code-health target. Triton's registers are the committed report's (read on the H100), and our
     NVRTC is pinned to the device's 13.0.88, so the counts here are the ones the device gives."""
     from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
 
-    src = "\n".join(emit_bench(*_pair(c), c.id) for c in core())
+    src = "\n".join(emit_bench(*_pair(c), c.id, bench_shape(*_pair(c))) for c in core())
     try:
         cubin = compile_cuda(src, "sm_90")
     except ToolchainUnavailable as e:
@@ -159,11 +160,12 @@ def test_loop_one_cta_keeps_a_loop_ptxas_spills_in_registers():
     registers and a stack frame, and rereads the lane id every step; bench then builds it with LOOP_ONE_CTA, which
     leaves it no stack. The emitted text is the same either way (a macro picks the bounds)."""
     from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
     from llgen.suite import suite
 
     case = next(c for c in suite("wide") if c.id == "r18_178_i64")
-    src = emit_bench(*_pair(case), "b")
+    src = emit_bench(*_pair(case), "b", bench_shape(*_pair(case)))
     try:
         plain = compile_cuda(src, "sm_90").kernels["b_loop"]
     except ToolchainUnavailable as e:
@@ -186,7 +188,7 @@ def test_bench_kernels_compute_what_numpy_says(case_id):
 
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
-    mod = host.compile(emit_bench(fwd, bwd, "b"), "sm_90")
+    mod = host.compile(emit_bench(fwd, bwd, "b", bench_shape(fwd, bwd)), "sm_90")
     raw = raw_dtype(fwd.dtype).type
     tile, threads, rng = 1 << case.src.total_out_bits, case.warps * 32, np.random.default_rng(4)
     x = loop_input(case.dtype, raw, tile * 3, rng)
@@ -293,12 +295,13 @@ def test_check_bench_passes_the_bench_kernels_and_catches_wrong_ones(case_id, ti
     per CTA over an odd tile count pass, and so does LOOP's two-buffer scratch; a copy that skips its last tile and
     a LOOP that runs one round trip too few are caught."""
     from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
     from llgen.runtime import host
     from llgen.runtime.check import check_bench
 
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
-    src = emit_bench(fwd, bwd, "b")
+    src = emit_bench(fwd, bwd, "b", bench_shape(fwd, bwd))
     r = check_bench(host.compile(src, "sm_90"), fwd, bwd, "b", tiles=tiles, grid=2)
     assert r.ok and r.elems == 3 * tiles * (1 << case.src.total_out_bits)
     head, copy = src.rsplit("for (int t = ", 1)  # the copy is the last kernel: make it skip tile 0
@@ -335,11 +338,12 @@ def test_loop_scratch_gives_each_direction_a_buffer_only_where_the_other_barrier
 def test_two_scratch_buffers_leave_one_barrier_per_conversion_in_the_loop():
     """b2bT_f16's LOOP kernel has 2 BAR per round trip (4 with one buffer); the STREAM kernel, one buffer, keeps 4."""
     from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
 
     case = next(c for c in core() if c.id == "b2bT_f16")
     try:
-        sass = disassemble(compile_cuda(emit_bench(*_pair(case), "b"), "sm_90"))
+        sass = disassemble(compile_cuda(emit_bench(*_pair(case), "b", bench_shape(*_pair(case))), "sm_90"))
     except ToolchainUnavailable as e:
         pytest.skip(str(e))
     bars = {k: sum(n for op, n in sass[f"b_{k}"].opcodes.items() if op.startswith("BAR")) for k in ("loop", "stream")}
@@ -391,7 +395,7 @@ def test_the_bench_shape_follows_the_plans_barrier_on_hip(path, groups, two_buff
     fwd, bwd = (plan_conversion(s, d, "f32", "gfx942", path=path) for s, d in ((a, b), (b, a)))
     shape = bench_shape(fwd, bwd)
     assert (shape.groups, shape.loop.two_buffers) == (groups, two_buffers)
-    mod = host.compile(emit_bench(fwd, bwd, "b"), "gfx942")
+    mod = host.compile(emit_bench(fwd, bwd, "b", bench_shape(fwd, bwd)), "gfx942")
     x = np.random.default_rng(5).integers(0, 1 << 32, 3 * 1024, dtype=np.uint32)
     for kernel in ("b_stream", "b_copy"):
         out = np.zeros_like(x)

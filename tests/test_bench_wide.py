@@ -81,7 +81,7 @@ def test_every_wide_case_plans_every_variant_and_builds_its_bench_source():
         names = {v.name for v in vs} | set(skipped)
         assert names == {"llgen", "registers", "shuffle", "shared", "shared_vec"}, c.id
         for v in vs:
-            src = emit_bench(v.fwd, v.bwd, "b")
+            src = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd))
             assert "b_loop" in src and "b_stream" in src and "b_copy" in src
             shape = bench_shape(v.fwd, v.bwd)
             assert max(shape.loop.bytes, shape.stream_smem) <= v.fwd.target.smem_per_cta, c.id
@@ -119,13 +119,17 @@ def test_wide_bench_kernels_compile_with_nvrtc():
     No kernel declares static shared memory (what ptxas refused in the issue's crash): 1024 bytes is what sm_90
     reserves in every kernel."""
     from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
 
     sample = ["w1_b2b_f16", "w1_b2dotA_f16", "wgmma2b_128x256_f32", "mma2b_f16_b8k", "r1_slice_256_f16"]
     sample += ["r3_mma2b_4x64x32_f16", "b2bT_f64", "b2dotB_f8e4m3", "regperm_f16", "regperm_i8", "r18_7_i8"]
     for cid in sample:  # a source a case: LLGEN_KEEP's constraint is defined once a source, by its dtype
         names = [f"{cid}_{v.name}" for v in variants(by_id(cid), "sm_90", baselines=False)]
-        srcs = [emit_bench(v.fwd, v.bwd, n) for v, n in zip(variants(by_id(cid), "sm_90", baselines=False), names, strict=True)]
+        srcs = [
+            emit_bench(v.fwd, v.bwd, n, bench_shape(v.fwd, v.bwd))
+            for v, n in zip(variants(by_id(cid), "sm_90", baselines=False), names, strict=True)
+        ]
         try:
             cubin = compile_cuda("\n".join(srcs), "sm_90")
         except ToolchainUnavailable as e:

@@ -24,7 +24,7 @@ import cupy as cp
 import numpy as np
 
 from llgen.emit import emit_bench
-from llgen.plan.benchshape import stream_groups, stream_smem
+from llgen.plan.benchshape import bench_shape, stream_groups, stream_smem
 from llgen.plan.variants import variants
 from llgen.runtime.bench.device import d2d_copy_gbps
 from llgen.runtime.bench.rules import STREAM_BYTES
@@ -35,7 +35,7 @@ REP = 200
 T16X32 = variants(next(c for c in core() if c.id == "t16x32"), "sm_90")[0]
 # t16x32's suite kernels, then the probes' own
 SOURCE = (
-    emit_bench(T16X32.fwd, T16X32.bwd, "b")
+    emit_bench(T16X32.fwd, T16X32.bwd, "b", bench_shape(T16X32.fwd, T16X32.bwd))
     + r"""
 template <int W, int U, bool CONV>
 __device__ __forceinline__ void wsteps(const unsigned* __restrict__ in, unsigned* __restrict__ out, int num_tiles, unsigned s, unsigned char* smem) {
@@ -133,7 +133,7 @@ CK(1, 0) CK(4, 0) CK(1, 1) CK(4, 1) CK(1, 2) CK(4, 2)
 LANES = variants(next(c for c in core() if c.id == "lanes_f32"), "sm_90")[0]
 # 3. lanes_f32's conversions (llgen's pick) in the suite's LOOP, with each CTA's SM and SM clock at start and end
 LANES_SOURCE = (
-    emit_bench(LANES.fwd, LANES.bwd, "l")
+    emit_bench(LANES.fwd, LANES.bwd, "l", bench_shape(LANES.fwd, LANES.bwd))
     + r"""
 // each CTA's SM and that SM's clock at the CTA's start (t0) and end
 __device__ __forceinline__ void stamp(unsigned long long* stamps, unsigned long long t0) {
@@ -314,7 +314,7 @@ def roofline(sms: int) -> None:
         rows.append((f"copy16 U={u} hint={h}", functools.partial(f, (sms * 16,), (128,), (a, b, np.int64(n // 16)))))
     for cid in ROOF_CASES:
         v = variants(next(c for c in core() if c.id == cid), "sm_90")[0]
-        m = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "c"), options=("-std=c++17",))
+        m = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "c", bench_shape(v.fwd, v.bwd)), options=("-std=c++17",))
         tile_bytes = (1 << v.fwd.src.total_out_bits) * v.fwd.dtype.bytes
         block = 32 * v.fwd.warps * stream_groups(v.fwd, v.bwd)
         f = m.get_function("c_copy")

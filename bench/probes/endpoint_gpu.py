@@ -47,8 +47,18 @@ DIST = [
     "wgmma",
 ]
 BUFFERS = [  # rank 3: a multi-buffer, one stage a tile
-    ("blocked:spt=1x1x8,tpw=1x4x8,wpc=2x2x1,order=2x1x0", "swizzled:vec=8,per_phase=1,max_phase=8,order=2x1x0", "f16", (2, 64, 64)),
-    ("blocked:spt=1x8x1,tpw=1x8x4,wpc=1x1x4,order=1x2x0", "swizzled:vec=8,per_phase=1,max_phase=8,order=2x1x0", "f16", (2, 64, 64)),
+    (
+        "blocked:spt=1x1x8,tpw=1x4x8,wpc=2x2x1,order=2x1x0",
+        "swizzled:vec=8,per_phase=1,max_phase=8,order=2x1x0",
+        "f16",
+        (2, 64, 64),
+    ),
+    (
+        "blocked:spt=1x8x1,tpw=1x8x4,wpc=1x1x4,order=1x2x0",
+        "swizzled:vec=8,per_phase=1,max_phase=8,order=2x1x0",
+        "f16",
+        (2, 64, 64),
+    ),
 ]
 
 
@@ -90,7 +100,9 @@ def main(argv: list[str]) -> int:
     rng = np.random.default_rng(2026)
     for i in range(0, len(items), 16):  # one module a batch of 16 cases (32 plans)
         batch = items[i : i + 16]
-        named = [(f"st{i + j}", st) for j, (_, st, _) in enumerate(batch)] + [(f"ld{i + j}", ld) for j, (_, _, ld) in enumerate(batch)]
+        named = [(f"st{i + j}", st) for j, (_, st, _) in enumerate(batch)] + [
+            (f"ld{i + j}", ld) for j, (_, _, ld) in enumerate(batch)
+        ]
         module = compile_endpoints(named, cpu=False)
         for j, (label, st, ld) in enumerate(batch):
             bad = run_endpoint(module, st, f"st{i + j}", rng) + run_endpoint(module, ld, f"ld{i + j}", rng)

@@ -7,14 +7,14 @@ import cupy as cp
 import numpy as np
 
 from llgen.emit import emit_bench
-from llgen.plan.benchshape import loop_scratch
+from llgen.plan.benchshape import bench_shape, loop_scratch
 from llgen.plan.variants import variants
 from llgen.runtime.reference import loop_input, raw_dtype
 from llgen.suite import core
 
 case = next(c for c in core() if c.id == "b2dotA_i8")
 v = next(v for v in variants(case, "sm_90") if v.name == "llgen")
-mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b"), options=("-std=c++17",))
+mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd)), options=("-std=c++17",))
 loop = mod.get_function("b_loop")
 smem = loop_scratch(v.fwd, v.bwd).bytes
 grid = cp.cuda.Device(0).attributes["MultiProcessorCount"] * 4

@@ -22,7 +22,7 @@ import cupy as cp
 import numpy as np
 
 from llgen.emit import emit_bench
-from llgen.plan.benchshape import loop_scratch, stream_groups, stream_smem, stream_unroll
+from llgen.plan.benchshape import bench_shape, loop_scratch, stream_groups, stream_smem, stream_unroll
 from llgen.plan.variants import variant_table
 from llgen.runtime.bench.rules import stream_tiles
 from llgen.runtime.bench.timing import median_ms, rotating_rounds, stream_grid
@@ -122,7 +122,7 @@ def stream_part() -> None:
         block = case.warps * 32 * groups
         ss = stream_smem(v.fwd, v.bwd)
         for u in (1, 2, 4, 8):
-            mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b", unroll=u), options=("-std=c++17",))
+            mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd, u)), options=("-std=c++17",))
             stream, copy = mod.get_function("b_stream"), mod.get_function("b_copy")
             stream.max_dynamic_shared_size_bytes = ss
             occ = (resident(stream, block, ss), resident(copy, block, 0))
@@ -170,7 +170,9 @@ def loop_worker(spec: str) -> None:
         y = cp.empty_like(x)
         for n in names:
             v = pick(case, n)
-            f = cp.RawModule(code=emit_bench(v.fwd, v.bwd, f"{cid}_{n}"), options=("-std=c++17",)).get_function(f"{cid}_{n}_loop")
+            f = cp.RawModule(
+                code=emit_bench(v.fwd, v.bwd, f"{cid}_{n}", bench_shape(v.fwd, v.bwd)), options=("-std=c++17",)
+            ).get_function(f"{cid}_{n}_loop")
             smem = loop_scratch(v.fwd, v.bwd).bytes
             f.max_dynamic_shared_size_bytes = smem
             f((sms * 32,), (case.warps * 32,), (x, y, np.int32(1024)), shared_mem=smem)
@@ -190,7 +192,7 @@ def stream_worker(spec: str) -> None:
         n = max(1, (256 << 20) // (tile * raw().itemsize))
         xs = cp.random.randint(0, 1 << 31, size=n * tile * raw().itemsize // 4, dtype=cp.int32).view(raw)
         ys = cp.empty_like(xs)
-        mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, cid), options=("-std=c++17",))
+        mod = cp.RawModule(code=emit_bench(v.fwd, v.bwd, cid, bench_shape(v.fwd, v.bwd)), options=("-std=c++17",))
         block = case.warps * 32 * stream_groups(v.fwd, v.bwd)
         ss = stream_smem(v.fwd, v.bwd)
         s = mod.get_function(f"{cid}_stream")

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from .bench import emit_bench
 from .context import global_ctx, kernel_dynamic_smem, plan_scratch_bytes, scratch_bytes
-from .conversion import FORMS, check_name, default_name, emit, environment, file_names
+from .conversion import FORMS, default_name, emit, file_names
+from .environment import check_name, environment
 from .spelling import VEC_TYPES, RegArray, address, affine_expr, hexu, run_term, vector_access
 
 __all__ = [

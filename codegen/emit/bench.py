@@ -4,18 +4,17 @@ shape the plan decided (plan/benchshape.py), with the tile's own `+ 1` between r
 
 from __future__ import annotations
 
-from ..plan.benchshape import bench_shape
+from ..plan.benchshape import BenchShape
 from .context import context
-from .conversion import check_name, environment
+from .environment import check_name, environment
 from .spelling import RegArray
 
 
-def emit_bench(fwd, bwd, name: str, unroll: int | None = None) -> str:
-    """LOOP, STREAM and copy kernels for a conversion and its way back (docs/design.md §10); ``unroll`` overrides
-    how many tiles STREAM and copy load per step (BenchShape.unroll)."""
+def emit_bench(fwd, bwd, name: str, shape: BenchShape) -> str:
+    """LOOP, STREAM and copy kernels for a conversion and its way back (docs/design.md §10), in the ``shape`` the
+    planner gave them (llgen.plan.benchshape.bench_shape)."""
     check_name(name)
     env = environment()
-    shape = bench_shape(fwd, bwd, unroll)
     cf, cb = context(fwd, f"{name}_fwd"), context(bwd, f"{name}_bwd")
     # the +1 and +s act on packed words ``w`` of the typed registers (pack/unpack around them fold away)
     a, b = RegArray("w", fwd.dtype.bits, fwd.n_in), RegArray("w", fwd.dtype.bits, fwd.n_out)

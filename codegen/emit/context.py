@@ -108,7 +108,7 @@ def _flat_table(cols) -> list[str]:
     return [hexu(c) for c in cols] or ["0u"]
 
 
-def _body_ctx(plan) -> dict:
+def body_ctx(plan) -> dict:
     """The printable conversion body of one plan."""
     lb = plan.target.lane_bits
     d = plan.detail
@@ -182,7 +182,7 @@ def _cta_barrier(p) -> bool:
     return p is not None and p.barrier == Barrier.CTA
 
 
-def _provenance(command: str | None) -> dict:
+def provenance(command: str | None) -> dict:
     from ..version import llgen_version
 
     return {"version": llgen_version(), "command": command or "the Python API (llgen.emit.emit)"}
@@ -224,11 +224,11 @@ def context(plan, name: str, command: str | None = None) -> dict:
         load_src=global_tables(plan.global_load, dt.bytes, lb, a),
         store_dst=global_tables(plan.global_store, dt.bytes, lb, b),
     )
-    ctx["body"] = _body_ctx(plan)
-    ctx["fallback"] = _body_ctx(plan.fallback) if plan.fallback else None
+    ctx["body"] = body_ctx(plan)
+    ctx["fallback"] = body_ctx(plan.fallback) if plan.fallback else None
     ctx["helpers"] = called_helpers(ctx["body"], ctx["fallback"])
     ctx["zero_b"] = b.per > 1 and (_reads_b(ctx["body"]) or _reads_b(ctx["fallback"]))
-    ctx.update(_provenance(command))
+    ctx.update(provenance(command))
     ha, hb = Hw.of(plan.src), Hw.of(plan.dst)
     shape = plan.src.shape
     ctx.update(

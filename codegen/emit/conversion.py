@@ -1,31 +1,17 @@
-"""A conversion's source text: the Jinja environment over templates/, the kernel's name and file names,
-and emit(), which renders a plan's context (llgen.emit.context) as a standalone kernel or a vendorable header.
-Same inputs, same bytes.
+"""A conversion's source text: the kernel's name and file names, and emit(), which renders a plan's context
+(llgen.emit.context) as a standalone kernel or a vendorable header. Same inputs, same bytes.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from ..errors import LlgenError
 from .context import context
+from .endpoint import default_endpoint_name, emit_endpoint
+from .environment import check_name, environment
 
 FORMS = ("kernel", "header", "both")
-
-
-@lru_cache(maxsize=1)
-def environment():
-    """The Jinja environment over the package's templates (llgen.templates), loaded once."""
-    import importlib.resources
-
-    import jinja2
-
-    root = importlib.resources.files("llgen.templates")
-    loader = jinja2.DictLoader({p.name: p.read_text() for p in root.iterdir() if p.name.endswith(".j2")})
-    return jinja2.Environment(
-        loader=loader, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined
-    )
 
 
 def default_name(plan, kinds: tuple[str, str] | None = None) -> str:
@@ -36,8 +22,6 @@ def default_name(plan, kinds: tuple[str, str] | None = None) -> str:
     import json
 
     if getattr(plan, "kind", None) == "endpoint":
-        from .endpoint import default_endpoint_name
-
         return default_endpoint_name(plan, kinds)
     key = json.dumps([plan.src.to_dict(), plan.dst.to_dict(), plan.dtype.name, plan.target.name, plan.warps], sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:6]
@@ -45,20 +29,11 @@ def default_name(plan, kinds: tuple[str, str] | None = None) -> str:
     return f"cvt_{what}_{plan.dtype.name}_{'x'.join(map(str, plan.src.shape))}_{digest}"
 
 
-def check_name(name: str) -> str:
-    """A name for the namespace and kernels (llgen.names.check_identifier: a C++ identifier, no keyword)."""
-    from ..names import check_identifier
-
-    return check_identifier(name)
-
-
 def emit(plan, form: str = "header", name: str | None = None, command: str | None = None, header_file: str | None = None) -> str:
     """Source text: form "kernel" (standalone .cu/.hip, which holds the conversion) or "header" (.cuh/.hip.h to
     vendor). ``command``, the command line that asked for it, goes in the opening comment. ``header_file``: the
     kernel includes that header (written beside it, as --form both does) instead of repeating the conversion."""
     if getattr(plan, "kind", None) == "endpoint":  # a local_store / local_load (llgen.emit.endpoint)
-        from .endpoint import emit_endpoint
-
         return emit_endpoint(plan, form, name, command, header_file)
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")

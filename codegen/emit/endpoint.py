@@ -16,7 +16,8 @@ import re
 
 from ..errors import LlgenError
 from ..plan.hw import Hw
-from .context import _body_ctx, called_helpers, global_tables
+from .context import body_ctx, called_helpers, global_tables, provenance
+from .environment import check_name, environment
 from .spelling import RegArray, address, affine_expr, hexu, vector_access
 
 STATIC_SMEM = 48 * 1024  # bytes a static __shared__ array may hold on CUDA
@@ -88,8 +89,6 @@ def _instruction(plan) -> str:
 
 def context(plan, name: str, command: str | None = None) -> dict:
     """The plain dict endpoint.j2 and endpoint_kernel.j2 print."""
-    from .context import _provenance
-
     dt, tgt = plan.dtype, plan.target
     lb = tgt.lane_bits
     store = plan.direction == "store"
@@ -99,7 +98,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
     if plan.convert is not None:
         nq = 1 << plan.staging.in_bits("register")
         q_arr = RegArray("b" if store else "a", dt.bits, nq)
-        conv = _body_ctx(plan.convert)
+        conv = body_ctx(plan.convert)
         access_arr = q_arr
     else:
         q_arr, access_arr = None, d_arr
@@ -152,7 +151,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "staging_json": plan.staging.to_dict() if plan.staging is not None else None,
         "global": global_tables(plan.tile_io, dt.bytes, lb, g_arr),
         "reg_broadcast": Hw.of(plan.dist).reg_broadcast_mask,
-        **_provenance(command),
+        **provenance(command),
     }
     ctx["helpers"] = called_helpers(ctx["accesses"], conv, copies)  # byte_perm where a vector packs scattered registers
     ctx["_ctx"] = ctx
@@ -164,8 +163,6 @@ def emit_endpoint(
 ) -> str:
     """Source text of an endpoint plan: form "header" (.cuh/.hip.h to vendor) or "kernel" (the standalone check kernel,
     which includes ``header_file`` where given instead of repeating the header)."""
-    from .conversion import check_name, environment
-
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")
     if form == "kernel" and plan.smem_bytes > STATIC_SMEM:

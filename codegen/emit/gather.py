@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..errors import LlgenError
 from .context import called_helpers, global_ctx
-from .conversion import check_name, environment
+from .environment import check_name, environment
 from .spelling import RegArray, address, affine_expr, hexu, replica_test, run_term, vector_access
 
 

@@ -148,7 +148,9 @@ def loop_launches(cases_json: str, target: str) -> None:
         y = cp.empty_like(x)
         # built as the bench built it (compile_all: for one CTA an SM where ptxas's own budget spills)
         name = f"{case.id}_loop"
-        loop = compile_all({case.id: emit_bench(v.fwd, v.bwd, case.id)}, loop=name)[case.id].get_function(name)
+        loop = compile_all({case.id: emit_bench(v.fwd, v.bwd, case.id, bench_shape(v.fwd, v.bwd))}, loop=name)[
+            case.id
+        ].get_function(name)
         smem = bench_shape(v.fwd, v.bwd).loop.bytes
         loop.max_dynamic_shared_size_bytes = smem
         loop((sms * 32,), (case.warps * 32,), (x, y, np.int32(PIPE_K)), shared_mem=smem)

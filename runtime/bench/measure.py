@@ -26,7 +26,7 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
     sources = {}
     for v in vs:
         try:
-            src = emit_bench(v.fwd, v.bwd, "b")
+            src = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd))
         except Exception as e:  # noqa: BLE001
             res["variants"][v.name] = {"path": f"{v.fwd.path}/{v.bwd.path}", "error": f"emit: {one_line(e)}"}
             continue
@@ -41,7 +41,7 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
         if v.name == PICK and "stream" in m.measures:  # its STREAM and copy at the other tiles a step
             for u in STREAM_UNROLLS:
                 if u != bench_shape(v.fwd, v.bwd).unroll:
-                    sources[(v.name, u)] = emit_bench(v.fwd, v.bwd, "b", unroll=u)
+                    sources[(v.name, u)] = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd, u))
     one_cta: set = set()
     modules = compile_all(sources, one_cta)
     for v in vs:
