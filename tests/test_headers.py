@@ -26,7 +26,7 @@ import pytest
 from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
-from llgen.runtime.toolchain import HIP_SHIM, ToolchainUnavailable, _cuda_include, _nvrtc, nvcc
+from llgen.runtime.toolchain import HIP_SHIM, ToolchainUnavailable, cuda_include_dir, nvcc, nvrtc_library
 from llgen.spec import parse_layout
 from llgen.suite import core
 
@@ -122,8 +122,8 @@ def test_the_big_plan_takes_64_kb_dynamic_shared_memory_on_cuda(cuda_headers, hi
 def _nvrtc_front_end(source: str, folder: Path, arch: str) -> str:
     """NVRTC's front end only (-fdevice-syntax-only): the log, which holds its errors and warnings."""
     try:
-        nvrtc = _nvrtc()
-        include = _cuda_include()
+        nvrtc = nvrtc_library()
+        include = cuda_include_dir()
     except ToolchainUnavailable as e:
         pytest.skip(str(e))
     opts = [f"-arch={arch}", "-std=c++17", f"-I{include}", f"-I{folder}", "-fdevice-syntax-only", DEBUG]

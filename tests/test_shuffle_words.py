@@ -86,7 +86,7 @@ def test_rounds_alike_print_as_one_loop_with_the_same_machine_code(cid, monkeypa
     import re
 
     from llgen.emit import shuffle as shuffle_emit
-    from llgen.runtime.toolchain import ToolchainUnavailable, _cuobjdump_text, compile_cuda
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, cuobjdump_text
 
     c = _case(cid)
     p = plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shuffle")
@@ -98,7 +98,7 @@ def test_rounds_alike_print_as_one_loop_with_the_same_machine_code(cid, monkeypa
 
     def sass(src, arch):
         cubin = compile_cuda(src, arch)
-        text = _cuobjdump_text(cubin.data, "-sass")
+        text = cuobjdump_text(cubin.data, "-sass")
         return [re.sub(r"/\*[0-9a-f]{4}\*/", "", ln).strip() for ln in text.splitlines() if "/*" in ln and ";" in ln]
 
     try:

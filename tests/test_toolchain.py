@@ -272,7 +272,7 @@ def test_hip_scratch_is_detected(isa):
 def test_the_compile_cache_reads_a_text_back_and_keeps_no_failure(tmp_path, monkeypatch):
     """A text compiled again (same arch and flags) is read from LLGEN_COMPILE_CACHE, disassembly included; another
     arch or flag is another entry; a failed compile leaves no entry and fails again."""
-    from llgen.runtime import toolchain
+    from llgen.runtime.toolchain import ToolchainError, cuda
 
     monkeypatch.setenv("LLGEN_COMPILE_CACHE", str(tmp_path))
     src = 'extern "C" __global__ void k(unsigned* p) { p[threadIdx.x] = __shfl_xor_sync(0xffffffffu, p[threadIdx.x], 1); }'
@@ -282,15 +282,15 @@ def test_the_compile_cache_reads_a_text_back_and_keeps_no_failure(tmp_path, monk
         pytest.skip(str(e))
     sass = disassemble(first)["k"]
     entries = sorted(tmp_path.rglob("*"))
-    with pytest.raises(toolchain.ToolchainError):
+    with pytest.raises(ToolchainError):
         compile_cuda(src + "nonsense", "sm_80")
     assert sorted(tmp_path.rglob("*")) == entries  # no entry for the failure, no temporary file left
 
     def no_tool(*_args):
         raise AssertionError("compiled or disassembled again")
 
-    monkeypatch.setattr(toolchain, "_nvrtc_compile", no_tool)
-    monkeypatch.setattr(toolchain, "_cuobjdump_text", no_tool)
+    monkeypatch.setattr(cuda, "_nvrtc_compile", no_tool)  # where compile_cuda and disassemble look them up
+    monkeypatch.setattr(cuda, "cuobjdump_text", no_tool)
     again = compile_cuda(src, "sm_80")
     assert again == first and disassemble(again)["k"].opcodes == sass.opcodes and sass.shfl == 1
     for arch, options in (("sm_90", ()), ("sm_80", ("-DX=1",))):
