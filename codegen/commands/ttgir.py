@@ -166,7 +166,7 @@ def plan_file(
 
 def swizzle_file(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None) -> int:
     """``llgen swizzle --ttgir FILE``: each module's setting, then every op with its swizzle table (or why none)."""
-    from .swizzle import table
+    from .swizzle_table import table
 
     modules, items = collect(path, warps, threads_per_warp, target, local=False)
     tables: dict[int, list[str]] = {}
@@ -250,7 +250,7 @@ def emit_file(
     them or none; the exit status."""
     from ..emit import file_names
     from ..version import llgen_version
-    from .emit import sources, write_all
+    from .sources import sources, write_all
 
     if output is None:
         raise LlgenError("emit --ttgir writes one header per conversion: give a folder with -o DIR/.")

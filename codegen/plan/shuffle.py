@@ -23,23 +23,8 @@ from ..dtypes import DType
 from ..target import Target
 from .affine import Affine
 from .hw import Hw
+from .shuffle_round import ShuffleRound
 from .shuffle_words import Assembly, assemble
-
-
-@dataclass(frozen=True)
-class ShuffleRound:
-    """One round: each thread sends word ``send_reg`` and fills ``recv_reg``.
-
-    ``src_lane``, ``send_reg`` and ``recv_reg`` are affine in the thread bits (lane, warp).
-    ``op`` is "local" (the source is the thread itself: a register select), "xor" (src lane =
-    lane ^ xor_mask: shfl.xor) or "idx" (shfl.idx)."""
-
-    index: int
-    src_lane: Affine
-    send_reg: Affine
-    recv_reg: Affine
-    op: str
-    xor_mask: int
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from .. import f2
 
 if TYPE_CHECKING:
-    from .shuffle import ShuffleRound
+    from .shuffle_round import ShuffleRound
 
 Src = tuple  # ("a", w): A's 32-bit word w; ("x", r, p): word p of what round r received
 Byte = tuple  # (Src, byte 0..3)
