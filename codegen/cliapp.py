@@ -12,20 +12,15 @@ from collections.abc import Callable
 
 import click
 
-from .errors import LlgenError
+from .errors import LlgenError, error_line, one_line
 
 ARGV_KEY = "llgen.argv"
 
 
 def fail(message: str) -> None:
     """Print ``error: <message>`` as one line on stderr and exit with status 2."""
-    click.echo(f"error: {one_line(message)}", err=True)
+    click.echo(f"error: {one_line(message) or 'bad input.'}", err=True)
     sys.exit(2)
-
-
-def one_line(message: str) -> str:
-    """A message as one line: whitespace runs collapse to one space."""
-    return " ".join(str(message).split()) or "bad input."
 
 
 def run(body: Callable[[], None]) -> None:
@@ -45,7 +40,7 @@ def run(body: Callable[[], None]) -> None:
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, never a traceback
         if os.environ.get("LLGEN_TRACEBACK"):
             raise
-        detail = one_line(f"{type(e).__name__}: {e}")[:300]
+        detail = error_line(e)
         click.echo(f"error: llgen failed ({detail}); this is a bug in llgen, please report the command.", err=True)
         sys.exit(3)
 

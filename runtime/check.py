@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from llgen.emit import default_name, emit
+from llgen.errors import error_line
 from llgen.plan.benchshape import bench_shape
 from llgen.simulate import element_ids
 
@@ -130,9 +131,8 @@ def new_result(label: str, plan, name: str | None = None) -> CheckResult:
 
 
 def launch_error(e: Exception) -> str:
-    """A failed launch as a result's error: the exception's type and its first line."""
-    text = str(e).strip()
-    return f"{type(e).__name__}: {text.splitlines()[0] if text else ''}"
+    """A failed launch as a result's error (llgen.errors.error_line)."""
+    return error_line(e)
 
 
 def first_bad_tile(bad: np.ndarray, tile: int, want: np.ndarray, got: np.ndarray, **where) -> dict:

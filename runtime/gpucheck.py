@@ -29,7 +29,7 @@ from pathlib import Path
 
 from llgen.emit import emit_bench
 from llgen.emit.gather import emit_gather
-from llgen.errors import LlgenError
+from llgen.errors import LlgenError, error_line
 from llgen.plan.benchshape import bench_shape
 from llgen.plan.variants import variants
 from llgen.runtime.cases import gather_plans, ncu_jobs, random_jobs, suite_jobs
@@ -475,7 +475,7 @@ def main(settings: Settings) -> int:
             fn()
         except Exception as e:  # noqa: BLE001 - one part's failure must not lose the others
             (st.logs / f"{name}-traceback.txt").write_text(traceback.format_exc())
-            st.part(name, "FAIL", f"crashed: {type(e).__name__}: {str(e)[:300]}")
+            st.part(name, "FAIL", f"crashed: {error_line(e)}")
     st.record["seconds"] = round(time.monotonic() - st.t0, 1)
     st.save()
     log("")

@@ -376,3 +376,13 @@ def test_emit_creates_missing_folders_of_a_file_path(tmp_path):
     result = CliRunner().invoke(main, ["emit", "--form", "header", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.read_text().startswith("//")
+
+
+def test_error_line_is_the_one_rule_for_an_exception_as_a_line():
+    """llgen.errors.error_line serves the crash message, check's launch errors and the bench's report rows."""
+    from llgen.errors import error_line
+
+    log = RuntimeError("nvrtc: compile failed\nkernel.cu(3):  error:   identifier   x undefined\nmore")
+    assert error_line(log) == "RuntimeError: kernel.cu(3): error: identifier x undefined"  # the line saying "error"
+    assert error_line(ValueError("first\nsecond")) == "ValueError: first"
+    assert error_line(KeyError(), limit=8) == "KeyError"[:8] and len(error_line(OSError("x" * 999))) == 300

@@ -3,9 +3,11 @@ and timed as ours is: the bench's baseline."""
 
 from __future__ import annotations
 
+from llgen.errors import error_line
+
 from .buffers import Measurement
 from .loopcheck import check_loop
-from .rules import one_line, short
+from .rules import short
 from .timing import loop_times, median_ms
 
 
@@ -37,6 +39,6 @@ def triton_row(m: Measurement, log) -> dict:
             r["copy_ms"] = median_ms(lambda: tc.stream(txs, tys, 0.0, m.nstream, convert=False), m.rep)
             r["stream_ratio"] = r["stream_ms"] / r["copy_ms"]
     except Exception as e:  # noqa: BLE001 - Triton's failure is reported, the rest of the run goes on
-        r["error"] = one_line(e)
+        r["error"] = error_line(e)
     log(f"  {case.id} / triton: {short(r)}")
     return r

@@ -13,14 +13,14 @@ import numpy as np
 
 from llgen.emit import RegArray
 from llgen.emit.gather import emit_gather
-from llgen.errors import LlgenError
+from llgen.errors import LlgenError, error_line
 from llgen.plan.gather import plan_gather
 from llgen.runtime.reference import random_input, raw_dtype
 from llgen.suite import gather_bench_cases
 from llgen.target import target as to_target
 
 from .device import compile_all, free_device_memory
-from .rules import one_line, short
+from .rules import short
 from .timing import per_sm_ns
 
 PATTERNS = ("random", "reverse")
@@ -129,7 +129,7 @@ def run_gather(cases=None, target: str = "sm_90", rep: int = 100, with_triton: b
             try:
                 _run_one(case, pattern, res, target, rep, with_triton, log)
             except Exception as e:  # noqa: BLE001 - the case is a row that says why
-                res["error"] = one_line(e)
+                res["error"] = error_line(e)
                 log(f"  gather {case.id} / {pattern}: {res['error']}")
             out.append(res)
     return out
@@ -169,7 +169,7 @@ def _run_one(case, pattern: str, res: dict, target: str, rep: int, with_triton: 
                 r["loop_correct"] = bool((y == want).all())
                 r["loop_per_sm_ns"] = per_sm_ns(run, grid, sms, rep, per_k=1)
             except Exception as e:  # noqa: BLE001
-                r["error"] = one_line(e)
+                r["error"] = error_line(e)
             res["variants"][name] = r
             log(f"  gather {case.id} / {pattern} / {name}: {short(r)}")
         if with_triton:
@@ -194,7 +194,7 @@ def _run_one(case, pattern: str, res: dict, target: str, rep: int, with_triton: 
                 r["regs"] = getattr(tg.compiled, "n_regs", None)
                 r["smem"] = getattr(getattr(tg.compiled, "metadata", None), "shared", None)
             except Exception as e:  # noqa: BLE001 - Triton's failure is reported, the rest goes on
-                r["error"] = one_line(e)
+                r["error"] = error_line(e)
             res["variants"]["triton"] = r
             log(f"  gather {case.id} / {pattern} / triton: {short(r)}")
     finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from llgen.emit import emit_bench, plan_scratch_bytes
+from llgen.errors import error_line
 from llgen.plan.benchshape import bench_shape
 from llgen.plan.variants import ALTERNATIVES, PICK, Variant, plan_cost
 from llgen.runtime.reference import raw_dtype
@@ -14,7 +15,7 @@ from .baseline import triton_row
 from .buffers import Measurement
 from .device import compile_all
 from .loopcheck import check_loop
-from .rules import LOOP_ROUNDS, MAX_SOURCE, STREAM_ROUNDS, STREAM_UNROLLS, one_line, short
+from .rules import LOOP_ROUNDS, MAX_SOURCE, STREAM_ROUNDS, STREAM_UNROLLS, short
 from .timing import alternate, fastest_unroll, loop_times, rotating_rounds, stream_grid
 
 
@@ -28,7 +29,7 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
         try:
             src = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd))
         except Exception as e:  # noqa: BLE001
-            res["variants"][v.name] = {"path": f"{v.fwd.path}/{v.bwd.path}", "error": f"emit: {one_line(e)}"}
+            res["variants"][v.name] = {"path": f"{v.fwd.path}/{v.bwd.path}", "error": f"emit: {error_line(e)}"}
             continue
         if len(src) > MAX_SOURCE and v.name != PICK:
             res["skipped"][v.name] = (
@@ -65,7 +66,7 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
             by_unroll[bench_shape(v.fwd, v.bwd).unroll] = mod
             measure_variant(m, v, r, by_unroll)
         except Exception as e:  # noqa: BLE001 - the variant is a row that says why; the run goes on
-            r["error"] = one_line(e)
+            r["error"] = error_line(e)
         res["variants"][v.name] = r
         log(f"  {case.id} / {v.name}: {short(r)}")
     if with_triton:
@@ -78,7 +79,7 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
                 + ", ".join(f"{n} {res['variants'][n]['loop_per_sm_ns']:.2f} ns" for n in (PICK, "triton"))
             )
         except Exception as e:  # noqa: BLE001
-            res["variants"]["triton"].setdefault("error", f"alternating rounds: {one_line(e)}")
+            res["variants"]["triton"].setdefault("error", f"alternating rounds: {error_line(e)}")
 
 
 def measure_variant(m: Measurement, v: Variant, r: dict, by_unroll: dict) -> None:

@@ -34,13 +34,6 @@ def stream_tiles(tile_bytes: int) -> int:
     return max(1, STREAM_BYTES // tile_bytes)
 
 
-def one_line(e: BaseException) -> str:
-    """An error as one line for a report row: its first line that says "error", else its first line."""
-    lines = [x.strip() for x in str(e).splitlines() if x.strip()]
-    pick = next((x for x in lines if "error" in x.lower()), lines[0] if lines else "")
-    return f"{type(e).__name__}: {pick}"[:300]
-
-
 def short(r: dict) -> str:
     """A result row as one log line."""
     keys = ("path", "loop_per_sm_ns", "loop_lat_ns", "stream_ratio", "regs", "loop_correct", "error")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from llgen.dtypes import dtype as to_dtype
-from llgen.errors import LlgenError
+from llgen.errors import LlgenError, error_line
 from llgen.plan.variants import variant_table
 from llgen.runtime.compile import device
 
@@ -16,7 +16,6 @@ from .counters import measure_pipes, measure_wavefronts
 from .device import device_info, free_device_memory
 from .gather import run_gather
 from .measure import run_variants
-from .rules import one_line
 
 
 def run(
@@ -102,13 +101,13 @@ def run_case(
         res["coalesced_a"] = coalesced(case.src, to_dtype(case.dtype).bytes)
         vs, res["skipped"] = variant_table(case, target, options, baselines)
     except Exception as e:  # noqa: BLE001 - the case is a row that says why
-        res["error"] = one_line(e)
+        res["error"] = error_line(e)
         log(f"  {case.id}: {res['error']}")
         return res
     try:
         run_variants(Measurement.allocate(case, measures, rep), vs, res, with_triton, log)
     except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the case's buffers
-        res["error"] = one_line(e)
+        res["error"] = error_line(e)
         log(f"  {case.id}: {res['error']}")
     finally:
         free_device_memory()
@@ -167,5 +166,5 @@ def _guarded(report: dict, what: str, log, fn, *args) -> None:
     try:
         fn(*args)
     except Exception as e:  # noqa: BLE001
-        report["info"].setdefault("errors", {})[what] = one_line(e)
-        log(f"{what}: {one_line(e)}")
+        report["info"].setdefault("errors", {})[what] = error_line(e)
+        log(f"{what}: {error_line(e)}")
