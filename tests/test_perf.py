@@ -115,12 +115,12 @@ def test_show_128x128(timing, tmp_path):
 
 def test_random_pairs_property(timing):
     """The property run of tests/test_plan.py (10,000 pairs of real layouts by every path, two workers)."""
-    from test_plan import PAIRS, run_pairs
+    from test_plan import CHUNKS, PAIRS, run_pairs
 
     t0 = time.perf_counter()
     ctx = multiprocessing.get_context("fork")
     with ctx.Pool(min(2, os.cpu_count() or 1)) as pool:
-        results = pool.starmap(run_pairs, [(1000 + i, PAIRS // 8) for i in range(8)])
+        results = pool.starmap(run_pairs, [(1000 + i, PAIRS // CHUNKS) for i in range(CHUNKS)])
     assert not [f for r in results for f in r[0]]
     timing(f"property run, {PAIRS} pairs of real layouts", time.perf_counter() - t0, 240.0)
 

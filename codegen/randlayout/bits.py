@@ -89,11 +89,6 @@ def _dot_sized(shape: tuple[int, ...]) -> bool:
     return all(s == 1 or s >= 16 for s in shape[-2:])
 
 
-def _natural_k_width(dtype_bytes: int) -> int:
-    """Consecutive K elements per 32-bit register: 4 for 8-bit types, 2 for 16-bit, 1 for 32/64-bit."""
-    return max(1, 4 // dtype_bytes)
-
-
 def has_replicas(layout: LinearLayout) -> bool:
     """Whether some register, lane or warp basis is zero: several slots hold the same element."""
     return any(c == 0 for n in ("register", "lane", "warp") for c in layout.flat_cols(n))

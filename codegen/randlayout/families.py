@@ -7,7 +7,8 @@ import random
 
 from .. import layouts as L
 from ..layouts.amd import WMMA_K_WIDTHS
-from .bits import _dot_sized, _fill, _log2, _matrix_warps, _natural_k_width, _room, _row_major, _split, _tiles_per_warp
+from ..spec.defaults import default_mma_k_width
+from .bits import _dot_sized, _fill, _log2, _matrix_warps, _room, _row_major, _split, _tiles_per_warp
 from .ctx import Ctx, Make
 
 
@@ -89,7 +90,7 @@ def draw_mma_v2_dot(rng: random.Random, ctx: Ctx) -> tuple[str, Make] | None:
     if p is None:
         return None
     op = rng.choice((0, 1))
-    kw = _natural_k_width(ctx.dtype_bytes) * rng.choice((1, 1, 2))
+    kw = default_mma_k_width(ctx.dtype_bytes) * rng.choice((1, 1, 2))
     return "mma_v2_dot", lambda: L.DotOperand(operand_index=op, parent=L.NvidiaMma(**p), k_width=kw)
 
 
@@ -99,7 +100,7 @@ def draw_mma_v3_dot(rng: random.Random, ctx: Ctx) -> tuple[str, Make] | None:
     p = _mma_v3_params(rng, ctx)
     if p is None:
         return None
-    kw = _natural_k_width(ctx.dtype_bytes)
+    kw = default_mma_k_width(ctx.dtype_bytes)
     return "mma_v3_dot", lambda: L.DotOperand(operand_index=0, parent=L.NvidiaMma(**p), k_width=kw)
 
 

@@ -45,7 +45,7 @@ def resolve(body: str, aliases: dict[str, str], depth: int = 0) -> Location:
         return resolve(caller or callee, aliases, depth + 1)
     if body.startswith("fused"):
         start = body.find("[")
-        first = _split_top(body[start + 1 : _closing(body, start)])[0] if start >= 0 else ""
+        first = split_top(body[start + 1 : _closing(body, start)])[0] if start >= 0 else ""
         return resolve(first, aliases, depth + 1)
     m = _FILE.match(body)
     if m:
@@ -87,17 +87,16 @@ def _closing(text: str, open_at: int) -> int:
     return len(text)
 
 
-def _split_top(text: str) -> list[str]:
-    """``a, b(c, d), e`` -> ['a', 'b(c, d)', 'e']."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch in "([<":
+def split_top(text: str, limit: int = -1) -> list[str]:
+    """``a, b(c, d), e`` -> ['a', 'b(c, d)', 'e']: split at the commas outside any brackets, at most ``limit`` times
+    (-1: every one), as str.split counts. TTGIR's locations and its types (``128x64xf16, #mma``) split this way."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "([<{":
             depth += 1
-        elif ch in ")]>":
+        elif ch in ")]>}":
             depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return [*parts, cur]
+        elif ch == "," and depth == 0 and len(parts) != limit:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]

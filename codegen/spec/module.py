@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..errors import LlgenError
 from ..files import read_text
 from .limits import MAX_CONVERSIONS, MAX_NUMBER, MAX_TTGIR_BYTES, ascii_int
-from .location import Location, loc_body, resolve
+from .location import Location, loc_body, resolve, split_top
 from .ttgir import Alias, Aliases, AttrParser
 
 _ALIAS_LINE = re.compile(r"(#[A-Za-z_][A-Za-z0-9_$.-]*)\s*=\s*(.*)")
@@ -234,7 +234,7 @@ def _local_op(line: str, number: int, func: str, loc_aliases: dict[str, str], na
     if len(tensors) != 1 or len(memdescs) != 1:
         return ConvertOp(number, func, (), "", "", "", location, "the op's types are not a tensor and a !ttg.memdesc.", name=name)
     text, dims, elem, encoding = tensors[0]
-    parts = _fields(memdescs[0])
+    parts = split_top(memdescs[0])
     m = _TENSOR.fullmatch(parts[0].strip())
     mem_dims = m.group(1)[:-1].split("x") if m.group(1) else []
     shared = parts[1].strip() if len(parts) > 1 else ""
@@ -283,27 +283,8 @@ def _tensors(text: str) -> list[tuple[str, list[str], str, str]]:
     """(type text less its encoding, dimensions as written, element type, encoding) of every ``tensor<...>`` in ``text``."""
     out = []
     for inner in _bracketed(text, "tensor<"):
-        head, _, encoding = _split_once(inner)
+        head, encoding = (split_top(inner, 1) + [""])[:2]
         m = _TENSOR.fullmatch(head.strip())
         dims = m.group(1)[:-1].split("x") if m.group(1) else []
         out.append((head.strip(), dims, m.group(2).strip(), encoding.strip()))
     return out
-
-
-def _fields(inner: str) -> list[str]:
-    """``128x64xf16, #shared, #smem, mutable`` -> its top-level comma-separated fields."""
-    head, comma, rest = _split_once(inner)
-    return [head, *(_fields(rest) if comma else [])]
-
-
-def _split_once(inner: str) -> tuple[str, str, str]:
-    """``128x128xf16, #mma`` -> ('128x128xf16', ',', '#mma'), splitting at the first top-level comma."""
-    depth = 0
-    for i, ch in enumerate(inner):
-        if ch in "<[({":
-            depth += 1
-        elif ch in ">])}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return inner[:i], ",", inner[i + 1 :]
-    return inner, "", ""
