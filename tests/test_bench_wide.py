@@ -216,7 +216,9 @@ def test_a_wrong_loop_kernel_says_where_it_goes_wrong(monkeypatch):
     load and store) and wrong from k = 1."""
     emit = measure.emit_bench
     monkeypatch.setattr(
-        measure, "emit_bench", lambda f, b, n: emit(f, b, n).replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)")
+        measure,
+        "emit_bench",
+        lambda f, b, n, shape: emit(f, b, n, shape).replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)"),
     )
     res = runner.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
     r = res["variants"]["llgen"]
@@ -229,12 +231,12 @@ def test_bench_never_crashes_a_failure_is_a_row(monkeypatch):
     that say why; the other variants are measured."""
     emit = measure.emit_bench
 
-    def flaky(f, b, n):
+    def flaky(f, b, n, shape):
         if f.path == "shuffle":
             raise RuntimeError("emitter bug")
         if f.detail is not None and f.path == "shared" and not getattr(f.detail, "warp_sync", True):
             return "this is not CUDA"
-        return emit(f, b, n)
+        return emit(f, b, n, shape)
 
     monkeypatch.setattr(measure, "emit_bench", flaky)
     res = runner.run_case(by_id("w1_b2dotA_f16"), "sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
