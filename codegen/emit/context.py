@@ -188,6 +188,20 @@ def provenance(command: str | None) -> dict:
     return {"version": llgen_version(), "command": command or "the Python API (llgen.emit.emit)"}
 
 
+def element_and_group(dt, tgt, warps: int) -> dict:
+    """The element type and the thread group, as every header's context names them (conversions and endpoints)."""
+    return {
+        "dtype": dt.name,
+        "raw": dt.raw,
+        "bytes": dt.bytes,
+        "bits": dt.bits,
+        "lanes": tgt.lanes,
+        "lane_bits": tgt.lane_bits,
+        "warps": warps,
+        "threads": warps * tgt.lanes,
+    }
+
+
 def context(plan, name: str, command: str | None = None) -> dict:
     """The plain dict the templates print. ``command`` is the command line that asked for it, printed in the
     header's opening comment."""
@@ -199,15 +213,8 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "target": tgt.name,
         "path": plan.path,
         "why": plan.why,
-        "dtype": dt.name,
         "ctype": dt.hip if tgt.is_hip else dt.cuda,
-        "raw": dt.raw,
-        "bytes": dt.bytes,
-        "bits": dt.bits,
-        "lanes": tgt.lanes,
-        "lane_bits": lb,
-        "warps": plan.warps,
-        "threads": plan.warps * tgt.lanes,
+        **element_and_group(dt, tgt, plan.warps),
         "n_in": plan.n_in,
         "n_out": plan.n_out,
         "shape": "x".join(map(str, plan.src.shape)),

@@ -16,7 +16,7 @@ import re
 
 from ..errors import LlgenError
 from ..plan.hw import Hw
-from .context import body_ctx, called_helpers, global_tables, provenance
+from .context import body_ctx, called_helpers, element_and_group, global_tables, provenance
 from .environment import check_name, environment
 from .spelling import RegArray, address, affine_expr, hexu, vector_access
 
@@ -112,14 +112,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "target": tgt.name,
         "store": store,
         "op_path": plan.path,
-        "dtype": dt.name,
-        "raw": dt.raw,
-        "bytes": dt.bytes,
-        "bits": dt.bits,
-        "lanes": tgt.lanes,
-        "lane_bits": lb,
-        "warps": plan.warps,
-        "threads": plan.warps * tgt.lanes,
+        **element_and_group(dt, tgt, plan.warps),
         "regs": n,
         "words": d_arr.words,
         "word": d_arr.ctype,
