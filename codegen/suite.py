@@ -320,6 +320,15 @@ _WIDE = (
         "blocked:spt=2x1,tpw=16x2,wpc=1x4,order=0x1",
         "64-bit transpose",
     ),
+    (
+        "b2bT_f32",
+        "f32",
+        (128, 128),
+        4,
+        "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0",
+        "blocked:spt=8x1,tpw=16x2,wpc=1x4,order=0x1",
+        "32-bit transpose through 64 KB (over a static array's 48 KB)",
+    ),
     # scratch rounds: a smaller budget splits the tile (core's mma2b_f16 is the same conversion in one round)
     ("mma2b_f16_b16k", "f16", (128, 128), 4, "mma", "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", "2 rounds", 16384),
     ("mma2b_f16_b8k", "f16", (128, 128), 4, "mma", "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", "4 rounds", 8192),
