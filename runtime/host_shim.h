@@ -22,6 +22,7 @@
 #define __shared__ static
 #define LLGEN_KEEP(x) ((void)(x))
 #define LLGEN_DYNAMIC_SCRATCH(name) alignas(16) static unsigned char name[LLGEN_DYNAMIC_SCRATCH_BYTES]  // blocks run one by one
+#define LLGEN_DYNAMIC_SMEM(name, align) alignas(align) static unsigned char name[LLGEN_DYNAMIC_SCRATCH_BYTES]  // the same, aligned
 using std::memcpy;
 struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };

@@ -6,6 +6,7 @@ where S's own map says, poison in its padding, and a load fills every slot of D.
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -15,6 +16,7 @@ from test_endpoint import SHARED, _layouts
 
 from llgen.cli import main
 from llgen.emit import emit
+from llgen.emit.endpoint import endpoint_dynamic_smem
 from llgen.plan.endpoint import plan_load, plan_store
 from llgen.randlayout import random_layout
 from llgen.runtime import endpointcheck as ec
@@ -151,13 +153,57 @@ def test_cli_emit_header_and_name(tmp_path):
     assert '#include "ld_shared2dotop_f16_64x64_' in kernel and "_load(const unsigned char* __restrict__ in" in kernel
 
 
-def test_a_kernel_over_48_kb_is_one_sentence():
-    res = CliRunner().invoke(main, ["emit", "--src", "mma", "--dst", NVMMA, "--shape", "128x256"])
+@pytest.fixture(scope="module")
+def big_plans() -> dict:
+    """A 128x256 f16 tile in nvmma:128: 64 KB of S, over the 48 KB a static __shared__ array may hold."""
+    return {
+        "big_store": _plan("store", "mma", NVMMA, shape=(128, 256)),
+        "big_load": _plan("load", "dot:0", NVMMA, shape=(128, 256)),
+    }
+
+
+def test_a_kernel_over_48_kb_takes_dynamic_shared_memory_at_s_alignment(big_plans):
+    for name, plan in big_plans.items():
+        text = emit(plan, "kernel", name)
+        assert plan.smem_bytes == 65536 and endpoint_dynamic_smem(plan) == 65536
+        assert "  LLGEN_DYNAMIC_SMEM(smem, 1024);  // 65536 bytes\n" in text and "__shared__ unsigned char smem[" not in text
+        assert f"inline cudaError_t {name}_opt_in() {{" in text
+    small = _plan("store", "mma", NVMMA)
+    assert endpoint_dynamic_smem(small) == 0 and "LLGEN_DYNAMIC_SMEM" not in emit(small, "kernel", "small")
+
+
+def test_a_kernel_over_48_kb_runs_exact_on_cpu_threads(big_plans):
+    module = ec.compile_endpoints(list(big_plans.items()), cpu=True)
+    rng = np.random.default_rng(11)
+    for name, plan in big_plans.items():
+        assert ec.run_endpoint(module, plan, name, rng) == [], name
+    assert ec.round_trip(module, ("big_store", big_plans["big_store"]), ("big_load", big_plans["big_load"]), rng) == []
+
+
+def test_a_kernel_over_48_kb_compiles_with_nvcc(big_plans):
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+
+    try:
+        kernels = disassemble(compile_cuda("\n".join(emit(p, "kernel", n) for n, p in big_plans.items()), "sm_90"))
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    assert kernels["big_store_store"].opcodes["STSM.16.M88.4"] == len(big_plans["big_store"].side.instrs)
+    assert kernels["big_load_load"].opcodes["LDSM.16.M88.4"] == len(big_plans["big_load"].side.instrs)
+
+
+def test_a_tile_over_the_block_limit_is_one_sentence():
+    res = CliRunner().invoke(main, ["emit", "--src", "mma", "--dst", NVMMA, "--shape", "256x512"])
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr == (
-        "error: the check kernel holds S in a static __shared__ array of at most 49152 bytes, not 65536; "
-        "emit the header instead.\n"
+        "error: S's buffer of 262144 bytes is more than the 232448 bytes of shared memory a block may use on sm_90, "
+        "so no check kernel can hold it.\n"
     )
+
+
+def test_cli_check_cpu_over_48_kb():
+    res = CliRunner().invoke(main, ["check", "--cpu", "--src", "mma", "--dst", NVMMA, "--shape", "128x256"])
+    assert res.exit_code == 0, res.output
+    assert res.stdout.splitlines()[-1] == "local_store: ok (65536 shared bytes, 1 run(s))"
 
 
 # ---------------------------------------------------------------------------------- CPU threads, exact
@@ -198,10 +244,33 @@ def test_the_check_catches_a_wrong_layout(cuda_module):
     assert ec.run_endpoint(cuda_module, wrong_load, "nvmma_dot_a", rng)
 
 
-def test_check_report_is_refused_for_an_endpoint():
-    res = CliRunner().invoke(main, ["check", "--cpu", "--src", "mma", "--dst", NVMMA, "--shape", "64x64", "--report", "r"])
-    assert res.exit_code == 2 and res.stdout == ""
-    assert res.stderr == "error: --report covers conversions so far; a shared-memory endpoint's check prints its result only.\n"
+def test_check_report_of_an_endpoint(tmp_path):
+    """--report writes PREFIX.md and PREFIX.json for an endpoint as for a conversion: the device, the plan's
+    wavefronts against its floor, and what was compared."""
+    prefix = tmp_path / "reports" / "ep"
+    args = ["check", "--cpu", "--src", COLUMNS, "--dst", SWIZZLED, "--shape", "64x64", "--runs", "2", "--report", str(prefix)]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert res.stderr == f"wrote {prefix}.md and {prefix}.json\n"
+    record = json.loads((tmp_path / "reports" / "ep.json").read_text())
+    plan = _plan("store", COLUMNS, SWIZZLED)
+    assert record["ok"] is True and record["mismatches"] == [] and record["device"]["name"].startswith("CPU threads")
+    assert record["counts"] == {"runs": 2, "shared_bytes_compared": 2 * 8192, "mismatches": 0}
+    assert record["plan"] == json.loads(json.dumps(plan.to_json()))
+    assert record["checked"].startswith("local_store: a random tile loaded into D and stored into S; the whole 8192-byte")
+    md = (tmp_path / "reports" / "ep.md").read_text()
+    assert (
+        f"{plan.wavefronts} wavefront(s) for the tile, {plan.wavefronts_per_access} per access; the floor is {plan.floor}" in md
+    )
+    assert plan.floor_reason and f"above it: {plan.floor_reason}." in md and plan.explain() in md
+
+
+def test_check_report_counts_a_load_s_replica_slots(tmp_path):
+    # the 4 warps split 256 columns of a 64-column tile: each holds a copy of the tile, 8 registers of 4 rows a thread
+    plan = _plan("load", "blocked:spt=1x8,tpw=4x8,wpc=1x4,order=1x0", NVMMA, shape=(16, 64))
+    assert ec.compared(plan, 1) == {"slots_compared": 4096, "replica_slots_compared": 3072, "elements_compared": 1024}
+    md, js = ec.write_endpoint_report(str(tmp_path / "r"), plan, {"name": "test"}, "today", 1, ["a slot differs"])
+    assert json.loads(js.read_text())["ok"] is False and md.read_text().endswith("## Mismatches\n\n- a slot differs\n")
 
 
 def test_cli_check_cpu():

@@ -20,7 +20,11 @@ from .context import body_ctx, called_helpers, element_and_group, global_tables,
 from .environment import check_name, environment
 from .spelling import RegArray, address, affine_expr, hexu, vector_access
 
-STATIC_SMEM = 48 * 1024  # bytes a static __shared__ array may hold on CUDA
+
+def endpoint_dynamic_smem(plan) -> int:
+    """Dynamic shared memory the standalone kernels take at launch: S's buffer where it is over what a static array may
+    hold (Target.static_smem: 48 KB on CUDA, where the kernels then opt in to more), else 0."""
+    return plan.smem_bytes if plan.smem_bytes > plan.target.static_smem else 0
 
 
 def default_endpoint_name(plan, kinds: tuple[str, str] | None = None) -> str:
@@ -155,16 +159,18 @@ def emit_endpoint(
     plan, form: str = "header", name: str | None = None, command: str | None = None, header_file: str | None = None
 ) -> str:
     """Source text of an endpoint plan: form "header" (.cuh/.hip.h to vendor) or "kernel" (the standalone check kernel,
-    which includes ``header_file`` where given instead of repeating the header)."""
+    which includes ``header_file`` where given instead of repeating the header; over 48 KB its buffer is dynamic shared
+    memory, `endpoint_dynamic_smem` bytes at launch)."""
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")
-    if form == "kernel" and plan.smem_bytes > STATIC_SMEM:
+    if form == "kernel" and plan.smem_bytes > plan.target.smem_per_cta:
         raise LlgenError(
-            f"the check kernel holds S in a static __shared__ array of at most {STATIC_SMEM} bytes, not {plan.smem_bytes}; "
-            "emit the header instead."
+            f"S's buffer of {plan.smem_bytes} bytes is more than the {plan.target.smem_per_cta} bytes of shared memory "
+            f"a block may use on {plan.target.name}, so no check kernel can hold it."
         )
     ctx = context(plan, check_name(name or default_endpoint_name(plan)), command)
     ctx["header_file"] = header_file if form == "kernel" else None
     ctx["in_kernel"] = form == "kernel"
+    ctx["dynamic_smem"] = endpoint_dynamic_smem(plan)
     template = "endpoint.j2" if form == "header" else "endpoint_kernel.j2"
     return environment().get_template(template).render(**ctx)
