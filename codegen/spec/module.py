@@ -186,7 +186,7 @@ def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
 
 def _alias(name: str, text: str, aliases: Aliases) -> Alias:
     """A layout alias, or why llgen does not read it."""
-    if not text.startswith(("#ttg.", "#triton_gpu.")) or "<{" not in text:
+    if not text.startswith(("#ttg.", "#triton_gpu.")) or ("<{" not in text and "<[" not in text):  # padded_shared: <[..] {
         return Alias(None, why=f"alias '{name}' is '{text[:60]}', not a layout attribute llgen reads.")
     parser = AttrParser(text, aliases)
     try:

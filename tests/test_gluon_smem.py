@@ -1,0 +1,134 @@
+"""Triton's side of the smem suite (runtime/gluon_smem.py) on the CPU: for a spread of shared families, element
+widths, ranks and register layouts, the Gluon LOOP is compiled for sm_90 without a GPU, and llgen's own TTGIR reader
+(llgen.spec.module) reads its local_store/local_load ops back: the shared layout Triton allocated and both
+register layouts must be ours, so llgen and Triton are timed on bit-identical layouts. The PTX's barriers are
+counted: Triton's membar pass puts one before each store and load of the LOOP body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from llgen.dtypes import dtype as to_dtype
+from llgen.dtypes import from_mlir
+from llgen.errors import LlgenError
+from llgen.layout import LinearLayout
+from llgen.spec import parse_encoding, parse_layout
+from llgen.spec.module import parse_ttgir
+
+pytest.importorskip("triton")
+gluon_smem = pytest.importorskip("llgen.runtime.gluon_smem")
+
+LANES = 32
+
+
+@dataclass(frozen=True)
+class Case:
+    """What the harness hands TritonSmemCase (the suite's SmemCase has these fields)."""
+
+    id: str
+    dtype: str
+    shape: tuple[int, ...]
+    warps: int
+    p: LinearLayout
+    q: LinearLayout
+    shared: str
+
+    def encoding(self):
+        return parse_encoding(self.shared, self.shape, self.warps, LANES, to_dtype(self.dtype).bytes)
+
+
+def case(id_: str, shared: str, p: str, q: str, shape=(64, 64), dtype: str = "f16", warps: int = 4) -> Case:
+    size = to_dtype(dtype).bytes
+    layout = lambda spec: parse_layout(spec, shape, warps, LANES, size)  # noqa: E731
+    return Case(id_, dtype, tuple(shape), warps, layout(p), layout(q), shared)
+
+
+# a 32x32 buffer whose rows XOR the column's upper bits (a swizzle given by its bases)
+SWIZZLED_BASES = "[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 4], [2, 8], [4, 16], [8, 0], [16, 0]"
+# a 32x32 buffer of whole rows in the order 0, 2, 4, ... 30, 1, 3, ... 31
+ROW_PERMUTED = "[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [2, 0], [4, 0], [8, 0], [16, 0], [1, 0]"
+
+CASES = [
+    case("mma_f16_nvmma128", "nvmma:128", "mma", "blocked"),
+    case("mma_bf16_nvmma64", "nvmma:64", "mma", "blocked", (64, 32), "bf16"),
+    case("wgmma_f32_nvmma128", "nvmma:128", "wgmma", "blocked", (64, 64), "f32"),
+    case("wgmma8_f16_nvmma128", "nvmma:128", "wgmma", "blocked", (128, 128), "f16", 8),
+    case("opA_f16_nvmma32", "nvmma:32", "blocked", "dot:op=0", (64, 16)),
+    case("opB_f16_nvmma128_transposed", "nvmma:128,transposed=true", "blocked", "dot:op=1", (64, 64)),
+    case("opB_bf16_nvmma64_transposed", "nvmma:64,transposed=true", "blocked", "dot:op=1", (32, 64), "bf16"),
+    case("opA_i8_nvmma0", "nvmma:0", "blocked", "dot:op=0", (64, 64), "i8"),
+    case("opB_f8_nvmma128", "nvmma:128", "blocked", "dot:op=1", (64, 128), "f8e4m3"),
+    case("T_f16_swizzled", "swizzled:vec=8,per_phase=1,max_phase=8,order=1x0", "blocked", "blocked:order=0x1"),
+    case("T_f32_swizzled_colmajor", "swizzled:vec=4,per_phase=2,max_phase=4,order=0x1", "blocked", "mma", (32, 64), "f32"),
+    case("T_f16_padded", "#ttg.padded_shared<[64:+8] {order = [1, 0], shape = [64, 64]}>", "blocked", "blocked:order=0x1"),
+    case(
+        "T_f32_padded_rows",
+        f"#ttg.padded_shared<[32:+4, 128:+1] {{offset = [{ROW_PERMUTED}], block = []}}>",
+        "mma",
+        "blocked:order=0x1",
+        (32, 32),
+        "f32",
+    ),
+    case(
+        "opA_f16_shared_linear",
+        f"#ttg.shared_linear<{{offset = [{SWIZZLED_BASES}]}}, alignment = 128>",
+        "blocked",
+        "dot:op=0",
+        (32, 32),
+    ),
+    case(
+        "batch_f16_swizzled_rank3",
+        "swizzled:vec=8,per_phase=1,max_phase=8,order=2x1x0",
+        "blocked",
+        "blocked:order=1x2x0",
+        (2, 64, 64),
+    ),
+]
+
+
+@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+def test_triton_allocates_our_shared_layout_and_moves_our_register_layouts(c):
+    compiled = gluon_smem.compile_offline(c)
+    (module,) = parse_ttgir(compiled.asm["ttgir"])
+    ops = module.local_ops
+    assert [op.name for op in ops] == ["ttg.local_store", "ttg.local_load"] * 2, c.id
+    size, ours = to_dtype(c.dtype).bytes, c.encoding()
+    for op, register in zip(ops, (c.p, c.q, c.q, c.p), strict=True):
+        assert (op.shape, from_mlir(op.element).name) == (c.shape, c.dtype), (c.id, op.line)
+        shared, distributed = (op.src, op.dst) if op.path == "local_load" else (op.dst, op.src)
+        theirs = parse_encoding(shared, c.shape, c.warps, LANES, size, module.aliases)
+        assert theirs == ours, (c.id, op.line)
+        assert theirs.to_linear(c.shape) == ours.to_linear(c.shape), (c.id, op.line)
+        assert parse_layout(distributed, c.shape, c.warps, LANES, size, module.aliases) == register, (c.id, op.line)
+    assert compiled.asm["ptx"].count("bar.sync") == 4, c.id
+
+
+def test_amd_rotating_shared_has_no_gluon_layout():
+    c = case("rotating", "#ttg.amd_rotating_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>", "blocked", "mma")
+    with pytest.raises(
+        LlgenError, match=r"^amd_rotating_shared has no Gluon layout in Triton 3\.6 .*shared_linear layout instead\.$"
+    ):
+        gluon_smem.TritonSmemCase(c)
+
+
+def test_a_shared_layout_too_small_for_its_swizzle_is_an_error():
+    c = case("narrow", "nvmma:128", "blocked", "blocked", (64, 16))
+    with pytest.raises(LlgenError, match=r"too small for a 128-byte swizzle"):
+        gluon_smem.TritonSmemCase(c)
+
+
+def test_every_smem_suite_case_is_the_same_layouts_on_tritons_side():
+    """The suite's own cases (llgen.suite_smem): Triton takes each one, on our layouts, in one CTA's shared memory."""
+    suite = pytest.importorskip("llgen.suite_smem")
+    for c in suite.smem():
+        compiled = gluon_smem.compile_offline(c)
+        (module,) = parse_ttgir(compiled.asm["ttgir"])
+        size, ours = to_dtype(c.dtype).bytes, c.encoding()
+        for op, register in zip(module.local_ops, (c.p, c.q, c.q, c.p), strict=True):
+            shared, distributed = (op.src, op.dst) if op.path == "local_load" else (op.dst, op.src)
+            assert parse_encoding(shared, c.shape, c.warps, LANES, size, module.aliases) == ours, c.id
+            assert parse_layout(distributed, c.shape, c.warps, LANES, size, module.aliases) == register, c.id
+        assert compiled.metadata.shared <= 227 * 1024, c.id
