@@ -7,8 +7,10 @@ counted: Triton's membar pass puts one before each store and load of the LOOP bo
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 
 from llgen.dtypes import dtype as to_dtype
@@ -132,3 +134,29 @@ def test_every_smem_suite_case_is_the_same_layouts_on_tritons_side():
             assert parse_encoding(shared, c.shape, c.warps, LANES, size, module.aliases) == ours, c.id
             assert parse_layout(distributed, c.shape, c.warps, LANES, size, module.aliases) == register, c.id
         assert compiled.metadata.shared <= 227 * 1024, c.id
+
+
+# ----------------------------------------------------------------------------------------------- on a GPU
+@pytest.mark.gpu
+def test_gpu_triton_smem_loop_adds_k_to_every_element():
+    """The LOOP on the device, for every case here and in the suite: y is x + k (on the raw bits for bf16 and f8)."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    from llgen.runtime.gluon import TORCH_DTYPES
+    from llgen.runtime.reference import loop_input, plus_one
+
+    try:
+        from llgen.suite_smem import smem
+    except ImportError:
+        smem = list
+    rng, k, grid, bad = np.random.default_rng(26), 3, 2, []
+    for c in [*CASES, *smem()]:
+        raw, bits = {8: (np.int8, torch.int8), 16: (np.int16, torch.int16), 32: (np.int32, torch.int32)}[to_dtype(c.dtype).bits]
+        x = loop_input(c.dtype, raw, grid * math.prod(c.shape), rng)
+        tx = torch.from_numpy(x).cuda().view(getattr(torch, TORCH_DTYPES[c.dtype]))
+        ty = torch.zeros_like(tx)
+        gluon_smem.TritonSmemCase(c).loop(tx, ty, k, grid)
+        if not np.array_equal(ty.view(bits).cpu().numpy(), plus_one(c.dtype, x, k)):
+            bad.append(c.id)
+    assert not bad
