@@ -65,7 +65,8 @@ GPU_PY ?= python3
 gpu-install:
 	$(GPU_PY) -m pip install -q --no-deps --no-build-isolation -e .
 
-# core and wide (in three shards, the last with the gather timings), merged into one bench/report.md/.json/.png
+# core and wide (in three shards, the last with the gather timings) and smem (through fixed shared layouts, issue 26),
+# merged into one bench/report.md/.json/.png
 BENCH_PARTS := $(or $(TMPDIR),/tmp)/llgen-bench
 bench: gpu-install
 	mkdir -p $(BENCH_PARTS)
@@ -73,7 +74,8 @@ bench: gpu-install
 	$(GPU_PY) -m llgen.cli bench --suite wide --shard 1/3 --measures loop,stream -o $(BENCH_PARTS)/wide-1.json
 	$(GPU_PY) -m llgen.cli bench --suite wide --shard 2/3 --measures loop,stream -o $(BENCH_PARTS)/wide-2.json
 	$(GPU_PY) -m llgen.cli bench --suite wide --shard 3/3 --measures loop,stream,gather -o $(BENCH_PARTS)/wide-3.json
-	$(GPU_PY) -m llgen.cli bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json
+	$(GPU_PY) -m llgen.cli bench --suite smem -o $(BENCH_PARTS)/smem.json
+	$(GPU_PY) -m llgen.cli bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json $(BENCH_PARTS)/smem.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(RUN_OUT) .cache

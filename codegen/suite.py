@@ -459,7 +459,14 @@ def warplocal() -> list[Case]:
     return out
 
 
-SUITES = {"core": core, "regressions": regressions, "wide": wide, "warplocal": warplocal}
+def smem() -> list:
+    """Registers to and from a fixed shared layout (issue 26): bench-only, its cases are llgen.suite_smem.SmemCase."""
+    from .suite_smem import smem as cases
+
+    return cases()
+
+
+SUITES = {"core": core, "regressions": regressions, "wide": wide, "warplocal": warplocal, "smem": smem}
 
 
 def describe(case: Case) -> dict:

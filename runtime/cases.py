@@ -38,6 +38,8 @@ def suite_jobs(
     ``options`` go to every plan (e.g. smem_budget)."""
     from llgen.suite import suite as suite_cases
 
+    if suite == "smem":
+        raise LlgenError("the smem suite is for llgen bench only; check an endpoint of it with llgen check --src P --dst S.")
     jobs, skipped = [], []
     for case in suite_cases(suite):
         seen: dict = {}

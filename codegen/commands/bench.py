@@ -12,7 +12,7 @@ import click
 
 from ..errors import LlgenError
 from ..spec.module import read_ttgir
-from .options import objective_option, plan_from, tpw, whole_file
+from .options import given, objective_option, plan_from, tpw, whole_file
 
 MEASURES = ("loop", "stream", "wavefronts", "gather")
 
@@ -24,6 +24,10 @@ def bench_command(
     meas = [m.strip() for m in measures.split(",") if m.strip()]
     if set(meas) - set(MEASURES):
         raise LlgenError(f"unknown measure(s) {sorted(set(meas) - set(MEASURES))}; use {', '.join(MEASURES)}.")
+    if suite == "smem":  # its LOOP through the fixed shared layout is all it measures (runtime/bench/smem.py)
+        if given("measures") and meas != ["loop"]:
+            raise LlgenError(f"the smem suite measures loop only, not {','.join(meas)}.")
+        meas = ["loop"]
     if not out.strip():
         raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
     from llgen.runtime.bench.run import parse_shard, select_cases

@@ -85,15 +85,20 @@ class EndpointPlan:
         return to_json(self)
 
 
-def plan_store(dist: LinearLayout, shared, dtype: str | DType = "f16", target: str | Target = "sm_90") -> EndpointPlan:
+def plan_store(
+    dist: LinearLayout, shared, dtype: str | DType = "f16", target: str | Target = "sm_90", form: str | None = None
+) -> EndpointPlan:
     """Registers in ``dist`` -> shared memory in ``shared`` (a LinearLayout with in-dim offset, or a shared
-    encoding object such as `llgen.layouts.PaddedShared`)."""
-    return _plan("store", dist, shared, to_dtype(dtype), to_target(target))
+    encoding object such as `llgen.layouts.PaddedShared`). ``form`` "direct" or "two_step" forces that plan (the
+    bench measures both); None takes the cheaper."""
+    return _plan("store", dist, shared, to_dtype(dtype), to_target(target), form)
 
 
-def plan_load(shared, dist: LinearLayout, dtype: str | DType = "f16", target: str | Target = "sm_90") -> EndpointPlan:
+def plan_load(
+    shared, dist: LinearLayout, dtype: str | DType = "f16", target: str | Target = "sm_90", form: str | None = None
+) -> EndpointPlan:
     """Shared memory in ``shared`` -> registers in ``dist`` (see `plan_store`)."""
-    return _plan("load", dist, shared, to_dtype(dtype), to_target(target))
+    return _plan("load", dist, shared, to_dtype(dtype), to_target(target), form)
 
 
 def shared_map(shared, dist: LinearLayout) -> tuple[LinearLayout, object | None]:
@@ -121,7 +126,7 @@ def shared_map(shared, dist: LinearLayout) -> tuple[LinearLayout, object | None]
     return lay, enc
 
 
-def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target) -> EndpointPlan:
+def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, form: str | None = None) -> EndpointPlan:
     from . import check_distributed
 
     check_distributed(dist, "register")
@@ -130,7 +135,11 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target) ->
     s, enc = shared_map(shared, dist)
     direct = _direct(direction, dist, s, enc, dt, tgt)
     staged = _two_step(direction, dist, s, enc, dt, tgt)
-    best = staged if staged is not None and staged.cost < direct.cost else direct
+    if form not in (None, "direct", "two_step"):
+        raise LlgenError(f"unknown endpoint plan form '{form}'; use direct or two_step.")
+    if form == "two_step" and staged is None:
+        raise LlgenError("no two-step plan: too few tensor bits outside the warps for a staging layout's lanes.")
+    best = staged if staged is not None and (form == "two_step" or form is None and staged.cost < direct.cost) else direct
     return replace(best, tile_io=global_io(dist, dt, tgt))
 
 

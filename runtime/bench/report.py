@@ -23,6 +23,7 @@ from .rules import (
     sm_clock_mhz,
     suites_of,
 )
+from .smem_report import smem_flags, smem_lines
 from .targets import targets, targets_wide
 
 
@@ -79,6 +80,10 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         lines.append(f"- WARNING: {info['warning']}")
     flags = []
     for name, cases in suites:
+        if name == "smem":  # through fixed shared layouts: its own table and targets (smem_report.py)
+            lines += smem_lines(cases, clock)
+            flags += smem_flags(cases)
+            continue
         sub = {**report, "cases": cases}
         lines += _suite_lines(sub, name, clock, titled=len(suites) > 1 or name is not None)
         flags += _flags(cases)

@@ -10,12 +10,14 @@ from llgen.dtypes import dtype as to_dtype
 from llgen.errors import LlgenError, error_line
 from llgen.plan.variants import variant_table
 from llgen.runtime.compile import device
+from llgen.suite_smem import SmemCase
 
 from .buffers import Measurement
 from .counters import measure_pipes, measure_wavefronts
 from .device import device_info, free_device_memory
 from .gather import run_gather
 from .measure import run_variants
+from .smem import run_smem_case
 
 
 def run(
@@ -57,6 +59,8 @@ def run(
         if time_budget_s is not None and time.monotonic() - t0 > time_budget_s:
             res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {}}
             res["error"] = f"not run: the run's time budget of {time_budget_s:.0f} s was spent"
+        elif isinstance(case, SmemCase):  # through a fixed shared layout: its own LOOP and Triton row (smem.py)
+            res = run_smem_case(case, target, rep, with_triton, log)
         else:
             res = run_case(case, target, set(measures), rep, with_triton, log, plan_options, baselines)
         if suite:

@@ -1,0 +1,171 @@
+"""The smem suite (issue 26) on the CPU: its cases plan on sm_90 within the 227 KB a block may use and cover what the
+issue lists; the LOOP kernel through the four endpoint plans is deterministic, compiles through NVRTC with no local
+memory and three barriers a step, and runs exact on CPU threads against NumPy's +1; the report section and its
+targets render from a made-up result; `llgen bench --suite smem` without a GPU is one sentence."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helpers import invoke, one_sentence
+
+from llgen.emit.endpoint_bench import emit_smem_loop
+from llgen.errors import LlgenError
+from llgen.runtime.bench.smem import PICK, floor_wavefronts, smem_variants
+from llgen.runtime.bench.smem_report import smem_flags, smem_lines, smem_targets
+from llgen.runtime.reference import loop_input, plus_one, raw_dtype
+from llgen.suite import suite
+from llgen.suite_smem import SmemCase
+
+CASES = {c.id: c for c in suite("smem")}
+
+
+@pytest.fixture(scope="module")
+def picks():
+    """llgen's pick of every case: (store P, load Q, store Q, load P)."""
+    return {cid: smem_variants(c)[0][0] for cid, c in CASES.items()}
+
+
+def test_the_suite_covers_the_issue(picks):
+    assert len(CASES) >= 16 and all(isinstance(c, SmemCase) for c in CASES.values())
+    ids = list(CASES)
+    kinds = {k: [i for i in ids if i.startswith(k)] for k in ("ep_mma", "ep_wgmma", "op_A", "op_B", "tr_")}
+    assert all(len(v) >= 2 for v in kinds.values()), kinds
+    shared = {c.shared for c in CASES.values()}
+    assert {"nvmma:128", "nvmma:64", "nvmma:0", "nvmma:128,transposed=true"} <= shared
+    assert any(s.startswith("swizzled:vec=1,") for s in shared) and any(s.startswith("#ttg.padded_shared") for s in shared)
+    assert {"f16", "bf16", "f32", "i8", "f8e4m3"} <= {c.dtype for c in CASES.values()}
+    assert {4, 8} <= {c.warps for c in CASES.values()}
+    for c in CASES.values():
+        v = picks[c.id]
+        assert [p.direction for p in v.plans] == ["store", "load", "store", "load"]
+        assert v.plans[0].smem_bytes <= 227 * 1024, c.id
+        assert floor_wavefronts(v) <= sum(p.wavefronts for p in v.plans), c.id
+
+
+def test_epilogues_of_16_bits_use_stmatrix_and_ldmatrix(picks):
+    for cid in ("ep_mma_f16_128B_w4", "ep_wgmma_f16_128B_w4", "ep_mma_bf16_128B_w8"):
+        st_p, _, _, ld_p = picks[cid].plans
+        assert (st_p.side.op, ld_p.side.op) == ("stmatrix", "ldmatrix"), cid
+
+
+def test_forced_variants_name_their_forms():
+    vs, skipped = smem_variants(CASES["tr_f32_vec1"])
+    forms = {v.name: v.forms for v in vs}
+    assert forms["direct"] == ("direct",) * 4
+    assert "two_step" in forms.get("two_step", ()) or skipped["two_step"].startswith("the same kernels as")
+    vs, skipped = smem_variants(CASES["op_A_f16_nvmma128"])
+    assert [v.name for v in vs][0] == PICK and skipped.get("direct") == f"the same kernels as {PICK}"
+
+
+def test_the_loop_is_deterministic_and_checks_its_plans(picks):
+    plans = picks["ep_mma_f32_128B_w4"].plans
+    a, b = emit_smem_loop(plans, "s"), emit_smem_loop(plans, "s")
+    assert a == b and a.kernel == "s_loop" and a.threads == 128
+    assert a.launch_smem == 65536 + 1024 - 16  # 64 KB of S, dynamic, and room to align its base to 1024
+    assert "LLGEN_DYNAMIC_SCRATCH(smem_base)" in a.source and a.source.count("__syncthreads();") == 3
+    with pytest.raises(LlgenError) as e:
+        emit_smem_loop(plans[::-1], "s")
+    assert one_sentence(str(e.value))
+    with pytest.raises(LlgenError) as e:
+        emit_smem_loop((plans[0], plans[1], plans[2], picks["tr_f32_vec1"].plans[3]), "s")
+    assert one_sentence(str(e.value))
+
+
+# one of each kind: stmatrix/ldmatrix, 128 KB dynamic, byte-wide operand loads, transposed NVMMA, a two-step
+# transpose by shuffles, padding
+COMPILED = (
+    "ep_mma_f16_128B_w4",
+    "ep_wgmma_f32_128B_w8",
+    "op_B_i8_nvmma128",
+    "op_B_f16_nvmma128T",
+    "tr_f32_vec1",
+    "tr_f32_padded",
+)
+
+
+def test_loop_kernels_compile_with_nvrtc_without_local_memory(picks):
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+
+    loops = {cid: emit_smem_loop(picks[cid].plans, cid) for cid in COMPILED}
+    try:
+        kernels = disassemble(compile_cuda("\n".join(lp.source for lp in loops.values()), "sm_90"))
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    for cid, lp in loops.items():
+        k = kernels[lp.kernel]
+        assert not k.uses_local_memory, cid
+        assert k.opcodes.get("BAR.SYNC.DEFER_BLOCKING") == 3, cid
+        planned = {p.side.op for p in picks[cid].plans}
+        assert ("stmatrix" in planned) == any(op.startswith("STSM") for op in k.opcodes), cid
+
+
+@pytest.mark.parametrize("cid", ["ep_mma_bf16_128B_w8", "tr_f32_vec1", "tr_f32_padded", "op_B_i8_nvmma128"])
+def test_loop_runs_exact_on_cpu_threads(picks, cid):
+    """k steps of +1 on two tiles, on CPU threads (ldmatrix/stmatrix emulated): every element NumPy's."""
+    from llgen.runtime.host import compile as host_compile
+
+    case = CASES[cid]
+    lp = emit_smem_loop(picks[cid].plans, "s")
+    module = host_compile(lp.source, "sm_90")
+    tile = 1 << case.p.total_out_bits
+    raw = raw_dtype(case.dtype)
+    x = loop_input(case.dtype, raw.type, 2 * tile, np.random.default_rng(7))
+    for k in (0, 3):
+        y = module.filled(2 * tile, raw, 0)
+        module.launch(lp.kernel, 2, lp.threads, (module.to_device(x), y, k), smem=lp.launch_smem)
+        assert np.array_equal(module.to_host(y), plus_one(case.dtype, x, k)), (cid, k)
+
+
+def _fake_case(cid: str, me: float, tr: float | None, lat: tuple[float, float], **extra) -> dict:
+    variants = {
+        "llgen": {"path": "stmatrix, ld.shared, st.shared, ldmatrix", "loop_per_sm_ns": me, "loop_lat_ns": lat[0],
+                  "smem_wavefronts_pred": 1024, "regs": 80, "local_bytes": 0, "loop_correct": True},
+        "triton": {"path": "triton", "loop_lat_ns": lat[1], "regs": 120, "loop_correct": True}
+        if tr else {"path": "triton", "error": "RuntimeError: not run: Triton's side of the smem suite cannot be imported"},
+    }  # fmt: skip
+    if tr:
+        variants["triton"]["loop_per_sm_ns"] = tr
+    return {"id": cid, "suite": "smem", "dtype": "f16", "shape": [128, 128], "warps": 4, "shared": "nvmma:128",
+            "floor_wavefronts": 1024, "variants": variants, "skipped": {"direct": "the same kernels as llgen"}, **extra}  # fmt: skip
+
+
+def test_report_section_and_targets_from_a_fake_run(tmp_path):
+    from llgen.runtime.bench.report import write_report
+
+    # at 1000 MHz the floor of half a step of 1024 wavefronts is 512 ns
+    fast = _fake_case("a", 520.0, 2080.0, (900.0, 2700.0))
+    slow = _fake_case("b", 1000.0, 900.0, (1000.0, 1100.0))
+    slow["variants"]["two_step"] = {"path": "2-step ...", "loop_per_sm_ns": 600.0, "smem_wavefronts_pred": 1536}
+    missing = _fake_case("c", 600.0, None, (700.0, 0.0))
+    cases = [fast, slow, missing]
+    lines = smem_lines(cases, 1000.0)
+    row = next(x for x in lines if x.startswith("| a |"))
+    assert "| 520.0 | 2080.0 | 4.00 | 900.0 | 2700.0 | 3.00 | = llgen | - | 512.0 | 98 | 1024 (1024) |" in row
+    assert "| error |" in next(x for x in lines if x.startswith("| c |"))
+    targets = smem_targets(cases, 1000.0)
+    assert ("MISSED", "throughput, Triton / llgen >= 1.0 on every case: b 0.90 below; not measured: c") in targets
+    assert any(s == "MISSED" and "bandwidth floor" in t and "b 51%" in t for s, t in targets)
+    flags = smem_flags(cases)
+    assert any(f.startswith("b: the planner picked") for f in flags) and any(f.startswith("c / triton:") for f in flags)
+    report = {"info": {"device": "fake", "sms": 132, "nvidia_smi": "1, 1000 MHz, 1000 MHz, 2619 MHz"}, "cases": cases}
+    write_report(report, str(tmp_path))
+    md = (tmp_path / "report.md").read_text()
+    assert "## Suite smem (3 cases)" in md and "## Targets (issue 26) on smem, from this run" in md
+    assert json.loads((tmp_path / "report.json").read_text())["cases"][0]["id"] == "a"
+
+
+def test_bench_smem_is_one_sentence_without_a_gpu(tmp_path):
+    out = tmp_path / "x.json"
+    res = invoke("bench", "--suite", "smem", "--measures", "loop,stream", "-o", str(out))
+    assert res.exit_code == 2 and one_sentence(res.stderr.removeprefix("error: ").strip())
+    assert "loop only" in res.stderr
+    res = invoke("check", "--suite", "smem", "--cpu")
+    assert res.exit_code == 2 and "bench only" in res.stderr
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        res = invoke("bench", "--suite", "smem", "-o", str(out))
+        assert res.exit_code == 2 and one_sentence(res.stderr.removeprefix("error: ").strip()) and not out.exists()
