@@ -13,6 +13,7 @@ from helpers import invoke, one_sentence
 
 from llgen.emit.endpoint_bench import emit_smem_loop
 from llgen.errors import LlgenError
+from llgen.plan.endpoint import plan_load
 from llgen.runtime.bench.smem import PICK, floor_wavefronts, smem_variants
 from llgen.runtime.bench.smem_report import smem_flags, smem_lines, smem_targets
 from llgen.runtime.reference import loop_input, plus_one, raw_dtype
@@ -58,6 +59,13 @@ def test_forced_variants_name_their_forms():
     assert "two_step" in forms.get("two_step", ()) or skipped["two_step"].startswith("the same kernels as")
     vs, skipped = smem_variants(CASES["op_A_f16_nvmma128"])
     assert [v.name for v in vs][0] == PICK and skipped.get("direct") == f"the same kernels as {PICK}"
+
+
+def test_a_form_that_does_not_exist_is_one_sentence():
+    case = CASES["tr_f32_vec1"]
+    with pytest.raises(LlgenError) as e:
+        plan_load(case.encoding(), case.q, case.dtype, "sm_90", "fastest")
+    assert one_sentence(str(e.value)) == "unknown endpoint plan form 'fastest'; use direct or two_step."
 
 
 def test_the_loop_is_deterministic_and_checks_its_plans(picks):
