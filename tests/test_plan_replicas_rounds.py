@@ -56,10 +56,12 @@ def test_replicated_warps_wait_at_a_cta_barrier():
 
 def test_the_simulator_and_the_replay_catch_a_missing_cta_barrier(monkeypatch):
     """The rule before the fix (same warp bases, hence __syncwarp) on the broadcast case: both oracles object."""
+    from llgen import plan as planner
     from llgen.plan import shared
 
     a, b, dt = _pair("broadcast_dot_1x64_f16")
     monkeypatch.setattr(shared, "reads_own_writes", lambda a, b: tuple(a.warp) == tuple(b.warp))
+    monkeypatch.setattr(planner, "_shared_option", planner._shared_option.__wrapped__)  # planned afresh, not remembered
     p = plan_conversion(a, b, dt, "sm_90")
     assert p.detail.warp_sync
     with pytest.raises(SimError, match="__syncwarp"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from functools import lru_cache
 
 from ..dtypes import DType
 from ..dtypes import dtype as to_dtype
@@ -229,35 +230,23 @@ def plan_conversion(
         if path is not None:
             raise LlgenError(f"the {path} path cannot do this conversion: threads need elements other threads hold.")
 
+    costs, latencies = [], []
     shuffle = None
     if path in (None, "shuffle"):
-        res = plan_shuffle(ha, hb, dt, tgt)
+        res = _shuffle_option(ha, hb, dt, tgt, warps)
         if isinstance(res, str):
             if path == "shuffle":
                 raise LlgenError(f"the shuffle path cannot do this conversion: {res}.")
         else:
-            shuffle = res
+            shuffle = res[0]
+            costs.append(("shuffle", res[1]))
+            latencies.append(("shuffle", res[2]))
     shared = None
     if path in (None, "shared"):
-        shared = plan_shared(
-            ha,
-            hb,
-            dt,
-            tgt,
-            b.out_bits(b.out_names[-1]),
-            swizzle=swizzle,
-            matrix=matrix,
-            scalar=scalar,
-            one_sided=one_sided,
-            budget=smem_budget,
-        )
-    costs, latencies = [], []
-    if shuffle is not None:
-        costs.append(("shuffle", shuffle_cost(shuffle, warps)))
-        latencies.append(("shuffle", shuffle_latency(shuffle, warps)))
-    if shared is not None:
-        costs.append(("shared", shared_cost(shared)))
-        latencies.append(("shared", shared_latency(shared, warps, dt)))
+        bits = b.out_bits(b.out_names[-1])
+        shared, cost, latency = _shared_option(ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget)
+        costs.append(("shared", cost))
+        latencies.append(("shared", latency))
     kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
     detail = shuffle if kind == "shuffle" else shared
     plan = Plan(path=Path(kind), detail=detail, costs=tuple(costs), latencies=tuple(latencies), why=why, **common)
@@ -278,6 +267,34 @@ def plan_conversion(
         )
         plan = replace(plan, fallback=fallback)
     return plan
+
+
+# An unforced plan and the same pair's forced plans (tests, bench variants, a header's sm_80 fallback) plan the same
+# candidates: the planner is pure, so the last few are kept.
+@lru_cache(maxsize=8)
+def _shuffle_option(ha: Hw, hb: Hw, dt: DType, tgt: Target, warps: int) -> tuple[ShufflePlan, float, float] | str:
+    """The shuffle plan with its throughput cost and latency, or why there is none."""
+    res = plan_shuffle(ha, hb, dt, tgt)
+    return res if isinstance(res, str) else (res, shuffle_cost(res, warps), shuffle_latency(res, warps))
+
+
+@lru_cache(maxsize=8)
+def _shared_option(
+    ha: Hw,
+    hb: Hw,
+    dt: DType,
+    tgt: Target,
+    warps: int,
+    bits: int,
+    swizzle: str,
+    matrix: bool,
+    scalar: bool,
+    one_sided: bool,
+    budget: int | None,
+) -> tuple[SharedPlan, float, float]:
+    """The shared-memory plan with its throughput cost and latency."""
+    plan = plan_shared(ha, hb, dt, tgt, bits, swizzle=swizzle, matrix=matrix, scalar=scalar, one_sided=one_sided, budget=budget)
+    return plan, shared_cost(plan), shared_latency(plan, warps, dt)
 
 
 def _replica_copies(hb: Hw) -> tuple[tuple[int, int], ...]:
