@@ -93,8 +93,7 @@ def smem_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
         (
             "- LOOP per case: one tile a CTA, k times {store P; load Q; +1; store Q; load P} through the case's shared "
             "layout S; ns per store and load (half a step) per tile per SM, with 32 CTAs an SM (throughput) and one "
-            "(latency). llgen's step has 3 barriers (none between load Q and store Q: a warp stores back only what it "
-            "loaded); Triton's barrier pass places 4. Triton's errors are listed under Flags."
+            "(latency). Both steps have the 4 barriers Triton's barrier pass places. Triton's errors are listed under Flags."
         ),
         f"- geometric-mean speedup over Triton: throughput {_f(_gmean(cases, 'loop_per_sm_ns'), 3)}, "
         f"latency {_f(_gmean(cases, 'loop_lat_ns'), 3)}",
