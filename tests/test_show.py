@@ -187,8 +187,21 @@ LONG_NAME = A16 + " over " + B16 + " and " + A16
         lambda: show.matrix_figure(parse_layout("blocked", (8, 4, 16), 2), name=LONG_NAME),
         lambda: show.conversion_figure(plan_conversion(*transpose_pair(), "f32", "sm_90")),
         lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, transpose_pair()[1], 0, region=(0, 2, 0, 2)),
+        lambda: show.endpoint_figure(endpoint_plan("store", "mma", "nvmma:64")),
+        lambda: show.endpoint_figure(endpoint_plan("load", "wgmma", "nvmma:0", shape=(64, 64), warps=4)),
     ],
-    ids=["16x32", "256x256", "long-title", "bank-16x32", "bank-256x256", "matrix-rank3", "conversion", "bank-region-2x2"],
+    ids=[
+        "16x32",
+        "256x256",
+        "long-title",
+        "bank-16x32",
+        "bank-256x256",
+        "matrix-rank3",
+        "conversion",
+        "bank-region-2x2",
+        "endpoint",
+        "endpoint-two-step",
+    ],
 )
 def test_text_is_readable_and_inside_the_canvas(tmp_path, make):
     assert_readable(svg_of(make(), tmp_path))
@@ -321,6 +334,70 @@ def test_shuffle_conversion_lists_its_rounds(tmp_path):
     assert len(groups(root, "src-lbl-")) == len(groups(root, "dst-lbl-")) == 64
 
 
+# ---------------------------------------------------------------------- shared-memory endpoints
+PADDED32 = "#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [32, 32]}>"
+COLUMNS32 = "blocked:spt=4x1,tpw=8x4,wpc=1x1,order=0x1"
+
+
+def endpoint_plan(direction: str, dist: str, shared: str, dtype: str = "f16", shape=(32, 32), warps: int = 1):
+    from llgen.plan.endpoint import plan_load, plan_store
+    from llgen.spec import parse_encoding
+
+    d = parse_layout(dist, shape, warps, 32, 2)
+    s = parse_encoding(shared, shape, warps, 32, 2)
+    return plan_store(d, s, dtype, "sm_90") if direction == "store" else plan_load(s, d, dtype, "sm_90")
+
+
+def phase_wavefronts(root: ET.Element) -> list[int]:
+    return [int(re.search(r"-> (\d+) wavefront", text_of(e))[1]) for e in groups(root, "phase-").values()]
+
+
+def test_endpoint_store_shows_d_the_stmatrix_tile_and_its_phases(tmp_path):
+    """An mma accumulator into nvmma:64 by stmatrix.x4: D's grid, S's bank map with instruction 0's four 8x8 matrices
+    lit (32 rows of 16 bytes, 8 lanes a phase, one wavefront each), and the plan's own counts in words."""
+    p = endpoint_plan("store", "mma", "nvmma:64")
+    assert p.side.op == "stmatrix" and p.side.matrices == 4
+    root = svg_of(show.endpoint_figure(p), tmp_path)
+    assert len(groups(root, "dist-lbl-")) == len(groups(root, "smem-lbl-")) == 1024
+    lit = [e for e in groups(root, "smem-lbl-").values() if re.search(r"\nT\d+$", text_of(e))]
+    assert len(lit) == 4 * 8 * 8  # 4 matrices x 8 rows x 8 elements
+    assert "stmatrix.x4" in text_of(groups(root, "instruction")["instruction"])
+    assert text_of(groups(root, "wavefronts")["wavefronts"]) == (
+        f"wavefronts: {p.wavefronts_per_access} per access, {p.wavefronts} for the tile; floor {p.floor} (at the floor)"
+    )
+    assert [text_of(e).split(",")[0].strip() for e in groups(root, "phase-").values()] == [
+        f"phase {m}: lanes {8 * m}-{8 * m + 7}" for m in range(4)
+    ]
+    assert phase_wavefronts(root) == [1, 1, 1, 1]
+    assert {text_of(e) for e in groups(root, "smem-hitcount-").values()} == {"4"}  # 32 rows x 4 banks over 32 banks
+
+
+@pytest.mark.parametrize("step", [0, 5, 31])
+def test_endpoint_phases_count_what_the_planner_counts(tmp_path, step):
+    """A transposing load from a padded S: every instruction's phases add up to the planner's brute-force count over
+    the padded addresses, and the map draws the buffer with its padding."""
+    p = endpoint_plan("load", COLUMNS32, PADDED32)
+    root = svg_of(show.endpoint_figure(p, step=step), tmp_path)
+    assert sum(phase_wavefronts(root)) == p.instr_wavefronts[step]
+    labels = [text_of(e) for e in groups(root, "smem-lbl-").values()]
+    assert "pad" in labels and sum(1 for t in labels if re.search(r"\nT\d+$", t)) == 32  # one element a lane
+
+
+def test_endpoint_two_step_draws_the_staging_layout(tmp_path):
+    p = endpoint_plan("load", "wgmma", "nvmma:0", shape=(64, 64), warps=4)
+    assert p.staging is not None
+    root = svg_of(show.endpoint_figure(p), tmp_path)
+    assert groups(root, "staging-cells") and groups(root, "dist-cells")
+    assert f"by {p.convert.path}" in text_of(groups(root, "staging")["staging"])
+
+
+def test_endpoint_svg_is_deterministic(tmp_path):
+    p = endpoint_plan("load", COLUMNS32, PADDED32)
+    show.save(show.endpoint_figure(p, step=3), tmp_path / "1.svg")
+    show.save(show.endpoint_figure(endpoint_plan("load", COLUMNS32, PADDED32), step=3), tmp_path / "2.svg")
+    assert (tmp_path / "1.svg").read_bytes() == (tmp_path / "2.svg").read_bytes()
+
+
 # ---------------------------------------------------------------------- PNG, determinism
 @pytest.mark.parametrize(
     "make",
@@ -385,6 +462,9 @@ def invoke(*args):
         ],
         ["--src", A16, "--dst", B16, "--shape", "16x32", "--dtype", "f32", "--warps", "1", "--swizzle", "optimal", "--matrix"],
         ["blocked", "--shape", "256x256", "--region", "0:16,0:32"],
+        ["--src", "mma", "--dst", "nvmma:64", "--shape", "32x32", "--warps", "1"],
+        ["--src", PADDED32, "--dst", COLUMNS32, "--shape", "32x32", "--warps", "1", "--step", "7"],
+        ["--src", "mma", "--dst", "nvmma:64", "--shape", "32x32", "--warps", "1", "--matrix"],
     ],
 )
 @pytest.mark.parametrize("ext", ["svg", "png"])
@@ -422,6 +502,10 @@ def test_command_draws_every_kind(tmp_path, args, ext):
             ],
             "--step",
         ),
+        (["--src", "mma", "--dst", "nvmma:64", "--shape", "32x32", "--warps", "1", "--step", "4"], "instruction(s)"),
+        (["--src", "mma", "--dst", "nvmma:64", "--shape", "32x32", "--warps", "1", "--swizzle", "optimal"], "endpoint"),
+        (["--src", "nvmma:64", "--dst", "mma", "--shape", "32x32", "--warps", "1", "--access", "mma"], "endpoint"),
+        (["--src", "nvmma:128", "--dst", "mma", "--shape", "32x32", "--warps", "1"], "128-byte swizzle"),
     ],
 )
 def test_bad_input_is_one_sentence_exit_2_and_no_file(tmp_path, args, words):

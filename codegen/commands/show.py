@@ -1,4 +1,5 @@
-"""``llgen show``: a layout's thread grid or bank map, its F2 matrix, or a conversion, drawn to SVG or PNG
+"""``llgen show``: a layout's thread grid or bank map, its F2 matrix, a conversion or a shared-memory endpoint
+(a local_store or local_load), drawn to SVG or PNG
 with matplotlib (the ``show`` extra; without it, one sentence saying how to install it)."""
 
 from __future__ import annotations
@@ -64,7 +65,20 @@ def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path
         else:
             fig = pictures.layout_figure(lay, reg, spec)
     else:
-        pair = parse_pair(src, dst, shp, dt, warps=warps, threads_per_warp=tpw, target=target, module=module)
+        pair = parse_pair(src, dst, shp, dt, warps=warps, threads_per_warp=tpw, target=target, module=module, shared_ok=True)
+        if pair.shared:  # a local_store / local_load: S is given, so there is no swizzle to pick and no --access to add
+            for flag, given in (("--swizzle", swizzle), ("--access", access)):
+                if given is not None:
+                    raise LlgenError(
+                        f"{flag} does not apply to a shared-memory endpoint: its picture highlights the plan's own access into {pair.shared}."
+                    )
+            p = pair.plan_endpoint(path_)
+            if matrix:
+                fig = pictures.matrices_figure([("distributed D", p.dist), ("shared S", p.shared)])
+            else:
+                fig = pictures.endpoint_figure(p, reg, step)
+            pictures.save(fig, output)
+            return
         p = pair.plan("shared", swizzle=swizzle, matrix=False, one_sided=False) if swizzle else pair.plan(path_)
         if swizzle:
             mem = pictures.memory_from_swizzle(p.detail, p.src.outs)

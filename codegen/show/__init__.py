@@ -3,7 +3,7 @@
 matplotlib is an extra (``pip install '.[show]'`` in llgen's clone) and is imported only inside the functions
 here, so ``import llgen`` and the other commands never pay for it.
 
-Four kinds of picture, each a `Figure` built from panels placed at fixed sizes in inches (so a
+Five kinds of picture, each a `Figure` built from panels placed at fixed sizes in inches (so a
 PNG's pixel size is known in advance: ``figure_size_px``):
 
 * ``layout_figure``: a distributed layout as the tensor grid. A cell's colour is its owning
@@ -18,6 +18,9 @@ PNG's pixel size is known in advance: ``figure_size_px``):
   for the first), columns the hardware bits (``r``/``l``/``w`` or ``o``).
 * ``conversion_figure``: source and destination grids side by side with the plan's path, then
   the shuffle rounds or the swizzle's bank map.
+* ``endpoint_figure``: a shared-memory endpoint (local_store / local_load): D's grid (and a two-step plan's staging
+  layout Q), the plan in words, and S's bank map with one instruction of warp 0 lit (``--step`` picks which),
+  the lanes of each phase that share a wavefront listed.
 
 Text stays readable at any size: every label, tick and title is 7 points or more (``FONT``), cells are sized
 to fit their labels, long titles wrap, and `_fit_canvas` grows the canvas over anything that would stick out.
@@ -29,17 +32,19 @@ For counting (tests, tooling), SVG elements carry ids: ``cells`` (one path per d
 ``cells-image`` (the raster of a large tensor or map), ``window`` (its box), ``lbl-<row>-<col>`` (a cell label),
 ``ones`` (the matrix's set bits), ``row-<bit>``/``col-<bit>`` (matrix labels),
 ``hits-<bank>`` (a bar) and ``hitcount-<bank>`` (its number), ``round-<i>`` (a shuffle round);
-in a conversion the grids' and the bank map's ids start with ``src-``, ``dst-`` and ``smem-``.
+in a conversion the grids' and the bank map's ids start with ``src-``, ``dst-`` and ``smem-``; in an endpoint with
+``dist-``, ``staging-`` and ``smem-``, and its text lines are ``path``, ``instruction``, ``wavefronts``, ``phase-<i>`` ....
 Output is deterministic: fixed hash salt, no date, text kept as SVG text.
 
 Modules, one idea each: ``inputs`` (output file, ``--region``, size limits), ``text`` (fonts and text fitting),
 ``figure`` (panels, figures, saving), ``cells`` (drawing on a panel), ``grid`` (distributed layouts),
-``banks`` (memory layouts), ``matrix`` (the F2 matrix) and ``conversion``.
+``banks`` (memory layouts), ``matrix`` (the F2 matrix), ``conversion`` and ``endpoint``.
 """
 
 from .banks import BANK_BYTES, BANK_MODEL, BANKS, SEGMENT_BYTES, AccessStep, access_step, bank_map_figure, memory_from_swizzle
 from .cells import lane_hue, thread_colour
 from .conversion import conversion_figure
+from .endpoint import endpoint_figure
 from .figure import DPI, PLAIN, TITLED, Panel, figure_size, figure_size_px, save
 from .grid import Ownership, images, layout_figure, ownership
 from .inputs import FORMATS, LABEL_CELLS, MAX_CELLS, WINDOW, Region, check_output, is_memory, parse_region
@@ -72,6 +77,7 @@ __all__ = [
     "bank_map_figure",
     "check_output",
     "conversion_figure",
+    "endpoint_figure",
     "figure_size",
     "figure_size_px",
     "images",

@@ -18,6 +18,7 @@ BANK_MODEL = target("sm_90")  # banks, bank width and phases: the planner's mode
 BANKS = BANK_MODEL.banks
 BANK_BYTES = BANK_MODEL.bank_bytes
 SEGMENT_BYTES = BANK_MODEL.wavefront_bytes
+PAD_COLOUR = (0.85, 0.85, 0.85)  # a padded buffer's padding
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,17 @@ class AccessStep:
 
     offsets: tuple[int | None, ...]
     banks: dict[int, int]  # bank -> threads landing on it
-    words: dict[int, int]  # bank -> distinct 4-byte words touched in it
-    wavefronts: int  # the most distinct words in one bank
+    words: dict[int, int]  # bank -> distinct 4-byte words touched in it (in one phase, where there are several)
+    wavefronts: int  # the most distinct words in one bank, summed over the phases
+    moved: tuple[tuple[int, int], ...] = ()  # (offset, lane) of every element, where a lane moves several (a vector)
+    unit: str = "one element per thread"  # what a thread moves, for the bars' title
+    phases: int = 1  # the wavefronts a conflict-free access takes
+
+    def lane_of(self) -> dict[int, int]:
+        """Element offset -> the lane that moves it."""
+        if self.moved:
+            return dict(self.moved)
+        return {o: lane for lane, o in enumerate(self.offsets) if o is not None}
 
 
 def memory_from_swizzle(shared_plan, outs) -> LinearLayout:
@@ -101,20 +111,23 @@ def _bank_panels(
     lanes: int,
     title: str = "",
     ids: str = "",
+    slots=None,
 ) -> tuple[list[list[Panel]], str]:
     """The bank map (segments down, banks across) as panel rows: labelled, or when it has more than
     ``LABEL_CELLS`` elements an overview with a labelled window of it (the segments an access touches, else
-    the first ones); under it, with an access, the threads per bank."""
+    the first ones); under it, with an access, the threads per bank. ``slots`` (a padded buffer): the flat element
+    at each element slot of the buffer, -1 for padding; by default the memory layout's own offsets."""
     import numpy as np
 
-    n_off = 1 << memory.in_bits("offset")
+    elems = images(memory) if slots is None else slots
+    n_off = len(elems)
     per_bank = max(1, BANK_BYTES // elem_bytes)  # elements in a bank word
-    rows = max(1, n_off * elem_bytes // SEGMENT_BYTES)
+    rows = max(1, -(-n_off * elem_bytes // SEGMENT_BYTES))
+    elems = np.concatenate([elems, np.full(rows * SEGMENT_BYTES // elem_bytes - n_off, -1, dtype=np.int64)])
     reg = _clip_region(region, rows, BANKS, "bank map")
     r0, r1, c0, c1 = reg
     per_segment = max(1, (c1 - c0) * BANK_BYTES // elem_bytes)  # elements a segment shows
-    lane_of = {o: lane for lane, o in enumerate(acc.offsets) if o is not None} if acc else {}
-    elems = images(memory)
+    lane_of = acc.lane_of() if acc else {}
     n_last = memory.outs[-1][1] if memory.outs else 0
     segs, note = list(range(r0, r1)), ""
     if (r1 - r0) * per_segment > LABEL_CELLS:
@@ -135,8 +148,11 @@ def _bank_panels(
             if not (o < n_off and c0 <= xb < c1):
                 continue
             flat = int(elems[o])
-            colour = colorsys.hsv_to_rgb((flat & ((1 << n_last) - 1)) / (1 << n_last), 0.22, 0.99)
-            edge, label = "white", _coord_label(flat, memory.outs)
+            if flat < 0:
+                colour, edge, label = PAD_COLOUR, "white", "pad"
+            else:
+                colour = colorsys.hsv_to_rgb((flat & ((1 << n_last) - 1)) / (1 << n_last), 0.22, 0.99)
+                edge, label = "white", _coord_label(flat, memory.outs)
             if acc:
                 if o in lane_of:
                     colour = colorsys.hsv_to_rgb(lane_hue(lane_of[o], lanes), 0.75, 0.95)
@@ -166,9 +182,9 @@ def _bank_panels(
     panels = [[Panel(width, len(segs) * ch, draw, TITLED)]]
     if note:
         cell = (np.arange(r0, r1)[:, None] * SEGMENT_BYTES + np.arange(c0, c1)[None, :] * BANK_BYTES) // elem_bytes
-        img = _bank_colours(elems[cell], n_last)
+        img = np.where((elems[cell] < 0)[..., None], np.array(PAD_COLOUR), _bank_colours(elems[cell], n_last))
         if acc:
-            lit = np.full(n_off + per_bank, -1)
+            lit = np.full(len(elems) + per_bank, -1)
             for o, lane in lane_of.items():
                 lit[o] = lane
             hit = np.max([lit[cell + k] for k in range(per_bank)], axis=0)
@@ -215,13 +231,19 @@ def _bank_panels(
             for s in ("top", "right", "left"):
                 ax.spines[s].set_visible(False)
             ax.set_ylabel("threads", fontsize=FONT)
-            verdict = "conflict-free" if acc.wavefronts <= 1 else f"{acc.wavefronts}-way conflict (red: banks with several words)"
+            if acc.phases > 1:
+                ways = f"{acc.wavefronts / acc.phases:g}-way conflict" if acc.wavefronts > acc.phases else "conflict-free"
+                verdict = f"{ways} in {acc.phases} phases of lanes (red: banks with several words in one phase)"
+            else:
+                verdict = (
+                    "conflict-free" if acc.wavefronts <= 1 else f"{acc.wavefronts}-way conflict (red: banks with several words)"
+                )
             ax.set_title(
-                f"threads per bank, one element per thread: {acc.wavefronts} wavefront(s), {verdict}",
+                f"threads per bank, {acc.unit}: {acc.wavefronts} wavefront(s), {verdict}",
                 fontsize=AXIS_FONT,
                 loc="left",
                 pad=3,
-                color="#d62728" if acc.wavefronts > 1 else "black",
+                color="#d62728" if acc.wavefronts > acc.phases else "black",
             )
 
         panels.append([Panel(width, 0.8, draw_hits, (0.55, 0.1, 0.25, 0.3))])
