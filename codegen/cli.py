@@ -308,7 +308,24 @@ def check_command(**options) -> None:
     show_default=True,
     help="Random shared-memory pairs also measured by ncu.",
 )
-@click.option("--skip", default="", help="Comma list of parts to skip: correctness, ncu, memcheck, synccheck, racecheck.")
+@click.option(
+    "--endpoints",
+    "n_endpoints",
+    type=Integer(0, 1_000_000),
+    default=120,
+    show_default=True,
+    help="Random shared-memory endpoint pairs (local_store / local_load).",
+)
+@click.option(
+    "--sanitize-endpoints",
+    type=Integer(0, 1_000_000),
+    default=24,
+    show_default=True,
+    help="Of those, the first N also run under the sanitizers.",
+)
+@click.option(
+    "--skip", default="", help="Comma list of parts to skip: correctness, endpoints, ncu, memcheck, synccheck, racecheck."
+)
 @click.option(
     "-o",
     "prefix",
@@ -316,9 +333,9 @@ def check_command(**options) -> None:
     help="The report's path without .md/.json [default: llgen-gpu-check/gpu-check; `make gpu-check` writes bench/gpu-check].",
 )
 def gpu_check(**options) -> None:
-    """On a GPU machine: every suite case and 2,000 random pairs against NumPy, Nsight Compute's bank counters
-    against the planner, and compute-sanitizer; writes PREFIX.md and PREFIX.json. Exit status 1 if a part failed,
-    2 without CuPy or a GPU (nothing written)."""
+    """On a GPU machine: every suite case and 2,000 random pairs against NumPy, shared-memory endpoints (every shared
+    family, store, load and round trip), Nsight Compute's bank counters against the planner, and compute-sanitizer;
+    writes PREFIX.md and PREFIX.json. Exit status 1 if a part failed, 2 without CuPy or a GPU (nothing written)."""
 
     def body() -> None:
         from .commands.gpu_check import gpu_check_command

@@ -4,9 +4,14 @@
    classic, vector-only), then random layout pairs; every slot and replica of B (debug kernel) and every
    output element (stacked-tile kernel) against NumPy, bit for bit, on fresh random input; the gather kernels and
    `llgen bench`'s STREAM and copy kernels too;
-2. Nsight Compute: shared-memory wavefronts and instructions of every shared-memory debug kernel (one CTA =
-   one tile) next to the planner's prediction;
-3. compute-sanitizer memcheck, synccheck and racecheck over every suite, gather, STREAM and copy kernel.
+2. shared-memory endpoints (local_store / local_load, runtime/endpoint_gpucheck.py): every shared family against
+   real and random distributed layouts and the smem suite's plans, store, load and round trip, byte and slot exact;
+3. Nsight Compute: shared-memory wavefronts and instructions of every shared-memory debug kernel (one CTA =
+   one tile) and of the endpoint check kernels next to the planner's prediction;
+4. compute-sanitizer memcheck, synccheck and racecheck over every suite, gather, STREAM and copy kernel and a
+   sample of endpoint kernels.
+
+`--skip endpoints` leaves endpoint kernels out of every part.
 
 Each part runs in its own try (and the tools in their own processes, re-running this module as a worker),
 so one failure loses nothing else; the report (Settings.prefix + .md and .json: llgen-gpu-check/gpu-check by
@@ -32,18 +37,19 @@ from llgen.emit.gather import emit_gather
 from llgen.errors import LlgenError, error_line
 from llgen.plan.benchshape import bench_shape
 from llgen.plan.variants import variants
+from llgen.runtime import endpoint_gpucheck as epc
 from llgen.runtime.cases import gather_plans, ncu_jobs, random_jobs, suite_jobs
 from llgen.runtime.check import check_bench, check_gather, check_many
 from llgen.runtime.compile import compile as compile_source
 from llgen.runtime.compile import device
-from llgen.runtime.ncu import INST_LD, INST_ST, LAUNCHES, WF_LD, WF_ST, measure, run_proc, tool_path
+from llgen.runtime.ncu import INST_LD, INST_ST, LAUNCHES, WF_LD, WF_ST, measure, measure_endpoints, run_proc, tool_path
 from llgen.runtime.report import counts, write_report
 from llgen.suite import core
 
 TARGET = "sm_90"  # 32-lane NVIDIA: the H100/H200 this runs on
 
 SANITIZER_TOOLS = ("memcheck", "synccheck", "racecheck")
-PARTS = ("correctness", "ncu", *SANITIZER_TOOLS)
+PARTS = ("correctness", "endpoints", "ncu", *SANITIZER_TOOLS)
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,8 @@ class Settings:
     runs: int = 2  # runs per kernel, each on fresh random input
     budget: float = 420  # seconds for the whole run
     ncu_random: int = 24  # random shared-memory pairs also measured by ncu
+    endpoints: int = 120  # random shared-memory endpoint pairs (runtime.endpoint_gpucheck.random_cases)
+    sanitize_endpoints: int = 24  # of those, the first N also run under the sanitizers
     skip: frozenset[str] = frozenset()  # parts not run (PARTS)
     prefix: str = str(Path("llgen-gpu-check") / "gpu-check")  # the report's path without .md/.json
 
@@ -99,9 +107,10 @@ def random_list(n: int, seed: int):
 
 
 # ------------------------------------------------------------------------------------------ workers
-def worker_sanitize(n_random: int, seed: int, sanitize_random: int) -> int:
+def worker_sanitize(n_random: int, seed: int, sanitize_random: int, sanitize_endpoints: int) -> int:
     """Under compute-sanitizer: every suite kernel's debug and tile kernel (4 tiles on 2 CTAs) and those of the first
-    ``sanitize_random`` of the ``n_random`` random pairs, no memory pool, so every buffer is its own allocation and an
+    ``sanitize_random`` of the ``n_random`` random pairs, then the GPU cases among the first ``sanitize_endpoints``
+    random endpoint pairs (store, load, round trip), no memory pool, so every buffer is its own allocation and an
     access one element past it is caught."""
     import cupy as cp
 
@@ -117,7 +126,15 @@ def worker_sanitize(n_random: int, seed: int, sanitize_random: int) -> int:
     check_many([(j.label, j.plan) for j in jobs], tiles=4, runs=1, batch=16, sms=8, on_result=done)
     gathers = run_gathers(tiles=4, on_result=done)
     benches = run_bench_kernels(on_result=done)
-    log(f"worker: done {len(jobs) + len(gathers) + len(benches)} kernels, {bad} failed")
+
+    def done_endpoint(r):
+        nonlocal bad
+        bad += not r.ok
+        log(f"worker: {r.label} " + ("ok" if r.ok and not r.not_run else r.not_run or "FAIL " + (r.error or r.mismatches[0])))
+
+    cases = [c for c in epc.random_cases(sanitize_endpoints, seed) if not c.cpu]
+    ends = epc.run_cases(cases, runs=1, seed=seed, on_result=done_endpoint)
+    log(f"worker: done {len(jobs) + len(gathers) + len(benches) + len(ends)} kernels, {bad} failed")
     return 1 if bad else 0
 
 
@@ -172,6 +189,7 @@ class State:
         self.record: dict = {"title": "llgen gpu-check", "parts": {}, "budget_s": args.budget}
         self.suite_results: list = []
         self.random_results: list = []
+        self.endpoint_results: list = []
         self.device = None
         self.logs = Path(os.environ["OUT"]) / "gpu-check-logs" if os.environ.get("OUT") else Path("/tmp/llgen-gpu-check-logs")
         self.logs.mkdir(parents=True, exist_ok=True)
@@ -272,13 +290,49 @@ def part_correctness(st: State) -> None:
     )
 
 
+def part_endpoints(st: State) -> None:
+    a = st.args
+    notes: list[str] = []
+    stop_at = st.slot_start + st.slot
+    stopped = []
+    log(f"endpoints: the real layouts, the smem suite and {a.endpoints} random pairs, {a.runs} run(s) each")
+
+    def out_of_time() -> bool:
+        if time.monotonic() > stop_at:
+            stopped.append(True)
+        return bool(stopped)
+
+    def on(r):
+        st.endpoint_results.append(r)
+        if not r.ok:
+            log(f"  FAIL {r.label}: {r.error or '; '.join(r.mismatches[:2])}")
+        if len(st.endpoint_results) % 50 == 0:
+            log(f"  endpoints: {len(st.endpoint_results)} cases")
+            st.save()
+
+    results = epc.run_cases(
+        epc.all_cases(a.endpoints, a.seed, notes), runs=a.runs, seed=a.seed, on_result=on, out_of_time=out_of_time
+    )
+    why = f"Stopped after {len(results)} cases (time budget): the rest were not drawn." if stopped else ""
+    c = epc.counts(results)
+    st.record["endpoints"] = {"counts": c, "by_family": epc.by_family(results), "notes": notes, "stopped": why}
+    st.part(
+        "endpoints",
+        "PASS" if c["failed"] == 0 and not stopped else "FAIL",
+        f"{c['cases']} cases x store, load, round trip: {c['mismatches']} mismatches, {c['errors']} errors, "
+        f"{c['not_run']} not run" + (f"; {why}" if why else ""),
+        counts=c,
+    )
+
+
 def part_ncu(st: State) -> None:
     a = st.args
     jobs = ncu_jobs(a.random, a.seed, a.ncu_random, TARGET)
+    endpoints = "endpoints" not in a.skip
     res = measure(
         [(j.name, j.plan) for j in jobs],
         f"llgen.runtime.cases:ncu_plans {a.random} {a.seed} {a.ncu_random} {TARGET}",
-        st.slot,
+        st.slot * (0.6 if endpoints else 1.0),
         st.logs,
         TARGET,
         log,
@@ -297,6 +351,10 @@ def part_ncu(st: State) -> None:
     n_match = sum(r_["verdict"] == "match" for r_ in rows)
     n_unstable = sum(r_["verdict"] == "unstable" for r_ in rows)
     status = "PASS" if n_meas == len(rows) and n_match + n_unstable == n_meas and rows else "FAIL"
+    ep_detail = ""
+    if endpoints:
+        ep_ok, ep_detail = ncu_endpoints(st)
+        status = status if ep_ok else "FAIL"
     tail = "" if n_meas else f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}"
     unstable = (
         f", {n_unstable} unstable (identical launches counted differently, at least one exactly as predicted)"
@@ -307,10 +365,33 @@ def part_ncu(st: State) -> None:
         "ncu",
         status,
         f"{n_match}/{n_meas} measured kernels match the prediction on every launch{unstable} "
-        f"({len(rows)} shared kernels x {LAUNCHES} launches, {res['seconds']} s){tail}",
+        f"({len(rows)} shared kernels x {LAUNCHES} launches, {res['seconds']} s){tail}{ep_detail}",
         metrics=res["metrics"],
         rc=res["rc"],
         timed_out=res["timed_out"],
+    )
+
+
+def ncu_endpoints(st: State) -> tuple[bool, str]:
+    """The endpoint check kernels of runtime.endpoint_gpucheck.ncu_cases under ncu, in what is left of the slot:
+    (every row matches, a clause for the part's detail)."""
+    cases, left = epc.ncu_cases()
+    items = epc.kernel_items(cases)
+    res = measure_endpoints(items, "llgen.runtime.endpoint_gpucheck:ncu_items", max(20.0, st.left_in_slot()), st.logs, log)
+    if res["rc"] is None:
+        return True, ""
+    labels = {f"ep{i}{k}": (c, k) for i, c in enumerate(cases) for k in "sl"}
+    rows = []
+    for name, _ in items:
+        c, k = labels[name]
+        rows.append({**res["rows"][name], "kernel": f"{c.label} {'store' if k == 's' else 'load'}", "group": c.group})
+    st.record["endpoint_ncu_rows"] = rows
+    st.record["endpoint_ncu_left_out"] = left
+    n_match = sum(r["verdict"] in ("match", "unstable") for r in rows)
+    return n_match == len(rows), (
+        f"; endpoints: {n_match}/{len(rows)} check kernels match plan + byte loops ({res['seconds']} s"
+        + (f", ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}" if res["rc"] else "")
+        + ")"
     )
 
 
@@ -336,6 +417,7 @@ def part_sanitizer(st: State, tool: str) -> None:
         str(a.random),
         str(a.seed),
         str(a.sanitize_random),
+        str(0 if "endpoints" in a.skip else a.sanitize_endpoints),
     ]
     r = run_proc(cmd, st.slot)
     (st.logs / f"sanitizer-{tool}.txt").write_text(r["out"])
@@ -348,7 +430,7 @@ def part_sanitizer(st: State, tool: str) -> None:
     detail = (
         f"{errors} errors"
         + (f", {s['hazard_warnings']} racecheck warnings" if s["hazard_warnings"] else "")
-        + f" over {kernels} suite and random kernels (debug + 4-tile kernel each), {r['seconds']} s"
+        + f" over {kernels} suite, random and endpoint kernels, {r['seconds']} s"
         + (" - TIMED OUT" if r["timed_out"] else "")
         + (f", worker rc {r['rc']}" if r["rc"] else "")
         + ("" if clean else " - no summary line found")
@@ -410,11 +492,22 @@ def save_report(st: State) -> None:
             "Run",
             (
                 f"`llgen gpu-check --random {st.args.random} --seed {st.args.seed} --tiles {st.args.tiles} "
-                f"--runs {st.args.runs} --budget {st.args.budget}`; {time.monotonic() - st.t0:.0f} s so far; "
+                f"--runs {st.args.runs} --endpoints {st.args.endpoints} --budget {st.args.budget}`; {time.monotonic() - st.t0:.0f} s so far; "
                 f"commit {rec.get('commit', '?')}. Tools: {rec.get('tools', {})}."
             ),
         ),
         ("Shared-memory wavefronts (Nsight Compute)", ncu_section(rec.get("ncu_rows", []))),
+        (
+            "Shared-memory endpoints",
+            epc.section(
+                st.endpoint_results, rec.get("endpoints", {}).get("notes", []), rec.get("endpoints", {}).get("stopped", "")
+            ),
+        ),
+        (
+            "Endpoint wavefronts (Nsight Compute)",
+            epc.ncu_section(rec.get("endpoint_ncu_rows", []))
+            + "".join(f"\n\nNot measured: {x}." for x in rec.get("endpoint_ncu_left_out", [])),
+        ),
         (
             "Suite variants",
             f"Run: {len(sv.get('run', []))}. Same plan as an earlier variant (not run again): "
@@ -433,7 +526,10 @@ def save_report(st: State) -> None:
         results=results,
         date=rec.get("date"),
         sections=sections,
-        extra={k: v for k, v in rec.items() if k not in ("title", "date")},
+        extra={
+            **{k: v for k, v in rec.items() if k not in ("title", "date")},
+            "endpoint_results": [r.to_json() for r in st.endpoint_results],
+        },
         limit=len(st.suite_results),
     )
     if os.environ.get("OUT"):
@@ -459,8 +555,13 @@ def main(settings: Settings) -> int:
     # LLGEN_COMMIT first: the device's copy of the tree may carry a stale .git
     st.record["commit"] = os.environ.get("LLGEN_COMMIT") or _git_head()
     skip = settings.skip
-    # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.5, the sanitizers the rest
-    parts = [("correctness", 1.6, lambda: part_correctness(st)), ("ncu", 1.5, lambda: part_ncu(st))]
+    # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.8 (conversions, then
+    # endpoints), the endpoints 1.0 and the sanitizers the rest
+    parts = [
+        ("correctness", 1.6, lambda: part_correctness(st)),
+        ("endpoints", 1.0, lambda: part_endpoints(st)),
+        ("ncu", 1.8, lambda: part_ncu(st)),
+    ]
     parts += [(t, 1.0, lambda t=t: part_sanitizer(st, t)) for t in SANITIZER_TOOLS]
     parts = [p for p in parts if p[0] not in skip] + [p for p in parts if p[0] in skip]
     for i, (name, weight, fn) in enumerate(parts):
@@ -485,9 +586,10 @@ def main(settings: Settings) -> int:
     return 0 if all(p["status"] in ("PASS", "SKIP") for p in st.record["parts"].values()) else 1
 
 
-if __name__ == "__main__":  # the sanitizers' worker: python -m llgen.runtime.gpucheck sanitize RANDOM SEED N
-    if sys.argv[1:2] == ["sanitize"] and len(sys.argv) == 5:
+if __name__ == "__main__":  # the sanitizers' worker: python -m llgen.runtime.gpucheck sanitize RANDOM SEED N ENDPOINTS
+    if sys.argv[1:2] == ["sanitize"] and len(sys.argv) == 6:
         sys.exit(worker_sanitize(*(int(x) for x in sys.argv[2:])))
     sys.exit(
-        "usage: python -m llgen.runtime.gpucheck sanitize RANDOM SEED SANITIZE_RANDOM (gpu-check's worker; run llgen gpu-check)"
+        "usage: python -m llgen.runtime.gpucheck sanitize RANDOM SEED SANITIZE_RANDOM SANITIZE_ENDPOINTS "
+        "(gpu-check's worker; run llgen gpu-check)"
     )

@@ -3,7 +3,8 @@
 `measure(plans, source, ...)` runs this module under ncu as a worker: the worker calls ``source`` ("module:function
 arg...", returning the caller's [(name, plan)] again), compiles each plan's debug kernel and launches it LAUNCHES
 times (one CTA = one tile), and ncu records the wavefront and instruction counters of every ``*_debug`` launch. `make gpu-check` and
-`llgen bench --measures wavefronts` both measure through here.
+`llgen bench --measures wavefronts` both measure through here. `measure_endpoints` does the same for shared-memory
+endpoint plans (local_store / local_load), through their check kernels.
 
 `pipe_busy(call, kernels, ...)` runs ``call`` (a function that launches kernels itself) under ncu and reads how busy
 each matching kernel kept the SM's LSU data pipe, which carries shared-memory wavefronts and warp shuffles alike:
@@ -214,36 +215,90 @@ def measure(plans: list, source: str, timeout: float, log_dir: Path, target: str
     """Every shared-memory plan of ``plans`` [(name, plan)] under ncu; ``source`` is how the worker process rebuilds
     the same list. Returns {"rows": {name: compared row}, "metrics", "rc", "timed_out", "seconds", "out"}; a missing
     ncu gives no rows and says so in "out"."""
+    res, measured = _counters([target, source], "regex:_debug$", timeout, log_dir, log, "ncu")
+    if res["rc"] is None:
+        return res
+    res["rows"] = {
+        name: compare_launches(prediction(plan), measured.get(f"{name}_debug") or [])
+        for name, plan in plans
+        if plan.path == "shared"
+    }
+    return res
+
+
+def frame_wavefronts(smem_bytes: int, threads: int, lanes: int = 32) -> int:
+    """Wavefronts of one of the endpoint check kernels' byte loops over S's buffer (the 0xa5 fill, the copy in
+    or out: thread t takes bytes t, t + threads, ...): a warp instruction for each step in which any of its lanes
+    is in range, its 32 adjacent bytes one wavefront."""
+    return sum(max(0, -(-(smem_bytes - lanes * w) // threads)) for w in range(threads // lanes))
+
+
+def endpoint_prediction(plan) -> dict:
+    """What an endpoint plan's check kernel (runtime/endpointcheck.py) should count: a store kernel stores the
+    plan's wavefronts after the fill and loads the copy-out; a load kernel stores the copy-in and loads the plan's.
+    Instructions likewise: one a byte-loop step, one per plan instruction and warp that runs it."""
+    side, lanes = plan.side, plan.target.lanes
+    frame = frame_wavefronts(plan.smem_bytes, plan.warps * lanes, lanes)
+    store = plan.direction == "store"
+    warps = plan.warps >> side.predicate_warp_mask.bit_count() if store else plan.warps
+    instrs = len(side.instrs) * warps
+    access = f"{side.op} x{side.width}" + (f" + {plan.convert.path}" if plan.convert is not None else "")
+    return {
+        "access": access,
+        "plan_wf": plan.wavefronts,
+        "frame_wf": frame,
+        "floor_wf": plan.floor,
+        "pred_st_wf": plan.wavefronts + frame if store else frame,
+        "pred_ld_wf": frame if store else plan.wavefronts,
+        "pred_st_instr": instrs + frame if store else frame,
+        "pred_ld_instr": frame if store else instrs,
+    }
+
+
+def measure_endpoints(items: list, source: str, timeout: float, log_dir: Path, log=print) -> dict:
+    """Every endpoint plan of ``items`` [(name, plan)] under ncu (its check kernel ``name_store`` or
+    ``name_load``), next to `endpoint_prediction`; ``source`` is how the worker rebuilds ``items``. Returns what
+    `measure` does."""
+    res, measured = _counters(["--endpoints", source], "regex:_(store|load)$", timeout, log_dir, log, "ncu-endpoints")
+    if res["rc"] is None:
+        return res
+    res["rows"] = {
+        name: compare_launches(endpoint_prediction(plan), measured.get(f"{name}_{plan.direction}") or []) for name, plan in items
+    }
+    return res
+
+
+def _counters(worker_args: list[str], kernels: str, timeout: float, log_dir: Path, log, stem: str) -> tuple[dict, dict]:
+    """ncu over this module's worker (``worker_args``) with the shared-memory metrics this ncu knows (again with
+    the four core metrics if the extra ones fail): ({"metrics", "rc", "timed_out", "seconds", "out"}, {kernel:
+    [{metric: value} per launch]})."""
     ncu = tool_path("ncu")
     if not ncu:
-        return {"rows": {}, "metrics": [], "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}
+        return {"rows": {}, "metrics": [], "rc": None, "timed_out": False, "seconds": 0, "out": "ncu not found"}, {}
     t0 = time.monotonic()
     metrics = choose_metrics(query_metrics(ncu))
-    worker = [sys.executable, "-m", "llgen.runtime.ncu", target, source]
-    r, measured = _run_ncu(ncu, metrics, "regex:_debug$", worker, timeout, log_dir)
+    worker = [sys.executable, "-m", "llgen.runtime.ncu", *worker_args]
+    r, measured = _run_ncu(ncu, metrics, kernels, worker, timeout, log_dir, stem)
     if r["rc"] != 0 and not measured and metrics != CORE_METRICS and not r["timed_out"]:
         log("ncu: failed with the extra metrics; again with the four core metrics")
         metrics = list(CORE_METRICS)
-        r, measured = _run_ncu(ncu, metrics, "regex:_debug$", worker, max(20.0, timeout - (time.monotonic() - t0)), log_dir)
-    rows = {}
-    for name, plan in plans:
-        if plan.path == "shared":
-            rows[name] = compare_launches(prediction(plan), measured.get(f"{name}_debug") or [])
-    return {
-        "rows": rows,
+        r, measured = _run_ncu(ncu, metrics, kernels, worker, max(20.0, timeout - (time.monotonic() - t0)), log_dir, stem)
+    res = {
         "metrics": metrics,
         "rc": r["rc"],
         "timed_out": r["timed_out"],
         "seconds": round(time.monotonic() - t0, 1),
         "out": r["out"][-300:],
     }
+    return res, measured
 
 
-def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], timeout: float, log_dir: Path):
+def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], timeout: float, log_dir: Path, stem: str = "ncu"):
     """ncu's raw counters of the launches of ``kernels`` (an ncu -k filter) that ``worker`` makes:
-    (run_proc's result, {kernel name: [{metric: value} per launch]}); its output is kept in log_dir."""
+    (run_proc's result, {kernel name: [{metric: value} per launch]}); its output is kept in log_dir as stem.csv
+    and stem-stdout.txt."""
     log_dir.mkdir(parents=True, exist_ok=True)
-    csv_path = log_dir / "ncu.csv"
+    csv_path = log_dir / f"{stem}.csv"
     csv_path.unlink(missing_ok=True)
     r = run_proc(
         [
@@ -264,7 +319,7 @@ def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], time
         timeout,
     )
     text = csv_path.read_text(errors="replace") if csv_path.exists() else ""
-    (log_dir / "ncu-stdout.txt").write_text(r["out"])
+    (log_dir / f"{stem}-stdout.txt").write_text(r["out"])
     return r, parse_ncu_csv(text) or parse_ncu_csv(r["out"])
 
 
@@ -316,7 +371,38 @@ def worker(target: str, source: str) -> int:
     return 0
 
 
+def endpoint_worker(source: str) -> int:
+    """Under ncu: each endpoint plan's check kernel (runtime/endpointcheck.py), run LAUNCHES times, 32 plans to a
+    compile; a batch that does not compile is compiled plan by plan, and a plan that does not is left out (its row
+    says "not measured")."""
+    import numpy as np
+
+    from .endpointcheck import compile_endpoints, run_endpoint
+
+    items = _call(source)
+    rng = np.random.default_rng(1)
+    for i in range(0, len(items), 32):
+        group = items[i : i + 32]
+        try:
+            mods = [(compile_endpoints(group, cpu=False), group)]
+        except Exception:  # noqa: BLE001 - one plan's compile failure must not lose the others
+            mods = []
+            for item in group:
+                try:
+                    mods.append((compile_endpoints([item], cpu=False), [item]))
+                except Exception as e:  # noqa: BLE001
+                    print(f"worker: {item[0]} not compiled: {str(e).splitlines()[0][:200]}", flush=True)
+        for mod, named in mods:
+            for n, p in named:
+                for _ in range(LAUNCHES):
+                    run_endpoint(mod, p, n, rng)
+                print(f"worker: {n}_{p.direction}", flush=True)
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--endpoints":
+        sys.exit(endpoint_worker(sys.argv[2]))
     if sys.argv[1] == "--call":
         _call(sys.argv[2])  # the function launches its kernels itself
         sys.exit(0)

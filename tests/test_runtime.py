@@ -750,6 +750,8 @@ def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
             "1",
             "--budget",
             "240",
+            "--skip",
+            "endpoints",  # the fake CuPy runs conversion kernels only (tests/test_endpoint_gpucheck.py covers endpoints)
             "-o",
             str(tmp_path / "gc"),
         ],

@@ -1,5 +1,5 @@
-"""``llgen gpu-check`` on a GPU machine: the suites and random pairs against NumPy, Nsight Compute's bank counters
-against the planner, and compute-sanitizer, in one report (llgen.runtime.gpucheck does the work)."""
+"""``llgen gpu-check`` on a GPU machine: the suites and random pairs against NumPy, shared-memory endpoints, Nsight
+Compute's bank counters against the planner, and compute-sanitizer, in one report (llgen.runtime.gpucheck does the work)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import sys
 from ..errors import LlgenError
 
 
-def gpu_check_command(n_random, sanitize_random, seed, tiles, runs, budget, ncu_random, skip, prefix) -> None:
+def gpu_check_command(
+    n_random, sanitize_random, seed, tiles, runs, budget, ncu_random, n_endpoints, sanitize_endpoints, skip, prefix
+) -> None:
     from llgen.runtime.gpucheck import Settings
     from llgen.runtime.gpucheck import main as gpu_check_main
 
@@ -22,6 +24,8 @@ def gpu_check_command(n_random, sanitize_random, seed, tiles, runs, budget, ncu_
         runs=runs,
         budget=budget,
         ncu_random=ncu_random,
+        endpoints=n_endpoints,
+        sanitize_endpoints=sanitize_endpoints,
         skip=frozenset(x.strip() for x in skip.split(",") if x.strip()),
         **({"prefix": prefix} if prefix is not None else {}),
     )
