@@ -79,7 +79,7 @@ def test_every_wide_case_plans_every_variant_and_builds_its_bench_source():
         vs, skipped = variant_table(c, "sm_90", baselines=False)
         assert vs[0].name == "llgen" and all(v.kinds[0] != "?" and v.kinds[1] != "?" for v in vs), c.id
         names = {v.name for v in vs} | set(skipped)
-        assert names == {"llgen", "registers", "shuffle", "shared", "shared_vec"}, c.id
+        assert names == {"llgen", "registers", "shuffle", "shared", "shared_vec", "llgen_latency"}, c.id
         for v in vs:
             src = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd))
             assert "b_loop" in src and "b_stream" in src and "b_copy" in src
@@ -103,7 +103,7 @@ def test_variant_table_says_why_each_alternative_is_not_run():
     vs, skipped = variant_table(by_id("regperm_f16"), "sm_90", baselines=False)
     names = [v.name for v in vs]
     assert names[0] == "llgen" and "shuffle" in names and "shared" in names
-    assert skipped["registers"] == "the same kernels as llgen" and vs[0].same_as == ["registers"]
+    assert skipped["registers"] == "the same kernels as llgen" and vs[0].same_as == ["registers", "llgen_latency"]
     assert vs[0].kinds == ("registers", "registers")
     vs, skipped = variant_table(by_id("w8_b2mma_f32"), "sm_90")
     assert skipped["shuffle"].startswith("A -> B: the shuffle path cannot do this conversion")
@@ -208,6 +208,43 @@ def test_run_case_on_cpu_threads_checks_every_variant_of_the_register_permutatio
         for name, r in res["variants"].items():
             assert r["loop_correct"] is True, (cid, name, r)
             assert r["kinds"] and r["cost_pred"] is not None
+
+
+@pytest.mark.usefixtures("cpu_cupy")
+def test_every_variant_gets_both_loop_forms_and_each_pick_its_alternating_rounds(monkeypatch):
+    """Issue 27 on CPU threads, the clock a stand-in: every variant (forced alternatives, Triton too) has LOOP's
+    throughput and one-CTA forms and both models' predictions; the throughput pick and Triton alternate rounds of
+    LOOP, and the latency pick (wl1_b2dotA_i8's: the forced shared path's kernels) and Triton rounds of one CTA."""
+    from llgen.runtime.bench import timing
+    from llgen.suite import warplocal
+
+    grids = []
+
+    def per_sm_ns(_run, grid, sms, _rep):
+        grids.append(grid)
+        return 50.0 if grid == sms else 5.0
+
+    monkeypatch.setattr(timing, "per_sm_ns", per_sm_ns)
+
+    def triton(m, _log):
+        m.launches["triton"] = lambda *_: None
+        return {"path": "triton", "loop_per_sm_ns": 6.0, "loop_lat_ns": 60.0}
+
+    monkeypatch.setattr(measure, "triton_row", triton)
+    case = next(c for c in warplocal() if c.id == "wl1_b2dotA_i8")
+    res = runner.run_case(case, "sm_90", {"loop"}, 1, True, lambda _: None, {"matrix": False}, False)
+    v = res["variants"]
+    assert "error" not in res and set(v) == {"llgen", "shared", "triton"}  # shared_vec: the same kernels without ldmatrix
+    assert v["shared"]["same_as"] == ["shared_vec", "llgen_latency"]
+    assert res["skipped"]["llgen_latency"] == "the same kernels as shared"
+    for name, r in v.items():
+        assert r["loop_per_sm_ns"] == 5.0 or name == "triton", name
+        assert r["loop_lat_ns"] in (50.0, 60.0) and (name == "triton" or r["lat_pred"] > 0), name
+    assert v["shared"]["lat_pred"] < v["llgen"]["lat_pred"] and v["llgen"]["cost_pred"] < v["shared"]["cost_pred"]
+    assert len(v["llgen"]["loop_rounds_ns"]) == len(v["triton"]["loop_rounds_ns"]) == rules.LOOP_ROUNDS
+    assert len(v["shared"]["loop_lat_rounds_ns"]) == len(v["triton"]["loop_lat_rounds_ns"]) == rules.LOOP_ROUNDS
+    assert "loop_lat_rounds_ns" not in v["llgen"] and "loop_rounds_ns" not in v["shared"]
+    assert grids.count(1) == 2 + 2 * rules.LOOP_ROUNDS  # one SM: each variant's one-CTA LOOP, then the rounds
 
 
 @pytest.mark.usefixtures("cpu_cupy")
@@ -360,8 +397,13 @@ def test_wide_report_has_its_targets_gather_section_and_chart(tmp_path):
     text = (tmp_path / "report.md").read_text()
     assert "## Suite core (1 cases)" in text and "## Targets (issue 6), from this run" in text
     assert "| w1_b2b_f16 | shared/shared | 40.0 | 35.0 | 0.88 | shuffle 30.0 | 1.333 |" in text
-    assert "MISSED: the pick within 2% of the fastest llgen variant on >= 95% of the 2 cases with an alternative" in text
-    assert "worst w1_b2b_f16 1.333" in text and "Triton could not run b2bT_256x256_f32 (OutOfResources)" in text
+    assert (
+        "MISSED: the throughput pick within 2% of the fastest llgen variant (LOOP) on >= 95% of the 2 cases with another"
+    ) in text
+    assert (
+        "worst w1_b2b_f16 1.333 (over 2%: w1_b2b_f16 1.333 (the model's prediction is not in the report))" in text
+        and "Triton could not run b2bT_256x256_f32 (OutOfResources)" in text
+    )
     assert "w1_b2b_f16: the model picked shared/shared but shuffle (shuffle/shuffle) measured 30.0 vs 40.0 ns" in text
     assert "- w1_b2b_f16 / registers: skipped: A -> B: no" in text
     assert "| gather_f32 | f32 | 32x32 | 1 | random | shuffle | 10.0 | 10.0 | 40.0 | 12.0 | 1.20 | 4.00 | True, True |" in text
@@ -371,7 +413,7 @@ def test_wide_report_has_its_targets_gather_section_and_chart(tmp_path):
 def test_pick_gap_counts_the_pick_as_the_fastest_within_two_percent():
     c = _wide_report()["cases"][2]
     assert rules.best_alternative(c) == ("shared_vec", 505.0) and rules.pick_gap(c) == 1.0
-    (line,) = [t for t in targets.targets_wide({"cases": [c]}, 1980) if "the pick" in t[1]]
+    (line,) = [t for t in targets.targets_wide({"cases": [c]}, 1980) if "the throughput pick" in t[1]]
     assert line[0] == "met" and "1/1" in line[1]
 
 

@@ -1,9 +1,10 @@
 """The named variants of a conversion: the planner's pick and each option set that forces another plan.
 
 One name means one option set everywhere: `llgen check` and gpu-check run CHECKED (every valid path), `llgen
-bench` measures the pick against ALTERNATIVES (every path the planner could have picked) and BASELINES (the
-kernels the pick is compared with), and the calibration table names its rows' plans by ALTERNATIVES.
-`variant_table` plans a case both ways by each of them and drops what cannot work or repeats a plan.
+bench` measures the pick and the latency objective's pick (LATENCY_PICK) against ALTERNATIVES (every path the
+planner could have picked) and BASELINES (the kernels the picks are compared with), and the calibration table names
+its rows' plans by ALTERNATIVES. `variant_table` plans a case both ways by each of them and drops what cannot work
+or repeats a plan.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ from ..errors import LlgenError
 from . import plan_conversion
 
 PICK = "llgen"  # the planner's own choice: no options
+LATENCY_PICK = "llgen_latency"  # its choice for one CTA's latency (--objective latency)
+PICKS = (PICK, LATENCY_PICK)
 OPTIONS: dict[str, dict] = {
     PICK: {},
+    LATENCY_PICK: {"objective": "latency"},
     "registers": {"path": "registers"},
     "shuffle": {"path": "shuffle"},
     "shared": {"path": "shared"},  # ldmatrix / stmatrix where they fit
@@ -34,7 +38,7 @@ def _named(*names: str) -> tuple[tuple[str, dict], ...]:
 CHECKED = _named(PICK, "shuffle", "shared", "unswizzled", "classic_matrix", "shared_vec", "naive")
 ALTERNATIVES = _named("registers", "shuffle", "shared", "shared_vec")
 BASELINES = _named("naive", "classic")
-OWN = (PICK,) + tuple(n for n, _ in ALTERNATIVES)  # llgen's own paths; the baselines are not
+OWN = PICKS + tuple(n for n, _ in ALTERNATIVES)  # llgen's own paths; the baselines are not
 
 
 @dataclass
@@ -44,6 +48,11 @@ class Variant:
     bwd: object
     kinds: tuple[str, str] = ("", "")  # the alternative each direction's plan is (A -> B, B -> A)
     same_as: list[str] = field(default_factory=list)  # alternatives whose kernels are these (not run again)
+
+    @property
+    def is_pick(self) -> bool:
+        """Whether these are the kernels of one of the planner's picks (throughput or latency)."""
+        return any(n in PICKS for n in (self.name, *self.same_as))
 
 
 def case_options(case, options: dict | None = None) -> dict:
@@ -64,6 +73,12 @@ def plan_cost(plan) -> float:
     return dict(plan.costs).get(plan.path, 0.0)
 
 
+def plan_latency(plan) -> float:
+    """The latency model's cycles for one CTA to run one plan (latency.py), as the planner recorded them for its path:
+    0 for a register permutation."""
+    return dict(plan.latencies).get(plan.path, 0.0)
+
+
 def variant_table(case, target: str, options: dict | None = None, baselines: bool = True) -> tuple[list[Variant], dict]:
     """(variants, skipped): llgen's pick, then each alternative and baseline that plans both directions and differs
     from every earlier variant; ``skipped`` maps every other name to why. ``options`` go to every plan."""
@@ -79,14 +94,17 @@ def variant_table(case, target: str, options: dict | None = None, baselines: boo
                 out.append(f"{tag}: {e}")
         return tuple(out)
 
-    named = [(PICK, plan({}))] + [(n, plan(kw)) for n, kw in ALTERNATIVES + (BASELINES if baselines else ())]
+    # the latency pick after the alternatives: where it is one of them (the common case), that row keeps its name
+    later = ((LATENCY_PICK, OPTIONS[LATENCY_PICK]),) + (BASELINES if baselines else ())
+    named = [(PICK, plan({}))] + [(n, plan(kw)) for n, kw in ALTERNATIVES + later]
     if isinstance(named[0][1][0], str) or isinstance(named[0][1][1], str):
         raise LlgenError(f"llgen cannot plan {case.id}: {next(p for p in named[0][1] if isinstance(p, str))}")
+    alternatives = named[1 : 1 + len(ALTERNATIVES)]
 
     def kind(plan, side: int) -> str:
         """The first alternative whose plan of this direction is this plan (a baseline is its own kind)."""
         key = plan_key(plan)
-        for n, ps in named[1 : 1 + len(ALTERNATIVES)]:
+        for n, ps in alternatives:
             if not isinstance(ps[side], str) and plan_key(ps[side]) == key:
                 return n
         return "?"

@@ -18,8 +18,10 @@ from .rules import (
     TIE,
     best_alternative,
     ideal_ns,
+    latency_ratio,
     loop_ratio,
     pick_gap,
+    pick_row,
     sm_clock_mhz,
     suites_of,
 )
@@ -56,6 +58,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
             "- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
             "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
             f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
+            "One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), every variant; llgen's "
+            f"latency pick (--objective latency) and Triton's again in {LOOP_ROUNDS} alternating rounds. "
             "The LOOP kernel keeps "
             "A -> B's and B -> A's scratch apart where both sit behind __syncthreads (one barrier per conversion). "
             "STREAM: 1 GiB, A -> B -> A per tile, "
@@ -91,7 +95,7 @@ def write_report(report: dict, outdir: str) -> list[Path]:
     lines += _wavefront_lines(report)
     if report.get("gather"):
         lines += gather_lines(report["gather"])
-    lines += ["", "## Flags: the model's pick measured slower than an alternative, wrong results, errors, or wavefronts off", ""]
+    lines += ["", "## Flags: a model's pick measured slower than an alternative, wrong results, errors, or wavefronts off", ""]
     lines += [f"- {f}" for f in flags] or ["- none"]
     write_atomic(out / "report.md", "\n".join(lines) + "\n")
     write_json(report, str(out / "report.json"))
@@ -162,6 +166,7 @@ def _suite_lines(report: dict, name: str | None, clock: float | None, titled: bo
         "|" + "---|" * 17,
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += _latency_lines(cases)
     if name in (None, "core"):
         lines += ["", "## Targets (issue 6), from this run", ""]
         lines += [f"- {status}: {text}" for status, text in targets(report, clock)]
@@ -171,8 +176,44 @@ def _suite_lines(report: dict, name: str | None, clock: float | None, titled: bo
     return lines
 
 
+def _latency_lines(cases: list[dict]) -> list[str]:
+    """One suite's one-CTA latency table: llgen's latency pick (the variant whose kernels it is, "llgen" where the
+    throughput pick's), Triton's, and the fastest other llgen variant, with the latency model's cycles."""
+    if not any(pick_row(c, "latency")[0] for c in cases):
+        return []  # a report from before the latency pick
+    rows, ratios = [], []
+    for c in cases:
+        name, me = pick_row(c, "latency")
+        tr = c["variants"].get("triton", {})
+        ratio = latency_ratio(c)
+        if ratio:
+            ratios.append(ratio)
+        alt, alt_ns = best_alternative(c, "latency")
+        cells = (
+            c["id"],
+            name or "-",
+            me.get("path", "-"),
+            _f(me.get("loop_lat_ns")),
+            _f(tr.get("loop_lat_ns")) if not tr.get("error") else "error",
+            _f(ratio, 2),
+            f"{alt} {_f(alt_ns)}" if alt else "-",
+            _f(pick_gap(c, "latency"), 3) if alt else "-",
+            _f(me.get("lat_pred"), 0),
+        )
+        rows.append("| " + " | ".join(cells) + " |")
+    gmean = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+    return [
+        "",
+        f"One-CTA latency (LOOP at one CTA per SM, ns): geometric-mean speedup of the latency pick over Triton {_f(gmean, 3)}",
+        "",
+        "| case | latency pick | path | llgen ns | Triton ns | Triton/llgen | best alternative ns | pick/best | model cycles |",
+        "|" + "---|" * 9,
+        *rows,
+    ]
+
+
 def _every_variant(report: dict) -> list[str]:
-    lines = ["", "## Every variant (LOOP per-SM ns, latency ns, STREAM ratio, registers; the model's cost)", ""]
+    lines = ["", "## Every variant (LOOP per-SM ns, one-CTA latency ns, STREAM ratio, registers; the models' cycles)", ""]
     for c in report["cases"]:
         if c.get("error"):
             lines.append(f"- {c['id']}: error {c['error']}")
@@ -188,6 +229,7 @@ def _every_variant(report: dict) -> list[str]:
                     else ""
                 )
                 + (f", model {_f(r['cost_pred'], 0)}" if r.get("cost_pred") is not None else "")
+                + (f", one CTA {_f(r['lat_pred'], 0)}" if r.get("lat_pred") is not None else "")
                 + (f", same kernels as {', '.join(r['same_as'])}" if r.get("same_as") else "")
                 + (f", error {r['error']}" if r.get("error") else "")
                 + (f", LOOP WRONG {r.get('loop_first_bad')}" if r.get("loop_correct") is False else "")
@@ -227,6 +269,8 @@ def _flags(cases: list[dict]) -> list[str]:
         v = c["variants"]
         me = v.get("llgen", {})
         t_me = me.get("loop_per_sm_ns")
+        lat_name, lat = pick_row(c, "latency")
+        t_lat = lat.get("loop_lat_ns")
         if c.get("error"):
             flags.append(f"{c['id']}: {c['error']}")
         for name, r in v.items():
@@ -234,6 +278,11 @@ def _flags(cases: list[dict]) -> list[str]:
                 flags.append(
                     f"{c['id']}: the model picked {me.get('path')} but {name} ({r.get('path')}) measured "
                     f"{r['loop_per_sm_ns']:.1f} vs {t_me:.1f} ns"
+                )
+            if name in OWN and name != lat_name and r.get("loop_lat_ns") and t_lat and r["loop_lat_ns"] * TIE < t_lat:
+                flags.append(
+                    f"{c['id']}: the latency model picked {lat.get('path')} but {name} ({r.get('path')}) measured "
+                    f"{r['loop_lat_ns']:.1f} vs {t_lat:.1f} ns one CTA"
                 )
             if r.get("loop_correct") is False or r.get("stream_correct") is False:
                 flags.append(f"{c['id']} / {name}: wrong result (LOOP {r.get('loop_correct')}, STREAM {r.get('stream_correct')})")

@@ -1,6 +1,6 @@
 """The bench's shared numbers and the rules it reads results by: how LOOP and STREAM are sized and repeated, what
-counts as a tie, when Triton's loop was folded, and llgen's pick against its alternatives. A leaf: every other bench
-module reads these, none is read here.
+counts as a tie, when Triton's loop was folded, and each objective's pick against llgen's other variants. A leaf:
+every other bench module reads these, none is read here.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 import re
 
 from llgen.dtypes import dtype as to_dtype
-from llgen.plan.variants import OWN, PICK
+from llgen.plan.variants import LATENCY_PICK, OWN, PICK
 
 KS = (64, 128)  # LOOP's round trips: its time is the slope between these
 STREAM_BYTES = 1 << 30  # what STREAM and copy walk
@@ -27,6 +27,12 @@ TIE = 1.02  # measured within 2% of each other: a tie (the pick against the fast
 PIPE_TIE = 1.01  # LOOP cases with Triton / llgen under this get the pipe counters of both LOOP kernels
 PIPE_K = 1024  # round trips of the LOOP kernels under those counters
 AT_LIMIT = 0.98  # this close to its ideal with its LSU data pipe this busy, or its ALU pipe this busy: at the limit
+# Each objective: the variant the planner picks for it, the LOOP form that measures it (throughput: per-SM ns with
+# 32 CTAs an SM; latency: one CTA an SM) and the model's prediction a row records (cost.py, latency.py)
+OBJECTIVES = {
+    "throughput": (PICK, "loop_per_sm_ns", "cost_pred"),
+    "latency": (LATENCY_PICK, "loop_lat_ns", "lat_pred"),
+}
 
 
 def stream_tiles(tile_bytes: int) -> int:
@@ -50,6 +56,26 @@ def loop_ratio(case_result: dict) -> float | None:
     return tr / me if me and tr and me > 0 else None
 
 
+def latency_ratio(case_result: dict) -> float | None:
+    """Triton's one-CTA LOOP time over the latency pick's; None where either is missing or Triton's loop was
+    folded."""
+    me = pick_row(case_result, "latency")[1].get("loop_lat_ns")
+    tr = case_result["variants"].get("triton", {}).get("loop_lat_ns")
+    if triton_folded(case_result):
+        return None
+    return tr / me if me and tr and me > 0 else None
+
+
+def pick_row(c: dict, objective: str = "throughput") -> tuple[str | None, dict]:
+    """(name, row) of the variant that holds the objective's pick: the pick's own row, or the one whose kernels it
+    shares (same_as); (None, {}) where the report has none (reports before the latency pick)."""
+    pick = OBJECTIVES[objective][0]
+    for name, r in c["variants"].items():
+        if name == pick or pick in (r.get("same_as") or ()):
+            return name, r
+    return None, {}
+
+
 def triton_folded(case_result: dict) -> bool:
     """Whether Triton's LOOP measured less than its own `+ 1` can take: one add per 32-bit word of the tile every
     round trip, at four warp instructions a clock and 2 GHz. Only a loop the compiler collapsed gets there: LLVM
@@ -64,19 +90,21 @@ def triton_folded(case_result: dict) -> bool:
     return tr < floor_ns
 
 
-def best_alternative(c: dict) -> tuple[str | None, float | None]:
-    """The fastest of llgen's alternatives to its pick (LOOP per-SM ns), or (None, None) where none was measured."""
-    alts = [(r["loop_per_sm_ns"], n) for n, r in c["variants"].items() if n in OWN[1:] and r.get("loop_per_sm_ns")]
+def best_alternative(c: dict, objective: str = "throughput") -> tuple[str | None, float | None]:
+    """The fastest of llgen's variants other than the objective's pick, by that objective's LOOP form, or
+    (None, None) where none was measured."""
+    key, mine = OBJECTIVES[objective][1], pick_row(c, objective)[0]
+    alts = [(r[key], n) for n, r in c["variants"].items() if n in OWN and n != mine and r.get(key)]
     if not alts:
         return None, None
     ns, name = min(alts)
     return name, ns
 
 
-def pick_gap(c: dict) -> float | None:
-    """llgen's pick over the fastest llgen variant, itself included (1.0: the pick is the fastest)."""
-    me = c["variants"].get(PICK, {}).get("loop_per_sm_ns")
-    _, alt = best_alternative(c)
+def pick_gap(c: dict, objective: str = "throughput") -> float | None:
+    """The objective's pick over the fastest llgen variant, itself included (1.0: the pick is the fastest)."""
+    me = pick_row(c, objective)[1].get(OBJECTIVES[objective][1])
+    _, alt = best_alternative(c, objective)
     return me / min(me, alt) if me and alt else (1.0 if me else None)
 
 
