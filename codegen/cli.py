@@ -324,7 +324,9 @@ def check_command(**options) -> None:
     help="Of those, the first N also run under the sanitizers.",
 )
 @click.option(
-    "--skip", default="", help="Comma list of parts to skip: correctness, endpoints, ncu, memcheck, synccheck, racecheck."
+    "--skip",
+    default="",
+    help="Comma list of parts to skip: correctness, endpoints, ncu, endpoint-ncu, memcheck, synccheck, racecheck.",
 )
 @click.option(
     "-o",

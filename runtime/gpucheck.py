@@ -7,11 +7,11 @@
 2. shared-memory endpoints (local_store / local_load, runtime/endpoint_gpucheck.py): every shared family against
    real and random distributed layouts and the smem suite's plans, store, load and round trip, byte and slot exact;
 3. Nsight Compute: shared-memory wavefronts and instructions of every shared-memory debug kernel (one CTA =
-   one tile) and of the endpoint check kernels next to the planner's prediction;
+   one tile) next to the planner's prediction, then (part endpoint-ncu) those of the endpoint check kernels;
 4. compute-sanitizer memcheck, synccheck and racecheck over every suite, gather, STREAM and copy kernel and a
    sample of endpoint kernels.
 
-`--skip endpoints` leaves endpoint kernels out of every part.
+`--skip endpoints` leaves endpoint kernels out of every part (endpoint-ncu and the sanitizers' sample too).
 
 Each part runs in its own try (and the tools in their own processes, re-running this module as a worker),
 so one failure loses nothing else; the report (Settings.prefix + .md and .json: llgen-gpu-check/gpu-check by
@@ -49,7 +49,7 @@ from llgen.suite import core
 TARGET = "sm_90"  # 32-lane NVIDIA: the H100/H200 this runs on
 
 SANITIZER_TOOLS = ("memcheck", "synccheck", "racecheck")
-PARTS = ("correctness", "endpoints", "ncu", *SANITIZER_TOOLS)
+PARTS = ("correctness", "endpoints", "ncu", "endpoint-ncu", *SANITIZER_TOOLS)
 
 
 @dataclass(frozen=True)
@@ -328,11 +328,10 @@ def part_endpoints(st: State) -> None:
 def part_ncu(st: State) -> None:
     a = st.args
     jobs = ncu_jobs(a.random, a.seed, a.ncu_random, TARGET)
-    endpoints = "endpoints" not in a.skip
     res = measure(
         [(j.name, j.plan) for j in jobs],
         f"llgen.runtime.cases:ncu_plans {a.random} {a.seed} {a.ncu_random} {TARGET}",
-        st.slot * (0.6 if endpoints else 1.0),
+        st.slot,
         st.logs,
         TARGET,
         log,
@@ -351,10 +350,6 @@ def part_ncu(st: State) -> None:
     n_match = sum(r_["verdict"] == "match" for r_ in rows)
     n_unstable = sum(r_["verdict"] == "unstable" for r_ in rows)
     status = "PASS" if n_meas == len(rows) and n_match + n_unstable == n_meas and rows else "FAIL"
-    ep_detail = ""
-    if endpoints:
-        ep_ok, ep_detail = ncu_endpoints(st)
-        status = status if ep_ok else "FAIL"
     tail = "" if n_meas else f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}"
     unstable = (
         f", {n_unstable} unstable (identical launches counted differently, at least one exactly as predicted)"
@@ -365,21 +360,22 @@ def part_ncu(st: State) -> None:
         "ncu",
         status,
         f"{n_match}/{n_meas} measured kernels match the prediction on every launch{unstable} "
-        f"({len(rows)} shared kernels x {LAUNCHES} launches, {res['seconds']} s){tail}{ep_detail}",
+        f"({len(rows)} shared kernels x {LAUNCHES} launches, {res['seconds']} s){tail}",
         metrics=res["metrics"],
         rc=res["rc"],
         timed_out=res["timed_out"],
     )
 
 
-def ncu_endpoints(st: State) -> tuple[bool, str]:
-    """The endpoint check kernels of runtime.endpoint_gpucheck.ncu_cases under ncu, in what is left of the slot:
-    (every row matches, a clause for the part's detail)."""
+def part_endpoint_ncu(st: State) -> None:
+    """The endpoint check kernels of runtime.endpoint_gpucheck.ncu_cases under ncu: each kernel's shared-memory
+    wavefronts against its plan's plus the byte loops that fill S and copy it in or out."""
     cases, left = epc.ncu_cases()
     items = epc.kernel_items(cases)
     res = measure_endpoints(items, "llgen.runtime.endpoint_gpucheck:ncu_items", max(20.0, st.left_in_slot()), st.logs, log)
     if res["rc"] is None:
-        return True, ""
+        st.part("endpoint-ncu", "SKIP", res["out"])
+        return
     labels = {f"ep{i}{k}": (c, k) for i, c in enumerate(cases) for k in "sl"}
     rows = []
     for name, _ in items:
@@ -388,10 +384,16 @@ def ncu_endpoints(st: State) -> tuple[bool, str]:
     st.record["endpoint_ncu_rows"] = rows
     st.record["endpoint_ncu_left_out"] = left
     n_match = sum(r["verdict"] in ("match", "unstable") for r in rows)
-    return n_match == len(rows), (
-        f"; endpoints: {n_match}/{len(rows)} check kernels match plan + byte loops ({res['seconds']} s"
-        + (f", ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}" if res["rc"] else "")
-        + ")"
+    st.part(
+        "endpoint-ncu",
+        "PASS" if rows and n_match == len(rows) else "FAIL",
+        f"{n_match}/{len(rows)} endpoint check kernels match plan + byte loops on every launch ({len(cases)} cases, "
+        f"{LAUNCHES} launches each, {res['seconds']} s"
+        + (f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}" if res["rc"] else "")
+        + ")",
+        metrics=res["metrics"],
+        rc=res["rc"],
+        timed_out=res["timed_out"],
     )
 
 
@@ -554,13 +556,14 @@ def main(settings: Settings) -> int:
     st.record["tools"] = {t: tool_path(t) for t in ("nvcc", "ncu", "compute-sanitizer")}
     # LLGEN_COMMIT first: the device's copy of the tree may carry a stale .git
     st.record["commit"] = os.environ.get("LLGEN_COMMIT") or _git_head()
-    skip = settings.skip
-    # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.8 (conversions, then
-    # endpoints), the endpoints 1.0 and the sanitizers the rest
+    skip = settings.skip | ({"endpoint-ncu"} if "endpoints" in settings.skip else set())
+    # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.5, the endpoints 1.0,
+    # their ncu 1.2, the sanitizers the rest
     parts = [
         ("correctness", 1.6, lambda: part_correctness(st)),
         ("endpoints", 1.0, lambda: part_endpoints(st)),
-        ("ncu", 1.8, lambda: part_ncu(st)),
+        ("ncu", 1.5, lambda: part_ncu(st)),
+        ("endpoint-ncu", 1.2, lambda: part_endpoint_ncu(st)),
     ]
     parts += [(t, 1.0, lambda t=t: part_sanitizer(st, t)) for t in SANITIZER_TOOLS]
     parts = [p for p in parts if p[0] not in skip] + [p for p in parts if p[0] in skip]

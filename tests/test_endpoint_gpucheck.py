@@ -185,7 +185,7 @@ def test_gpu_check_report_has_the_endpoint_parts(drawn, tmp_path, monkeypatch):
 
 def test_endpoints_is_a_part_to_skip():
     assert "endpoints" in gpucheck.PARTS
-    with pytest.raises(LlgenError, match=r"cannot skip x: the parts are correctness, endpoints, ncu"):
+    with pytest.raises(LlgenError, match=r"cannot skip x: the parts are correctness, endpoints, ncu, endpoint-ncu, memcheck"):
         gpucheck.main(gpucheck.Settings(skip=frozenset({"x"})))
 
 
@@ -227,8 +227,12 @@ def test_ncu_rows_of_endpoints_carry_their_case_and_verdict(drawn, tmp_path, mon
 
     monkeypatch.setattr(gpucheck, "measure_endpoints", measure)
     st = _state(tmp_path, monkeypatch)
-    ok, detail = gpucheck.ncu_endpoints(st)
-    assert not ok and detail == "; endpoints: 3/4 check kernels match plan + byte loops (1.0 s)"
+    gpucheck.part_endpoint_ncu(st)
+    part = st.record["parts"]["endpoint-ncu"]
+    assert part["status"] == "FAIL"
+    assert (
+        part["detail"] == "3/4 endpoint check kernels match plan + byte loops on every launch (2 cases, 2 launches each, 1.0 s)"
+    )
     rows = st.record["endpoint_ncu_rows"]
     assert [r["kernel"] for r in rows] == [f"{c.label} {k}" for c in cases for k in ("store", "load")]
     assert [r["verdict"] for r in rows] == ["match", "match", "match", "MISMATCH"]
