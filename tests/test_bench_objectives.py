@@ -42,7 +42,8 @@ def test_each_plan_reports_both_predictions_as_its_json_does():
 def test_a_variant_over_the_registers_a_thread_has_is_not_compiled_unless_it_is_a_pick(monkeypatch):
     """Issue 27's slow case: 128x128 f16 from an mma v2 B operand with warps [4, 1] (every element on all four
     warps) to rows of 16: its plans hold 256 registers a thread. The pick (also the latency pick) is compiled; the
-    forced vector path is a skipped row that says why, before any source is emitted."""
+    forced vector path is a skipped row that says why, before any source is emitted; the pick's STREAM is built at
+    its own tiles a step only."""
     (case,) = _parsed(
         [("b_4x1", "f16", (128, 128), 4, "dot:op=1,k_width=2,parent=(mma:wpc=4x1)", "blocked:spt=1x16,tpw=8x4,order=1x0", "")]
     )
@@ -52,7 +53,7 @@ def test_a_variant_over_the_registers_a_thread_has_is_not_compiled_unless_it_is_
     monkeypatch.setattr(measure, "emit_bench", lambda f, *_: emitted.append(f) or "source")
     monkeypatch.setattr(measure, "compile_all", lambda sources, _one_cta: compiled.update(sources) or {})
     res = {"variants": {}, "skipped": {}}
-    m = types.SimpleNamespace(case=case, measures=set(), launches={})
+    m = types.SimpleNamespace(case=case, measures={"stream"}, launches={})
     measure.run_variants(m, vs, res, False, lambda _: None)
     assert list(compiled) == [PICK] and emitted == [vs[0].fwd]
     why = res["skipped"]["shared_vec"]

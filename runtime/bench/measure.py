@@ -48,7 +48,8 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
             )
             continue
         sources[v.name] = src
-        if v.name == PICK and "stream" in m.measures:  # its STREAM and copy at the other tiles a step
+        # its STREAM and copy at the other tiles a step, unless its kernels spill anyway: NVRTC's minutes once is enough
+        if v.name == PICK and "stream" in m.measures and peak <= MAX_REGISTERS:
             for u in STREAM_UNROLLS:
                 if u != bench_shape(v.fwd, v.bwd).unroll:
                     sources[(v.name, u)] = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd, u))
