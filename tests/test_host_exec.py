@@ -50,7 +50,7 @@ def test_core_suite_by_every_variant_runs_exactly():
 def test_eight_bit_shuffle_selects_whole_packed_words():
     """The send word of a round depends on the thread's class; a packed 8-bit word takes its bytes from two
     registers (a missing pair of parentheses once ORed every candidate's low byte). Each class's bytes are
-    chosen by a per-thread PRMT selector, and B's words by a select among the classes' words."""
+    chosen by a per-thread PRMT selector, and B's words by one PRMT of operands selected by class."""
     a = LinearLayout.from_bases(
         {"register": [[0, 4], [0, 2], [1, 0]], "lane": [[0, 1], [8, 0], [4, 0], [2, 0], [16, 0]], "warp": []},
         {"dim0": 32, "dim1": 8},
@@ -61,7 +61,7 @@ def test_eight_bit_shuffle_selects_whole_packed_words():
     )
     items = [(f"i8_{t}", plan_conversion(a, b, "i8", t, path="shuffle")) for t in ("sm_90", "sm_80")]
     texts = [emit(p, "kernel", "x") for _, p in items]
-    assert all("const unsigned ps0 = ((cls & " in t and "b[0] = ((cls & " in t for t in texts)
+    assert all("const unsigned ps0 = ((cls & " in t and "b[0] = byte_perm(((cls & " in t for t in texts)
     _all_ok(check_many(items, tiles=4, runs=2, seed=3, compiler=host.compile, sms=1))
 
 

@@ -126,3 +126,30 @@ def test_byte_permuted_words_run_exactly_in_both_languages():
         items.append((f"hip_pairs_{dt}", plan_conversion(a, b, dt, "gfx942", path="shuffle")))
     bad = [r for r in check_many(items, tiles=3, runs=1, seed=4, compiler=host.compile, sms=1) if not r.ok]
     assert not bad, [(r.label, r.error, r.first_bad) for r in bad]
+
+
+def test_joins_of_two_words_a_class_are_one_byte_permute_of_selected_operands():
+    """A word whose bytes, in each class, come from at most two source words: the two operands are select trees over
+    the class bits and one PRMT with the class's selector builds it; with three mixed bits, local rounds build the word
+    they would send, so that B's select trees share their nodes as a butterfly. The register-lane swaps of the
+    warplocal suite take 2 m R selects and permutes at most for m mixed bits and R words of B, as Triton's warp-local
+    lowering, and run exactly."""
+    from llgen.runtime import host
+    from llgen.runtime.check import check_many
+    from llgen.suite import warplocal
+
+    cases = {c.id: c for c in warplocal()}
+    items = []
+    for cid, m in (("wl1_swap3_f16", 2), ("wl4_swap3_f16", 2), ("wl1_spt1_to_spt16_f16", 1), ("wl4_swap3_f32", 3)):
+        c = cases[cid]
+        p = plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shuffle")
+        asm = p.detail.assembly
+        joins = [w for w in asm.words if w.kind() == "join"]
+        assert all(w.operands is not None and w.cost() == 1 for w in joins), cid
+        assert asm.instructions() <= 2 * m * len(asm.b_words), (cid, asm.instructions())
+        items.append((cid, p))
+    text = emit(items[0][1], "header", "x")
+    assert "byte_perm(((cls & " in text
+    assert "local, no shuffle (the word it would send, kept)" in emit(items[3][1], "header", "x")
+    bad = [r for r in check_many(items, tiles=2, runs=1, seed=5, compiler=host.compile, sms=1) if not r.ok]
+    assert not bad, [(r.label, r.error, r.first_bad) for r in bad]

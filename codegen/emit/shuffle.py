@@ -36,8 +36,13 @@ def shuffle_body(plan) -> dict:
     for k, w in after.get(-1, []):
         lines += sp.b_word(k, w)
     for r, rd in zip(d.rounds, asm.rounds, strict=True):
-        if r.op == "local":
+        if r.op == "local" and not rd.sends:
             lines.append(f"// round {r.index}: local, no shuffle (its elements are read in place)")
+        elif r.op == "local":
+            lines.append(f"// round {r.index}: local, no shuffle (the word it would send, kept)")
+            for p, w in enumerate(rd.sends):
+                x, temps = sp.word(w), sp.flush()
+                lines += temps + [f"const unsigned {sp.src(('x', r.index, p))} = {x};"]
         else:
             how = f"shfl.xor lane ^ {r.xor_mask}" if r.op == "xor" else f"shfl.idx from lane {hexu(r.src_lane.const)} ^ src_sel"
             lines.append(f"// round {r.index}: {how}")
@@ -127,6 +132,10 @@ class _Speller:
             pair = [*w.sources(), None][:2]
             second = "0u" if pair[1] is None else self.src(pair[1])
             return f"byte_perm({self.src(pair[0])}, {second}, {self._selector(w.prmt_selectors())})"
+        ops = w.operands
+        if ops is not None:
+            first, second = (self._select(["0u" if x is None else self.src(x) for x in per_class]) for per_class in ops)
+            return f"byte_perm({first}, {second}, {self._selector(w.operand_selectors())})"
         return self._select([self._class_word(w, c) for c in range(n)])
 
     def _class_word(self, w: Word, c: int) -> str:

@@ -70,18 +70,20 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
     receiver that reads it, because the nonzero alpha_p are distinct unit vectors."""
     if not warp_local(a, b):
         return "data must cross warps"
-    nl, nw = len(a.lane), len(a.warp)
+    nl = len(a.lane)
     a_reg_idx = {c: i for i, c in enumerate(a.reg) if c}
     a_lane_idx = {c: i for i, c in enumerate(a.lane) if c}
     b_reg_idx = {c: j for j, c in enumerate(b.reg) if c}
 
-    # V: common register vectors, as many as one 32-bit word holds
+    # V: common register vectors, as many as one 32-bit word holds: B's lowest such bits, or A's (the words one side
+    # already holds whole), whichever builds its words with fewer selects and permutes
     cap = max(0, (tgt.shuffle_bytes // dt.bytes).bit_length() - 1) if dt.bytes < tgt.shuffle_bytes else 0
-    pack_a, pack_b = [], []
-    for j, c in enumerate(b.reg):
-        if len(pack_b) < cap and c and c in a_reg_idx:
-            pack_a.append(1 << a_reg_idx[c])
-            pack_b.append(1 << j)
+    common = [(j, c) for j, c in enumerate(b.reg) if c and c in a_reg_idx]
+    packings = []
+    for order in (common, sorted(common, key=lambda jc: a_reg_idx[jc[1]])):
+        pack = (tuple(1 << a_reg_idx[c] for _, c in order[:cap]), tuple(1 << j for j, _ in order[:cap]))
+        if pack not in packings:
+            packings.append(pack)
 
     # per B lane bit p: k_p, the source-lane column alpha_p, tau_p (A register) and m_p (B register)
     partners = [q for q, c in enumerate(a.lane) if c and c in b_reg_idx]
@@ -111,6 +113,14 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
         if not b.lane[p] and not a.lane[p] and (1 << p) not in alpha:
             alpha[p] = 1 << p
 
+    plans = [_rounds(a, b, dt, alpha, tau, m, pack_a, pack_b) for pack_a, pack_b in packings]
+    return min(plans, key=lambda p: p.assembly.instructions())
+
+
+def _rounds(a: Hw, b: Hw, dt: DType, alpha: list[int], tau: list[int], m: list[int], pack_a: tuple, pack_b: tuple):
+    """The plan whose words pack ``pack_a`` (A registers) into ``pack_b`` (B registers), given each B lane bit's
+    source-lane column ``alpha``, A register ``tau`` and B register ``m`` (plan_shuffle)."""
+    nl, nw = len(a.lane), len(a.warp)
     # R: live B register bits outside the packed ones; there are 2^|R| rounds
     packed = sum(pack_b)
     rbits = [j for j, c in enumerate(b.reg) if c and not packed >> j & 1]
@@ -161,6 +171,6 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
                 r, s, lin_send.with_const(send(r, 0)), lin_recv.with_const(recv(r, 0)), op, s.const if op == "xor" else 0
             )
         )
-    rounds, pack_a, pack_b = tuple(rounds), tuple(pack_a), tuple(pack_b)
+    rounds = tuple(rounds)
     asm = assemble(rounds, pack_a, pack_b, dt.bits, 1 << len(b.reg))
     return ShufflePlan(rounds, pack_a, pack_b, words, shuffles, asm)

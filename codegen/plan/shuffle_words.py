@@ -10,16 +10,20 @@ words received in a round. Per word, the cheapest form that holds in every class
   (m SELs a word where m class bits permute m candidates, as in Triton's lowering, not 2^m - 1);
 - ``prmt``: at most two source words hold every class's bytes: one byte permute whose selector is a per-thread
   constant (PRMT on NVIDIA, as Triton's warp-local lowering does; v_perm_b32 on AMD);
-- ``join``: each class's word on its own (a byte permute per further source word), then a select among the
-  classes.
+- ``join``: where every class takes its bytes from at most two source words, one byte permute whose two operands
+  are select trees over the class bits (``operands``) and whose selector is a per-thread constant; else each
+  class's word on its own (a byte permute per further source word), then a select among the classes.
 
 A local round (a thread reads its own registers) sends nothing: its elements are read in place where B's words
-are assembled, so it costs no select of its own. The emitter spells these words; the cost model counts them.
+are assembled, so it costs no select of its own; or, where two class bits or more make B's select trees share more
+that way (``local_words``), it builds the word it would send, as the pre-shuffle selects of Triton's lowering do, and
+B's words take that word as a received one. The emitter spells these words; the cost model counts them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .. import f2
@@ -48,13 +52,21 @@ class Word:
 
     def whole(self, c: int) -> Src | None:
         """Class c's source word where the word is that word, byte for byte (None where it is not)."""
-        return whole_word(self.picks[c])
+        return self._wholes[c]
+
+    @cached_property
+    def _wholes(self) -> tuple[Src | None, ...]:
+        return tuple(whole_word(p) for p in self.picks)
 
     def kind(self) -> str:
+        return self._kind
+
+    @cached_property
+    def _kind(self) -> str:
         srcs = self.sources()
         if not srcs:
             return "zero"
-        wholes = [self.whole(c) for c in range(len(self.picks))]
+        wholes = self._wholes
         if all(w is not None for w in wholes):
             return "copy" if len(set(wholes)) == 1 else "select"
         if len(srcs) <= 2:
@@ -77,15 +89,60 @@ class Word:
         steps = [(order[0], order[1], nibbles(pick, order[0], order[1]))]
         return steps + [(None, order[i], nibbles(pick, None, order[i], tuple(order[:i]))) for i in range(2, len(order))]
 
+    @cached_property
+    def operands(self) -> tuple[tuple[Src, ...], tuple[Src | None, ...]] | None:
+        """A join's two byte-permute operands per class (first, second; a second None is any word), where every class
+        takes its bytes from at most two source words and that costs less than permuting each class's word on its
+        own: each class's pair ordered so that the two select trees over the classes are smallest. None otherwise."""
+        per = [Word((p,)).sources() for p in self.picks]
+        if self.kind() != "join" or any(len(s) > 2 for s in per):
+            return None
+        rank = {x: i for i, x in enumerate(self.sources())}
+        per = [sorted(s, key=rank.get) for s in per]  # the same order in every class: the pairs first tried
+        two = [c for c, s in enumerate(per) if len(s) == 2]
+        best = None
+        for flips in range(1 << len(two)) if len(two) <= 4 else (0,):
+            swap = {c for i, c in enumerate(two) if flips >> i & 1}
+            firsts = tuple(s[1] if c in swap else s[0] for c, s in enumerate(per))
+            seconds = [(s[0] if c in swap else s[1]) if len(s) == 2 else None for c, s in enumerate(per)]
+            fill = next((x for x in seconds if x is not None), None)
+            seconds = tuple(fill if x is None else x for x in seconds)
+            cost = _tree_nodes(firsts) + _tree_nodes(seconds)
+            if best is None or cost < best[0]:
+                best = (cost, firsts, seconds)
+        alone = sum(max(1, len(Word((p,)).sources()) - 1) for p in set(self.picks) if whole_word(p) is None)
+        return (best[1], best[2]) if 1 + best[0] <= alone + _tree_nodes(self.picks) else None
+
+    def operand_selectors(self) -> tuple[int, ...]:
+        """A join's byte-permute selector per class, over its ``operands``."""
+        firsts, seconds = self.operands
+        return tuple(nibbles(p, f, s) for p, f, s in zip(self.picks, firsts, seconds, strict=True))
+
     def cost(self) -> int:
-        """Byte permutes per conversion (Assembly.instructions counts the selects): one, or for a join each class's
-        own, one per source word after the first."""
+        """Byte permutes per conversion (Assembly.instructions counts the selects): one, or for a join whose classes
+        need three source words or more, each class's own, one per source word after the first."""
         kind = self.kind()
-        if kind == "prmt":
+        if kind == "prmt" or (kind == "join" and self.operands is not None):
             return 1
         if kind == "join":
             return sum(max(1, len(Word((p,)).sources()) - 1) for p in set(self.picks) if whole_word(p) is None)
         return 0
+
+
+def _tree_nodes(per_class: tuple) -> int:
+    """Selects of one select tree over the class bits (Choice), each distinct subtree once."""
+    seen: set[tuple] = set()
+
+    def walk(f: tuple) -> None:
+        split = Choice(f).split()
+        if split is None or Choice(f).node in seen:
+            return
+        seen.add(Choice(f).node)
+        walk(split[1].per_class)
+        walk(split[2].per_class)
+
+    walk(per_class)
+    return len(seen)
 
 
 def nibbles(pick: tuple[Byte | None, ...], first: Src | None, second: Src | None, done: tuple = ()) -> int:
@@ -144,7 +201,7 @@ def whole_word(pick: tuple[Byte | None, ...]) -> Src | None:
 class Round:
     index: int
     op: str  # "local", "xor" or "idx"
-    sends: tuple[Word, ...]  # the words it sends (none for a local round)
+    sends: tuple[Word, ...]  # the words it sends (a local round's: kept, or none)
 
 
 @dataclass(frozen=True)
@@ -168,13 +225,19 @@ class Assembly:
     def instructions(self) -> int:
         """Selects and PRMTs per conversion, besides the shuffles: each word's own PRMTs, and the SELs of the
         select trees (their shared nodes counted once, as the compiler shares them)."""
+        return self._instructions
+
+    @cached_property
+    def _instructions(self) -> int:
         trees = _Trees()
         for w in self.words:
             kind = w.kind()
             if kind == "select":
                 trees.root(tuple(w.whole(c) for c in range(self.classes)))
             elif kind == "join":
-                trees.root(w.picks)
+                ops = w.operands
+                for per_class in ops if ops is not None else (w.picks,):
+                    trees.root(per_class)
         return sum(w.cost() for w in self.words) + trees.selects()
 
 
@@ -226,7 +289,17 @@ def assemble(
     rounds: tuple[ShuffleRound, ...], pack_a: tuple[int, ...], pack_b: tuple[int, ...], bits: int, n_out: int
 ) -> Assembly:
     """The words of a shuffle plan's ``rounds`` and packing (plan/shuffle.py) for elements of ``bits`` bits, B holding
-    ``n_out`` registers. The planner builds it once (ShufflePlan.assembly)."""
+    ``n_out`` registers, local rounds read in place or building their words, whichever takes fewer instructions. The
+    planner builds it once (ShufflePlan.assembly)."""
+    asm = _assemble(rounds, pack_a, pack_b, bits, n_out, False)
+    if len(asm.basis) < 2 or all(r.op != "local" for r in rounds):
+        return asm
+    return min((asm, _assemble(rounds, pack_a, pack_b, bits, n_out, True)), key=Assembly.instructions)
+
+
+def _assemble(
+    rounds: tuple[ShuffleRound, ...], pack_a: tuple[int, ...], pack_b: tuple[int, ...], bits: int, n_out: int, local_words: bool
+) -> Assembly:
     eb = bits // 8
     r0 = rounds[0]
     send_cols, recv_cols = r0.send_reg.cols, r0.recv_reg.cols
@@ -249,7 +322,7 @@ def assemble(
     round_words = []
     for r in rounds:
         sends: tuple[Word, ...] = ()
-        if r.op != "local":
+        if r.op != "local" or local_words:
             sends = tuple(Word(tuple(tuple(sent(r, s, 4 * p + i) for i in range(4)) for s, _ in classes)) for p in range(nparts))
         round_words.append(Round(r.index, r.op, sends))
 
@@ -259,7 +332,8 @@ def assemble(
         for r in rounds:
             for t, o in enumerate(packb):
                 e = r.recv_reg.const ^ y ^ o
-                source[c, e] = (r.index, "a", r.send_reg.const ^ s ^ packa[t]) if r.op == "local" else (r.index, "x", t)
+                in_place = r.op == "local" and not local_words
+                source[c, e] = (r.index, "a", r.send_reg.const ^ s ^ packa[t]) if in_place else (r.index, "x", t)
 
     b_words = []
     for k in range(max(1, n_out * eb // 4)):
