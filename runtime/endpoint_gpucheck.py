@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import pickle
 import random
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -374,9 +375,16 @@ def kernel_items(cases: list[EndpointCase], prefix: str = "ep") -> list[tuple[st
     return [(f"{prefix}{i}{k}", p) for i, c in enumerate(cases) for k, p in (("s", c.store), ("l", c.load))]
 
 
-def ncu_items() -> list[tuple[str, object]]:
-    """`ncu_cases` as kernel items, for runtime.ncu's endpoint worker."""
-    return kernel_items(ncu_cases()[0])
+def save_items(items: list[tuple[str, object]], path: Path) -> str:
+    """Write ``items`` (kernel name, plan) to ``path`` for runtime.ncu's endpoint worker, which would otherwise plan
+    them all again; the worker's source that reads them back."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(items))
+    return f"llgen.runtime.endpoint_gpucheck:load_items {path}"
+
+
+def load_items(path: str) -> list[tuple[str, object]]:
+    return pickle.loads(Path(path).read_bytes())  # only the file save_items wrote in this run
 
 
 def sample(cases: list, n: int) -> list:

@@ -372,7 +372,8 @@ def part_endpoint_ncu(st: State) -> None:
     wavefronts against its plan's plus the byte loops that fill S and copy it in or out."""
     cases, left = epc.ncu_cases()
     items = epc.kernel_items(cases)
-    res = measure_endpoints(items, "llgen.runtime.endpoint_gpucheck:ncu_items", max(20.0, st.left_in_slot()), st.logs, log)
+    source = epc.save_items(items, st.logs / "endpoint-ncu-items.pickle")
+    res = measure_endpoints(items, source, max(20.0, st.left_in_slot()), st.logs, log)
     if res["rc"] is None:
         st.part("endpoint-ncu", "SKIP", res["out"])
         return

@@ -217,7 +217,9 @@ def test_ncu_rows_of_endpoints_carry_their_case_and_verdict(drawn, tmp_path, mon
     monkeypatch.setattr(epc, "ncu_cases", lambda: (cases, ["real/x: a gfx942 case (no ncu on CPU threads)"]))
 
     def measure(items, source, timeout, _log_dir, _log):
-        assert source == "llgen.runtime.endpoint_gpucheck:ncu_items" and timeout >= 20
+        ref, path = source.split()
+        assert ref == "llgen.runtime.endpoint_gpucheck:load_items" and timeout >= 20
+        assert [(n, p.to_json()) for n, p in epc.load_items(path)] == [(n, p.to_json()) for n, p in items]
         rows = {}
         for n, p in items:
             pred = ncu.endpoint_prediction(p)
