@@ -258,7 +258,7 @@ def test_other_commands_refuse_a_shared_endpoint(command):
     assert res.exit_code == 2 and res.stdout == ""
     assert (
         res.stderr.strip()
-        == "error: --dst is a shared-memory layout (nvmma); only `llgen plan`, `llgen emit` and `llgen check` take a shared endpoint so far."
+        == "error: --dst is a shared-memory layout (nvmma); `llgen swizzle` chooses a shared layout and takes two distributed ones."
     )
 
 

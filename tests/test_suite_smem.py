@@ -177,3 +177,15 @@ def test_bench_smem_is_one_sentence_without_a_gpu(tmp_path):
     except ImportError:
         res = invoke("bench", "--suite", "smem", "-o", str(out))
         assert res.exit_code == 2 and one_sentence(res.stderr.removeprefix("error: ").strip()) and not out.exists()
+
+
+def test_bench_of_one_endpoint_is_its_loop_through_s():
+    """`llgen bench --src P --dst S` (a local_store; --src S --dst P a load) times the smem LOOP with P = Q."""
+    from llgen.commands.bench import custom_case
+
+    for src, dst in (("mma", "nvmma:128"), ("nvmma:128", "mma")):
+        case, tgt = custom_case(src, dst, "64x64", "f16", 4, None, None, None, None, None)
+        assert isinstance(case, SmemCase) and tgt == "sm_90" and case.shared == "nvmma:128"
+        assert case.p == case.q and case.p.shape == (64, 64) and case.encoding().to_linear((64, 64)) is not None
+    res = invoke("bench", "--src", "mma", "--dst", "nvmma:128", "--shape", "64x64", "--measures", "stream", "-o", "x.json")
+    assert res.exit_code == 2 and "measures loop only" in res.stderr and one_sentence(res.stderr.removeprefix("error: ").strip())

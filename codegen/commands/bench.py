@@ -12,7 +12,7 @@ import click
 
 from ..errors import LlgenError
 from ..spec.module import read_ttgir
-from .options import given, objective_option, plan_from, tpw, whole_file
+from .options import given, objective_option, pair_from, tpw, whole_file
 
 MEASURES = ("loop", "stream", "wavefronts", "gather")
 
@@ -24,10 +24,6 @@ def bench_command(
     meas = [m.strip() for m in measures.split(",") if m.strip()]
     if set(meas) - set(MEASURES):
         raise LlgenError(f"unknown measure(s) {sorted(set(meas) - set(MEASURES))}; use {', '.join(MEASURES)}.")
-    if suite == "smem":  # its LOOP through the fixed shared layout is all it measures (runtime/bench/smem.py)
-        if given("measures") and meas != ["loop"]:
-            raise LlgenError(f"the smem suite measures loop only, not {','.join(meas)}.")
-        meas = ["loop"]
     if not out.strip():
         raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
     from llgen.runtime.bench.run import parse_shard, select_cases
@@ -50,10 +46,14 @@ def bench_command(
             ttgir, allow_skips, warps, tpw(threads_per_warp), target, smem_budget, **objective_option(objective)
         )
     else:
-        from ..suite import Case
+        case, tgt = custom_case(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective)
+        cases = [case]
+    from ..suite_smem import SmemCase
 
-        p, _ = plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, None, smem_budget, objective)
-        cases, tgt = [Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst)], p.target.name
+    if any(isinstance(c, SmemCase) for c in cases):  # its LOOP through the fixed shared layout is all it measures
+        if given("measures") and meas != ["loop"]:
+            raise LlgenError(f"a shared-memory endpoint's bench measures loop only, not {','.join(meas)}.")
+        meas = ["loop"]
     from llgen.runtime.bench.report import write_json, write_report
     from llgen.runtime.bench.run import run as run_bench
 
@@ -80,6 +80,21 @@ def bench_command(
             click.echo(str(p))
     if skip_code:
         sys.exit(skip_code)
+
+
+def custom_case(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective) -> tuple:
+    """(case, target) of one --src/--dst pair: a conversion's Case, or for a shared-memory endpoint (a local_store or
+    local_load) the smem suite's SmemCase whose register layout both stores and loads (P = Q)."""
+    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    if pair.shared:
+        from ..suite_smem import SmemCase
+
+        dist, spec = (pair.src, dst) if pair.shared == "--dst" else (pair.dst, src)
+        return SmemCase("custom", pair.dtype.name, tuple(dist.shape), pair.warps, dist, spec, dist), pair.target
+    from ..suite import Case
+
+    p = pair.plan(None, smem_budget, **objective_option(objective))
+    return Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst), p.target.name
 
 
 def merge_command(outdir, parts) -> None:

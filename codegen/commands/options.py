@@ -142,11 +142,6 @@ def pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, sh
     )
 
 
-def plan_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_=None, smem_budget=None, objective=None):
-    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
-    return pair.plan(path_, smem_budget, **objective_option(objective)), pair
-
-
 def objective_option(objective: str | None) -> dict:
     """The plan option --objective sets: none for the default (throughput), so plans and their options stay as they were."""
     return {"objective": objective} if objective not in (None, "throughput") else {}

@@ -31,9 +31,7 @@ class Pair:
         from ..plan import plan_conversion
 
         if self.shared:
-            raise LlgenError(
-                f"{self.shared} is a shared-memory layout; only `llgen plan`, `llgen emit` and `llgen check` take a shared endpoint so far."
-            )
+            raise LlgenError(f"{self.shared} is a shared-memory layout: a local_store or local_load, planned by plan_endpoint.")
         try:
             return plan_conversion(self.src, self.dst, self.dtype, self.target, path=path, smem_budget=smem_budget, **options)
         except LlgenError as e:
@@ -92,7 +90,7 @@ def parse_pair(
         raise LlgenError("--src and --dst are both shared-memory layouts; one side must be a distributed (register) layout.")
     if shared and not shared_ok:
         raise LlgenError(
-            f"{shared[0]} is a shared-memory layout ({_named(texts[shared[0]])}); only `llgen plan`, `llgen emit` and `llgen check` take a shared endpoint so far."
+            f"{shared[0]} is a shared-memory layout ({_named(texts[shared[0]])}); `llgen swizzle` chooses a shared layout and takes two distributed ones."
         )
     setting = resolve(facts, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
     try:
