@@ -375,7 +375,7 @@ def simulate_gather(plan, src_values: np.ndarray, index_values: np.ndarray) -> S
         _gather_shared(plan, src, idx, out, lane, warp_idx, tid)
     for j, k in plan.out_copies:
         out[:, :, j] = out[:, :, k]
-    filled = {j for j in range(n) if any(r.dest == j for r in d.rounds)} if d.kind == "shuffle" else {j for j, _ in d.loads}
+    filled = {r.dest for r in d.rounds} if d.kind == "shuffle" else {j for j, _ in d.loads}
     missing = set(range(n)) - filled - {j for j, _ in plan.out_copies}
     if missing:
         raise SimError(f"the plan never fills registers {sorted(missing)}")
