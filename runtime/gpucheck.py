@@ -27,6 +27,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from dataclasses import dataclass
@@ -372,8 +373,9 @@ def part_endpoint_ncu(st: State) -> None:
     wavefronts against its plan's plus the byte loops that fill S and copy it in or out."""
     cases, left = epc.ncu_cases()
     items = epc.kernel_items(cases)
-    source = epc.save_items(items, st.logs / "endpoint-ncu-items.pickle")
-    res = measure_endpoints(items, source, max(20.0, st.left_in_slot()), st.logs, log)
+    with tempfile.TemporaryDirectory(prefix="llgen-endpoint-ncu-") as tmp:  # not in the logs, which $OUT brings back
+        source = epc.save_items(items, Path(tmp) / "items.pickle")
+        res = measure_endpoints(items, source, max(20.0, st.left_in_slot()), st.logs, log)
     if res["rc"] is None:
         st.part("endpoint-ncu", "SKIP", res["out"])
         return
