@@ -134,16 +134,6 @@ def _family_of(spec: str) -> str:
     return "swizzled" if kind == "swizzled_shared" else kind
 
 
-ENCODING_FAMILY = {  # the smem suite's encoding objects (llgen.layouts), by class name
-    "SwizzledShared": "swizzled",
-    "NvmmaShared": "nvmma",
-    "PaddedShared": "padded_shared",
-    "SharedLinear": "shared_linear",
-    "AmdRotatingShared": "amd_rotating_shared",
-    "LinearLayout": "json_offsets",
-}
-
-
 def _case(label, family, group, dist_spec, shared_spec, d, s, dtype, target) -> EndpointCase:
     return EndpointCase(
         label.replace(" ", ""),
@@ -274,7 +264,8 @@ def _draw_dist(rng: random.Random, shape, warps: int, target: str, dtype: str) -
 
 def random_cases(n: int, seed: int, tries: int = 20) -> Iterator[EndpointCase]:
     """``n`` random pairs, drawn as they are taken: case i of family FAMILIES[i % 6], from its own seed (seed, i),
-    so the same arguments give the same cases. A draw the planner refuses is drawn again."""
+    so the same arguments give the same cases. A draw the planner refuses is drawn again (up to ``tries`` times,
+    then case i is left out)."""
     with tempfile.TemporaryDirectory(prefix="llgen-endpoints-") as tmp:
         for i in range(n):
             family = FAMILIES[i % len(FAMILIES)]
@@ -286,11 +277,10 @@ def random_cases(n: int, seed: int, tries: int = 20) -> Iterator[EndpointCase]:
                 spec, dtype, shape = _draw_shared(rng, family, warps, lanes, Path(tmp))
                 try:
                     dist, d = _draw_dist(rng, shape, warps, target, dtype)
-                    s = (
-                        parse_layout(spec, shape, warps, lanes)
-                        if spec.startswith("@")
-                        else _pair("blocked", spec, dtype, shape, warps, lanes)[1]
-                    )
+                    if spec.startswith("@"):
+                        s = parse_layout(spec, shape, warps, lanes)
+                    else:
+                        s = parse_encoding(spec, shape, warps, lanes, to_dtype(dtype).bytes)
                     case = _case(
                         f"random{i}/{family}/{dist}/{dtype}/{'x'.join(map(str, shape))}/w{warps}",
                         family,
@@ -319,15 +309,14 @@ def smem_cases() -> tuple[list[EndpointCase], str]:
         return [], "The smem suite (llgen.suite_smem) does not exist yet: not run."
     out = []
     for c in suite.smem():
-        enc = parse_encoding(c.shared, c.shape, c.warps, 32, to_dtype(c.dtype).bytes) if isinstance(c.shared, str) else c.shared
-        family = _family_of(c.shared) if isinstance(c.shared, str) else ENCODING_FAMILY.get(type(enc).__name__, "?")
+        enc = c.encoding()
         out.append(
             EndpointCase(
                 f"smem/{c.id}",
-                family,
+                _family_of(c.shared),
                 "smem",
                 "P -> S -> Q",
-                str(c.shared),
+                c.shared,
                 plan_store(c.p, enc, c.dtype, TARGET),
                 plan_load(enc, c.q, c.dtype, TARGET),
             )
