@@ -262,10 +262,12 @@ def _access(
 def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, readers: np.ndarray, cta_barrier: bool) -> None:
     """Stores of one side and round: no two warps may write one word (nothing orders them), and with only
     __syncwarp since the last loads, no warp may overwrite a word another warp read."""
-    order = np.lexsort((warp, offs))
-    o, wp = offs[order], warp[order]
-    clash = (o[1:] == o[:-1]) & (wp[1:] != wp[:-1])
-    if clash.any():
+    last = np.full(len(writer), -1, dtype=np.int64)
+    last[offs] = warp
+    if (last[offs] != warp).any():  # some word is stored by two warps: name the lowest such word and warps
+        order = np.lexsort((warp, offs))
+        o, wp = offs[order], warp[order]
+        clash = (o[1:] == o[:-1]) & (wp[1:] != wp[:-1])
         i = int(np.argmax(clash))
         raise SimError(f"warps {int(wp[i])} and {int(wp[i + 1])} both store offset {int(o[i])} with no barrier between")
     if not cta_barrier:
