@@ -123,11 +123,12 @@ def _selects(c: dict[str, int]) -> int:
 
 def test_no_more_selects_and_permutes_than_triton_where_it_shuffles():
     """One mixed transposition (m = 1), where Triton lowers by warp shuffles: the issue's example (sizePerThread
-    [1,1] -> [16,1], 64x64 f16: Triton 66 SEL + 192 PRMT, llgen 288 before its words took selected operands) and a
-    32-bit pair (48 FSEL each): llgen's selects and permutes per thread are no more than Triton's, with as many SHFL."""
+    [1,1] -> [16,1], 64x64 f16: Triton 66 SEL + 192 PRMT, llgen 288 before its words took selected operands), a
+    32-bit pair (48 FSEL each) and an 8x8 f16 tile of one element a shuffle (Triton 4 SEL): llgen's selects and
+    permutes per thread are no more than Triton's, with as many SHFL."""
     from llgen.runtime.toolchain import ToolchainUnavailable
 
-    ids = ("wl1_spt1_to_spt16_f16", "r18_339_f32")
+    ids = ("wl1_spt1_to_spt16_f16", "r18_339_f32", "tiny_8x8_f16")
     try:
         ours = llgen_counts({cid: _plan(_case(cid)) for cid in ids})
     except ToolchainUnavailable as e:

@@ -116,7 +116,15 @@ def test_byte_permuted_words_run_exactly_in_both_languages():
     from llgen.spec import parse_layout
 
     items = []
-    for cid in ("w1_mma2dotB_f16", "w1_b2b_i8", "r18_339_f32", "r3_mma2b_4x64x32_f16", "r18_178_i64", "r18_124_f8e5m2"):
+    for cid in (
+        "w1_mma2dotB_f16",
+        "w1_b2b_i8",
+        "r18_339_f32",
+        "r3_mma2b_4x64x32_f16",
+        "r18_178_i64",
+        "r18_124_f8e5m2",
+        "tiny_8x8_f16",
+    ):
         c = _case(cid)
         items.append((cid, plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shuffle")))
     a, b = (
@@ -153,3 +161,12 @@ def test_joins_of_two_words_a_class_are_one_byte_permute_of_selected_operands():
     assert "local, no shuffle (the word it would send, kept)" in emit(items[3][1], "header", "x")
     bad = [r for r in check_many(items, tiles=2, runs=1, seed=5, compiler=host.compile, sms=1) if not r.ok]
     assert not bad, [(r.label, r.error, r.first_bad) for r in bad]
+
+
+def test_a_payload_shorter_than_a_word_goes_as_the_whole_word_that_holds_it():
+    """tiny_8x8_f16 moves one 16-bit element a shuffle: each thread sends its whole A word (no PRMT to move the
+    element into place) and each receiver picks the half where its sender's class holds it: one PRMT in all, with a
+    per-thread selector (Triton: 4 SEL)."""
+    p, asm, kinds = _words("tiny_8x8_f16")
+    assert p.detail.shuffles == 2 and asm.instructions() == 1 and kinds == {"copy": 2, "prmt": 1}
+    assert "shfl_idx(a[0], src_sel ^ 0u)" in emit(p, "header", "x")

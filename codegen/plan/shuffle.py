@@ -172,5 +172,5 @@ def _rounds(a: Hw, b: Hw, dt: DType, alpha: list[int], tau: list[int], m: list[i
             )
         )
     rounds = tuple(rounds)
-    asm = assemble(rounds, pack_a, pack_b, dt.bits, 1 << len(b.reg))
+    asm = assemble(rounds, pack_a, pack_b, dt.bits, 1 << len(b.reg), nl)
     return ShufflePlan(rounds, pack_a, pack_b, words, shuffles, asm)

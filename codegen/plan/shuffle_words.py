@@ -286,20 +286,49 @@ class _Trees:
 
 
 def assemble(
-    rounds: tuple[ShuffleRound, ...], pack_a: tuple[int, ...], pack_b: tuple[int, ...], bits: int, n_out: int
+    rounds: tuple[ShuffleRound, ...], pack_a: tuple[int, ...], pack_b: tuple[int, ...], bits: int, n_out: int, lane_bits: int
 ) -> Assembly:
     """The words of a shuffle plan's ``rounds`` and packing (plan/shuffle.py) for elements of ``bits`` bits, B holding
     ``n_out`` registers, local rounds read in place or building their words, whichever takes fewer instructions. The
     planner builds it once (ShufflePlan.assembly)."""
-    asm = _assemble(rounds, pack_a, pack_b, bits, n_out, False)
-    if len(asm.basis) < 2 or all(r.op != "local" for r in rounds):
-        return asm
-    return min((asm, _assemble(rounds, pack_a, pack_b, bits, n_out, True)), key=Assembly.instructions)
+    options = [_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, False, False)]
+    if len(options[0].basis) >= 2 and any(r.op == "local" for r in rounds):
+        options.append(_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, True, False))
+    if (1 << len(pack_a)) * bits < 32:
+        options.append(_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, False, True))
+    return min((o for o in options if o is not None), key=Assembly.instructions)
+
+
+def _senders(rounds: tuple[ShuffleRound, ...], class_cols: tuple[int, ...], class_index: dict[int, int], lane_bits: int):
+    """Per round, per receiver class: the send part of its sender's class (the sender's send register, less the
+    round's constant); None where threads of one class read from senders of different classes."""
+    send_cols = rounds[0].send_reg.cols
+    lanes = (1 << lane_bits) - 1
+    out = []
+    for r in rounds:
+        per: dict[int, int] = {}
+        for t in range(1 << len(class_cols)):
+            sender = r.src_lane.value(t) | (t & ~lanes)
+            s = f2.combine(sender, send_cols)
+            if per.setdefault(class_index[f2.combine(t, class_cols)], s) != s:
+                return None
+        out.append(per)
+    return out
 
 
 def _assemble(
-    rounds: tuple[ShuffleRound, ...], pack_a: tuple[int, ...], pack_b: tuple[int, ...], bits: int, n_out: int, local_words: bool
-) -> Assembly:
+    rounds: tuple[ShuffleRound, ...],
+    pack_a: tuple[int, ...],
+    pack_b: tuple[int, ...],
+    bits: int,
+    n_out: int,
+    lane_bits: int,
+    local_words: bool,
+    whole_sends: bool,
+) -> Assembly | None:
+    """One assembly: local rounds building their words (``local_words``) or not; with ``whole_sends``, a payload
+    shorter than a word is sent as the whole A word that holds it, and each receiver picks its bytes where its
+    sender's class put them (None where a payload spans two A words or a class's senders differ in class)."""
     eb = bits // 8
     r0 = rounds[0]
     send_cols, recv_cols = r0.send_reg.cols, r0.recv_reg.cols
@@ -319,11 +348,20 @@ def _assemble(
         """The A byte at payload byte q of what a class-s thread sends in round r."""
         return None if q >= payload else a_byte(r.send_reg.const ^ s ^ packa[q // eb], q % eb)
 
+    senders = None
+    if whole_sends:
+        senders = _senders(rounds, class_cols, {k: c for c, k in enumerate(f2.span(basis))}, lane_bits)
+        spans = (len({sent(r, s, q)[0] for q in range(payload)}) for r in rounds if r.op != "local" for s, _ in classes)
+        if senders is None or any(n > 1 for n in spans):
+            return None
+
     round_words = []
     for r in rounds:
         sends: tuple[Word, ...] = ()
         if r.op != "local" or local_words:
             sends = tuple(Word(tuple(tuple(sent(r, s, 4 * p + i) for i in range(4)) for s, _ in classes)) for p in range(nparts))
+        if whole_sends and r.op != "local":
+            sends = (Word(tuple(tuple((sent(r, s, 0)[0], i) for i in range(4)) for s, _ in classes)),)
         round_words.append(Round(r.index, r.op, sends))
 
     # where each class's B element comes from: (round, A element) for a local round, else (round, payload offset)
@@ -349,6 +387,11 @@ def _assemble(
                 rnd, where, x = src
                 if where == "a":
                     pick.append(a_byte(x, j))
+                elif senders is not None:  # the byte where the sender's class holds it in its whole word
+                    r = rounds[rnd]
+                    elem = r.send_reg.const ^ senders[rnd][c] ^ packa[x]
+                    pick.append((("x", rnd, 0), a_byte(elem, j)[1]))
+                    last = max(last, rnd)
                 else:
                     q = x * eb + j
                     pick.append((("x", rnd, q // 4), q % 4))
