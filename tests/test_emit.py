@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import functools
+import json
 import re
+import sys
+from collections import Counter
 
 import pytest
 from helpers import ROOT  # noqa: E402 (the shared test helpers)
@@ -12,7 +15,8 @@ from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_plans
-from llgen.runtime.toolchain import ToolchainError, ToolchainUnavailable, compile_cuda, compile_hip, disassemble
+from llgen.runtime.toolchain import ToolchainError, ToolchainUnavailable, compile_cuda, compile_hip, disassemble, sass_key
+from llgen.runtime.toolchain.disasm import Sass
 
 
 def expected_counts(plan) -> dict:
@@ -97,13 +101,44 @@ def test_shared_accesses_share_address_registers(arch):
         assert bases and len(bases) <= patterns, f"{j.label} ({arch}): {len(bases)} address registers for {patterns} XOR patterns"
 
 
+# The random kernels' machine code by text hash (llgen.runtime.toolchain.sass_key: the text, the arch, NVRTC's flags
+# and the pinned releases): a kernel whose text hashes as recorded compiled to that code then, with the same compiler,
+# so it is checked against the record, not compiled again; only kernels whose text changed compile (in one source).
+# `python tests/test_emit.py` rewrites the record after an intended change in generated code.
+RANDOM_SASS = ROOT / "tests" / "data" / "random-sass.json"
+
+
+def _random_plans(arch: str):
+    return random_plans(200, seed=7 if arch == "sm_80" else 8, target=arch)
+
+
+def random_sass(arch: str, plans, known: dict) -> tuple[list[Sass], dict]:
+    """The debug kernel's Sass of each plan (form "kernel", named r<i>), and the record of each by text hash: read
+    from ``known`` where the text hashes as recorded, else compiled."""
+    texts = [emit(p, "kernel", f"r{i}") for i, p in enumerate(plans)]
+    keys = [sass_key(t, arch) for t in texts]
+    stale = [i for i, k in enumerate(keys) if k not in known]
+    compiled = disassemble(compile_cuda("\n".join(texts[i] for i in stale), arch)) if stale else {}
+    record = {}
+    for i, k in enumerate(keys):
+        if i in stale:
+            sass = compiled[f"r{i}_debug"]
+            record[k] = {"opcodes": dict(sorted(sass.opcodes.items())), "stack": sass.stack, "local": sass.local}
+        else:
+            record[k] = known[k]
+    kernels = [
+        Sass(f"r{i}_debug", f"r{i}_debug", "", Counter(record[k]["opcodes"]), 0, record[k]["stack"], record[k]["local"], 0)
+        for i, k in enumerate(keys)
+    ]
+    return kernels, record
+
+
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_random_plans_compile_as_planned(arch):
-    plans = random_plans(200, seed=7 if arch == "sm_80" else 8, target=arch)
-    src = "\n".join(emit(p, "kernel", f"r{i}") for i, p in enumerate(plans))
-    kernels = disassemble(compile_cuda(src, arch))
+    plans = _random_plans(arch)
+    kernels, _ = random_sass(arch, plans, json.loads(RANDOM_SASS.read_text())[arch])
     for i, p in enumerate(plans):
-        check_sass(kernels[f"r{i}_debug"], p, f"random plan r{i} ({p.path}, {p.dtype.name})")
+        check_sass(kernels[i], p, f"random plan r{i} ({p.path}, {p.dtype.name})")
 
 
 def test_kernels_out_headers_compile_alone():
@@ -312,3 +347,12 @@ def test_byte_word_builds_each_byte_from_its_source_with_at_most_three_permutes(
         assert perms == 3
     else:
         assert perms <= 3
+
+
+if __name__ == "__main__":
+    # after an intended change in generated code: the random kernels compiled again, their record rewritten
+    RANDOM_SASS.write_text(
+        json.dumps({arch: random_sass(arch, _random_plans(arch), {})[1] for arch in ("sm_80", "sm_90")}, indent=0, sort_keys=True)
+        + "\n"
+    )
+    print(RANDOM_SASS, file=sys.stderr)
