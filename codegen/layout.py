@@ -99,12 +99,20 @@ class LinearLayout:
     def out_names(self) -> tuple[str, ...]:
         return tuple(n for n, _ in self.outs)
 
+    @cached_property
+    def _in_dims(self) -> dict[str, int]:
+        return dict(self.ins)
+
+    @cached_property
+    def _out_dims(self) -> dict[str, int]:
+        return dict(self.outs)
+
     def in_bits(self, name: str) -> int:
         """log2 of the size of in-dim ``name`` (0 for a dim the layout lacks)."""
-        return dict(self.ins).get(name, 0)
+        return self._in_dims.get(name, 0)
 
     def out_bits(self, name: str) -> int:
-        return dict(self.outs).get(name, 0)
+        return self._out_dims.get(name, 0)
 
     def in_size(self, name: str) -> int:
         return 1 << self.in_bits(name)
@@ -142,12 +150,14 @@ class LinearLayout:
             pos += k
         raise LlgenError(f"the layout has no out-dim '{name}'.")
 
+    @cached_property
+    def _cols_by_dim(self) -> dict[str, tuple[int, ...]]:
+        """Each in-dim's slice of ``cols``, sliced once: the planner's loops ask for them over and over."""
+        return {name: self.cols[self.in_offset(name) : self.in_offset(name) + k] for name, k in self.ins}
+
     def flat_cols(self, name: str) -> tuple[int, ...]:
         """Flat images of in-dim ``name``'s basis vectors."""
-        if name not in self.in_names:
-            return ()
-        o = self.in_offset(name)
-        return self.cols[o : o + self.in_bits(name)]
+        return self._cols_by_dim.get(name, ())
 
     def basis(self, name: str, i: int) -> tuple[int, ...]:
         """``bases[name][i]`` in Triton form (one coordinate per out-dim)."""
