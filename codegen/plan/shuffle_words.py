@@ -17,7 +17,10 @@ words received in a round. Per word, the cheapest form that holds in every class
 A local round (a thread reads its own registers) sends nothing: its elements are read in place where B's words
 are assembled, so it costs no select of its own; or, where two class bits or more make B's select trees share more
 that way (``local_words``), it builds the word it would send, as the pre-shuffle selects of Triton's lowering do, and
-B's words take that word as a received one. The emitter spells these words; the cost model counts them.
+B's words take that word as a received one. A payload shorter than a word may go as the whole A word that holds
+it (``whole_sends``), each receiver picking its bytes where its sender's class put them. ``assemble`` builds each
+form that applies and keeps the one of fewest instructions. The emitter spells these words; the cost model counts
+them (tests/test_shuffle_vs_triton.py holds them to Triton's SASS).
 """
 
 from __future__ import annotations
