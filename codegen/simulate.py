@@ -225,6 +225,7 @@ def _access(
                 offs.append(o)
                 group.append(np.broadcast_to(slot * side.matrices + mtx, o.shape))
                 regi.append(np.broadcast_to(regtab[:, mtx * k + e][:, None, None], o.shape))
+        offs, group, regi = np.stack(offs, -1), np.stack(group, -1), np.stack(regi, -1)  # [instr, warp, lane, e]
         phases = side.matrices
     else:
         vbytes = nregs * w
@@ -234,10 +235,9 @@ def _access(
             per *= 2  # a 16-byte load whose quarter-warps each read one address: half-warps serve it (the H100)
         groups = lanes // per
         phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
-        offs = [base + e for e in range(nregs)]
-        group = [np.broadcast_to(slot * groups + (t // per)[None, None, :], base.shape)] * nregs
-        regi = [np.broadcast_to(regtab[:, e][:, None, None], base.shape) for e in range(nregs)]
-    offs, group, regi = np.stack(offs, -1), np.stack(group, -1), np.stack(regi, -1)  # [instr, warp, lane, e]
+        offs = base[..., None] + np.arange(nregs)  # [instr, warp, lane, e]
+        group = np.broadcast_to((slot * groups + (t // per)[None, None, :])[..., None], offs.shape)
+        regi = np.broadcast_to(regtab[:, None, None, :], offs.shape)
     if (offs < 0).any() or (offs >= len(smem)).any():
         raise SimError(f"offset {int(offs.max())} outside the scratch buffer of {len(smem)} elements")
     widx = np.nonzero(active)[0][None, :, None, None]
