@@ -148,5 +148,7 @@ inline unsigned llgen_host_perm(unsigned hi, unsigned lo, unsigned s, int stride
 }
 // PRMT: a nibble per result byte over {y:x}
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { return llgen_host_perm(y, x, s, 4); }
+// a wrapping add of each 16-bit half (CUDA's SIMD intrinsic)
+inline unsigned __vadd2(unsigned a, unsigned b) { return ((a & 0x7fff7fffu) + (b & 0x7fff7fffu)) ^ ((a ^ b) & 0x80008000u); }
 // v_perm_b32 (HIP's byte permute), selectors 0-7 only: a byte per result byte over {x:y}
 inline unsigned __builtin_amdgcn_perm(unsigned x, unsigned y, unsigned s) { return llgen_host_perm(x, y, s, 8); }

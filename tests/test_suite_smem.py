@@ -83,7 +83,7 @@ def test_the_loop_is_deterministic_and_checks_its_plans(picks):
 
 
 # one of each kind: stmatrix/ldmatrix, 128 KB dynamic, byte-wide operand loads, transposed NVMMA, a two-step
-# transpose by shuffles, padding
+# transpose by shuffles, padding, bf16's +1 on raw bits
 COMPILED = (
     "ep_mma_f16_128B_w4",
     "ep_wgmma_f32_128B_w8",
@@ -91,6 +91,7 @@ COMPILED = (
     "op_B_f16_nvmma128T",
     "tr_f32_vec1",
     "tr_f32_padded",
+    "op_B_bf16_swizzled",
 )
 
 
@@ -107,7 +108,9 @@ def test_loop_kernels_compile_with_nvrtc_without_local_memory(picks):
         assert not k.uses_local_memory, cid
         assert k.opcodes.get("BAR.SYNC.DEFER_BLOCKING") == 4, cid
         planned = {p.side.op for p in picks[cid].plans}
-        assert ("stmatrix" in planned) == any(op.startswith("STSM") for op in k.opcodes), cid
+        assert any(op.startswith("stmatrix") for op in planned) == any(op.startswith("STSM") for op in k.opcodes), cid
+        if CASES[cid].dtype == "bf16":  # +1 on the raw bits of two elements is one VIADD.16x2, as Triton's add.s16x2
+            assert k.opcodes.get("VIADD.16") == lp.source.count("__vadd2("), cid  # the parser reads VIADD.16x2 so
 
 
 @pytest.mark.parametrize("cid", ["ep_mma_bf16_128B_w8", "tr_f32_vec1", "tr_f32_padded", "op_B_i8_nvmma128"])
