@@ -12,6 +12,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
 import llgen.layouts as L
+from llgen.dtypes import dtype as dtype_of
 from llgen.errors import LlgenError
 
 from .gluon import INT_OF, TRITON_PTR, TritonCase, _shape3, gluon_layout, plus, tile_offsets
@@ -81,23 +82,57 @@ def gluon_shared_layout(encoding, shape, dtype):
     raise LlgenError(f"{type(encoding).__name__} is not a shared-memory layout Gluon can allocate.")
 
 
+def vector_bytes(layout, encoding, shape, nbytes: int) -> int:
+    """The ld/st.shared width Triton 3.6 gives a register layout against a shared layout: its registers' run of
+    consecutive offsets (S⁻¹ ∘ layout, padding not counted), up to 16 bytes."""
+    regs = layout.invert_and_compose(encoding.to_linear(tuple(shape))).flat_cols("register")
+    k = 0
+    while k < len(regs) and regs[k] == 1 << k:
+        k += 1
+    return min((1 << k) * nbytes, 16)
+
+
+def check_padding(case) -> None:
+    """An LlgenError where Triton 3.6 would fault: its ld/st.shared keep their width across a padded_shared
+    layout's padding, so a padding that is not a whole number of accesses leaves the accesses after it misaligned
+    (CUDA's misaligned address on the GPU; tests/test_gluon_smem.py's T_f32_padded_rows, padded by one f32)."""
+    enc = case.encoding()
+    if not isinstance(enc, L.PaddedShared):
+        return
+    nbytes = dtype_of(case.dtype).bytes
+    for name, layout in (("P", case.p), ("Q", case.q)):
+        width = vector_bytes(layout, enc, case.shape, nbytes)
+        for interval, pad in enc.intervals:
+            if pad * nbytes % width:
+                raise LlgenError(
+                    f"Triton 3.6 faults on this padded_shared layout: its {width}-byte ld/st.shared of {name} keep "
+                    f"their width across the padding of {pad} element(s) ({pad * nbytes} bytes) every {interval}, "
+                    "which misaligns them (CUDA's misaligned address)."
+                )
+
+
+def _consts(case) -> dict:
+    shared = gluon_shared_layout(case.encoding(), case.shape, case.dtype)
+    s0, s1, s2, rank = _shape3(case.p)
+    return {
+        "S0": s0,
+        "S1": s1,
+        "S2": s2,
+        "RANK": rank,
+        "P": gluon_layout(case.p),
+        "Q": gluon_layout(case.q),
+        "SHARED": shared,
+        "INT": INT_OF.get(case.dtype),
+    }
+
+
 class TritonSmemCase:
     """Triton's smem LOOP for one case of the smem suite (P, Q, the shared layout); launch functions take torch
-    tensors."""
+    tensors. A padding Triton would fault on is refused (check_padding)."""
 
     def __init__(self, case):
-        shared = gluon_shared_layout(case.encoding(), case.shape, case.dtype)
-        s0, s1, s2, rank = _shape3(case.p)
-        self.consts = {
-            "S0": s0,
-            "S1": s1,
-            "S2": s2,
-            "RANK": rank,
-            "P": gluon_layout(case.p),
-            "Q": gluon_layout(case.q),
-            "SHARED": shared,
-            "INT": INT_OF.get(case.dtype),
-        }
+        self.consts = _consts(case)
+        check_padding(case)
         self.dtype, self.warps = case.dtype, case.warps
         self.compiled = None
 
@@ -109,15 +144,16 @@ class TritonSmemCase:
 
 def compile_offline(case, arch: int = 90):
     """Triton's smem LOOP for ``case``, compiled for sm_<arch> without a GPU (triton.compile with an explicit
-    target): its asm["ttgir"] holds the local ops with their layouts, asm["ptx"] the barriers."""
+    target): its asm["ttgir"] holds the local ops with their layouts, asm["ptx"] the barriers and accesses. A
+    padding TritonSmemCase refuses still compiles here: the layouts are right, only the GPU faults."""
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
 
-    tc = TritonSmemCase(case)
-    ptr = TRITON_PTR[tc.dtype]
-    sig = {"x_ptr": ptr, "y_ptr": ptr, "K": "i32", **dict.fromkeys(tc.consts, "constexpr")}
-    src = GluonASTSource(fn=smem_loop_kernel, signature=sig, constexprs=tc.consts)
-    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"num_warps": tc.warps})
+    consts = _consts(case)
+    ptr = TRITON_PTR[case.dtype]
+    sig = {"x_ptr": ptr, "y_ptr": ptr, "K": "i32", **dict.fromkeys(consts, "constexpr")}
+    src = GluonASTSource(fn=smem_loop_kernel, signature=sig, constexprs=consts)
+    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"num_warps": case.warps})
 
 
-__all__ = ["TritonSmemCase", "compile_offline", "gluon_shared_layout", "smem_loop_kernel"]
+__all__ = ["TritonSmemCase", "check_padding", "compile_offline", "gluon_shared_layout", "smem_loop_kernel", "vector_bytes"]
