@@ -154,10 +154,10 @@ def test_report_section_and_targets_from_a_fake_run(tmp_path):
     cases = [fast, slow, missing]
     lines = smem_lines(cases, 1000.0)
     row = next(x for x in lines if x.startswith("| a |"))
-    assert "| 520.0 | 2080.0 | 4.00 | 900.0 | 2700.0 | 3.00 | = llgen | - | 512.0 | 98 | 1024 (1024) |" in row
+    assert "| 520.0 | 2080.0 | 4.000 | 900.0 | 2700.0 | 3.000 | = llgen | - | 512.0 | 98 | 1024 (1024) |" in row
     assert "| error |" in next(x for x in lines if x.startswith("| c |"))
     targets = smem_targets(cases, 1000.0)
-    assert ("MISSED", "throughput, Triton / llgen >= 1.0 on every case: b 0.90 below; not measured: c") in targets
+    assert ("MISSED", "throughput, Triton / llgen >= 1.0 on every case: b 0.900 below; not measured: c") in targets
     assert any(s == "MISSED" and "bandwidth floor" in t and "b 51%" in t for s, t in targets)
     flags = smem_flags(cases)
     assert any(f.startswith("b: the planner picked") for f in flags) and any(f.startswith("c / triton:") for f in flags)
@@ -166,6 +166,23 @@ def test_report_section_and_targets_from_a_fake_run(tmp_path):
     md = (tmp_path / "report.md").read_text()
     assert "## Suite smem (3 cases)" in md and "## Targets (issue 26) on smem, from this run" in md
     assert json.loads((tmp_path / "report.json").read_text())["cases"][0]["id"] == "a"
+
+
+def test_a_tie_at_the_plans_wavefronts_is_not_a_miss_and_each_floor_miss_says_why():
+    """Within 2% of Triton with llgen's LOOP at >= 90% of its predicted wavefronts' time: a tie, listed with its
+    reason, and the target "physical"; within 2% but far from that time, a miss. A floor miss names its plan's reasons."""
+    tie = _fake_case("t", 520.0, 515.0, (530.0, 525.0))  # 1024 wavefronts a step: 512 ns at 1000 MHz, 98%
+    far = _fake_case("u", 1000.0, 990.0, (1000.0, 1100.0))  # 51% of 512 ns
+    far["variants"]["llgen"].update(floor_reasons=["S's offsets put 2 words of one access in one bank"], cost_pred=1024.0)
+    targets = {t.split(":")[0]: (s, t) for s, t in smem_targets([tie], 1000.0)}
+    status, text = targets["throughput, Triton / llgen >= 1.0 on every case"]
+    assert status == "physical" and "lowest 0.990; ties: t 0.990 (Triton within 2%, llgen at 98% of its 1024" in text
+    assert targets["latency, Triton / llgen >= 1.0 on every case"][0] == "physical"
+    targets = smem_targets([tie, far], 1000.0)
+    assert ("MISSED", "throughput, Triton / llgen >= 1.0 on every case: u 0.990 below; ties: t 0.990 (Triton within "
+            "2%, llgen at 98% of its 1024 predicted wavefronts' time)") in targets  # fmt: skip
+    floor = next(t for s, t in targets if "bandwidth floor" in t)
+    assert "u 51% (S's offsets put 2 words of one access in one bank)" in floor and "t 98%" not in floor
 
 
 def test_bench_smem_is_one_sentence_without_a_gpu(tmp_path):

@@ -155,6 +155,7 @@ def measure_variants(m: Measurement, vs: list[SmemVariant], res: dict, log) -> N
             "ops": [f"{p.path} {p.side.op}: {p.wavefronts} wavefronts (floor {p.floor})" for p in v.plans],
             "smem": v.plans[0].smem_bytes,
             "smem_wavefronts_pred": sum(p.wavefronts for p in v.plans),
+            "floor_reasons": list(dict.fromkeys(p.floor_reason for p in v.plans if p.floor_reason)),
             "cost_pred": sum(p.cost for p in v.plans),
         }
         try:
