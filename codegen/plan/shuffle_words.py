@@ -15,9 +15,11 @@ words received in a round. Per word, the cheapest form that holds in every class
   class's word on its own (a byte permute per further source word), then a select among the classes.
 
 A local round (a thread reads its own registers) sends nothing: its elements are read in place where B's words
-are assembled, so it costs no select of its own; or, where two class bits or more make B's select trees share more
-that way (``local_words``), it builds the word it would send, as the pre-shuffle selects of Triton's lowering do, and
-B's words take that word as a received one. A payload shorter than a word may go as the whole A word that holds
+are assembled, so it costs no select of its own; or, where that takes fewer instructions (``local_words``), it builds
+the word it would send, as the pre-shuffle selects of Triton's lowering do, and B's words take that word as a received
+one: with two class bits or more B's select trees share more that way, and with one, a B word that would permute a
+selected operand with a kept A word becomes a select of two whole words (wl1_spt1_to_spt16_f16's B -> A: 160 -> 128
+SEL/PRMT a thread, Triton's count). A payload shorter than a word may go as the whole A word that holds
 it (``whole_sends``), each receiver picking its bytes where its sender's class put them. ``assemble`` builds each
 form that applies and keeps the one of fewest instructions. The emitter spells these words; the cost model counts
 them (tests/test_shuffle_vs_triton.py holds them to Triton's SASS).
@@ -295,7 +297,7 @@ def assemble(
     ``n_out`` registers, local rounds read in place or building their words, whichever takes fewer instructions. The
     planner builds it once (ShufflePlan.assembly)."""
     options = [_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, False, False)]
-    if len(options[0].basis) >= 2 and any(r.op == "local" for r in rounds):
+    if options[0].basis and any(r.op == "local" for r in rounds):
         options.append(_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, True, False))
     if (1 << len(pack_a)) * bits < 32:
         options.append(_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, False, True))
