@@ -13,7 +13,7 @@ from llgen.cli import main
 from llgen.plan.variants import variants
 from llgen.runtime.bench import counters, device, measure, report, rules, targets, timing
 from llgen.runtime.reference import loop_input, plus_one, raw_dtype
-from llgen.suite import core
+from llgen.suite import core, wide
 
 
 def test_bench_without_cupy_is_one_sentence(monkeypatch, tmp_path):
@@ -328,11 +328,13 @@ def test_loop_scratch_gives_each_direction_a_buffer_only_where_the_other_barrier
     shfl = plan_conversion(lanes.src, lanes.dst, lanes.dtype, "sm_90")
     shared = plan_conversion(lanes.dst, lanes.src, lanes.dtype, "sm_90", path="shared")
     assert loop_scratch(shfl, shared) == LoopScratch(shared.detail.scratch_bytes, 0)
-    b2b = by_id["b2bT_f16"]  # two 32 KB buffers need 64 KB in one CTA
-    for room, two in ((64 * 1024, True), (64 * 1024 - 1, False)):
+    b2b = by_id["b2bT_f16"]  # two 32 KB buffers need 64 KB in one CTA, and room for two such 4-warp CTAs an SM
+    for room, two in ((128 * 1024, True), (128 * 1024 - 1, False)):
         tgt = replace(target("sm_90"), smem_per_cta=room)
         pair = [plan_conversion(s, d, b2b.dtype, tgt) for s, d in ((b2b.src, b2b.dst), (b2b.dst, b2b.src))]
         assert loop_scratch(*pair).two_buffers == two
+    wide_f32 = next(c for c in wide() if c.id == "b2bT_f32")  # 2 x 64 KB would leave one 4-warp CTA an SM: one buffer
+    assert loop_scratch(*_pair(wide_f32)) == LoopScratch(65536, 0)
 
 
 def test_two_scratch_buffers_leave_one_barrier_per_conversion_in_the_loop():

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from .shared import Barrier
 
+MIN_WARPS_PER_SM = 8  # two a scheduler: fewer leave each scheduler one warp to hide a barrier or a load behind
+
 
 @dataclass(frozen=True)
 class LoopScratch:
@@ -58,11 +60,14 @@ def loop_scratch(fwd, bwd) -> LoopScratch:
     memory. A warp barrier costs next to nothing, so two buffers would only cost registers there: warp-synchronous
     plans keep one. A -> B's buffer goes after B -> A's, on a 128-byte boundary so its banks are unchanged: that
     order compiled to fewer registers than the other. The measurements are in bench/NOTES.md (session 4, "One
-    barrier per conversion")."""
+    barrier per conversion"). Two buffers must also leave an SM at least MIN_WARPS_PER_SM warps of such CTAs: with
+    fewer, the CTAs lost cost more than the barrier saved (b2bT_f32's 2 x 64 KB held one 4-warp CTA an SM;
+    bench/NOTES.md, session 12)."""
     f, b = scratch(fwd), scratch(bwd)
     if f and b and fwd.barrier == Barrier.CTA and bwd.barrier == Barrier.CTA:
         offset = -(-b // 128) * 128
-        if offset + f <= fwd.target.smem_per_cta:
+        ctas = fwd.target.smem_per_cta // (offset + f)  # CTAs an SM holds by shared memory (one CTA's limit ~ the SM's)
+        if ctas and ctas * fwd.warps >= MIN_WARPS_PER_SM:
             return LoopScratch(offset + f, offset)
     return LoopScratch(max(f, b), 0)
 
