@@ -2,7 +2,7 @@
 
 Per thread, once: ``cls`` (its class: which registers it sends and fills), ``src_sel`` (the linear part of its
 source lane) and the PRMT selectors its class needs. Per round: one line, the word it sends and receives. After
-the round that completes it: each word of B, from A's registers (local rounds) and the received words.
+every round: each word of B, from A's registers (local rounds) and the received words.
 """
 
 from __future__ import annotations
@@ -29,12 +29,7 @@ def shuffle_body(plan) -> dict:
     uniform = _uniform_rounds(d, asm, bits)
     if uniform:
         return {"decls": decls, "lines": uniform, "rounds": len(d.rounds), "shuffles": d.shuffles}
-    after: dict[int, list[Word]] = {}
-    for k, (w, last) in enumerate(asm.b_words):
-        after.setdefault(last, []).append((k, w))
     lines = []
-    for k, w in after.get(-1, []):
-        lines += sp.b_word(k, w)
     for r, rd in zip(d.rounds, asm.rounds, strict=True):
         if r.op == "local" and not rd.sends:
             lines.append(f"// round {r.index}: local, no shuffle (its elements are read in place)")
@@ -50,8 +45,13 @@ def shuffle_body(plan) -> dict:
                 x, temps = sp.word(w), sp.flush()
                 call = f"shfl_xor({x}, {r.xor_mask})" if r.op == "xor" else f"shfl_idx({x}, src_sel ^ {hexu(r.src_lane.const)})"
                 lines += temps + [f"const unsigned {sp.src(('x', r.index, p))} = {call};"]
-        for k, w in after.get(r.index, []):
-            lines += sp.b_word(k, w)
+    # B's words after every shuffle, as Triton's lowering orders them: ptxas then keeps more shuffles in flight, where
+    # words built right after their rounds led it to wait out each shuffle before issuing the next, a latency that one
+    # warp alone on an SM pays in full (wl4_mma2b_f32's LOOP step: 1104 -> 672 cycles of one warp's in-order issue
+    # with a 24-cycle SHFL; Triton's 509)
+    lines.append("// B's words")
+    for k, (w, _) in sorted(enumerate(asm.b_words), key=lambda kw: kw[1][1]):  # in the order their rounds complete them
+        lines += sp.b_word(k, w)
     return {"decls": decls + sp.selector_decls, "lines": lines, "rounds": len(d.rounds), "shuffles": d.shuffles}
 
 
