@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from llgen import cli
 from llgen.errors import LlgenError
 from llgen.plan import plan_conversion
-from llgen.plan.cost import OBJECTIVES
+from llgen.plan.cost import OBJECTIVES, SHFL_PER_CLK
 from llgen.plan.latency import access_class, shared_latency, shuffle_latency
 from llgen.plan.latency_table import CLASSES, TABLE, check_table
 from llgen.replay import replay
@@ -81,7 +81,7 @@ def test_latency_objective_picks_the_lowest_latency_and_throughput_is_the_defaul
 
 
 def test_the_chain_pays_one_shfl_latency_and_each_round_one_store_barrier_and_load():
-    """Raising SHFL's latency by 10 adds 10 to a shuffle plan (rounds pipeline); raising the barrier's adds
+    """Raising SHFL's latency by 10 adds 10 to a shuffle plan (one chain waits for it); raising the barrier's adds
     (2 rounds - 1) barriers per round to a shared plan; the throughput model does not move."""
     p = _pair(B8, B4).plan(path="shuffle")
     slow = copy.deepcopy(TABLE)
@@ -95,6 +95,79 @@ def test_the_chain_pays_one_shfl_latency_and_each_round_one_store_barrier_and_lo
     slow = copy.deepcopy(TABLE)
     slow["cycles"]["bar_sync"]["latency"] += 10
     assert shared_latency(s.detail, 4, s.dtype, slow) == shared_latency(s.detail, 4, s.dtype) + 10 * (2 * 4 - 1)
+
+
+def test_a_shuffle_pays_its_selects_and_every_warps_shfls_one_after_another():
+    """One CTA overlaps nothing on the shuffle path (session 12): each warp's SHFLs and selects issue in turn, and the
+    SM's shuffle unit takes every warp's SHFLs on top, so four warps (one a scheduler) add three warps' SHFLs."""
+    p = _pair(B8, B4).plan(path="shuffle")
+    assert shuffle_latency(p.detail, 4) - shuffle_latency(p.detail, 1) == 3 * p.detail.shuffles / SHFL_PER_CLK
+    slow = copy.deepcopy(TABLE)
+    slow["cycles"]["alu"]["interval"] += 1
+    assert shuffle_latency(p.detail, 1, slow) == shuffle_latency(p.detail, 1) + p.detail.assembly.instructions()
+
+
+def test_an_ldmatrix_costs_what_the_vector_access_of_its_bytes_costs():
+    """wl4_mma2b_f16 and wl4_b2dotA_f16 run the same two conversions in their LOOPs; their ldmatrix/stmatrix plans and
+    their vector plans measured one CTA faster by turns (4% and 7%): the model ranks neither."""
+    case = next(c for c in suite("warplocal") if c.id == "wl4_mma2b_f16")
+    for s, d in ((case.src, case.dst), (case.dst, case.src)):
+        m = plan_conversion(s, d, case.dtype, "sm_90", path="shared")
+        v = plan_conversion(s, d, case.dtype, "sm_90", path="shared", matrix=False)
+        assert m.detail.store.matrices or m.detail.load.matrices
+        assert shared_latency(m.detail, 4, m.dtype) == shared_latency(v.detail, 4, v.dtype)
+
+
+# One-CTA LOOP ns a conversion (shuffle/shuffle, shared/shared) of the warplocal run on the H100 (session 12, llgen
+# commit 1cec9a1, 1980 MHz): every case where both paths ran.
+WARPLOCAL_ONE_CTA = {
+    "wl1_spt1_to_spt16_f16": (360.7, 254.7),
+    "wl1_b2bT_f16": (835.2, 201.0),
+    "wl1_b2mma_f16": (507.2, 169.7),
+    "wl1_mma2dotA_f32": (424.9, 355.0),
+    "wl1_mma2dotB_f16": (229.5, 315.1),
+    "wl1_dotA2b_f16": (514.9, 166.7),
+    "wl1_b2b_i8": (217.2, 119.6),
+    "wl1_b2dotA_i8": (199.5, 116.0),
+    "wl1_b2dotB_f8e4m3": (699.9, 362.7),
+    "wl1_slice_f16": (517.0, 320.3),
+    "wl4_mma2b_f16": (386.8, 361.0),
+    "wl4_b2dotA_f16": (968.0, 338.0),
+    "wl4_mma2dotA_i8": (336.2, 198.2),
+    "wl4_mma2b_f32": (445.0, 366.2),
+    "wl4_b2dotA_i8": (401.9, 185.5),
+    "wl4_dotA2b_f8e5m2": (161.5, 182.8),
+    "wl1_swap3_f16": (698.0, 329.0),
+    "wl1_swap2_i8": (221.5, 211.9),
+}
+# Where the model and the run disagree. wl1_spt1_to_spt16_f16 and wl4_mma2dotA_i8: the run's kernels built each word
+# of B right after the round that completed it and ptxas waited out each SHFL there (a SHFL's result used a median 6
+# and 13 instructions after it); the emitter now builds B's words after every shuffle (one warp's in-order issue of
+# their LOOP steps: 1033 -> 431 and 840 -> 636 cycles, commits aeb3ad4 and bc02da6). wl4_dotA2b_f8e5m2 has
+# wl4_mma2dotA_i8's counts (32 SHFL and 64 selects a warp each way, 8 + 8 four-wavefront accesses on the shared
+# path) and measured its shuffles 12% faster than its shared memory; the model gives it to shared memory by 8%.
+MISORDERED = {"wl1_spt1_to_spt16_f16", "wl4_mma2dotA_i8", "wl4_dotA2b_f8e5m2"}
+
+
+def test_the_model_orders_shuffles_and_shared_memory_as_one_cta_measured():
+    """Of 18 warplocal cases timed both ways, the model orders the two paths as measured on all but MISORDERED (the
+    model before session 12: 12 of 18)."""
+    wrong = set()
+    for case in suite("warplocal"):
+        if case.id not in WARPLOCAL_ONE_CTA:
+            continue
+        shuffle_ns, shared_ns = WARPLOCAL_ONE_CTA[case.id]
+        model = {}
+        for path in ("shuffle", "shared"):
+            plans = [
+                plan_conversion(s, d, case.dtype, "sm_90", path=path) for s, d in ((case.src, case.dst), (case.dst, case.src))
+            ]
+            model[path] = sum(dict(p.latencies)[path] for p in plans)
+        if max(shuffle_ns, shared_ns) > 1.02 * min(shuffle_ns, shared_ns) and (model["shuffle"] < model["shared"]) != (
+            shuffle_ns < shared_ns
+        ):
+            wrong.add(case.id)
+    assert wrong == MISORDERED
 
 
 def _layouts(src, dst, shape, warps):

@@ -2,16 +2,22 @@
 when nothing else runs on the SM (a warp-specialised partition, the critical path of an attention loop, a small grid).
 
 cost.py predicts throughput, where many CTAs hide each other's latencies and only the pipes count. Alone, a CTA
-waits: each phase costs the time its instructions take to issue (the issue slot, the class's interval, or the SM
-pipe it shares with the CTA's other warps, whichever is slowest) plus the latency of the last one. Instruction
-latencies are plan/latency_table.py's.
+waits. Instruction latencies and intervals are plan/latency_table.py's (the session-11 probe); how they add up was
+fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12, bench/NOTES.md).
 
-- Shuffles: the rounds are independent of each other (each reads A and fills B), so they issue back to back; the
-  path waits for one chain: the selects that build a sent word, one SHFL, the selects and PRMTs that build a word
-  of B.
+- Shuffles: nothing overlaps. A warp issues its SHFLs and runs its selects and PRMTs one after another (an ALU
+  interval each, the warps of one scheduler in turn), and the SM's shuffle unit takes every warp's SHFLs, one a
+  clock, on top (SHFL_PER_CLK): one warp measured about 2 clocks a SEL/PRMT and 2 a SHFL (wl1_mma2dotA_f32: 128
+  SHFL, 256 selects, 841 clocks a conversion; wl1_mma2dotB_f16: 64 and 128, 454). Then one chain: the selects that
+  build a sent word, one SHFL, the selects and PRMTs that build a word of B. The emitter builds B's words after every
+  shuffle (as Triton's lowering does), so ptxas keeps the SHFLs in flight; the run before that (commit 1cec9a1) had
+  words built right after their rounds and measured up to 2x over this where ptxas waited out each SHFL
+  (wl1_spt1_to_spt16_f16, wl4_mma2dotA_i8: a SHFL's result used 6 and 13 instructions after it).
 - Shared memory, per round: the stores issue, the last one lands, the barrier, the loads issue, the last one
   returns; a later round first waits on a second barrier (the loads before the next stores), and PRMTs repack
-  words around the accesses.
+  words around the accesses. An ldmatrix / stmatrix costs what the vector access of its bytes costs: the probe's
+  figures for the two agree within 5%, and the same kernels measured either one faster by up to 7%
+  (wl4_mma2b_f16 against wl4_b2dotA_f16, whose LOOPs run the same two conversions).
 """
 
 from __future__ import annotations
@@ -39,11 +45,21 @@ def shuffle_latency(plan: ShufflePlan, warps: int, table: dict = TABLE) -> float
     bits = len(asm.basis)
     sent = max((_word_depth(w.kind(), bits) for r in asm.rounds for w in r.sends), default=0)
     built = max((_word_depth(w.kind(), bits) for w, _ in asm.b_words), default=0)
-    sub = _per_scheduler(warps)
-    issue = sub * max((plan.shuffles + alu) * interval("issue", table), alu * interval("alu", table))
-    shfl_pipe = max(sub * plan.shuffles * interval("shfl", table), warps * plan.shuffles / SHFL_PER_CLK)
+    issue = _per_scheduler(warps) * (plan.shuffles * interval("issue", table) + alu * interval("alu", table))
+    shfl_unit = warps * plan.shuffles / SHFL_PER_CLK
     tail = (lat("shfl", table) if plan.shuffles else 0) + (sent + built) * lat("alu", table)
-    return max(issue, shfl_pipe) + tail
+    return issue + shfl_unit + tail
+
+
+# an ldmatrix / stmatrix is costed as the vector access of the same bytes a thread (see the module doc)
+SAME_BYTES = {
+    "ldsm_x1": "lds_4",
+    "ldsm_x2": "lds_8",
+    "ldsm_x4": "lds_16",
+    "stsm_x1": "sts_4",
+    "stsm_x2": "sts_8",
+    "stsm_x4": "sts_16",
+}
 
 
 def access_class(side: Side, elem_bytes: int) -> str:
@@ -62,6 +78,7 @@ def _phase(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> fl
         return 0.0
     active = sum(1 for w in range(warps) if not w & side.predicate_warp_mask)
     cls = access_class(side, elem_bytes)
+    cls = SAME_BYTES.get(cls, cls)
     issue = _per_scheduler(active) * n * interval(cls, table)
     pipe = side.wavefronts_per_instr * n * active / WAVEFRONTS_PER_CLK
     return max(issue, pipe) + lat(cls, table)
