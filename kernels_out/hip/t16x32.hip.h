@@ -180,6 +180,7 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[8], Word (&b)[8]) {
   const unsigned x6 = shfl_idx(((cls & 0x20u) ? t13 : t10), src_sel ^ 0xcu);
   // round 7: shfl.idx from lane 0xeu ^ src_sel
   const unsigned x7 = shfl_idx(((cls & 0x20u) ? t15 : t14), src_sel ^ 0xeu);
+  // B's words
   const unsigned t16 = ((cls & 8u) ? x7 : x6);
   const unsigned t17 = ((cls & 8u) ? x5 : x4);
   const unsigned t18 = ((cls & 0x10u) ? t16 : t17);
