@@ -22,7 +22,7 @@ def emit_bench(fwd, bwd, name: str, shape: BenchShape) -> str:
         "name": name,
         "fwd": f"{name}_fwd",
         "bwd": f"{name}_bwd",
-        "lang": fwd.target.lang,
+        "hip": fwd.target.is_hip,
         "raw": fwd.dtype.raw,
         "dtype": fwd.dtype.name,
         "keep": "v" if fwd.target.lang == "hip" else ("l" if b.ctype == "unsigned long long" else "r"),

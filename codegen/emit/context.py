@@ -209,7 +209,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
     lb = tgt.lane_bits
     ctx = {
         "name": name,
-        "lang": tgt.lang,
+        "hip": tgt.is_hip,
         "target": tgt.name,
         "path": plan.path,
         "why": plan.why,

@@ -112,7 +112,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
     copies = [] if store or conv else [d_arr.set(j, d_arr.elem(k)) for j, k in plan.copies]
     ctx = {
         "name": name,
-        "lang": tgt.lang,
+        "hip": tgt.is_hip,
         "target": tgt.name,
         "store": store,
         "op_path": plan.path,

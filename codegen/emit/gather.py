@@ -106,7 +106,7 @@ def gather_context(plan, name: str, form: str = "header") -> dict:
     ctx = {
         "name": name,
         "form": form,
-        "lang": tgt.lang,
+        "hip": tgt.is_hip,
         "target": tgt.name,
         "path": plan.path,
         "why": plan.why,
