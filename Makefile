@@ -51,9 +51,10 @@ examples: setup
 docs: setup
 	$(BIN)/python -m llgen.docs docs
 
-# On the GPU machine, as one command (about 2 minutes on an H100; no internet needed): every suite case by every
-# path, the gather kernels and 320 random pairs against NumPy, ncu's shared-memory counters against the planner,
-# compute-sanitizer memcheck, synccheck and racecheck; writes bench/gpu-check.md and .json (and copies them to
+# On the GPU machine, as one command (no internet needed): every suite case by every path, the gather kernels and
+# random pairs against NumPy, shared-memory endpoints of every family (store, load, round trip), ncu's shared-memory
+# counters against the planner, compute-sanitizer memcheck, synccheck and racecheck (a full run needs --budget 700
+# or two calls: --skip endpoints,endpoint-ncu, then --skip correctness,ncu); writes bench/gpu-check.md and .json (and copies them to
 # $$OUT when set). bench/device_run.sh runs this and `make bench` in one call of the device tool.
 # GPU_CHECK_ARGS passes options through, e.g. GPU_CHECK_ARGS="--skip racecheck --budget 300".
 gpu-check: gpu-install
