@@ -66,7 +66,7 @@ GPU_PY ?= python3
 gpu-install:
 	$(GPU_PY) -m pip install -q --no-deps --no-build-isolation -e .
 
-# core and wide (in three shards, the last with the gather timings) and smem (through fixed shared layouts, issue 26),
+# core, wide (in three shards, the last with the gather timings), warplocal (both objectives) and smem (through fixed shared layouts, issue 26),
 # merged into one bench/report.md/.json/.png
 BENCH_PARTS := $(or $(TMPDIR),/tmp)/llgen-bench
 bench: gpu-install
