@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+import types
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from llgen.cli import main
-from llgen.plan.variants import variants
+from llgen.plan.variants import variant_table, variants
 from llgen.runtime.bench import counters, device, measure, report, rules, targets, timing
 from llgen.runtime.reference import loop_input, plus_one, raw_dtype
 from llgen.suite import core, wide
@@ -173,6 +174,79 @@ def test_loop_one_cta_keeps_a_loop_ptxas_spills_in_registers():
     one = compile_cuda(src, "sm_90", (device.LOOP_ONE_CTA,)).kernels["b_loop"]
     assert plain.stack > 0
     assert one.stack == 0 and one.local == 0
+
+
+def test_the_one_cta_build_of_a_warp_local_shuffle_loop_holds_more_registers_and_no_local_memory():
+    """wl4_mma2b_f32's pick (shuffles within each warp): under ptxas's own budget its LOOP keeps few registers and
+    waits out each SHFL; built for one CTA (the build its one-CTA latency is timed on) it takes more registers to
+    keep the shuffles in flight, and still no stack or local memory."""
+    from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
+    from llgen.suite import warplocal
+
+    case = next(c for c in warplocal() if c.id == "wl4_mma2b_f32")
+    fwd, bwd = _pair(case)
+    assert fwd.path == bwd.path == "shuffle"
+    src = emit_bench(fwd, bwd, "b", bench_shape(fwd, bwd))
+    try:
+        own = compile_cuda(src, "sm_90").kernels["b_loop"]
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    one = compile_cuda(src, "sm_90", (device.LOOP_ONE_CTA,)).kernels["b_loop"]
+    assert one.registers > own.registers, (one.registers, own.registers)
+    assert one.stack == one.local == own.stack == own.local == 0
+
+
+@pytest.mark.parametrize("spills", [False, True])
+def test_the_one_cta_latency_is_timed_on_the_loop_built_for_one_cta(monkeypatch, spills):
+    """With LOOP measured, every variant's LOOP is built twice in the same compile_all batch: ptxas's own budget for
+    throughput, LOOP_ONE_CTA for the one-CTA latency; each number is timed on its own build, and the row names both
+    builds and the registers of both. Where the own build spills it already is the one-CTA build: two builds, not
+    three, and both numbers come from it. A source without the bound is built once."""
+    from llgen.suite import warplocal
+
+    builds, timed, spilling = [], [], [spills]
+
+    class Kernel:  # CuPy's RawKernel, by the flags its module was built with
+        def __init__(self, one):
+            self.one, self.num_regs, self.max_dynamic_shared_size_bytes = one, 120 if one else 90, 0
+            self.local_size_bytes = 16 if spilling[0] and not one else 0
+
+        def __call__(self, grid, block, args, shared_mem=0):  # noqa: ARG002 - CuPy's signature
+            timed.append((self.one, grid[0]))
+
+    class Module:  # CuPy's RawModule
+        def __init__(self, code, options=()):  # noqa: ARG002
+            self.one = device.LOOP_ONE_CTA in options
+            builds.append(self.one)
+
+        def compile(self):
+            pass
+
+        def get_function(self, _name):
+            return Kernel(self.one)
+
+    monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(RawModule=Module))
+    monkeypatch.setattr(measure, "check_loop", lambda *_: {"loop_correct": True})
+    monkeypatch.setattr(timing, "per_sm_ns", lambda run, grid, _sms, _rep: run(64, grid) or 1.0)
+    case = next(c for c in warplocal() if c.id == "wl4_mma2b_f32")
+    vs, _ = variant_table(case, "sm_90", baselines=False)
+    m = types.SimpleNamespace(case=case, measures={"loop"}, launches={}, lat_launches={}, sms=2, rep=1, x=0, y=0)
+    m.threads, m.grid, m.loop_ref = case.warps * 32, 64, None
+    res = {"variants": {}, "skipped": {}}
+    measure.run_variants(m, vs, res, False, lambda _: None)
+    assert sorted(res["variants"]) == ["llgen", "shared"] and sorted(builds) == [False, False, True, True]
+    assert timed == [(spills, 64), (True, 2)] * 2  # each variant's throughput (32 CTAs an SM), then its one CTA
+    own = "one_cta" if spills else "throughput"
+    for r in res["variants"].values():
+        assert (r["loop_build"], r["lat_build"], r["loop_one_cta"]) == (own, "one_cta", spills)
+        assert (r["regs"], r["lat_regs"], r["lat_local_bytes"]) == (120 if spills else 90, 120, 0)
+    builds.clear()
+    spilling[0] = False
+    lone = {"k": None}
+    device.compile_all({"k": "void b_loop(int k)"}, lone=lone)
+    assert lone == {"k": None} and builds == [False]
 
 
 @pytest.mark.parametrize("case_id", ["t16x32", "b2mma_f32", "lanes_f32", "b2dotA_i8"])

@@ -49,13 +49,15 @@ def test_a_variant_over_the_registers_a_thread_has_is_not_compiled_unless_it_is_
     )
     vs, skipped = variant_table(case, "sm_90", baselines=False)
     assert [v.name for v in vs] == [PICK, "shared_vec"] and skipped[LATENCY_PICK] == "the same kernels as llgen"
-    emitted, compiled = [], {}
+    emitted, compiled, lones = [], {}, []
     monkeypatch.setattr(measure, "emit_bench", lambda f, *_: emitted.append(f) or "source")
-    monkeypatch.setattr(measure, "compile_all", lambda sources, _one_cta: compiled.update(sources) or {})
+    monkeypatch.setattr(
+        measure, "compile_all", lambda sources, _one_cta, lone: compiled.update(sources) or lones.append(lone) or {}
+    )
     res = {"variants": {}, "skipped": {}}
     m = types.SimpleNamespace(case=case, measures={"stream"}, launches={})
     measure.run_variants(m, vs, res, False, lambda _: None)
-    assert list(compiled) == [PICK] and emitted == [vs[0].fwd]
+    assert list(compiled) == [PICK] and emitted == [vs[0].fwd] and lones == [{}]  # no LOOP measured: no one-CTA build
     why = res["skipped"]["shared_vec"]
     assert why.startswith(
         "not run: its plans hold 256 registers a thread at their peak, over the 255 a thread has, and NVRTC takes minutes"

@@ -166,6 +166,10 @@ class _HostKernel:
         self.module.launch(self.name, grid[0], block[0], args, smem=shared_mem)
 
 
+_HOST_MODULES: dict = {}  # source -> its host module: the CPU shim defines the launch bounds away, so a source's
+# LOOP_ONE_CTA build is its own build
+
+
 class _HostRawModule:
     def __init__(self, code, options=()):  # noqa: ARG002 - CuPy's signature
         self.code, self.module = code, None
@@ -173,7 +177,9 @@ class _HostRawModule:
     def compile(self):
         # an empty asm pins a value on the GPU; the CPU shim defines LLGEN_KEEP away, and so does this its per-element form
         code = re.sub(r"#define LLGEN_KEEP_ELEM\(x\) asm volatile\(.*\)", "#define LLGEN_KEEP_ELEM(x) ((void)(x))", self.code)
-        self.module = host.compile(HOST_F16 + code, "sm_90")
+        if code not in _HOST_MODULES:
+            _HOST_MODULES[code] = host.compile(HOST_F16 + code, "sm_90")
+        self.module = _HOST_MODULES[code]
 
     def get_function(self, name):
         return _HostKernel(self.module, name)
@@ -240,6 +246,7 @@ def test_every_variant_gets_both_loop_forms_and_each_pick_its_alternating_rounds
     for name, r in v.items():
         assert r["loop_per_sm_ns"] == 5.0 or name == "triton", name
         assert r["loop_lat_ns"] in (50.0, 60.0) and (name == "triton" or r["lat_pred"] > 0), name
+        assert r.get("lat_build") == (None if name == "triton" else "one_cta") and r.get("loop_correct") is not False, name
     assert v["shared"]["lat_pred"] < v["llgen"]["lat_pred"] and v["llgen"]["cost_pred"] < v["shared"]["cost_pred"]
     assert len(v["llgen"]["loop_rounds_ns"]) == len(v["triton"]["loop_rounds_ns"]) == rules.LOOP_ROUNDS
     assert len(v["shared"]["loop_lat_rounds_ns"]) == len(v["triton"]["loop_lat_rounds_ns"]) == rules.LOOP_ROUNDS

@@ -26,6 +26,7 @@ class Measurement:
     xs: object = None  # STREAM's input and output (1 GiB each), where "stream" is measured
     ys: object = None
     launches: dict = field(default_factory=dict)  # LOOP launchers (k, grid) of llgen's pick and Triton's
+    lat_launches: dict = field(default_factory=dict)  # the same, of each variant's LOOP built for one CTA (lat_build)
 
     @property
     def threads(self) -> int:

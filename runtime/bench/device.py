@@ -18,28 +18,39 @@ from .timing import median_ms
 LOOP_ONE_CTA = "-DLLGEN_LOOP_ONE_CTA"
 
 
-def compile_all(sources: dict, one_cta: set | None = None, loop: str = "b_loop") -> dict:
+def compile_all(sources: dict, one_cta: set | None = None, loop: str = "b_loop", lone: dict | None = None) -> dict:
     """key -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a source. A
     module whose LOOP kernel (named ``loop`` in every source) has a stack frame is built again with LOOP_ONE_CTA, and
-    its key goes into ``one_cta``."""
+    its key goes into ``one_cta``. Each key of ``lone`` whose LOOP takes that bound is also built with it, as a lone
+    CTA would be built (its one-CTA latency is timed on that build): ``lone[key]`` becomes that module, the key's own
+    where that already was the one-CTA build, or None where the bound is not in its source."""
     import cupy as cp
+
+    def compiled(src, *options):
+        mod = cp.RawModule(code=src, options=("-std=c++17", *options))
+        mod.compile()
+        return mod
 
     def build(name):
         src = sources[name]
         try:
-            mod = cp.RawModule(code=src, options=("-std=c++17",))
-            mod.compile()
+            mod = compiled(src)
             if f"{loop}(" in src and mod.get_function(loop).local_size_bytes:
-                mod = cp.RawModule(code=src, options=("-std=c++17", LOOP_ONE_CTA))
-                mod.compile()
+                mod = compiled(src, LOOP_ONE_CTA)
                 if one_cta is not None:
                     one_cta.add(name)
-            return mod
+                return mod, mod
+            # the bound is a macro of the source: where it is not, a one-CTA build would be the same kernels
+            return mod, compiled(src, LOOP_ONE_CTA) if name in lone and LOOP_ONE_CTA[2:] in src else None
         except Exception as e:  # noqa: BLE001 - a source that does not compile is a report row
-            return e
+            return e, e
 
+    lone = {} if lone is None else lone
     with ThreadPoolExecutor(max(1, min(8, len(sources)))) as pool:
-        return dict(zip(sources, pool.map(build, sources), strict=True))
+        built = dict(zip(sources, pool.map(build, sources), strict=True))
+    for name in lone:
+        lone[name] = built[name][1] if name in built else None
+    return {name: mod for name, (mod, _) in built.items()}
 
 
 def free_device_memory() -> None:

@@ -1,9 +1,11 @@
 """LOOP and STREAM (docs/design.md §10) of every variant of one case: build their bench sources, check each LOOP
-and STREAM kernel against NumPy, time them (LOOP in both forms: many CTAs an SM for throughput, one for latency),
-and time llgen's picks against Triton's in alternating rounds: the throughput pick's LOOP, the latency pick's
-one-CTA LOOP."""
+and STREAM kernel against NumPy, time them (LOOP in both forms, each on its own build: many CTAs an SM for
+throughput, one for latency), and time llgen's picks against Triton's in alternating rounds: the throughput pick's
+LOOP, the latency pick's one-CTA LOOP."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -54,7 +56,9 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
                 if u != bench_shape(v.fwd, v.bwd).unroll:
                     sources[(v.name, u)] = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd, u))
     one_cta: set = set()
-    modules = compile_all(sources, one_cta)
+    # the one-CTA latency is timed on the LOOP built as a lone CTA would be: both builds in the same batch
+    lone = dict.fromkeys(v.name for v in vs if v.name in sources) if "loop" in m.measures else {}
+    modules = compile_all(sources, one_cta, lone=lone)
     for v in vs:
         if v.name not in modules:
             continue
@@ -75,7 +79,7 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
                 raise mod
             by_unroll = {u: modules[(v.name, u)] for u in STREAM_UNROLLS if (v.name, u) in modules}
             by_unroll[bench_shape(v.fwd, v.bwd).unroll] = mod
-            measure_variant(m, v, r, by_unroll)
+            measure_variant(m, v, r, by_unroll, lone.get(v.name))
         except Exception as e:  # noqa: BLE001 - the variant is a row that says why; the run goes on
             r["error"] = error_line(e)
         res["variants"][v.name] = r
@@ -87,7 +91,8 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
         if pick not in m.launches or "triton" not in m.launches:
             continue
         try:
-            alternate(res["variants"], m.launches, m.sms, m.rep, (pick, "triton"), one_cta)
+            launches = m.launches | m.lat_launches if one_cta else m.launches
+            alternate(res["variants"], launches, m.sms, m.rep, (pick, "triton"), one_cta)
             log(
                 f"  {case.id}: {pick} vs triton, {LOOP_ROUNDS} alternating rounds{' of one CTA' if one_cta else ''}: "
                 + ", ".join(f"{n} {res['variants'][n][key]:.2f} ns" for n in (pick, "triton"))
@@ -96,9 +101,12 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
             res["variants"]["triton"].setdefault("error", f"alternating rounds: {error_line(e)}")
 
 
-def measure_variant(m: Measurement, v: Variant, r: dict, by_unroll: dict) -> None:
+def measure_variant(m: Measurement, v: Variant, r: dict, by_unroll: dict, alone=None) -> None:
     """LOOP and STREAM of one variant into r; STREAM and copy of each module of ``by_unroll`` (tiles a step ->
-    module), keeping the tiles a step whose STREAM is fastest (stream_times)."""
+    module), keeping the tiles a step whose STREAM is fastest (stream_times). ``alone``: the module built for one CTA
+    (compile_all's ``lone``), whose LOOP the one-CTA latency is timed on; r names the build of each LOOP number
+    (loop_build, lat_build) and the registers and local memory of each (regs, local_bytes; lat_regs,
+    lat_local_bytes)."""
     loop = by_unroll[bench_shape(v.fwd, v.bwd).unroll].get_function("b_loop")
     smem = bench_shape(v.fwd, v.bwd).loop.bytes  # LOOP's scratch is dynamic shared memory
     loop.max_dynamic_shared_size_bytes = smem
@@ -109,8 +117,24 @@ def measure_variant(m: Measurement, v: Variant, r: dict, by_unroll: dict) -> Non
 
     r.update(check_loop(lambda k: run(k, m.grid), m.y, m.loop_ref, m.case.shape))
     if "loop" in m.measures:  # both forms for every variant: each objective's pick is held to the best of them
-        loop_times(r, run, m.sms, m.rep)
+        own = "one_cta" if r.get("loop_one_cta") else "throughput"  # the throughput build is one CTA's where it spilled
+        lat_run, lat = run, loop
+        if alone is not None and alone is not by_unroll[bench_shape(v.fwd, v.bwd).unroll]:
+            lat = alone.get_function("b_loop")
+            lat.max_dynamic_shared_size_bytes = smem
+            lat_run = functools.partial(run, f=lat)
+            wrong = check_loop(lambda k: lat_run(k, m.grid), m.y, m.loop_ref, m.case.shape)
+            if not wrong["loop_correct"]:
+                r.update(wrong, loop_wrong_build="one_cta")
+        r.update(
+            loop_build=own,
+            lat_build="one_cta" if lat is not loop else own,
+            lat_regs=lat.num_regs,
+            lat_local_bytes=lat.local_size_bytes,
+        )
+        loop_times(r, run, m.sms, m.rep, lat_run=lat_run)
         m.launches[v.name] = run
+        m.lat_launches[v.name] = lat_run
     if "stream" in m.measures:
         stream_times(m, v, r, by_unroll)
 

@@ -58,7 +58,10 @@ def write_report(report: dict, outdir: str) -> list[Path]:
             "- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
             "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
             f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
-            "One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), every variant; llgen's "
+            "One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), every variant, ours built "
+            "as a lone CTA would be (__launch_bounds__(threads, 1), -DLLGEN_LOOP_ONE_CTA; the throughput build keeps "
+            "ptxas's own register budget unless that spilled; each row names the build of each number and the "
+            "registers of both), Triton's as Triton builds it (no minimum-CTAs hint); llgen's "
             f"latency pick (--objective latency) and Triton's again in {LOOP_ROUNDS} alternating rounds. "
             "The LOOP kernel keeps "
             "A -> B's and B -> A's scratch apart where both sit behind __syncthreads (one barrier per conversion). "
@@ -221,6 +224,11 @@ def _every_variant(report: dict) -> list[str]:
             lines.append(
                 f"- {c['id']} / {name}: path {r.get('path')}, LOOP {_f(r.get('loop_per_sm_ns'))}, "
                 f"lat {_f(r.get('loop_lat_ns'))}, STREAM {_f(r.get('stream_ratio'), 3)}, regs {r.get('regs')}"
+                + (
+                    f" ({r['lat_regs']} in the one-CTA build lat is timed on)"
+                    if r.get("lat_build") != r.get("loop_build")
+                    else ""
+                )
                 + (
                     f" (STREAM at {r['stream_unroll']} tile(s) a step; by tiles a step, STREAM/copy: "
                     + ", ".join(f"{u}: {b['stream_ms'] / b['copy_ms']:.3f}" for u, b in r["stream_by_unroll"].items())

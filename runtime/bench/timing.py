@@ -32,12 +32,13 @@ def per_sm_ns(run, grid: int, sms: int, rep: int, per_k: int = 2) -> float:
     return (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * per_k * grid) * sms
 
 
-def loop_times(r: dict, run, sms: int, rep: int, latency: bool = True) -> None:
-    """Throughput (32 CTAs per SM) and, with ``latency``, latency (one CTA per SM) forms of LOOP, into r."""
+def loop_times(r: dict, run, sms: int, rep: int, latency: bool = True, lat_run=None) -> None:
+    """Throughput (32 CTAs per SM) and, with ``latency``, latency (one CTA per SM) forms of LOOP, into r; the latency
+    of ``lat_run`` where given (the LOOP built for one CTA)."""
     r["loop_per_sm_ns"] = per_sm_ns(run, sms * 32, sms, rep)
     r["loop_thr_ns"] = r["loop_per_sm_ns"] / sms
     if latency:
-        r["loop_lat_ns"] = per_sm_ns(run, sms, sms, rep)  # one tile an SM: its per-SM time is the latency
+        r["loop_lat_ns"] = per_sm_ns(lat_run or run, sms, sms, rep)  # one tile an SM: its per-SM time is the latency
 
 
 def alternate(results: dict, launches: dict, sms: int, rep: int, names=("llgen", "triton"), one_cta: bool = False) -> None:
