@@ -19,38 +19,35 @@ LOOP_ONE_CTA = "-DLLGEN_LOOP_ONE_CTA"
 
 
 def compile_all(sources: dict, one_cta: set | None = None, loop: str = "b_loop", lone: dict | None = None) -> dict:
-    """key -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a source. A
+    """key -> a compiled CuPy module, or the exception compiling it raised: NVRTC runs on threads, one a build. A
     module whose LOOP kernel (named ``loop`` in every source) has a stack frame is built again with LOOP_ONE_CTA, and
-    its key goes into ``one_cta``. Each key of ``lone`` whose LOOP takes that bound is also built with it, as a lone
-    CTA would be built (its one-CTA latency is timed on that build): ``lone[key]`` becomes that module, the key's own
-    where that already was the one-CTA build, or None where the bound is not in its source."""
+    its key goes into ``one_cta``. Each key of ``lone`` whose source takes that bound is also built with it, in the
+    same batch, as a lone CTA would be built (its one-CTA latency is timed on that build): ``lone[key]`` becomes
+    that module (also the key's own where its own spilled), or None where the bound is not in its source."""
     import cupy as cp
 
-    def compiled(src, *options):
-        mod = cp.RawModule(code=src, options=("-std=c++17", *options))
-        mod.compile()
-        return mod
+    alone = {name for name in lone or () if name in sources and LOOP_ONE_CTA[2:] in sources[name]}
+    jobs = [(name, False) for name in sources] + [(name, True) for name in alone]
 
-    def build(name):
+    def build(job):
+        name, for_one_cta = job
         src = sources[name]
         try:
-            mod = compiled(src)
-            if f"{loop}(" in src and mod.get_function(loop).local_size_bytes:
-                mod = compiled(src, LOOP_ONE_CTA)
+            mod = cp.RawModule(code=src, options=("-std=c++17", LOOP_ONE_CTA) if for_one_cta else ("-std=c++17",))
+            mod.compile()
+            if not for_one_cta and f"{loop}(" in src and mod.get_function(loop).local_size_bytes:
                 if one_cta is not None:
                     one_cta.add(name)
-                return mod, mod
-            # the bound is a macro of the source: where it is not, a one-CTA build would be the same kernels
-            return mod, compiled(src, LOOP_ONE_CTA) if name in lone and LOOP_ONE_CTA[2:] in src else None
+                return None if name in alone else build((name, True))  # None: the one-CTA job's module
+            return mod
         except Exception as e:  # noqa: BLE001 - a source that does not compile is a report row
-            return e, e
+            return e
 
-    lone = {} if lone is None else lone
-    with ThreadPoolExecutor(max(1, min(8, len(sources)))) as pool:
-        built = dict(zip(sources, pool.map(build, sources), strict=True))
-    for name in lone:
-        lone[name] = built[name][1] if name in built else None
-    return {name: mod for name, (mod, _) in built.items()}
+    with ThreadPoolExecutor(max(1, min(8, len(jobs)))) as pool:
+        built = dict(zip(jobs, pool.map(build, jobs), strict=True))
+    for name in lone or ():
+        lone[name] = built.get((name, True))
+    return {name: built[(name, True)] if built[(name, False)] is None else built[(name, False)] for name in sources}
 
 
 def free_device_memory() -> None:
