@@ -114,10 +114,13 @@ def test_row_major_tile_read_column_major_cannot_vectorise_directly():
     d, s = _layouts(
         "blocked:spt=8x1,tpw=8x4,wpc=1x4,order=0x1", "swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", "f16", (64, 64)
     )
-    plan = plan_load(s, d, "f16", "sm_90")
+    plan = plan_load(s, d, "f16", "sm_90", form="direct")
     assert plan.staging is None and plan.access_bytes == 2
     assert "D holds 2 contiguous bytes a thread along S's offset order, so accesses are 2 bytes wide" in plan.floor_reason
     _check(plan)
+    picked = plan_load(s, d, "f16", "sm_90")  # the planner reads S wider instead, then transposes by shuffles
+    assert picked.staging is not None and picked.access_bytes > 2 and picked.cost < plan.cost
+    _check(picked)
 
 
 def test_a_staging_layout_keeps_the_warps_and_walks_s_contiguously():

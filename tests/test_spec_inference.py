@@ -62,8 +62,8 @@ def test_a_shared_endpoint_is_one_sentence(side, spec, named):
     res = CliRunner().invoke(main, ["swizzle", "--src", args["--src"], "--dst", args["--dst"]])
     assert res.exit_code == 2 and res.stdout == ""
     assert res.stderr.strip().splitlines() == [
-        f"error: {side} is a shared-memory layout ({named}); only `llgen plan`, `llgen emit` and `llgen check` take a "
-        "shared endpoint so far."
+        f"error: {side} is a shared-memory layout ({named}); `llgen swizzle` chooses a shared layout and takes two "
+        "distributed ones."
     ]
 
 
