@@ -2,14 +2,16 @@
 
 The simulator (llgen.simulate) proves a plan; it cannot see a slip in the printed C++ (an operator
 precedence, a wrong shift). Here the emitted kernels are compiled as host C++ by g++ against a small
-shim: each GPU thread is a std::thread, a block's threads meet at one std::barrier for __syncthreads, a
-warp's threads at the warp's own for __syncwarp and every shuffle (each reached uniformly by the threads it
-syncs, in our code), and __shared__ arrays are function statics (blocks run one after another). The inline PTX
-of ldmatrix/stmatrix (.m8n8.x1/x2/x4[.trans].shared.b16, in the emitted helpers ldmatrix_x4 ...) is replaced,
-before compiling, by calls to the shim's llgen_host::ldmatrix/stmatrix: the same warp exchange as a shuffle, each
-lane's row address published and the fragment moved as PTX defines it, so the emitted addresses are what is tested.
-Shared addresses are 32 bits as on the GPU (__cvta_generic_to_shared). Any other matrix PTX is refused in one
-sentence; HIP text has none.
+shim: a block's GPU threads are fibers of the calling thread, each run until it waits at a barrier; a block's
+threads meet at one barrier for __syncthreads, a warp's threads at the warp's own for __syncwarp and every shuffle
+(each reached uniformly by the threads it syncs, in our code), and __shared__ arrays are function statics (blocks
+run one after another). The inline PTX of ldmatrix/stmatrix (.m8n8.x1/x2/x4[.trans].shared.b16, in the emitted
+helpers ldmatrix_x4 ...) is replaced, before compiling, by calls to the shim's llgen_host::ldmatrix/stmatrix: the
+same warp exchange as a shuffle, each lane's row address published and the fragment moved as PTX defines it, so
+the emitted addresses are what is tested. Shared addresses are 32 bits as on the GPU (__cvta_generic_to_shared).
+Any other matrix PTX is refused in one sentence; HIP text has none. The library is kept in the compile cache
+(llgen.runtime.toolchain.cache) by the text, the shim, the flags and the compiler's version, so a text compiled
+once is loaded after.
 
 `compile(source, target)` returns a `HostModule` with the same operations as the GPU modules
 (to_device, filled, to_host, launch, synchronize), so `check_many(..., compiler=compile)` runs unchanged.
@@ -32,6 +34,7 @@ from llgen.target import Target
 from llgen.target import target as to_target
 
 from .compile import CompileFailed, RuntimeUnavailable
+from .toolchain.cache import cached, tool_version
 
 # One header for both languages: CUDA's names and HIP's (the HIP source includes <hip/hip_runtime.h>, which
 # resolves here). LLGEN_HOST_LANES is the wave size of the target: 32 for CUDA, 64 for gfx90a/gfx942.
@@ -111,31 +114,35 @@ class HostModule:
         self.target, self.lang = target, target.lang
         self._dir = tempfile.TemporaryDirectory(prefix="llgen-host-")
         tmp = Path(self._dir.name)
-        (tmp / "hip").mkdir()
-        (tmp / "llgen_host.h").write_text(HOST_SHIM)
-        (tmp / "hip" / "hip_runtime.h").write_text('#include "../llgen_host.h"\n')
-        (tmp / "k.cpp").write_text(source + "\n" + _trampolines(source) + "\n")
-        cmd = [
-            _compiler(),
+        text = source + "\n" + _trampolines(source) + "\n"
+        cxx = _compiler()
+        flags = [
             "-std=c++20",
             "-O0",
             "-shared",
             "-fPIC",
-            "-pthread",
             "-w",
             f"-DLLGEN_HOST_LANES={target.lanes}u",
             f"-DLLGEN_DYNAMIC_SCRATCH_BYTES={DYNAMIC_SCRATCH_BYTES}",
-            f"-I{tmp}",
-            "-include",
-            str(tmp / "llgen_host.h"),
-            str(tmp / "k.cpp"),
-            "-o",
-            str(tmp / "k.so"),
         ]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise CompileFailed(proc.stderr)
-        self._lib = ctypes.CDLL(str(tmp / "k.so"))
+
+        def make() -> bytes:
+            (tmp / "hip").mkdir()
+            (tmp / "llgen_host.h").write_text(HOST_SHIM)
+            (tmp / "hip" / "hip_runtime.h").write_text('#include "../llgen_host.h"\n')
+            (tmp / "k.cpp").write_text(text)
+            shim = [f"-I{tmp}", "-include", str(tmp / "llgen_host.h")]
+            proc = subprocess.run(
+                [cxx, *flags, *shim, str(tmp / "k.cpp"), "-o", str(tmp / "k.so")], capture_output=True, text=True, check=False
+            )
+            if proc.returncode != 0:
+                raise CompileFailed(proc.stderr)
+            return (tmp / "k.so").read_bytes()
+
+        # a library of its own path each time: a module's statics (__shared__ arrays) are its own
+        lib = tmp / "lib.so"
+        lib.write_bytes(cached(("host c++", tool_version(cxx), HOST_SHIM, *flags, text), make))
+        self._lib = ctypes.CDLL(str(lib))
 
     def to_device(self, host: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(host).copy()

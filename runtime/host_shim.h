@@ -1,18 +1,18 @@
-// The CPU shim for llgen's emitted CUDA and HIP (llgen.runtime.host): each GPU thread a std::thread, a block's
-// threads meet at one std::barrier for __syncthreads, a warp's at its own for __syncwarp, every shuffle and every
-// ldmatrix/stmatrix (host.py puts llgen_host::ldmatrix/stmatrix in place of their inline PTX).
+// The CPU shim for llgen's emitted CUDA and HIP (llgen.runtime.host): a block's threads are fibers (ucontext) of the
+// one calling thread, each run in turn until it waits at a barrier or returns. A block's threads meet at one barrier
+// for __syncthreads, a warp's at its own for __syncwarp, every shuffle and every ldmatrix/stmatrix (host.py puts
+// llgen_host::ldmatrix/stmatrix in place of their inline PTX). Fibers, not OS threads: 32-1024 threads a block
+// meeting at a barrier every shuffle, on a few shared cores, spent most of their time in the kernel's futex and
+// scheduler. Light headers only: <thread> and <barrier> took most of a second of every compile.
 // Compiled with -DLLGEN_HOST_LANES=<wave size> -DLLGEN_DYNAMIC_SCRATCH_BYTES=<bytes> by host.py.
 #pragma once
-#include <algorithm>
-#include <barrier>
+#include <sys/mman.h>
+#include <ucontext.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
-#include <thread>
 #include <utility>
-#include <vector>
 #define __global__
 #define __device__
 #define __host__
@@ -29,15 +29,46 @@ struct uint4 { unsigned x, y, z, w; };
 inline uint2 make_uint2(unsigned x, unsigned y) { return {x, y}; }
 inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
 struct llgen_dim3 { unsigned x = 0, y = 0, z = 0; };
-inline thread_local llgen_dim3 threadIdx, blockIdx;
+inline llgen_dim3 threadIdx, blockIdx;  // the running fiber's
 inline llgen_dim3 blockDim, gridDim;
 
 namespace llgen_host {
-inline std::barrier<>* block_barrier = nullptr;
-inline std::vector<std::unique_ptr<std::barrier<>>> warp_barriers;
+constexpr unsigned MAX_WARPS = 1024 / LLGEN_HOST_LANES;
+// A fiber's stack: the emitted kernels' frames are a few KB; its lowest GUARD_BYTES are no-access, so an overflow
+// faults instead of writing the next fiber's frames.
+constexpr unsigned long STACK_BYTES = 256 * 1024, GUARD_BYTES = 64 * 1024;
+struct fiber {
+  ucontext_t context;
+  bool done;
+};
+inline ucontext_t scheduler;
+inline fiber fibers[1024];
+inline void* body;  // the launch's kernel call, an F
+inline unsigned long long steps;  // barrier arrivals and returns: a round of the block without one is a deadlock
+inline void fail(const char* why) {
+  std::fprintf(stderr, "llgen host shim: %s\n", why);
+  std::abort();
+}
+// Back to the scheduler, which resumes the block's threads in turn.
+inline void yield() { swapcontext(&fibers[threadIdx.x].context, &scheduler); }
+// `count` threads meet: the last to arrive opens the next phase; the others yield until it opens.
+struct barrier {
+  unsigned count = 0, arrived = 0, phase = 0;
+  void wait() {
+    const unsigned p = phase;
+    ++steps;
+    if (++arrived == count) {
+      arrived = 0;
+      ++phase;
+      return;
+    }
+    while (phase == p) yield();
+  }
+};
+inline barrier block_barrier, warp_barriers[MAX_WARPS];
 inline unsigned long long exchange[1024];
-inline void sync() { block_barrier->arrive_and_wait(); }
-inline void warp_sync() { warp_barriers[threadIdx.x / LLGEN_HOST_LANES]->arrive_and_wait(); }
+inline void sync() { block_barrier.wait(); }
+inline void warp_sync() { warp_barriers[threadIdx.x / LLGEN_HOST_LANES].wait(); }
 // Every thread publishes its value, all meet, each reads its source lane's value, all meet again.
 template <class T>
 inline T shuffle(T v, unsigned src_lane) {
@@ -57,8 +88,7 @@ static unsigned char shared_anchor;
 inline unsigned to_shared(const void* p) {
   const long long off = static_cast<long long>(reinterpret_cast<uintptr_t>(p) - reinterpret_cast<uintptr_t>(&shared_anchor));
   if (off != static_cast<int>(off)) {
-    std::fputs("llgen host shim: a shared-memory pointer more than 2 GiB from this library's statics\n", stderr);
-    std::abort();
+    fail("a shared-memory pointer more than 2 GiB from this library's statics");
   }
   return static_cast<unsigned>(off);
 }
@@ -108,22 +138,53 @@ inline void stmatrix(unsigned addr, W... w) {
   warp_sync();
 }
 template <class F>
-inline void launch(unsigned grid, unsigned block, F&& body) {
-  std::barrier<> bar(block);
-  block_barrier = &bar;
-  for (unsigned w = 0; w < block; w += LLGEN_HOST_LANES)
-    warp_barriers.push_back(std::make_unique<std::barrier<>>(std::min(block - w, static_cast<unsigned>(LLGEN_HOST_LANES))));
+inline void run_fiber() {
+  (*static_cast<F*>(body))();
+  fibers[threadIdx.x].done = true;
+  ++steps;
+}
+// Blocks one after another (__shared__ arrays are statics); a block's threads are fibers of this one thread, each
+// run until it waits at a barrier or returns, in turn, until all have returned.
+template <class F>
+inline void launch(unsigned grid, unsigned block, F kernel) {
+  if (block == 0 || block > 1024) fail("a block has 1 to 1024 threads");
+  block_barrier = {block};
+  for (unsigned w = 0; w * LLGEN_HOST_LANES < block; ++w) {
+    const unsigned left = block - w * LLGEN_HOST_LANES;
+    warp_barriers[w] = {left < LLGEN_HOST_LANES ? left : LLGEN_HOST_LANES};
+  }
   blockDim = {block, 1, 1};
   gridDim = {grid, 1, 1};
+  body = &kernel;
+  const unsigned long bytes = block * STACK_BYTES;
+  void* map = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map == MAP_FAILED) fail("no memory for the fibers' stacks");
+  unsigned char* stacks = static_cast<unsigned char*>(map);
+  for (unsigned t = 0; t < block; ++t) mprotect(stacks + t * STACK_BYTES, GUARD_BYTES, PROT_NONE);
   for (unsigned b = 0; b < grid; ++b) {
-    std::vector<std::thread> threads;
-    threads.reserve(block);
-    for (unsigned t = 0; t < block; ++t)
-      threads.emplace_back([&, t, b] { threadIdx = {t, 0, 0}; blockIdx = {b, 0, 0}; body(); });
-    for (auto& th : threads) th.join();
+    blockIdx = {b, 0, 0};
+    for (unsigned t = 0; t < block; ++t) {
+      fiber& f = fibers[t];
+      f.done = false;
+      getcontext(&f.context);
+      f.context.uc_stack.ss_sp = stacks + t * STACK_BYTES;
+      f.context.uc_stack.ss_size = STACK_BYTES;
+      f.context.uc_link = &scheduler;
+      makecontext(&f.context, run_fiber<F>, 0);
+    }
+    for (unsigned running = block; running;) {
+      const unsigned long long before = steps;
+      running = 0;
+      for (unsigned t = 0; t < block; ++t) {
+        if (fibers[t].done) continue;
+        threadIdx = {t, 0, 0};
+        swapcontext(&scheduler, &fibers[t].context);
+        running += !fibers[t].done;
+      }
+      if (running && steps == before) fail("threads wait at a barrier that the others of their warp or block never reach");
+    }
   }
-  block_barrier = nullptr;
-  warp_barriers.clear();
+  munmap(map, bytes);
 }
 }  // namespace llgen_host
 
