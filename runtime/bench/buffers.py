@@ -3,6 +3,7 @@ reference LOOP is checked against, and the run's settings. One record, made once
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +45,7 @@ class Measurement:
         import cupy as cp
 
         sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
-        tile = 1 << case.src.total_out_bits
+        tile = math.prod(case.shape)  # a conversion's Case or the smem suite's SmemCase
         raw = raw_dtype(case.dtype).type
         x_host = loop_input(case.dtype, raw, tile * sms * 32, np.random.default_rng())
         x = cp.asarray(x_host)

@@ -12,10 +12,9 @@ import numpy as np
 
 from llgen.errors import LlgenError, error_line
 from llgen.plan.endpoint import plan_load, plan_store
-from llgen.runtime.reference import loop_input, raw_dtype
 
 from .buffers import Measurement
-from .loopcheck import LoopReference, check_loop
+from .loopcheck import check_loop
 from .rules import short
 from .timing import alternate, loop_times
 
@@ -102,7 +101,7 @@ def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
     from .device import free_device_memory
 
     try:
-        m = _allocate(case, rep)
+        m = Measurement.allocate(case, {"loop"}, rep)
         measure_variants(m, vs, res, log)
         if with_triton:
             res["variants"]["triton"] = triton_smem_row(m, log)
@@ -117,18 +116,6 @@ def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
     finally:
         free_device_memory()
     return res
-
-
-def _allocate(case, rep: int) -> Measurement:
-    """LOOP's buffers (a tile for each of 32 CTAs an SM, drawn on the host for the reference) as a Measurement."""
-    import cupy as cp
-
-    sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
-    tile = 1 << case.p.total_out_bits
-    raw = raw_dtype(case.dtype).type
-    x_host = loop_input(case.dtype, raw, tile * sms * 32, np.random.default_rng())
-    x = cp.asarray(x_host)
-    return Measurement(case, {"loop"}, rep, sms, x, cp.empty_like(x), LoopReference(case.dtype, x_host, tile), 0)
 
 
 def measure_variants(m: Measurement, vs: list[SmemVariant], res: dict, log) -> None:
