@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -19,10 +18,10 @@ from helpers import one_sentence
 from llgen.dtypes import dtype as to_dtype
 from llgen.dtypes import from_mlir
 from llgen.errors import LlgenError
-from llgen.layout import LinearLayout
 from llgen.layouts import PaddedShared
 from llgen.spec import parse_encoding, parse_layout
 from llgen.spec.module import parse_ttgir
+from llgen.suite_smem import SmemCase, smem
 
 pytest.importorskip("triton")
 gluon_smem = pytest.importorskip("llgen.runtime.gluon_smem")
@@ -30,26 +29,10 @@ gluon_smem = pytest.importorskip("llgen.runtime.gluon_smem")
 LANES = 32
 
 
-@dataclass(frozen=True)
-class Case:
-    """What the harness hands TritonSmemCase (the suite's SmemCase has these fields)."""
-
-    id: str
-    dtype: str
-    shape: tuple[int, ...]
-    warps: int
-    p: LinearLayout
-    q: LinearLayout
-    shared: str
-
-    def encoding(self):
-        return parse_encoding(self.shared, self.shape, self.warps, LANES, to_dtype(self.dtype).bytes)
-
-
-def case(id_: str, shared: str, p: str, q: str, shape=(64, 64), dtype: str = "f16", warps: int = 4) -> Case:
+def case(id_: str, shared: str, p: str, q: str, shape=(64, 64), dtype: str = "f16", warps: int = 4) -> SmemCase:
     size = to_dtype(dtype).bytes
     layout = lambda spec: parse_layout(spec, shape, warps, LANES, size)  # noqa: E731
-    return Case(id_, dtype, tuple(shape), warps, layout(p), layout(q), shared)
+    return SmemCase(id_, dtype, tuple(shape), warps, layout(p), shared, layout(q))
 
 
 # a 32x32 buffer whose rows XOR the column's upper bits (a swizzle given by its bases)
@@ -95,8 +78,10 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", CASES, ids=lambda c: c.id)
+@pytest.mark.parametrize("c", [*CASES, *smem()], ids=lambda c: c.id)
 def test_triton_allocates_our_shared_layout_and_moves_our_register_layouts(c):
+    """Here and in the smem suite (llgen.suite_smem): Triton takes each case on our layouts, in one CTA's shared
+    memory, with one barrier before each store and load of the LOOP body."""
     compiled = gluon_smem.compile_offline(c)
     (module,) = parse_ttgir(compiled.asm["ttgir"])
     ops = module.local_ops
@@ -110,6 +95,7 @@ def test_triton_allocates_our_shared_layout_and_moves_our_register_layouts(c):
         assert theirs.to_linear(c.shape) == ours.to_linear(c.shape), (c.id, op.line)
         assert parse_layout(distributed, c.shape, c.warps, LANES, size, module.aliases) == register, (c.id, op.line)
     assert compiled.asm["ptx"].count("bar.sync") == 4, c.id
+    assert compiled.metadata.shared <= 227 * 1024, c.id
 
 
 def test_amd_rotating_shared_has_no_gluon_layout():
@@ -126,28 +112,6 @@ def test_a_shared_layout_too_small_for_its_swizzle_is_an_error():
         gluon_smem.TritonSmemCase(c)
 
 
-def test_every_smem_suite_case_is_the_same_layouts_on_tritons_side():
-    """The suite's own cases (llgen.suite_smem): Triton takes each one, on our layouts, in one CTA's shared memory."""
-    suite = pytest.importorskip("llgen.suite_smem")
-    for c in suite.smem():
-        compiled = gluon_smem.compile_offline(c)
-        (module,) = parse_ttgir(compiled.asm["ttgir"])
-        size, ours = to_dtype(c.dtype).bytes, c.encoding()
-        for op, register in zip(module.local_ops, (c.p, c.q, c.q, c.p), strict=True):
-            shared, distributed = (op.src, op.dst) if op.path == "local_load" else (op.dst, op.src)
-            assert parse_encoding(shared, c.shape, c.warps, LANES, size, module.aliases) == ours, c.id
-            assert parse_layout(distributed, c.shape, c.warps, LANES, size, module.aliases) == register, c.id
-        assert compiled.metadata.shared <= 227 * 1024, c.id
-
-
-def _suite_cases() -> list:
-    try:
-        from llgen.suite_smem import smem
-    except ImportError:
-        return []
-    return smem()
-
-
 def _access_bytes(ptx: str) -> set[int]:
     """The widths of the PTX's ld/st.shared, in bytes."""
     return {int(v or 1) * int(b) // 8 for v, b in re.findall(r"\b(?:ld|st)\.shared(?:\.v(\d))?\.b(\d+)", ptx)}
@@ -157,7 +121,7 @@ def test_triton_refuses_exactly_the_paddings_its_shared_accesses_cross():
     """On every padded case, the ld/st.shared widths Triton compiles are the ones vector_bytes predicts for P and Q;
     TritonSmemCase refuses a case where a padding is not a whole number of the widest of them, and only there."""
     refused = set()
-    for c in [*CASES, *_suite_cases()]:
+    for c in [*CASES, *smem()]:
         enc = c.encoding()
         if not isinstance(enc, PaddedShared):
             continue
@@ -199,7 +163,7 @@ TRITON_FAULTS = {
     "c",
     [
         pytest.param(c, marks=pytest.mark.skip(reason=TRITON_FAULTS[c.id])) if c.id in TRITON_FAULTS else c
-        for c in [*CASES, *_suite_cases()]
+        for c in [*CASES, *smem()]
     ],
     ids=lambda c: c.id,
 )
