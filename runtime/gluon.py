@@ -204,9 +204,6 @@ def compile_offline(kernel: str, layout_a, layout_b, warps: int, dtype: str, arc
     """Triton's ``kernel`` ("loop", "stream" or "gather") for the case, compiled for sm_<arch> without a GPU
     (triton.compile with an explicit target): its metadata.shared and asm["ptx"] say what it needs. For
     "gather", layout_a is the shared layout and layout_b is ignored."""
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-
     s0, s1, s2, rank = _shape3(layout_a)
     dims = {"S0": s0, "S1": s1, "S2": s2, "RANK": rank}
     ptr = TRITON_PTR[dtype]
@@ -220,7 +217,16 @@ def compile_offline(kernel: str, layout_a, layout_b, warps: int, dtype: str, arc
         consts = {**dims, "A": gluon_layout(layout_a), "X": gluon_layout(layout_b), "INT": INT_OF.get(dtype)}
         if kernel == "stream":
             consts["CONVERT"] = True
-    sig.update(dict.fromkeys(consts, "constexpr"))
+    return compile_gluon(fn, sig, consts, warps, arch)
+
+
+def compile_gluon(fn, args: dict, consts: dict, warps: int, arch: int = 90):
+    """Gluon kernel ``fn`` compiled for sm_<arch> without a GPU: ``args`` the types of its runtime arguments,
+    ``consts`` its constexprs."""
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    sig = {**args, **dict.fromkeys(consts, "constexpr")}
     src = GluonASTSource(fn=fn, signature=sig, constexprs=consts)
     return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"num_warps": warps})
 
@@ -229,6 +235,7 @@ __all__ = [
     "TORCH_DTYPES",
     "TritonCase",
     "TritonGather",
+    "compile_gluon",
     "compile_offline",
     "gluon_layout",
     "triton",

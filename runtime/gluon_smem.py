@@ -7,7 +7,6 @@ builds the same kernel for an explicit target without a GPU (tests).
 
 from __future__ import annotations
 
-import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
@@ -15,7 +14,7 @@ import llgen.layouts as L
 from llgen.dtypes import dtype as dtype_of
 from llgen.errors import LlgenError
 
-from .gluon import INT_OF, TRITON_PTR, TritonCase, _shape3, gluon_layout, plus, tile_offsets
+from .gluon import INT_OF, TRITON_PTR, TritonCase, _shape3, compile_gluon, gluon_layout, plus, tile_offsets
 
 
 @gluon.jit
@@ -146,14 +145,8 @@ def compile_offline(case, arch: int = 90):
     """Triton's smem LOOP for ``case``, compiled for sm_<arch> without a GPU (triton.compile with an explicit
     target): its asm["ttgir"] holds the local ops with their layouts, asm["ptx"] the barriers and accesses. A
     padding TritonSmemCase refuses still compiles here: the layouts are right, only the GPU faults."""
-    from triton.backends.compiler import GPUTarget
-    from triton.experimental.gluon._runtime import GluonASTSource
-
-    consts = _consts(case)
     ptr = TRITON_PTR[case.dtype]
-    sig = {"x_ptr": ptr, "y_ptr": ptr, "K": "i32", **dict.fromkeys(consts, "constexpr")}
-    src = GluonASTSource(fn=smem_loop_kernel, signature=sig, constexprs=consts)
-    return triton.compile(src, target=GPUTarget("cuda", arch, 32), options={"num_warps": case.warps})
+    return compile_gluon(smem_loop_kernel, {"x_ptr": ptr, "y_ptr": ptr, "K": "i32"}, _consts(case), case.warps, arch)
 
 
 __all__ = ["TritonSmemCase", "check_padding", "compile_offline", "gluon_shared_layout", "smem_loop_kernel", "vector_bytes"]
