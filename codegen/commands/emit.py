@@ -46,7 +46,7 @@ def emit_command(
     if name is not None:
         check_identifier(name)
     pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
-    plan = pair.plan_endpoint(path_, smem_budget) if pair.shared else pair.plan(path_, smem_budget, **objective_option(objective))
+    plan = pair.plan(path_, smem_budget, **objective_option(objective))
     if explain:
         click.echo(plan.explain(), err=True)
     if not pair.shared:

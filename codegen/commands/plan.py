@@ -31,10 +31,7 @@ def plan_command(
             )
         )
     pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
-    if pair.shared:  # a local_store / local_load: registers <-> a shared layout the hardware fixes
-        p = pair.plan_endpoint(path_, smem_budget)
-        click.echo(json.dumps(p.to_json()) if as_json else p.explain())
-        return
-    p = pair.plan(path_, smem_budget, **objective_option(objective))
+    p = pair.plan(path_, smem_budget, **objective_option(objective))  # an endpoint's where one side is shared
     click.echo(json.dumps(p.to_json()) if as_json else p.explain())
-    warn_registers(p)
+    if not pair.shared:
+        warn_registers(p)

@@ -27,11 +27,12 @@ class Pair:
     encoding: object | None = None  # that side's encoding object (its padding, its swizzle width)
 
     def plan(self, path: str | None = None, smem_budget: int | None = None, **options):
-        """The plan of the conversion (llgen.plan_conversion); an error names an inferred target."""
+        """The pair's plan: the conversion's (llgen.plan_conversion), or with a shared side the endpoint's
+        (plan_endpoint; the conversion options do not apply there); an error names an inferred target."""
         from ..plan import plan_conversion
 
         if self.shared:
-            raise LlgenError(f"{self.shared} is a shared-memory layout: a local_store or local_load, planned by plan_endpoint.")
+            return self.plan_endpoint(path, smem_budget)
         try:
             return plan_conversion(self.src, self.dst, self.dtype, self.target, path=path, smem_budget=smem_budget, **options)
         except LlgenError as e:
