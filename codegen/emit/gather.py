@@ -9,7 +9,7 @@ array slot.
 from __future__ import annotations
 
 from ..errors import LlgenError
-from .context import called_helpers, global_ctx
+from .context import called_helpers, element_and_group, global_ctx
 from .environment import check_name, environment
 from .spelling import RegArray, address, affine_expr, hexu, replica_test, run_term, vector_access
 
@@ -110,14 +110,7 @@ def gather_context(plan, name: str, form: str = "header") -> dict:
         "target": tgt.name,
         "path": plan.path,
         "why": plan.why,
-        "dtype": dt.name,
-        "raw": dt.raw,
-        "bytes": dt.bytes,
-        "bits": dt.bits,
-        "lanes": tgt.lanes,
-        "lane_bits": tgt.lane_bits,
-        "warps": plan.warps,
-        "threads": plan.warps * tgt.lanes,
+        **element_and_group(dt, tgt, plan.warps),
         "n": n,
         "axis": plan.axis,
         "axis_size": plan.axis_size,
