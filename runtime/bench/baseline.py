@@ -11,19 +11,27 @@ from .rules import short
 from .timing import loop_times, median_ms
 
 
-def triton_row(m: Measurement, log) -> dict:
-    """Triton's LOOP and STREAM for the case; a failure is the row's "error". Its LOOP launcher joins m.launches."""
+def conversion_case(case):
+    """Triton's convert_layout LOOP and STREAM between the case's two layouts (runtime/gluon.py)."""
+    from llgen.runtime.gluon import TritonCase  # imports Triton: only where Triton runs
+
+    return TritonCase(case.src, case.dst, case.warps, case.dtype)
+
+
+def triton_row(m: Measurement, log, triton_case=conversion_case) -> dict:
+    """Triton's LOOP (and STREAM, where m has its buffers) for the case, by ``triton_case(case)``'s kernels; a
+    failure is the row's "error". Its LOOP launcher joins m.launches."""
     case = m.case
     r = {"path": "triton"}
     try:
         import torch
 
-        from llgen.runtime.gluon import TORCH_DTYPES, TritonCase  # imports Triton: only where Triton runs
+        from llgen.runtime.gluon import TORCH_DTYPES  # imports Triton: only where Triton runs
 
         tdt = getattr(torch, TORCH_DTYPES[case.dtype])
         tx = torch.as_tensor(m.x, device="cuda").view(tdt)
         ty = torch.as_tensor(m.y, device="cuda").view(tdt)  # y's memory: the check reads it with CuPy
-        tc = TritonCase(case.src, case.dst, case.warps, case.dtype)
+        tc = triton_case(case)
 
         def run(k, g):
             tc.loop(tx, ty, k, g)

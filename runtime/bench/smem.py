@@ -13,6 +13,7 @@ import numpy as np
 from llgen.errors import LlgenError, error_line
 from llgen.plan.endpoint import plan_load, plan_store
 
+from .baseline import triton_row
 from .buffers import Measurement
 from .loopcheck import check_loop
 from .rules import short
@@ -104,7 +105,7 @@ def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
         m = Measurement.allocate(case, {"loop"}, rep)
         measure_variants(m, vs, res, log)
         if with_triton:
-            res["variants"]["triton"] = triton_smem_row(m, log)
+            res["variants"]["triton"] = triton_row(m, log, smem_case)
         if PICK in m.launches and "triton" in m.launches:
             try:
                 alternate(res["variants"], m.launches, m.sms, m.rep)
@@ -172,32 +173,10 @@ def measure_loop(m: Measurement, name: str, loop, module, r: dict) -> None:
     m.launches[name] = run
 
 
-def triton_smem_row(m: Measurement, log) -> dict:
-    """Triton's Gluon loop through the same S (llgen.runtime.gluon_smem), checked and timed as ours; a failure, or
-    that module missing, is the row's "error"."""
-    r = {"path": "triton"}
+def smem_case(case):
+    """Triton's Gluon loop through the same S (llgen.runtime.gluon_smem); that module missing is one sentence."""
     try:
-        import torch
-
-        from llgen.runtime.gluon import TORCH_DTYPES  # imports Triton: only where Triton runs
-
-        try:
-            from llgen.runtime.gluon_smem import TritonSmemCase
-        except ImportError as e:
-            raise RuntimeError(f"not run: Triton's side of the smem suite cannot be imported ({e})") from None
-        tdt = getattr(torch, TORCH_DTYPES[m.case.dtype])
-        tx = torch.as_tensor(m.x, device="cuda").view(tdt)
-        ty = torch.as_tensor(m.y, device="cuda").view(tdt)  # y's memory: the check reads it with CuPy
-        tc = TritonSmemCase(m.case)
-
-        def run(k, g):
-            tc.loop(tx, ty, k, g)
-
-        r.update(check_loop(lambda k: run(k, m.grid), m.y, m.loop_ref, m.case.shape))
-        loop_times(r, run, m.sms, m.rep, latency=True)
-        m.launches["triton"] = run
-        r.update(tc.resources())
-    except Exception as e:  # noqa: BLE001 - Triton's failure is reported, the rest of the run goes on
-        r["error"] = error_line(e)
-    log(f"  {m.case.id} / triton: {short(r)}")
-    return r
+        from llgen.runtime.gluon_smem import TritonSmemCase  # imports Triton: only where Triton runs
+    except ImportError as e:
+        raise RuntimeError(f"not run: Triton's side of the smem suite cannot be imported ({e})") from None
+    return TritonSmemCase(case)
