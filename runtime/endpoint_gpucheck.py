@@ -11,7 +11,6 @@ llgen.runtime.endpointcheck. gfx942 cases run on CPU threads (runtime/host.py), 
 
 from __future__ import annotations
 
-import importlib
 import json
 import pickle
 import random
@@ -300,15 +299,11 @@ def random_cases(n: int, seed: int, tries: int = 20) -> Iterator[EndpointCase]:
 
 def smem_cases() -> tuple[list[EndpointCase], str]:
     """The smem suite's endpoint plans (codegen/suite_smem.py: ``smem()`` of SmemCase(id, dtype, shape, warps, p,
-    shared, q), a store from p and a load into q), and a line saying what ran, or why nothing did."""
-    try:
-        suite = importlib.import_module("llgen.suite_smem")
-    except ModuleNotFoundError as e:
-        if e.name != "llgen.suite_smem":
-            raise
-        return [], "The smem suite (llgen.suite_smem) does not exist yet: not run."
+    shared, q), a store from p and a load into q), and a line saying what ran."""
+    from llgen.suite_smem import smem
+
     out = []
-    for c in suite.smem():
+    for c in smem():
         enc = c.encoding()
         out.append(
             EndpointCase(

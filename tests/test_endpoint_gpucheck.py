@@ -5,7 +5,6 @@ and the endpoint check kernels' counters against the prediction."""
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
@@ -116,17 +115,11 @@ def test_run_cases_stops_between_batches_when_out_of_time(drawn, monkeypatch):
 
 
 def test_smem_cases_plan_a_store_from_p_and_a_load_into_q():
-    pytest.importorskip("llgen.suite_smem")
     cases, note = epc.smem_cases()
     assert cases and note == f"The smem suite: {len(cases)} cases (store from P, load into Q)."
     for c in cases:
         assert c.label.startswith("smem/") and c.family in epc.FAMILIES and not c.cpu
         assert (c.store.direction, c.load.direction) == ("store", "load") and c.store.shared == c.load.shared
-
-
-def test_smem_cases_without_the_suite_are_one_line(monkeypatch):
-    monkeypatch.setitem(sys.modules, "llgen.suite_smem", None)
-    assert epc.smem_cases() == ([], "The smem suite (llgen.suite_smem) does not exist yet: not run.")
 
 
 def _fake_results(drawn):
