@@ -16,6 +16,7 @@ from llgen.plan.cost import OBJECTIVES, SHFL_PER_CLK
 from llgen.plan.latency import access_class, shared_latency, shuffle_latency
 from llgen.plan.latency_table import CLASSES, TABLE, check_table
 from llgen.replay import replay
+from llgen.runtime.bench.rules import sm_clock_mhz
 from llgen.suite import suite
 
 B8 = "blocked:spt=1x8,tpw=4x8,order=1x0"
@@ -246,7 +247,7 @@ def test_the_model_tracks_the_measured_one_cta_loop():
     from pathlib import Path
 
     report = json.loads((Path(__file__).parents[1] / "bench" / "report.json").read_text())
-    mhz = float(report["info"]["nvidia_smi"].split(",")[2].split()[0])  # the max sm clock: an idle GPU reads 345 MHz
+    mhz = sm_clock_mhz(report["info"])  # the max sm clock: an idle GPU reads 345 MHz
     cases = {c.id: c for name in ("core", "wide") for c in suite(name)}
     ratios = {}
     for row in report["cases"]:
