@@ -43,7 +43,7 @@ def emit_bench(fwd, bwd, name: str, shape: BenchShape) -> str:
         "inc_elem": _add_one_elem(fwd.dtype, "b[j]", fwd.target.lang),
         "keep_elem": _keep_elem(fwd.dtype.bits, fwd.target.lang),
         "keep_cast": "static_cast<unsigned>" if fwd.dtype.bits == 8 else "",
-        "inc_b": [f"w[{k}] = {_add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
+        "inc_b": [f"w[{k}] = {add_one(fwd.dtype.name, b, k, fwd.target.lang)};" for k in range(b.words)],
         "add_b": [f"w[{k}] = {b.add_each(k, 's')};" for k in range(b.words)],
         "add_a": [f"w[{k}] = {a.add_each(k, 's')};" for k in range(a.words)],
         "smem_bytes": max(cf["smem_bytes"], cb["smem_bytes"]),
@@ -56,7 +56,7 @@ def emit_bench(fwd, bwd, name: str, shape: BenchShape) -> str:
     return env.get_template("bench.j2").render(**ctx)
 
 
-def _add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:
+def add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:
     """Word k of ``arr`` plus one in the tile's own arithmetic, as Triton's loop computes `y + 1`:
     a packed f16x2 add (one HADD2 per word), a float or double add, or an integer add per element (HIP's f16 too:
     its kernels include no half-precision header; runtime.reference.plus_one expects the same)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import LlgenError
-from .bench import _add_one
+from .bench import add_one
 from .endpoint import context
 from .environment import check_name, environment
 from .spelling import RegArray
@@ -79,8 +79,8 @@ def emit_smem_loop(plans, name: str) -> SmemLoop:
 def _add_one_q(dtype: str, arr: RegArray, k: int) -> str:
     """Word k of Q's registers plus one, as Triton's loop computes it. Two 16-bit elements with no f16 add (bf16's
     raw bits, Triton's int16 add) are one __vadd2: VIADD.16x2 on sm_90, Triton's add.s16x2. The three-op SWAR add
-    that _add_one spells costs a one-CTA step 128 more integer ops a warp between its barriers (op_B_bf16_swizzled:
+    that add_one spells costs a one-CTA step 128 more integer ops a warp between its barriers (op_B_bf16_swizzled:
     235 ns against Triton's 214, its f16 twin 197)."""
     if arr.per == 2 and dtype != "f16":
         return f"__vadd2({arr.name}[{k}], 0x10001u)"
-    return _add_one(dtype, arr, k, "cuda")
+    return add_one(dtype, arr, k, "cuda")
