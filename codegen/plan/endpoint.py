@@ -32,8 +32,7 @@ from ..target import target as to_target
 from .cost import WAVEFRONTS_PER_CLK, shuffle_cost
 from .hw import Hw
 from .io import GlobalIO, global_io
-from .shared import Side, half_warp_load
-from .shared import _side as build_side
+from .shared import Side, build_side, half_warp_load
 from .tiles import ldmatrix_tile
 
 
@@ -280,7 +279,7 @@ def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
     return "; ".join(why) or "its accesses split the data into more wavefronts than its volume needs"
 
 
-def _phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store: bool, padded) -> list[list[tuple[int, int]]]:
+def instruction_phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store: bool, padded) -> list[list[tuple[int, int]]]:
     """One warp's instruction as phases, each a list of (byte address, bytes) the hardware serves together."""
     lanes, lb = tgt.lanes, tgt.lane_bits
     base = [(side.thread_offset.value(lane | warp << lb) ^ ins.xor_const) + ins.add_const for lane in range(lanes)]
@@ -294,7 +293,7 @@ def _phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store: bool, pad
     return [[(padded(o) * dt.bytes, vb) for o in base[g : g + per]] for g in range(0, lanes, per)]
 
 
-def _phase_wavefronts(phase: list[tuple[int, int]], tgt: Target) -> int:
+def phase_wavefronts(phase: list[tuple[int, int]], tgt: Target) -> int:
     """The busiest bank's distinct 4-byte words."""
     words = {w for a, n in phase for w in range(a // tgt.bank_bytes, (a + n - 1) // tgt.bank_bytes + 1)}
     per_bank: dict[int, int] = {}
@@ -307,7 +306,7 @@ def _warp_wavefronts(side: Side, warps: int, dt: DType, tgt: Target, store: bool
     """Per instruction, per running warp: brute-force wavefronts."""
     for ins in side.instrs:
         yield [
-            sum(_phase_wavefronts(p, tgt) for p in _phases(side, ins, w, dt, tgt, store, padded))
+            sum(phase_wavefronts(p, tgt) for p in instruction_phases(side, ins, w, dt, tgt, store, padded))
             for w in range(warps)
             if not (store and w & side.predicate_warp_mask)
         ]

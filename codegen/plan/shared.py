@@ -275,8 +275,8 @@ def _build(
     def off(x: int) -> int:
         return f2.combine(x, inv)
 
-    store = _side(ac, a, off, st_tile, dt, tgt, store=True, scalar=scalar, drop=drop)
-    load = _side(bc, b, off, ld_tile, dt, tgt, store=False, scalar=scalar, drop=drop)
+    store = build_side(ac, a, off, st_tile, dt, tgt, store=True, scalar=scalar, drop=drop)
+    load = build_side(bc, b, off, ld_tile, dt, tgt, store=False, scalar=scalar, drop=drop)
     if store is None or load is None:
         return None
     warps = 1 << len(a.warp)
@@ -332,7 +332,7 @@ def reads_own_writes(a: Hw, b: Hw) -> bool:
     return all(writer_warp(a, c) == 0 for c in b.reg + b.lane) and all(writer_warp(a, c) == 1 << i for i, c in enumerate(b.warp))
 
 
-def _side(
+def build_side(
     hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, store: bool, scalar: bool, drop: list[int]
 ) -> Side | None:
     """Lay out one side's instructions over its registers."""

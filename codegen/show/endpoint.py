@@ -3,7 +3,7 @@ the tile (and, for a two-step plan, the staging layout Q the shared access runs 
 map with one instruction of warp 0 highlighted, each phase of lanes that shares a wavefront listed under it.
 
 The highlighted instruction is the plan's own: its addresses (Side.thread_offset, each instruction's constants) and its
-phases and wavefronts come from the planner's model (plan.endpoint._phases, the byte addresses after any padding), so
+phases and wavefronts come from the planner's model (plan.endpoint.instruction_phases, the byte addresses after any padding), so
 the picture shows what `llgen plan` counts. A vector lights the elements each lane moves; an ldmatrix/stmatrix lights
 the 16-byte rows lanes 8m..8m+7 address for matrix m, the instruction tile. A padded S is drawn as its buffer, the
 padding grey, since the padding is what moves the banks.
@@ -34,12 +34,12 @@ def instruction_text(plan) -> str:
 def _rows_of(plan, step: int) -> tuple[list[list[tuple[int, int]]], list[tuple[int, int]]]:
     """Instruction ``step`` of warp 0: its phases as the planner counts them (lists of (byte address, bytes)), and
     (element slot of S's buffer, lane) of every element it moves."""
-    from ..plan.endpoint import _phases
+    from ..plan.endpoint import instruction_phases
 
     side, eb, tgt = plan.side, plan.dtype.bytes, plan.target
     ins = side.instrs[step]
     pad = getattr(plan.encoding, "padded_offset", None) or (lambda o: o)
-    phases = _phases(side, ins, 0, plan.dtype, tgt, plan.direction == "store", pad)
+    phases = instruction_phases(side, ins, 0, plan.dtype, tgt, plan.direction == "store", pad)
     base = [(side.thread_offset.value(lane) ^ ins.xor_const) + ins.add_const for lane in range(tgt.lanes)]
     if side.matrices:  # lane 8m + i addresses row i of matrix m: 16 bytes
         per, lanes = 16 // eb, range(8 * side.matrices)
@@ -51,7 +51,7 @@ def _rows_of(plan, step: int) -> tuple[list[list[tuple[int, int]]], list[tuple[i
 
 def _access(plan, step: int) -> tuple[AccessStep, list[str]]:
     """The highlighted instruction as the bank map draws it, and one line per phase."""
-    from ..plan.endpoint import _phase_wavefronts
+    from ..plan.endpoint import phase_wavefronts
 
     tgt = plan.target
     phases, moved = _rows_of(plan, step)
@@ -67,7 +67,7 @@ def _access(plan, step: int) -> tuple[AccessStep, list[str]]:
                 per_bank.setdefault(w % BANKS, set()).add(w)
         for b, ws in per_bank.items():
             words[b] = max(words.get(b, 0), len(ws))
-        wf = _phase_wavefronts(phase, tgt)
+        wf = phase_wavefronts(phase, tgt)
         busy = sorted(b for b, ws in per_bank.items() if len(ws) > 1)
         lines.append(
             f"phase {p}: lanes {lane}-{lane + len(phase) - 1}, {phase[0][1]} bytes each -> {wf} wavefront(s)"
@@ -79,7 +79,7 @@ def _access(plan, step: int) -> tuple[AccessStep, list[str]]:
         offsets=(),
         banks={b: len(ls) for b, ls in banks.items()},
         words=words,
-        wavefronts=sum(_phase_wavefronts(ph, tgt) for ph in phases),
+        wavefronts=sum(phase_wavefronts(ph, tgt) for ph in phases),
         moved=tuple(moved),
         unit=f"{each} bytes a {'row' if plan.side.matrices else 'thread'}",
         phases=len(phases),
