@@ -9,6 +9,10 @@ Rewritten again in session 10 for 8-bit words built by byte permutes (docs/desig
 third to a half of their instructions (mma2b_f8e5m2 869 -> 357 a step), and one kernel here grew: slice_1d_256_i8,
 whose 2-byte global loads build A's words half by half, 166 -> 176 (ptxas folds masks through those inserts, not a
 PRMT).
+Rewritten in session 13 for loads that fill B's packed words from all of a round's loads at once
+(llgen.emit.spelling.name_loads): the standalone and typed forms of b2bT_f16 and b2dotB_f16's shared_vec, whose
+element-wise global stores ptxas fed from the loaded halves directly, grew by 64 (a PRMT builds each of B's words now);
+their LOOPs, which use the words, lost 96-132 instructions a step (b2dotB_f16 483 -> 387, wl1_slice_f16 606 -> 478).
 For each kernel:
 
 - memory, shuffle and barrier instructions are the same, opcode for opcode (LDG/STG/LDS/STS/LDSM/STSM/SHFL/BAR);

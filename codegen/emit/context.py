@@ -12,25 +12,34 @@ from ..plan import Path
 from ..plan.hw import Hw
 from ..plan.shared import Barrier
 from .shuffle import shuffle_body
-from .spelling import RegArray, address, affine_expr, hexu, replica_test, vector_access
+from .spelling import RegArray, address, affine_expr, hexu, name_loads, replica_test, vector_access
 
 
-def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> list[list[dict]]:
+def access_dict(arr: RegArray, regs: list[int], matrices: int, elem_bytes: int, store: bool) -> dict:
+    """One shared access's printable pieces besides its address: a store's value (or stmatrix words), a load's
+    unpacking (ldmatrix: into ``w0``.. first)."""
+    if matrices:
+        loaded = [f"w{i}" for i in range(matrices)]
+        return {"words": arr.words_of(regs), "unpack": []} if store else {"outs": loaded, "unpack": arr.fill(regs, loaded)}
+    d = vector_access(arr, regs, elem_bytes)
+    del d["unpack" if store else "value"]  # a store prints its value, a load its unpacking
+    return d
+
+
+def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> tuple[list[list[dict]], list[list[str]]]:
     """Each instruction of a shared side as printable pieces, grouped by scratch round (one pass: the text of a
-    plan of many rounds stays linear in its instructions)."""
+    plan of many rounds stays linear in its instructions), and for loads each round's register fills (name_loads)."""
     out: list[list[dict]] = [[] for _ in range(plan.detail.rounds)]
     for ins in side.instrs:
         regs = list(ins.regs)
         d = {"regs": regs, "round": ins.round, **address(base, ins.xor_const, ins.add_const, plan.dtype.bytes)}
-        if side.matrices:
-            loaded = [f"w{i}" for i in range(side.matrices)]
-            d["words"] = arr.words_of(regs) if store else loaded
-            d["unpack"] = [] if store else arr.fill(regs, loaded)
-        else:
-            d.update(vector_access(arr, regs, plan.dtype.bytes))
-            del d["unpack" if store else "value"]  # a store prints its value, a load its unpacking
+        d.update(access_dict(arr, regs, side.matrices, plan.dtype.bytes, store))
         out[ins.round].append(d)
-    return out
+    fills, first = [], 0
+    for group in out:
+        fills.append([] if store else name_loads(arr, group, side.matrices, plan.dtype.bytes, first))
+        first += len(group)
+    return out, fills
 
 
 def global_ctx(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
@@ -119,6 +128,7 @@ def body_ctx(plan) -> dict:
         return {"path": plan.path, "perm_stmts": stmts, "copies": copies, "sources": element_sources(plan)}
     if plan.path == Path.SHUFFLE:
         return {"path": plan.path, "shuffle": shuffle_body(plan), "copies": copies}
+    loads, fills = _access_ctx(plan, d.load, b, False, "ld")
     return {
         "path": plan.path,
         "shared": {
@@ -134,8 +144,9 @@ def body_ctx(plan) -> dict:
             "st_thread": affine_expr(d.store.thread_offset, lb),
             "ld_thread": affine_expr(d.load.thread_offset, lb),
             "st_pred": d.store.predicate_warp_mask,
-            "stores": _access_ctx(plan, d.store, a, True, "st"),
-            "loads": _access_ctx(plan, d.load, b, False, "ld"),
+            "stores": _access_ctx(plan, d.store, a, True, "st")[0],
+            "loads": loads,
+            "fills": fills,
             "st_wf": d.store.wavefronts_per_instr,
             "ld_wf": d.load.wavefronts_per_instr,
             "columns": [hexu(c) for c in d.swizzle.columns],

@@ -16,9 +16,9 @@ import re
 
 from ..errors import LlgenError
 from ..plan.hw import Hw
-from .context import body_ctx, called_helpers, element_and_group, global_tables, provenance
+from .context import access_dict, body_ctx, called_helpers, element_and_group, global_tables, provenance
 from .environment import check_name, environment
-from .spelling import RegArray, address, affine_expr, hexu, vector_access
+from .spelling import RegArray, address, affine_expr, hexu, name_loads
 
 
 def endpoint_dynamic_smem(plan) -> int:
@@ -62,12 +62,7 @@ def _accesses(plan, arr: RegArray, store: bool) -> list[dict]:
             d = {"regs": regs, "base": where, "imm": "0", "addr": where}
         else:
             d = {"regs": regs, **address("off", ins.xor_const, ins.add_const, eb)}
-        if side.matrices:
-            loaded = [f"w{i}" for i in range(side.matrices)]
-            d["words"] = arr.words_of(regs) if store else loaded
-            d["unpack"] = [] if store else arr.fill(regs, loaded)
-        else:
-            d.update(vector_access(arr, regs, eb))
+        d.update(access_dict(arr, regs, side.matrices, eb, store))
         out.append(d)
     return out
 
@@ -108,6 +103,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         q_arr, access_arr = None, d_arr
     g_arr = RegArray("a" if store else "b", dt.bits, n)
     side = plan.side
+    accesses = _accesses(plan, access_arr, store)
     intervals = list(getattr(plan.encoding, "intervals", ()))
     copies = [] if store or conv else [d_arr.set(j, d_arr.elem(k)) for j, k in plan.copies]
     ctx = {
@@ -135,7 +131,8 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "trans": side.op.endswith("trans"),
         "thread": affine_expr(side.thread_offset, lb),
         "pred": side.predicate_warp_mask,
-        "accesses": _accesses(plan, access_arr, store),
+        "accesses": accesses,
+        "fills": [] if store else name_loads(access_arr, accesses, side.matrices, dt.bytes),
         "copies": copies,
         "wavefronts": plan.wavefronts,
         "floor": plan.floor,
@@ -150,7 +147,9 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "reg_broadcast": Hw.of(plan.dist).reg_broadcast_mask,
         **provenance(command),
     }
-    ctx["helpers"] = called_helpers(ctx["accesses"], conv, copies)  # byte_perm where a vector packs scattered registers
+    ctx["helpers"] = called_helpers(
+        ctx["accesses"], ctx["fills"], conv, copies
+    )  # byte_perm where a vector packs scattered registers
     ctx["_ctx"] = ctx
     return ctx
 

@@ -233,3 +233,28 @@ def address(base: str, xor_const: int, add_const: int, elem_bytes: int) -> dict:
     thread = f"({base} ^ {hexu(xor_const)}) * {elem_bytes}" if xor_const else f"{base} * {elem_bytes}"
     imm = add_const * elem_bytes
     return {"base": thread, "imm": hexu(imm)[:-1], "addr": thread + (f" + {hexu(imm)}" if imm else "")}
+
+
+def name_loads(arr: RegArray, loads: list[dict], matrices: int, elem_bytes: int, first: int = 0) -> list[str]:
+    """Loads of packed 8/16-bit elements that land in named words (``v3``, ``v3.y``; ldmatrix: ``v3_1``) instead of
+    unpacking inside their own block, and the statements that then fill the registers from all of them at once: a word
+    whose elements arrive from two loads is one byte permute of both (PRMT), where two masked half-writes cost ptxas
+    two ALU instructions a word (wl1_slice_f16: 151 LOP3 and 64 LEA.HI a LOOP step, bench/NOTES.md session 13).
+    ``loads`` are one group's vector_access dicts (each with its ``regs``), named from ``first``; wider elements and
+    loads under 4 bytes keep their own unpacking (no word of them is shared) and return no statements."""
+    if arr.per == 1 or (not matrices and any(len(d["regs"]) * elem_bytes < 4 for d in loads)):
+        return []
+    regs, words = [], []
+    for n, d in enumerate(loads, first):
+        name = f"v{n}"
+        if matrices:
+            d["outs"] = [f"{name}_{k}" for k in range(matrices)]
+            got = d["outs"]
+        else:
+            count = len(d["regs"]) * elem_bytes // 4
+            d["name"] = name
+            got = [name] if count == 1 else [f"{name}.{c}" for c in "xyzw"[:count]]
+        d["unpack"] = []
+        regs += d["regs"]
+        words += got
+    return arr.fill(regs, words)

@@ -191,22 +191,86 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64],
     stmatrix_x4<0x3800>(smem_addr(s + st * 2), a[28], a[29], a[30], a[31]);
   }
   group_sync<Barrier>();
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x400u); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x80u); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x480u); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1000u); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1400u); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x1080u); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x1480u); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[32] = v.x; b[34] = v.y; b[36] = v.z; b[38] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2400u); b[33] = v.x; b[35] = v.y; b[37] = v.z; b[39] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2080u); b[40] = v.x; b[42] = v.y; b[44] = v.z; b[46] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2480u); b[41] = v.x; b[43] = v.y; b[45] = v.z; b[47] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3000u); b[48] = v.x; b[50] = v.y; b[52] = v.z; b[54] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3400u); b[49] = v.x; b[51] = v.y; b[53] = v.z; b[55] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x3080u); b[56] = v.x; b[58] = v.y; b[60] = v.z; b[62] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x3480u); b[57] = v.x; b[59] = v.y; b[61] = v.z; b[63] = v.w; }
+  const uint4 v0 = *reinterpret_cast<const uint4*>(s + ld * 2);
+  const uint4 v1 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x400u);
+  const uint4 v2 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x80u);
+  const uint4 v3 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x480u);
+  const uint4 v4 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1000u);
+  const uint4 v5 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1400u);
+  const uint4 v6 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x1080u);
+  const uint4 v7 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x1480u);
+  const uint4 v8 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u);
+  const uint4 v9 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2400u);
+  const uint4 v10 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2080u);
+  const uint4 v11 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2480u);
+  const uint4 v12 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3000u);
+  const uint4 v13 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3400u);
+  const uint4 v14 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x3080u);
+  const uint4 v15 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x3480u);
+  b[0] = v0.x;
+  b[2] = v0.y;
+  b[4] = v0.z;
+  b[6] = v0.w;
+  b[1] = v1.x;
+  b[3] = v1.y;
+  b[5] = v1.z;
+  b[7] = v1.w;
+  b[8] = v2.x;
+  b[10] = v2.y;
+  b[12] = v2.z;
+  b[14] = v2.w;
+  b[9] = v3.x;
+  b[11] = v3.y;
+  b[13] = v3.z;
+  b[15] = v3.w;
+  b[16] = v4.x;
+  b[18] = v4.y;
+  b[20] = v4.z;
+  b[22] = v4.w;
+  b[17] = v5.x;
+  b[19] = v5.y;
+  b[21] = v5.z;
+  b[23] = v5.w;
+  b[24] = v6.x;
+  b[26] = v6.y;
+  b[28] = v6.z;
+  b[30] = v6.w;
+  b[25] = v7.x;
+  b[27] = v7.y;
+  b[29] = v7.z;
+  b[31] = v7.w;
+  b[32] = v8.x;
+  b[34] = v8.y;
+  b[36] = v8.z;
+  b[38] = v8.w;
+  b[33] = v9.x;
+  b[35] = v9.y;
+  b[37] = v9.z;
+  b[39] = v9.w;
+  b[40] = v10.x;
+  b[42] = v10.y;
+  b[44] = v10.z;
+  b[46] = v10.w;
+  b[41] = v11.x;
+  b[43] = v11.y;
+  b[45] = v11.z;
+  b[47] = v11.w;
+  b[48] = v12.x;
+  b[50] = v12.y;
+  b[52] = v12.z;
+  b[54] = v12.w;
+  b[49] = v13.x;
+  b[51] = v13.y;
+  b[53] = v13.z;
+  b[55] = v13.w;
+  b[56] = v14.x;
+  b[58] = v14.y;
+  b[60] = v14.z;
+  b[62] = v14.w;
+  b[57] = v15.x;
+  b[59] = v15.y;
+  b[61] = v15.z;
+  b[63] = v15.w;
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
@@ -227,22 +291,86 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64],
     *reinterpret_cast<uint4*>(s + st * 2 + 0x3800u) = make_uint4(a[28], a[29], a[30], a[31]);
   }
   group_sync<Barrier>();
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[32] = w0; b[33] = w1; b[34] = w2; b[35] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[36] = w0; b[37] = w1; b[38] = w2; b[39] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[40] = w0; b[41] = w1; b[42] = w2; b[43] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[44] = w0; b[45] = w1; b[46] = w2; b[47] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + ld * 2), w0, w1, w2, w3); b[48] = w0; b[49] = w1; b[50] = w2; b[51] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x10u) * 2), w0, w1, w2, w3); b[52] = w0; b[53] = w1; b[54] = w2; b[55] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x20u) * 2), w0, w1, w2, w3); b[56] = w0; b[57] = w1; b[58] = w2; b[59] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x30u) * 2), w0, w1, w2, w3); b[60] = w0; b[61] = w1; b[62] = w2; b[63] = w3; }
+  unsigned v0_0, v0_1, v0_2, v0_3; ldmatrix_x4<0>(smem_addr(s + ld * 2), v0_0, v0_1, v0_2, v0_3);
+  unsigned v1_0, v1_1, v1_2, v1_3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x10u) * 2), v1_0, v1_1, v1_2, v1_3);
+  unsigned v2_0, v2_1, v2_2, v2_3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x20u) * 2), v2_0, v2_1, v2_2, v2_3);
+  unsigned v3_0, v3_1, v3_2, v3_3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x30u) * 2), v3_0, v3_1, v3_2, v3_3);
+  unsigned v4_0, v4_1, v4_2, v4_3; ldmatrix_x4<0x1000>(smem_addr(s + ld * 2), v4_0, v4_1, v4_2, v4_3);
+  unsigned v5_0, v5_1, v5_2, v5_3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x10u) * 2), v5_0, v5_1, v5_2, v5_3);
+  unsigned v6_0, v6_1, v6_2, v6_3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x20u) * 2), v6_0, v6_1, v6_2, v6_3);
+  unsigned v7_0, v7_1, v7_2, v7_3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x30u) * 2), v7_0, v7_1, v7_2, v7_3);
+  unsigned v8_0, v8_1, v8_2, v8_3; ldmatrix_x4<0x2000>(smem_addr(s + ld * 2), v8_0, v8_1, v8_2, v8_3);
+  unsigned v9_0, v9_1, v9_2, v9_3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x10u) * 2), v9_0, v9_1, v9_2, v9_3);
+  unsigned v10_0, v10_1, v10_2, v10_3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x20u) * 2), v10_0, v10_1, v10_2, v10_3);
+  unsigned v11_0, v11_1, v11_2, v11_3; ldmatrix_x4<0x2000>(smem_addr(s + (ld ^ 0x30u) * 2), v11_0, v11_1, v11_2, v11_3);
+  unsigned v12_0, v12_1, v12_2, v12_3; ldmatrix_x4<0x3000>(smem_addr(s + ld * 2), v12_0, v12_1, v12_2, v12_3);
+  unsigned v13_0, v13_1, v13_2, v13_3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x10u) * 2), v13_0, v13_1, v13_2, v13_3);
+  unsigned v14_0, v14_1, v14_2, v14_3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x20u) * 2), v14_0, v14_1, v14_2, v14_3);
+  unsigned v15_0, v15_1, v15_2, v15_3; ldmatrix_x4<0x3000>(smem_addr(s + (ld ^ 0x30u) * 2), v15_0, v15_1, v15_2, v15_3);
+  b[0] = v0_0;
+  b[1] = v0_1;
+  b[2] = v0_2;
+  b[3] = v0_3;
+  b[4] = v1_0;
+  b[5] = v1_1;
+  b[6] = v1_2;
+  b[7] = v1_3;
+  b[8] = v2_0;
+  b[9] = v2_1;
+  b[10] = v2_2;
+  b[11] = v2_3;
+  b[12] = v3_0;
+  b[13] = v3_1;
+  b[14] = v3_2;
+  b[15] = v3_3;
+  b[16] = v4_0;
+  b[17] = v4_1;
+  b[18] = v4_2;
+  b[19] = v4_3;
+  b[20] = v5_0;
+  b[21] = v5_1;
+  b[22] = v5_2;
+  b[23] = v5_3;
+  b[24] = v6_0;
+  b[25] = v6_1;
+  b[26] = v6_2;
+  b[27] = v6_3;
+  b[28] = v7_0;
+  b[29] = v7_1;
+  b[30] = v7_2;
+  b[31] = v7_3;
+  b[32] = v8_0;
+  b[33] = v8_1;
+  b[34] = v8_2;
+  b[35] = v8_3;
+  b[36] = v9_0;
+  b[37] = v9_1;
+  b[38] = v9_2;
+  b[39] = v9_3;
+  b[40] = v10_0;
+  b[41] = v10_1;
+  b[42] = v10_2;
+  b[43] = v10_3;
+  b[44] = v11_0;
+  b[45] = v11_1;
+  b[46] = v11_2;
+  b[47] = v11_3;
+  b[48] = v12_0;
+  b[49] = v12_1;
+  b[50] = v12_2;
+  b[51] = v12_3;
+  b[52] = v13_0;
+  b[53] = v13_1;
+  b[54] = v13_2;
+  b[55] = v13_3;
+  b[56] = v14_0;
+  b[57] = v14_1;
+  b[58] = v14_2;
+  b[59] = v14_3;
+  b[60] = v15_0;
+  b[61] = v15_1;
+  b[62] = v15_2;
+  b[63] = v15_3;
 
 #endif
 }

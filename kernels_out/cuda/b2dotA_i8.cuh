@@ -187,14 +187,46 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
     stmatrix_x4<0x1800>(smem_addr(s + st * 1), a[12], a[13], a[14], a[15]);
   }
   group_sync<Barrier>();
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1); b[0] = v.x; b[2] = v.y; b[4] = v.z; b[6] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x200u); b[1] = v.x; b[3] = v.y; b[5] = v.z; b[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x800u); b[8] = v.x; b[10] = v.y; b[12] = v.z; b[14] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0xa00u); b[9] = v.x; b[11] = v.y; b[13] = v.z; b[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1000u); b[16] = v.x; b[18] = v.y; b[20] = v.z; b[22] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1200u); b[17] = v.x; b[19] = v.y; b[21] = v.z; b[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1800u); b[24] = v.x; b[26] = v.y; b[28] = v.z; b[30] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1a00u); b[25] = v.x; b[27] = v.y; b[29] = v.z; b[31] = v.w; }
+  const uint4 v0 = *reinterpret_cast<const uint4*>(s + ld * 1);
+  const uint4 v1 = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x200u);
+  const uint4 v2 = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x800u);
+  const uint4 v3 = *reinterpret_cast<const uint4*>(s + ld * 1 + 0xa00u);
+  const uint4 v4 = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1000u);
+  const uint4 v5 = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1200u);
+  const uint4 v6 = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1800u);
+  const uint4 v7 = *reinterpret_cast<const uint4*>(s + ld * 1 + 0x1a00u);
+  b[0] = v0.x;
+  b[2] = v0.y;
+  b[4] = v0.z;
+  b[6] = v0.w;
+  b[1] = v1.x;
+  b[3] = v1.y;
+  b[5] = v1.z;
+  b[7] = v1.w;
+  b[8] = v2.x;
+  b[10] = v2.y;
+  b[12] = v2.z;
+  b[14] = v2.w;
+  b[9] = v3.x;
+  b[11] = v3.y;
+  b[13] = v3.z;
+  b[15] = v3.w;
+  b[16] = v4.x;
+  b[18] = v4.y;
+  b[20] = v4.z;
+  b[22] = v4.w;
+  b[17] = v5.x;
+  b[19] = v5.y;
+  b[21] = v5.z;
+  b[23] = v5.w;
+  b[24] = v6.x;
+  b[26] = v6.y;
+  b[28] = v6.z;
+  b[30] = v6.w;
+  b[25] = v7.x;
+  b[27] = v7.y;
+  b[29] = v7.z;
+  b[31] = v7.w;
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 4 | bank 3 | seg 6]
@@ -211,14 +243,46 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
     *reinterpret_cast<uint4*>(s + st * 1 + 0x1800u) = make_uint4(a[12], a[13], a[14], a[15]);
   }
   group_sync<Barrier>();
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[0] = w0; b[1] = w1; b[2] = w2; b[3] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[4] = w0; b[5] = w1; b[6] = w2; b[7] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x800>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[8] = w0; b[9] = w1; b[10] = w2; b[11] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x800>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[12] = w0; b[13] = w1; b[14] = w2; b[15] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[16] = w0; b[17] = w1; b[18] = w2; b[19] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[20] = w0; b[21] = w1; b[22] = w2; b[23] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1800>(smem_addr(s + ld * 1), w0, w1, w2, w3); b[24] = w0; b[25] = w1; b[26] = w2; b[27] = w3; }
-  { unsigned w0, w1, w2, w3; ldmatrix_x4<0x1800>(smem_addr(s + (ld ^ 0x20u) * 1), w0, w1, w2, w3); b[28] = w0; b[29] = w1; b[30] = w2; b[31] = w3; }
+  unsigned v0_0, v0_1, v0_2, v0_3; ldmatrix_x4<0>(smem_addr(s + ld * 1), v0_0, v0_1, v0_2, v0_3);
+  unsigned v1_0, v1_1, v1_2, v1_3; ldmatrix_x4<0>(smem_addr(s + (ld ^ 0x20u) * 1), v1_0, v1_1, v1_2, v1_3);
+  unsigned v2_0, v2_1, v2_2, v2_3; ldmatrix_x4<0x800>(smem_addr(s + ld * 1), v2_0, v2_1, v2_2, v2_3);
+  unsigned v3_0, v3_1, v3_2, v3_3; ldmatrix_x4<0x800>(smem_addr(s + (ld ^ 0x20u) * 1), v3_0, v3_1, v3_2, v3_3);
+  unsigned v4_0, v4_1, v4_2, v4_3; ldmatrix_x4<0x1000>(smem_addr(s + ld * 1), v4_0, v4_1, v4_2, v4_3);
+  unsigned v5_0, v5_1, v5_2, v5_3; ldmatrix_x4<0x1000>(smem_addr(s + (ld ^ 0x20u) * 1), v5_0, v5_1, v5_2, v5_3);
+  unsigned v6_0, v6_1, v6_2, v6_3; ldmatrix_x4<0x1800>(smem_addr(s + ld * 1), v6_0, v6_1, v6_2, v6_3);
+  unsigned v7_0, v7_1, v7_2, v7_3; ldmatrix_x4<0x1800>(smem_addr(s + (ld ^ 0x20u) * 1), v7_0, v7_1, v7_2, v7_3);
+  b[0] = v0_0;
+  b[1] = v0_1;
+  b[2] = v0_2;
+  b[3] = v0_3;
+  b[4] = v1_0;
+  b[5] = v1_1;
+  b[6] = v1_2;
+  b[7] = v1_3;
+  b[8] = v2_0;
+  b[9] = v2_1;
+  b[10] = v2_2;
+  b[11] = v2_3;
+  b[12] = v3_0;
+  b[13] = v3_1;
+  b[14] = v3_2;
+  b[15] = v3_3;
+  b[16] = v4_0;
+  b[17] = v4_1;
+  b[18] = v4_2;
+  b[19] = v4_3;
+  b[20] = v5_0;
+  b[21] = v5_1;
+  b[22] = v5_2;
+  b[23] = v5_3;
+  b[24] = v6_0;
+  b[25] = v6_1;
+  b[26] = v6_2;
+  b[27] = v6_3;
+  b[28] = v7_0;
+  b[29] = v7_1;
+  b[30] = v7_2;
+  b[31] = v7_3;
 
 #endif
 }

@@ -192,22 +192,86 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[64], Word (&b)[64],
     stmatrix_x4<0x6400>(smem_addr(s + (st ^ 0x20u) * 2), a[60], a[61], a[62], a[63]);
   }
   group_sync<Barrier>();
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[1] = v.y; b[2] = v.z; b[3] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x800u); b[4] = v.x; b[5] = v.y; b[6] = v.z; b[7] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1000u); b[8] = v.x; b[9] = v.y; b[10] = v.z; b[11] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1800u); b[12] = v.x; b[13] = v.y; b[14] = v.z; b[15] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[16] = v.x; b[17] = v.y; b[18] = v.z; b[19] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2800u); b[20] = v.x; b[21] = v.y; b[22] = v.z; b[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3000u); b[24] = v.x; b[25] = v.y; b[26] = v.z; b[27] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3800u); b[28] = v.x; b[29] = v.y; b[30] = v.z; b[31] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4000u); b[32] = v.x; b[33] = v.y; b[34] = v.z; b[35] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4800u); b[36] = v.x; b[37] = v.y; b[38] = v.z; b[39] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x5000u); b[40] = v.x; b[41] = v.y; b[42] = v.z; b[43] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x5800u); b[44] = v.x; b[45] = v.y; b[46] = v.z; b[47] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6000u); b[48] = v.x; b[49] = v.y; b[50] = v.z; b[51] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6800u); b[52] = v.x; b[53] = v.y; b[54] = v.z; b[55] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x7000u); b[56] = v.x; b[57] = v.y; b[58] = v.z; b[59] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x7800u); b[60] = v.x; b[61] = v.y; b[62] = v.z; b[63] = v.w; }
+  const uint4 v0 = *reinterpret_cast<const uint4*>(s + ld * 2);
+  const uint4 v1 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x800u);
+  const uint4 v2 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1000u);
+  const uint4 v3 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x1800u);
+  const uint4 v4 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u);
+  const uint4 v5 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2800u);
+  const uint4 v6 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3000u);
+  const uint4 v7 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x3800u);
+  const uint4 v8 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4000u);
+  const uint4 v9 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4800u);
+  const uint4 v10 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x5000u);
+  const uint4 v11 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x5800u);
+  const uint4 v12 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6000u);
+  const uint4 v13 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6800u);
+  const uint4 v14 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x7000u);
+  const uint4 v15 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x7800u);
+  b[0] = v0.x;
+  b[1] = v0.y;
+  b[2] = v0.z;
+  b[3] = v0.w;
+  b[4] = v1.x;
+  b[5] = v1.y;
+  b[6] = v1.z;
+  b[7] = v1.w;
+  b[8] = v2.x;
+  b[9] = v2.y;
+  b[10] = v2.z;
+  b[11] = v2.w;
+  b[12] = v3.x;
+  b[13] = v3.y;
+  b[14] = v3.z;
+  b[15] = v3.w;
+  b[16] = v4.x;
+  b[17] = v4.y;
+  b[18] = v4.z;
+  b[19] = v4.w;
+  b[20] = v5.x;
+  b[21] = v5.y;
+  b[22] = v5.z;
+  b[23] = v5.w;
+  b[24] = v6.x;
+  b[25] = v6.y;
+  b[26] = v6.z;
+  b[27] = v6.w;
+  b[28] = v7.x;
+  b[29] = v7.y;
+  b[30] = v7.z;
+  b[31] = v7.w;
+  b[32] = v8.x;
+  b[33] = v8.y;
+  b[34] = v8.z;
+  b[35] = v8.w;
+  b[36] = v9.x;
+  b[37] = v9.y;
+  b[38] = v9.z;
+  b[39] = v9.w;
+  b[40] = v10.x;
+  b[41] = v10.y;
+  b[42] = v10.z;
+  b[43] = v10.w;
+  b[44] = v11.x;
+  b[45] = v11.y;
+  b[46] = v11.z;
+  b[47] = v11.w;
+  b[48] = v12.x;
+  b[49] = v12.y;
+  b[50] = v12.z;
+  b[51] = v12.w;
+  b[52] = v13.x;
+  b[53] = v13.y;
+  b[54] = v13.z;
+  b[55] = v13.w;
+  b[56] = v14.x;
+  b[57] = v14.y;
+  b[58] = v14.z;
+  b[59] = v14.w;
+  b[60] = v15.x;
+  b[61] = v15.y;
+  b[62] = v15.z;
+  b[63] = v15.w;
 
 #else  // before sm_90 there is no stmatrix: the sm_90 plan's fallback for sm_80
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
@@ -236,22 +300,86 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[64], Word (&b)[64],
     *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x4500u) = make_uint4(a[46], a[47], a[62], a[63]);
   }
   group_sync<Barrier>();
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2000u); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x2000u); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x2000u); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4000u); b[32] = v.x; b[36] = v.y; b[48] = v.z; b[52] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x4000u); b[33] = v.x; b[37] = v.y; b[49] = v.z; b[53] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x4000u); b[34] = v.x; b[38] = v.y; b[50] = v.z; b[54] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x4000u); b[35] = v.x; b[39] = v.y; b[51] = v.z; b[55] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6000u); b[40] = v.x; b[44] = v.y; b[56] = v.z; b[60] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x6000u); b[41] = v.x; b[45] = v.y; b[57] = v.z; b[61] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x6000u); b[42] = v.x; b[46] = v.y; b[58] = v.z; b[62] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x6000u); b[43] = v.x; b[47] = v.y; b[59] = v.z; b[63] = v.w; }
+  const uint4 v0 = *reinterpret_cast<const uint4*>(s + ld * 2);
+  const uint4 v1 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2);
+  const uint4 v2 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2);
+  const uint4 v3 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2);
+  const uint4 v4 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u);
+  const uint4 v5 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2000u);
+  const uint4 v6 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x2000u);
+  const uint4 v7 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x2000u);
+  const uint4 v8 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x4000u);
+  const uint4 v9 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x4000u);
+  const uint4 v10 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x4000u);
+  const uint4 v11 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x4000u);
+  const uint4 v12 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x6000u);
+  const uint4 v13 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x6000u);
+  const uint4 v14 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x6000u);
+  const uint4 v15 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x6000u);
+  b[0] = v0.x;
+  b[4] = v0.y;
+  b[16] = v0.z;
+  b[20] = v0.w;
+  b[1] = v1.x;
+  b[5] = v1.y;
+  b[17] = v1.z;
+  b[21] = v1.w;
+  b[2] = v2.x;
+  b[6] = v2.y;
+  b[18] = v2.z;
+  b[22] = v2.w;
+  b[3] = v3.x;
+  b[7] = v3.y;
+  b[19] = v3.z;
+  b[23] = v3.w;
+  b[8] = v4.x;
+  b[12] = v4.y;
+  b[24] = v4.z;
+  b[28] = v4.w;
+  b[9] = v5.x;
+  b[13] = v5.y;
+  b[25] = v5.z;
+  b[29] = v5.w;
+  b[10] = v6.x;
+  b[14] = v6.y;
+  b[26] = v6.z;
+  b[30] = v6.w;
+  b[11] = v7.x;
+  b[15] = v7.y;
+  b[27] = v7.z;
+  b[31] = v7.w;
+  b[32] = v8.x;
+  b[36] = v8.y;
+  b[48] = v8.z;
+  b[52] = v8.w;
+  b[33] = v9.x;
+  b[37] = v9.y;
+  b[49] = v9.z;
+  b[53] = v9.w;
+  b[34] = v10.x;
+  b[38] = v10.y;
+  b[50] = v10.z;
+  b[54] = v10.w;
+  b[35] = v11.x;
+  b[39] = v11.y;
+  b[51] = v11.z;
+  b[55] = v11.w;
+  b[40] = v12.x;
+  b[44] = v12.y;
+  b[56] = v12.z;
+  b[60] = v12.w;
+  b[41] = v13.x;
+  b[45] = v13.y;
+  b[57] = v13.z;
+  b[61] = v13.w;
+  b[42] = v14.x;
+  b[46] = v14.y;
+  b[58] = v14.z;
+  b[62] = v14.w;
+  b[43] = v15.x;
+  b[47] = v15.y;
+  b[59] = v15.z;
+  b[63] = v15.w;
 
 #endif
 }

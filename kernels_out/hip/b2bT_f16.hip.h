@@ -41,6 +41,12 @@ __device__ __forceinline__ To bit_cast(const From& x) {
   return t;
 }
 
+// Bytes of x (0-3) and y (4-7) picked by the four nibbles of s: one v_perm_b32, which takes a byte per result byte,
+// 0-3 naming its second operand's bytes
+__device__ __forceinline__ unsigned byte_perm(unsigned x, unsigned y, unsigned s) {
+  return __builtin_amdgcn_perm(y, x, (s & 0xfu) | (s & 0xf0u) << 4 | (s & 0xf00u) << 8 | (s & 0xf000u) << 12);
+}
+
 __device__ __forceinline__ unsigned lane_id() { return threadIdx.x & 63u; }
 
 template <int FirstWarp>
@@ -148,8 +154,6 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32],
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-#pragma unroll
-  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 0 | bank 6 | seg 8]
   // offset bit -> element (flat row-major index): 8u, 1u, 0x10u, 0x20u, 0x40u, 0x80u, 0x410u, 0x820u, 0x1040u, 0x2080u, 2u, 4u, 0x100u, 0x200u
   // store st.shared (2 wavefront(s) each), load ld.shared (2 wavefront(s) each)
@@ -224,38 +228,70 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32],
     *reinterpret_cast<unsigned short*>(s + (st ^ 0x1cu) * 2 + 0x1b84u) = static_cast<unsigned short>((a[31] >> 16));
   }
   group_sync<Barrier>();
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2); b[0] = (b[0] & 0xffff0000u) | ((v & 0xffffu)); b[4] = (b[4] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2); b[0] = (b[0] & 0xffffu) | (((v & 0xffffu)) << 16); b[4] = (b[4] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x2000u); b[1] = (b[1] & 0xffff0000u) | ((v & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x2000u); b[1] = (b[1] & 0xffffu) | (((v & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x4000u); b[2] = (b[2] & 0xffff0000u) | ((v & 0xffffu)); b[6] = (b[6] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x4000u); b[2] = (b[2] & 0xffffu) | (((v & 0xffffu)) << 16); b[6] = (b[6] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x6000u); b[3] = (b[3] & 0xffff0000u) | ((v & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x6000u); b[3] = (b[3] & 0xffffu) | (((v & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v & 0xffffu)); b[12] = (b[12] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2); b[8] = (b[8] & 0xffffu) | (((v & 0xffffu)) << 16); b[12] = (b[12] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x2000u); b[9] = (b[9] & 0xffff0000u) | ((v & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x2000u); b[9] = (b[9] & 0xffffu) | (((v & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x4000u); b[10] = (b[10] & 0xffff0000u) | ((v & 0xffffu)); b[14] = (b[14] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x4000u); b[10] = (b[10] & 0xffffu) | (((v & 0xffffu)) << 16); b[14] = (b[14] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x6000u); b[11] = (b[11] & 0xffff0000u) | ((v & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x6000u); b[11] = (b[11] & 0xffffu) | (((v & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2); b[16] = (b[16] & 0xffff0000u) | ((v & 0xffffu)); b[20] = (b[20] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2); b[16] = (b[16] & 0xffffu) | (((v & 0xffffu)) << 16); b[20] = (b[20] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x2000u); b[17] = (b[17] & 0xffff0000u) | ((v & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x2000u); b[17] = (b[17] & 0xffffu) | (((v & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x4000u); b[18] = (b[18] & 0xffff0000u) | ((v & 0xffffu)); b[22] = (b[22] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x4000u); b[18] = (b[18] & 0xffffu) | (((v & 0xffffu)) << 16); b[22] = (b[22] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x6000u); b[19] = (b[19] & 0xffff0000u) | ((v & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x6000u); b[19] = (b[19] & 0xffffu) | (((v & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2); b[24] = (b[24] & 0xffff0000u) | ((v & 0xffffu)); b[28] = (b[28] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2); b[24] = (b[24] & 0xffffu) | (((v & 0xffffu)) << 16); b[28] = (b[28] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x2000u); b[25] = (b[25] & 0xffff0000u) | ((v & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x2000u); b[25] = (b[25] & 0xffffu) | (((v & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x4000u); b[26] = (b[26] & 0xffff0000u) | ((v & 0xffffu)); b[30] = (b[30] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x4000u); b[26] = (b[26] & 0xffffu) | (((v & 0xffffu)) << 16); b[30] = (b[30] & 0xffffu) | (((v >> 16)) << 16); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x6000u); b[27] = (b[27] & 0xffff0000u) | ((v & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v >> 16)); }
-  { const unsigned v = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x6000u); b[27] = (b[27] & 0xffffu) | (((v & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v >> 16)) << 16); }
+  const unsigned v0 = *reinterpret_cast<const unsigned*>(s + ld * 2);
+  const unsigned v1 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2);
+  const unsigned v2 = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x2000u);
+  const unsigned v3 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x2000u);
+  const unsigned v4 = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x4000u);
+  const unsigned v5 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x4000u);
+  const unsigned v6 = *reinterpret_cast<const unsigned*>(s + ld * 2 + 0x6000u);
+  const unsigned v7 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x20u) * 2 + 0x6000u);
+  const unsigned v8 = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2);
+  const unsigned v9 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2);
+  const unsigned v10 = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x2000u);
+  const unsigned v11 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x2000u);
+  const unsigned v12 = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x4000u);
+  const unsigned v13 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x4000u);
+  const unsigned v14 = *reinterpret_cast<const unsigned*>(s + (ld ^ 4u) * 2 + 0x6000u);
+  const unsigned v15 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x24u) * 2 + 0x6000u);
+  const unsigned v16 = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2);
+  const unsigned v17 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2);
+  const unsigned v18 = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x2000u);
+  const unsigned v19 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x2000u);
+  const unsigned v20 = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x4000u);
+  const unsigned v21 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x4000u);
+  const unsigned v22 = *reinterpret_cast<const unsigned*>(s + (ld ^ 8u) * 2 + 0x6000u);
+  const unsigned v23 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x28u) * 2 + 0x6000u);
+  const unsigned v24 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2);
+  const unsigned v25 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2);
+  const unsigned v26 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x2000u);
+  const unsigned v27 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x2000u);
+  const unsigned v28 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x4000u);
+  const unsigned v29 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x4000u);
+  const unsigned v30 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0xcu) * 2 + 0x6000u);
+  const unsigned v31 = *reinterpret_cast<const unsigned*>(s + (ld ^ 0x2cu) * 2 + 0x6000u);
+  b[0] = byte_perm(v0, v1, 0x5410u);
+  b[4] = byte_perm(v0, v1, 0x7632u);
+  b[1] = byte_perm(v2, v3, 0x5410u);
+  b[5] = byte_perm(v2, v3, 0x7632u);
+  b[2] = byte_perm(v4, v5, 0x5410u);
+  b[6] = byte_perm(v4, v5, 0x7632u);
+  b[3] = byte_perm(v6, v7, 0x5410u);
+  b[7] = byte_perm(v6, v7, 0x7632u);
+  b[8] = byte_perm(v8, v9, 0x5410u);
+  b[12] = byte_perm(v8, v9, 0x7632u);
+  b[9] = byte_perm(v10, v11, 0x5410u);
+  b[13] = byte_perm(v10, v11, 0x7632u);
+  b[10] = byte_perm(v12, v13, 0x5410u);
+  b[14] = byte_perm(v12, v13, 0x7632u);
+  b[11] = byte_perm(v14, v15, 0x5410u);
+  b[15] = byte_perm(v14, v15, 0x7632u);
+  b[16] = byte_perm(v16, v17, 0x5410u);
+  b[20] = byte_perm(v16, v17, 0x7632u);
+  b[17] = byte_perm(v18, v19, 0x5410u);
+  b[21] = byte_perm(v18, v19, 0x7632u);
+  b[18] = byte_perm(v20, v21, 0x5410u);
+  b[22] = byte_perm(v20, v21, 0x7632u);
+  b[19] = byte_perm(v22, v23, 0x5410u);
+  b[23] = byte_perm(v22, v23, 0x7632u);
+  b[24] = byte_perm(v24, v25, 0x5410u);
+  b[28] = byte_perm(v24, v25, 0x7632u);
+  b[25] = byte_perm(v26, v27, 0x5410u);
+  b[29] = byte_perm(v26, v27, 0x7632u);
+  b[26] = byte_perm(v28, v29, 0x5410u);
+  b[30] = byte_perm(v28, v29, 0x7632u);
+  b[27] = byte_perm(v30, v31, 0x5410u);
+  b[31] = byte_perm(v30, v31, 0x7632u);
 
 }
 

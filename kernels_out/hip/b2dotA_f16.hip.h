@@ -166,22 +166,54 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
     *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x1000u) = make_uint2(a[7], a[15]);
   }
   group_sync<Barrier>();
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = v.x; b[16] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x800u); b[1] = v.x; b[17] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x80u); b[2] = v.x; b[18] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x880u); b[3] = v.x; b[19] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x100u); b[4] = v.x; b[20] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x900u); b[5] = v.x; b[21] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x180u); b[6] = v.x; b[22] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x980u); b[7] = v.x; b[23] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2); b[8] = v.x; b[24] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2 + 0x800u); b[9] = v.x; b[25] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x80u); b[10] = v.x; b[26] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x880u); b[11] = v.x; b[27] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x100u); b[12] = v.x; b[28] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x900u); b[13] = v.x; b[29] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x180u); b[14] = v.x; b[30] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x980u); b[15] = v.x; b[31] = v.y; }
+  const uint2 v0 = *reinterpret_cast<const uint2*>(s + ld * 2);
+  const uint2 v1 = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x800u);
+  const uint2 v2 = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x80u);
+  const uint2 v3 = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x880u);
+  const uint2 v4 = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x100u);
+  const uint2 v5 = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 2 + 0x900u);
+  const uint2 v6 = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x180u);
+  const uint2 v7 = *reinterpret_cast<const uint2*>(s + (ld ^ 0xcu) * 2 + 0x980u);
+  const uint2 v8 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2);
+  const uint2 v9 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 2 + 0x800u);
+  const uint2 v10 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x80u);
+  const uint2 v11 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x14u) * 2 + 0x880u);
+  const uint2 v12 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x100u);
+  const uint2 v13 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 2 + 0x900u);
+  const uint2 v14 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x180u);
+  const uint2 v15 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x1cu) * 2 + 0x980u);
+  b[0] = v0.x;
+  b[16] = v0.y;
+  b[1] = v1.x;
+  b[17] = v1.y;
+  b[2] = v2.x;
+  b[18] = v2.y;
+  b[3] = v3.x;
+  b[19] = v3.y;
+  b[4] = v4.x;
+  b[20] = v4.y;
+  b[5] = v5.x;
+  b[21] = v5.y;
+  b[6] = v6.x;
+  b[22] = v6.y;
+  b[7] = v7.x;
+  b[23] = v7.y;
+  b[8] = v8.x;
+  b[24] = v8.y;
+  b[9] = v9.x;
+  b[25] = v9.y;
+  b[10] = v10.x;
+  b[26] = v10.y;
+  b[11] = v11.x;
+  b[27] = v11.y;
+  b[12] = v12.x;
+  b[28] = v12.y;
+  b[13] = v13.x;
+  b[29] = v13.y;
+  b[14] = v14.x;
+  b[30] = v14.y;
+  b[15] = v15.x;
+  b[31] = v15.y;
 
 }
 

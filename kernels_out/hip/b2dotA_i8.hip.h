@@ -162,14 +162,30 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[8], Word (&b)[16], 
     *reinterpret_cast<uint2*>(s + (st ^ 0x18u) * 1) = make_uint2(a[3], a[7]);
   }
   group_sync<Barrier>();
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 1); b[0] = v.x; b[8] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 1 + 0x400u); b[1] = v.x; b[9] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x80u); b[2] = v.x; b[10] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x480u); b[3] = v.x; b[11] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x100u); b[4] = v.x; b[12] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x500u); b[5] = v.x; b[13] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x180u); b[6] = v.x; b[14] = v.y; }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x580u); b[7] = v.x; b[15] = v.y; }
+  const uint2 v0 = *reinterpret_cast<const uint2*>(s + ld * 1);
+  const uint2 v1 = *reinterpret_cast<const uint2*>(s + ld * 1 + 0x400u);
+  const uint2 v2 = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x80u);
+  const uint2 v3 = *reinterpret_cast<const uint2*>(s + (ld ^ 8u) * 1 + 0x480u);
+  const uint2 v4 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x100u);
+  const uint2 v5 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x10u) * 1 + 0x500u);
+  const uint2 v6 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x180u);
+  const uint2 v7 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x18u) * 1 + 0x580u);
+  b[0] = v0.x;
+  b[8] = v0.y;
+  b[1] = v1.x;
+  b[9] = v1.y;
+  b[2] = v2.x;
+  b[10] = v2.y;
+  b[3] = v3.x;
+  b[11] = v3.y;
+  b[4] = v4.x;
+  b[12] = v4.y;
+  b[5] = v5.x;
+  b[13] = v5.y;
+  b[6] = v6.x;
+  b[14] = v6.y;
+  b[7] = v7.x;
+  b[15] = v7.y;
 
 }
 

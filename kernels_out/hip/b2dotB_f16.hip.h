@@ -154,8 +154,6 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
   check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
-#pragma unroll
-  for (int k = 0; k < 32; ++k) b[k] = 0u;  // elements are filled one by one into packed words
   // shared memory, swizzle optimal: offset bits [vec 2 | bank 4 | seg 7]
   // offset bit -> element (flat row-major index): 0x400u, 0x800u, 1u, 2u, 8u, 0x10u, 0x108u, 0x210u, 0x21u, 0x42u, 4u, 0x80u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ld.shared (4 wavefront(s) each)
@@ -174,22 +172,54 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[16], Word (&b)[32],
     *reinterpret_cast<uint2*>(s + (st ^ 0xcu) * 2 + 0x800u) = make_uint2(byte_perm(a[3], a[7], 0x7632u), byte_perm(a[11], a[15], 0x7632u));
   }
   group_sync<Barrier>();
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2); b[0] = (b[0] & 0xffff0000u) | ((v.x & 0xffffu)); b[1] = (b[1] & 0xffff0000u) | ((v.x >> 16)); b[2] = (b[2] & 0xffff0000u) | ((v.y & 0xffffu)); b[3] = (b[3] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x1000u); b[0] = (b[0] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[1] = (b[1] & 0xffffu) | (((v.x >> 16)) << 16); b[2] = (b[2] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[3] = (b[3] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x2000u); b[4] = (b[4] & 0xffff0000u) | ((v.x & 0xffffu)); b[5] = (b[5] & 0xffff0000u) | ((v.x >> 16)); b[6] = (b[6] & 0xffff0000u) | ((v.y & 0xffffu)); b[7] = (b[7] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x3000u); b[4] = (b[4] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[5] = (b[5] & 0xffffu) | (((v.x >> 16)) << 16); b[6] = (b[6] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[7] = (b[7] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2); b[8] = (b[8] & 0xffff0000u) | ((v.x & 0xffffu)); b[9] = (b[9] & 0xffff0000u) | ((v.x >> 16)); b[10] = (b[10] & 0xffff0000u) | ((v.y & 0xffffu)); b[11] = (b[11] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x1000u); b[8] = (b[8] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[9] = (b[9] & 0xffffu) | (((v.x >> 16)) << 16); b[10] = (b[10] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[11] = (b[11] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x2000u); b[12] = (b[12] & 0xffff0000u) | ((v.x & 0xffffu)); b[13] = (b[13] & 0xffff0000u) | ((v.x >> 16)); b[14] = (b[14] & 0xffff0000u) | ((v.y & 0xffffu)); b[15] = (b[15] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x3000u); b[12] = (b[12] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[13] = (b[13] & 0xffffu) | (((v.x >> 16)) << 16); b[14] = (b[14] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[15] = (b[15] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x200u); b[16] = (b[16] & 0xffff0000u) | ((v.x & 0xffffu)); b[17] = (b[17] & 0xffff0000u) | ((v.x >> 16)); b[18] = (b[18] & 0xffff0000u) | ((v.y & 0xffffu)); b[19] = (b[19] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x1200u); b[16] = (b[16] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[17] = (b[17] & 0xffffu) | (((v.x >> 16)) << 16); b[18] = (b[18] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[19] = (b[19] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x2200u); b[20] = (b[20] & 0xffff0000u) | ((v.x & 0xffffu)); b[21] = (b[21] & 0xffff0000u) | ((v.x >> 16)); b[22] = (b[22] & 0xffff0000u) | ((v.y & 0xffffu)); b[23] = (b[23] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x3200u); b[20] = (b[20] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[21] = (b[21] & 0xffffu) | (((v.x >> 16)) << 16); b[22] = (b[22] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[23] = (b[23] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x200u); b[24] = (b[24] & 0xffff0000u) | ((v.x & 0xffffu)); b[25] = (b[25] & 0xffff0000u) | ((v.x >> 16)); b[26] = (b[26] & 0xffff0000u) | ((v.y & 0xffffu)); b[27] = (b[27] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x1200u); b[24] = (b[24] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[25] = (b[25] & 0xffffu) | (((v.x >> 16)) << 16); b[26] = (b[26] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[27] = (b[27] & 0xffffu) | (((v.y >> 16)) << 16); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x2200u); b[28] = (b[28] & 0xffff0000u) | ((v.x & 0xffffu)); b[29] = (b[29] & 0xffff0000u) | ((v.x >> 16)); b[30] = (b[30] & 0xffff0000u) | ((v.y & 0xffffu)); b[31] = (b[31] & 0xffff0000u) | ((v.y >> 16)); }
-  { const uint2 v = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x3200u); b[28] = (b[28] & 0xffffu) | (((v.x & 0xffffu)) << 16); b[29] = (b[29] & 0xffffu) | (((v.x >> 16)) << 16); b[30] = (b[30] & 0xffffu) | (((v.y & 0xffffu)) << 16); b[31] = (b[31] & 0xffffu) | (((v.y >> 16)) << 16); }
+  const uint2 v0 = *reinterpret_cast<const uint2*>(s + ld * 2);
+  const uint2 v1 = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x1000u);
+  const uint2 v2 = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x2000u);
+  const uint2 v3 = *reinterpret_cast<const uint2*>(s + ld * 2 + 0x3000u);
+  const uint2 v4 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2);
+  const uint2 v5 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x1000u);
+  const uint2 v6 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x2000u);
+  const uint2 v7 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x20u) * 2 + 0x3000u);
+  const uint2 v8 = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x200u);
+  const uint2 v9 = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x1200u);
+  const uint2 v10 = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x2200u);
+  const uint2 v11 = *reinterpret_cast<const uint2*>(s + (ld ^ 4u) * 2 + 0x3200u);
+  const uint2 v12 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x200u);
+  const uint2 v13 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x1200u);
+  const uint2 v14 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x2200u);
+  const uint2 v15 = *reinterpret_cast<const uint2*>(s + (ld ^ 0x24u) * 2 + 0x3200u);
+  b[0] = byte_perm(v0.x, v1.x, 0x5410u);
+  b[1] = byte_perm(v0.x, v1.x, 0x7632u);
+  b[2] = byte_perm(v0.y, v1.y, 0x5410u);
+  b[3] = byte_perm(v0.y, v1.y, 0x7632u);
+  b[4] = byte_perm(v2.x, v3.x, 0x5410u);
+  b[5] = byte_perm(v2.x, v3.x, 0x7632u);
+  b[6] = byte_perm(v2.y, v3.y, 0x5410u);
+  b[7] = byte_perm(v2.y, v3.y, 0x7632u);
+  b[8] = byte_perm(v4.x, v5.x, 0x5410u);
+  b[9] = byte_perm(v4.x, v5.x, 0x7632u);
+  b[10] = byte_perm(v4.y, v5.y, 0x5410u);
+  b[11] = byte_perm(v4.y, v5.y, 0x7632u);
+  b[12] = byte_perm(v6.x, v7.x, 0x5410u);
+  b[13] = byte_perm(v6.x, v7.x, 0x7632u);
+  b[14] = byte_perm(v6.y, v7.y, 0x5410u);
+  b[15] = byte_perm(v6.y, v7.y, 0x7632u);
+  b[16] = byte_perm(v8.x, v9.x, 0x5410u);
+  b[17] = byte_perm(v8.x, v9.x, 0x7632u);
+  b[18] = byte_perm(v8.y, v9.y, 0x5410u);
+  b[19] = byte_perm(v8.y, v9.y, 0x7632u);
+  b[20] = byte_perm(v10.x, v11.x, 0x5410u);
+  b[21] = byte_perm(v10.x, v11.x, 0x7632u);
+  b[22] = byte_perm(v10.y, v11.y, 0x5410u);
+  b[23] = byte_perm(v10.y, v11.y, 0x7632u);
+  b[24] = byte_perm(v12.x, v13.x, 0x5410u);
+  b[25] = byte_perm(v12.x, v13.x, 0x7632u);
+  b[26] = byte_perm(v12.y, v13.y, 0x5410u);
+  b[27] = byte_perm(v12.y, v13.y, 0x7632u);
+  b[28] = byte_perm(v14.x, v15.x, 0x5410u);
+  b[29] = byte_perm(v14.x, v15.x, 0x7632u);
+  b[30] = byte_perm(v14.y, v15.y, 0x5410u);
+  b[31] = byte_perm(v14.y, v15.y, 0x7632u);
 
 }
 

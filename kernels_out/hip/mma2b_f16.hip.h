@@ -166,14 +166,46 @@ __device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32],
     *reinterpret_cast<uint4*>(s + (st ^ 0x30u) * 2 + 0x500u) = make_uint4(a[14], a[15], a[30], a[31]);
   }
   group_sync<Barrier>();
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2); b[0] = v.x; b[4] = v.y; b[16] = v.z; b[20] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2); b[1] = v.x; b[5] = v.y; b[17] = v.z; b[21] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2); b[2] = v.x; b[6] = v.y; b[18] = v.z; b[22] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2); b[3] = v.x; b[7] = v.y; b[19] = v.z; b[23] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u); b[8] = v.x; b[12] = v.y; b[24] = v.z; b[28] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2000u); b[9] = v.x; b[13] = v.y; b[25] = v.z; b[29] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x2000u); b[10] = v.x; b[14] = v.y; b[26] = v.z; b[30] = v.w; }
-  { const uint4 v = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x2000u); b[11] = v.x; b[15] = v.y; b[27] = v.z; b[31] = v.w; }
+  const uint4 v0 = *reinterpret_cast<const uint4*>(s + ld * 2);
+  const uint4 v1 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2);
+  const uint4 v2 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2);
+  const uint4 v3 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2);
+  const uint4 v4 = *reinterpret_cast<const uint4*>(s + ld * 2 + 0x2000u);
+  const uint4 v5 = *reinterpret_cast<const uint4*>(s + (ld ^ 8u) * 2 + 0x2000u);
+  const uint4 v6 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x10u) * 2 + 0x2000u);
+  const uint4 v7 = *reinterpret_cast<const uint4*>(s + (ld ^ 0x18u) * 2 + 0x2000u);
+  b[0] = v0.x;
+  b[4] = v0.y;
+  b[16] = v0.z;
+  b[20] = v0.w;
+  b[1] = v1.x;
+  b[5] = v1.y;
+  b[17] = v1.z;
+  b[21] = v1.w;
+  b[2] = v2.x;
+  b[6] = v2.y;
+  b[18] = v2.z;
+  b[22] = v2.w;
+  b[3] = v3.x;
+  b[7] = v3.y;
+  b[19] = v3.z;
+  b[23] = v3.w;
+  b[8] = v4.x;
+  b[12] = v4.y;
+  b[24] = v4.z;
+  b[28] = v4.w;
+  b[9] = v5.x;
+  b[13] = v5.y;
+  b[25] = v5.z;
+  b[29] = v5.w;
+  b[10] = v6.x;
+  b[14] = v6.y;
+  b[26] = v6.z;
+  b[30] = v6.w;
+  b[11] = v7.x;
+  b[15] = v7.y;
+  b[27] = v7.z;
+  b[31] = v7.w;
 
 }
 
