@@ -98,11 +98,15 @@ def test_the_chain_pays_one_shfl_latency_and_each_round_one_store_barrier_and_lo
     assert shared_latency(s.detail, 4, s.dtype, slow) == shared_latency(s.detail, 4, s.dtype) + 10 * (2 * 4 - 1)
 
 
-def test_a_shuffle_pays_its_selects_and_every_warps_shfls_one_after_another():
-    """One CTA overlaps nothing on the shuffle path (session 12): each warp's SHFLs and selects issue in turn, and the
-    SM's shuffle unit takes every warp's SHFLs on top, so four warps (one a scheduler) add three warps' SHFLs."""
+def test_a_shuffle_pays_its_selects_and_its_schedulers_shfls_one_after_another():
+    """One CTA overlaps nothing on the shuffle path (session 12): each warp's SHFLs and selects issue in turn, and its
+    scheduler's shuffle unit takes the SHFLs of the warps it runs on top: four warps (one a scheduler) take as long
+    as one (session 13), a fifth shares a scheduler and adds one warp's SHFLs and selects."""
     p = _pair(B8, B4).plan(path="shuffle")
-    assert shuffle_latency(p.detail, 4) - shuffle_latency(p.detail, 1) == 3 * p.detail.shuffles / SHFL_PER_CLK
+    assert shuffle_latency(p.detail, 4) == shuffle_latency(p.detail, 1)
+    one_warp = p.detail.shuffles * (1 / SHFL_PER_CLK + TABLE["cycles"]["issue"]["interval"])
+    one_warp += p.detail.assembly.instructions() * TABLE["cycles"]["alu"]["interval"]
+    assert shuffle_latency(p.detail, 5) - shuffle_latency(p.detail, 4) == pytest.approx(one_warp)
     slow = copy.deepcopy(TABLE)
     slow["cycles"]["alu"]["interval"] += 1
     assert shuffle_latency(p.detail, 1, slow) == shuffle_latency(p.detail, 1) + p.detail.assembly.instructions()

@@ -6,8 +6,10 @@ waits. Instruction latencies and intervals are plan/latency_table.py's (the sess
 fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12, bench/NOTES.md).
 
 - Shuffles: nothing overlaps. A warp issues its SHFLs and runs its selects and PRMTs one after another (an ALU
-  interval each, the warps of one scheduler in turn), and the SM's shuffle unit takes every warp's SHFLs, one a
-  clock, on top (SHFL_PER_CLK): one warp measured about 2 clocks a SEL/PRMT and 2 a SHFL (wl1_mma2dotA_f32: 128
+  interval each, the warps of one scheduler in turn), and its scheduler's shuffle unit takes the SHFLs of the warps
+  it runs, one a clock, on top (SHFL_PER_CLK; four warps on four schedulers shuffle side by side: wl4_mma2b_f32's
+  shuffles measured 183 ns a conversion at one CTA against shared memory's 289, session 12, which an SM-wide unit
+  predicted the other way round): one warp measured about 2 clocks a SEL/PRMT and 2 a SHFL (wl1_mma2dotA_f32: 128
   SHFL, 256 selects, 841 clocks a conversion; wl1_mma2dotB_f16: 64 and 128, 454). Then one chain: the selects that
   build a sent word, one SHFL, the selects and PRMTs that build a word of B. The emitter builds B's words after every
   shuffle (as Triton's lowering does), so ptxas keeps the SHFLs in flight; the run before that (commit 1cec9a1) had
@@ -46,7 +48,7 @@ def shuffle_latency(plan: ShufflePlan, warps: int, table: dict = TABLE) -> float
     sent = max((_word_depth(w.kind(), bits) for r in asm.rounds for w in r.sends), default=0)
     built = max((_word_depth(w.kind(), bits) for w, _ in asm.b_words), default=0)
     issue = _per_scheduler(warps) * (plan.shuffles * interval("issue", table) + alu * interval("alu", table))
-    shfl_unit = warps * plan.shuffles / SHFL_PER_CLK
+    shfl_unit = _per_scheduler(warps) * plan.shuffles / SHFL_PER_CLK
     tail = (lat("shfl", table) if plan.shuffles else 0) + (sent + built) * lat("alu", table)
     return issue + shfl_unit + tail
 
