@@ -5,18 +5,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-import sys
-from collections import Counter
 
 import pytest
-from helpers import ROOT  # noqa: E402 (the shared test helpers)
+from helpers import ROOT, recorded_facts, sass_summary, summary_sass, write_record
 
 from llgen.emit import emit
 from llgen.examples import example_files
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_plans
-from llgen.runtime.toolchain import ToolchainError, ToolchainUnavailable, compile_cuda, compile_hip, disassemble, sass_key
-from llgen.runtime.toolchain.disasm import Sass
+from llgen.runtime.toolchain import ToolchainError, ToolchainUnavailable, compile_cuda, compile_hip, disassemble
 
 
 def expected_counts(plan) -> dict:
@@ -64,26 +61,52 @@ def test_kernels_out_is_fresh():
     assert not stale, f"kernels_out/ is stale (run `make examples`): {stale}"
 
 
-@functools.cache
-def _core_kernels(arch: str):
-    """The core suite's jobs, each plan once, and their kernels compiled in one source (two tests read them)."""
+# The core suite's kernels by text hash, as the random kernels below: tests/data/core-sass.json keeps, for each job's
+# text (its debug and tile kernels), the SASS summary of both and the debug kernel's shared-address registers; a job
+# whose text hashes as recorded is checked against the record, the others compile (in one source).
+# `python tests/test_emit.py` rewrites the record with random-sass.json.
+CORE_SASS = ROOT / "tests" / "data" / "core-sass.json"
+SHARED_ADDRESS = re.compile(r"^\s*(?:@!?U?P\d\s+)?(?:LDS|STS|LDSM|STSM)\S*\s.*?\[(R\d+)")
+
+
+def shared_address_registers(sass) -> int:
+    """How many registers the shared accesses (st.shared, ldmatrix, stmatrix) of a function take their address from."""
+    text = re.sub(r"/\*[0-9a-f]*\*/", "", sass.text)
+    return len({m.group(1) for m in map(SHARED_ADDRESS.match, text.splitlines()) if m})
+
+
+def _core_facts(kernels, name: str) -> dict:
+    debug = kernels[f"{name}_debug"]
+    return {
+        "debug": sass_summary(debug),
+        "kernel": sass_summary(kernels[f"{name}_kernel"]),
+        "shared_address_registers": shared_address_registers(debug),
+    }
+
+
+def core_sass(arch: str, known: dict) -> tuple[list, dict, dict]:
+    """The core suite's jobs (each plan once), the facts of each job's kernels by job name, and their record."""
     from llgen.runtime.cases import suite_jobs
 
     jobs = [j for j in suite_jobs("core", arch)[0] if j.same_as is None]
-    return jobs, disassemble(compile_cuda("\n".join(emit(j.plan, "kernel", j.name) for j in jobs), arch))
+    facts, record = recorded_facts({j.name: emit(j.plan, "kernel", j.name) for j in jobs}, arch, known, _core_facts)
+    return jobs, facts, record
+
+
+@functools.cache
+def _core_kernels(arch: str):
+    """The core suite's jobs and their kernels' facts (two tests read them)."""
+    return core_sass(arch, json.loads(CORE_SASS.read_text())[arch])[:2]
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_suite_cuda_compiles_as_planned(arch):
     """Every suite case by every variant gpu-check runs (llgen's pick, forced paths, unswizzled, classic, shared_vec, naive)."""
-    jobs, kernels = _core_kernels(arch)
+    jobs, facts = _core_kernels(arch)
     assert {j.variant for j in jobs} >= {"llgen", "shuffle", "unswizzled", "classic_matrix", "naive"}
     for j in jobs:
-        check_sass(kernels[f"{j.name}_debug"], j.plan, f"{j.label} ({arch})")
-        assert not kernels[f"{j.name}_kernel"].uses_local_memory, j.label
-
-
-SHARED_ADDRESS = re.compile(r"^\s*(?:@!?U?P\d\s+)?(?:LDS|STS|LDSM|STSM)\S*\s.*?\[(R\d+)")
+        check_sass(summary_sass(f"{j.name}_debug", facts[j.name]["debug"]), j.plan, f"{j.label} ({arch})")
+        assert not summary_sass(f"{j.name}_kernel", facts[j.name]["kernel"]).uses_local_memory, j.label
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
@@ -91,14 +114,13 @@ def test_shared_accesses_share_address_registers(arch):
     """One address register per XOR pattern: the constant part of every shared access (st.shared, ldmatrix,
     stmatrix) lands in the instruction's immediate. ptxas keeps these registers live across a caller's loop,
     so one per instruction would cost registers (b2bT_f16's LOOP kernel took 126 instead of 104 with NVRTC 13.0)."""
-    jobs, kernels = _core_kernels(arch)
+    jobs, facts = _core_kernels(arch)
     jobs = [j for j in jobs if j.variant == "llgen" and j.plan.path == "shared"]
     for j in jobs:
         d = j.plan.detail
         patterns = len({i.xor_const for i in d.store.instrs}) + len({i.xor_const for i in d.load.instrs})
-        text = re.sub(r"/\*[0-9a-f]*\*/", "", kernels[f"{j.name}_debug"].text)
-        bases = {m.group(1) for m in map(SHARED_ADDRESS.match, text.splitlines()) if m}
-        assert bases and len(bases) <= patterns, f"{j.label} ({arch}): {len(bases)} address registers for {patterns} XOR patterns"
+        bases = facts[j.name]["shared_address_registers"]
+        assert 0 < bases <= patterns, f"{j.label} ({arch}): {bases} address registers for {patterns} XOR patterns"
 
 
 # The random kernels' machine code by text hash (llgen.runtime.toolchain.sass_key: the text, the arch, NVRTC's flags
@@ -112,25 +134,12 @@ def _random_plans(arch: str):
     return random_plans(200, seed=7 if arch == "sm_80" else 8, target=arch)
 
 
-def random_sass(arch: str, plans, known: dict) -> tuple[list[Sass], dict]:
+def random_sass(arch: str, plans, known: dict) -> tuple[list, dict]:
     """The debug kernel's Sass of each plan (form "kernel", named r<i>), and the record of each by text hash: read
     from ``known`` where the text hashes as recorded, else compiled."""
-    texts = [emit(p, "kernel", f"r{i}") for i, p in enumerate(plans)]
-    keys = [sass_key(t, arch) for t in texts]
-    stale = [i for i, k in enumerate(keys) if k not in known]
-    compiled = disassemble(compile_cuda("\n".join(texts[i] for i in stale), arch)) if stale else {}
-    record = {}
-    for i, k in enumerate(keys):
-        if i in stale:
-            sass = compiled[f"r{i}_debug"]
-            record[k] = {"opcodes": dict(sorted(sass.opcodes.items())), "stack": sass.stack, "local": sass.local}
-        else:
-            record[k] = known[k]
-    kernels = [
-        Sass(f"r{i}_debug", f"r{i}_debug", "", Counter(record[k]["opcodes"]), 0, record[k]["stack"], record[k]["local"], 0)
-        for i, k in enumerate(keys)
-    ]
-    return kernels, record
+    units = {f"r{i}": emit(p, "kernel", f"r{i}") for i, p in enumerate(plans)}
+    facts, record = recorded_facts(units, arch, known, lambda kernels, name: sass_summary(kernels[f"{name}_debug"]))
+    return [summary_sass(f"{name}_debug", facts[name]) for name in units], record
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
@@ -176,12 +185,12 @@ def test_emit_is_deterministic():
     assert emit(p1, "kernel", "x") == emit(p2, "kernel", "x")
 
 
-def _c_value(expr: str, lane: int, warp: int) -> int:
-    """Evaluate affine_expr's C in Python: unsigned literals, and `(x ? c : 0u)` selects."""
+def _c_function(expr: str):
+    """affine_expr's C as a Python function of (lane, warp): unsigned literals, and `(x ? c : 0u)` selects."""
     py = re.sub(r"\b(0x[0-9a-f]+|\d+)u\b", r"\1", expr)
     py = re.sub(r"\(\((\w+) >> (\d+)\) & 1 \? (\w+) : 0\)", r"(\3 if (\1 >> \2) & 1 else 0)", py)
     py = re.sub(r"\((\w+) & 1 \? (\w+) : 0\)", r"(\2 if \1 & 1 else 0)", py)  # bit 0 needs no shift
-    return eval(py, {}, {"lane": lane, "warp": warp})  # our own expression, checked against Affine.value
+    return eval(f"lambda lane, warp: {py}", {})  # our own expression, checked against Affine.value
 
 
 def test_affine_expr_is_the_map_and_moves_each_run_of_bits_with_one_shift():
@@ -200,8 +209,9 @@ def test_affine_expr_is_the_map_and_moves_each_run_of_bits_with_one_shift():
         cols = tuple(rng.choice([0, 1 << rng.randrange(9), rng.randrange(1, 512)]) for _ in range(7))
         aff = Affine(rng.choice([0, rng.randrange(512)]), cols)
         expr = affine_expr(aff, 5)
+        value = _c_function(expr)
         for x in range(128):
-            assert _c_value(expr, x & 31, x >> 5) == aff.value(x), (aff, expr, x)
+            assert value(x & 31, x >> 5) == aff.value(x), (aff, expr, x)
 
 
 def _vendoring_example() -> str:
@@ -350,9 +360,8 @@ def test_byte_word_builds_each_byte_from_its_source_with_at_most_three_permutes(
 
 
 if __name__ == "__main__":
-    # after an intended change in generated code: the random kernels compiled again, their record rewritten
-    RANDOM_SASS.write_text(
-        json.dumps({arch: random_sass(arch, _random_plans(arch), {})[1] for arch in ("sm_80", "sm_90")}, indent=0, sort_keys=True)
-        + "\n"
-    )
-    print(RANDOM_SASS, file=sys.stderr)
+    # after an intended change in generated code: the random and the core suite's kernels compiled again, their
+    # records rewritten
+    archs = ("sm_80", "sm_90")
+    write_record(RANDOM_SASS, {arch: random_sass(arch, _random_plans(arch), {})[1] for arch in archs})
+    write_record(CORE_SASS, {arch: core_sass(arch, {})[2] for arch in archs})
