@@ -4,6 +4,7 @@ failures as rows, shards and the merged report); the gather benchmark's kernels 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -12,7 +13,7 @@ import types
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from helpers import ROOT
+from helpers import ROOT, recorded_facts, write_record
 
 from llgen.cli import main
 from llgen.errors import LlgenError
@@ -34,8 +35,14 @@ static inline unsigned llgen_add_one_f16x2(unsigned w) {
 """
 
 
+@functools.cache
+def _wide_cases() -> dict[str, Case]:
+    """The wide suite by id, built once (each build parses every layout again)."""
+    return {c.id: c for c in wide()}
+
+
 def by_id(cid: str) -> Case:
-    return next(c for c in wide() if c.id == cid)
+    return _wide_cases()[cid]
 
 
 # ---------------------------------------------------------------------------------------------- the suite
@@ -113,31 +120,45 @@ def test_variant_table_says_why_each_alternative_is_not_run():
     assert rounds.fwd.detail.rounds == 4 and rounds.fwd.detail.scratch_bytes <= 8192
 
 
-def test_wide_bench_kernels_compile_with_nvrtc():
-    """A sample of the wide suite through NVRTC for sm_90, every variant: one-warp cases (STREAM groups of 8 warps on
-    dynamic shared memory), tiles over 48 KB, scratch rounds, 1-D, rank 3, f64, fp8 and the register permutations.
-    No kernel declares static shared memory (what ptxas refused in the issue's crash): 1024 bytes is what sm_90
-    reserves in every kernel."""
+# A sample of the wide suite through NVRTC for sm_90, every variant: one-warp cases (STREAM groups of 8 warps on dynamic
+# shared memory), tiles over 48 KB, scratch rounds, 1-D, rank 3, f64, fp8 and the register permutations.
+WIDE_SAMPLE = ("w1_b2b_f16", "w1_b2dotA_f16", "wgmma2b_128x256_f32", "mma2b_f16_b8k", "r1_slice_256_f16")
+WIDE_SAMPLE += ("r3_mma2b_4x64x32_f16", "b2bT_f64", "b2dotB_f8e4m3", "regperm_f16", "regperm_i8", "r18_7_i8")
+# Each sample case's kernels' static shared and local memory by text hash (llgen.runtime.toolchain.sass_key), as
+# tests/data/random-sass.json keeps test_emit's: a case whose source hashes as recorded is not compiled again.
+# `python tests/test_bench_wide.py` rewrites the record after an intended change in generated code.
+WIDE_BENCH_SASS = ROOT / "tests" / "data" / "wide-bench-sass.json"
+
+
+def wide_bench_memory(known: dict) -> tuple[dict, dict]:
+    """{case: {kernel: {"shared", "local"}}} of every variant's LOOP, STREAM and COPY kernels, and its record."""
     from llgen.emit import emit_bench
     from llgen.plan.benchshape import bench_shape
-    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
 
-    sample = ["w1_b2b_f16", "w1_b2dotA_f16", "wgmma2b_128x256_f32", "mma2b_f16_b8k", "r1_slice_256_f16"]
-    sample += ["r3_mma2b_4x64x32_f16", "b2bT_f64", "b2dotB_f8e4m3", "regperm_f16", "regperm_i8", "r18_7_i8"]
-    for cid in sample:  # a source a case: LLGEN_KEEP's constraint is defined once a source, by its dtype
-        names = [f"{cid}_{v.name}" for v in variants(by_id(cid), "sm_90", baselines=False)]
-        srcs = [
-            emit_bench(v.fwd, v.bwd, n, bench_shape(v.fwd, v.bwd))
-            for v, n in zip(variants(by_id(cid), "sm_90", baselines=False), names, strict=True)
-        ]
-        try:
-            cubin = compile_cuda("\n".join(srcs), "sm_90")
-        except ToolchainUnavailable as e:
-            pytest.skip(str(e))
-        for n in names:
-            for k in ("loop", "stream", "copy"):
-                res = cubin.kernels[f"{n}_{k}"]
-                assert res.shared <= 1024 and res.local == 0, f"{n}_{k}: static shared {res.shared}, local {res.local}"
+    units, names = {}, {}
+    for cid in WIDE_SAMPLE:  # a source a case: LLGEN_KEEP's constraint is defined once a source, by its dtype
+        vs = variants(by_id(cid), "sm_90", baselines=False)
+        names[cid] = [f"{cid}_{v.name}_{k}" for v in vs for k in ("loop", "stream", "copy")]
+        units[cid] = "\n".join(emit_bench(v.fwd, v.bwd, f"{cid}_{v.name}", bench_shape(v.fwd, v.bwd)) for v in vs)
+
+    def memory(kernels, cid: str) -> dict:
+        return {n: {"shared": kernels[n].shared, "local": kernels[n].local} for n in names[cid]}
+
+    return recorded_facts(units, "sm_90", known, memory, together=False)
+
+
+def test_wide_bench_kernels_compile_with_nvrtc():
+    """The sample above compiles, and no kernel declares static shared memory (what ptxas refused in the issue's
+    crash): 1024 bytes is what sm_90 reserves in every kernel."""
+    from llgen.runtime.toolchain import ToolchainUnavailable
+
+    try:
+        found, _ = wide_bench_memory(json.loads(WIDE_BENCH_SASS.read_text())["sm_90"])
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    for cid in WIDE_SAMPLE:
+        for n, res in found[cid].items():
+            assert res["shared"] <= 1024 and res["local"] == 0, f"{n}: static shared {res['shared']}, local {res['local']}"
 
 
 def test_triton_compiles_every_wide_case_or_the_case_says_why():
@@ -470,3 +491,8 @@ def test_a_triton_loop_faster_than_its_own_add_is_folded_and_not_counted():
 
     assert rules.triton_folded(row(0.14)) and rules.loop_ratio(row(0.14)) is None
     assert not rules.triton_folded(row(2.8, (64,), "i8")) and rules.loop_ratio(row(36.6)) == pytest.approx(2.0)
+
+
+if __name__ == "__main__":
+    # after an intended change in generated code: the sample's kernels compiled again, their record rewritten
+    write_record(WIDE_BENCH_SASS, {"sm_90": wide_bench_memory({})[1]})
