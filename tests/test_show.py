@@ -5,6 +5,7 @@ are not blank, and bad input is one sentence with exit status 2 and no file."""
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -42,6 +43,47 @@ def svg_of(fig, tmp_path, name="x.svg") -> ET.Element:
     path = tmp_path / name
     show.save(fig, path)
     return ET.parse(path).getroot()
+
+
+# Drawings several tests inspect, each drawn and saved once for the module (the `drawn` fixture): name -> its figure.
+DRAWINGS = {
+    "16x32": lambda: show.layout_figure(transpose_pair()[0], name=A16),  # 16x32 with its spec as the title
+    "256x256": lambda: show.layout_figure(parse_layout("blocked", (256, 256), 4), name="blocked"),
+    "long-title": lambda: show.layout_figure(parse_layout("mma:wpc=1x1", (16, 8), 1), name=LONG_NAME),  # narrow, long title
+    **{
+        f"bank-{name}": lambda name=name: show.bank_map_figure(swizzle_memory(name)[0], 4, transpose_pair()[1], 0, name=name)
+        for name in ("unswizzled", "classic", "optimal")
+    },
+    "bank-256x256": lambda: large_bank_map(),
+    "matrix-rank3": lambda: show.matrix_figure(parse_layout("blocked", (8, 4, 16), 2), name=LONG_NAME),
+    "conversion": lambda: show.conversion_figure(plan_conversion(*transpose_pair(), "f32", "sm_90")),
+    "bank-region-2x2": lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, transpose_pair()[1], 0, region=(0, 2, 0, 2)),
+    "endpoint": lambda: show.endpoint_figure(endpoint_plan("store", "mma", "nvmma:64")),
+    "endpoint-two-step": lambda: show.endpoint_figure(endpoint_plan("load", "wgmma", "nvmma:0", shape=(64, 64), warps=4)),
+    **{
+        f"padded-load-{step}": lambda step=step: show.endpoint_figure(endpoint_plan("load", COLUMNS32, PADDED32), step=step)
+        for step in (0, 5, 31)
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory):
+    """name -> the path of DRAWINGS[name] saved as SVG, drawn on first use."""
+    folder = tmp_path_factory.mktemp("drawn")
+    paths = {}
+
+    def get(name: str):
+        if name not in paths:
+            show.save(DRAWINGS[name](), folder / f"{name}.svg")
+            paths[name] = folder / f"{name}.svg"
+        return paths[name]
+
+    return get
+
+
+def drawing(drawn, name: str) -> ET.Element:
+    return ET.parse(drawn(name)).getroot()
 
 
 def groups(root: ET.Element, prefix: str) -> dict[str, ET.Element]:
@@ -115,9 +157,9 @@ def test_warps_are_named_on_a_second_line(tmp_path):
     assert len(texts) == 512 and {t.split("\n")[1] for t in texts} == {"W0", "W1"}
 
 
-def test_a_large_tile_is_an_overview_and_a_labelled_window(tmp_path):
+def test_a_large_tile_is_an_overview_and_a_labelled_window(drawn):
     lay = parse_layout("blocked", (256, 256), 4)
-    root = svg_of(show.layout_figure(lay), tmp_path)
+    root = drawing(drawn, "256x256")
     assert groups(root, "cells-image") and groups(root, "window")  # the whole tile, the window boxed on it
     labels = groups(root, "lbl-")
     want = {k: v + "\nW" for k, v in expected_owner_labels(lay).items() if k[0] < 16 and k[1] < 32}
@@ -139,9 +181,35 @@ def title_of(root: ET.Element) -> str:
     return " ".join(t.text or "" for t in groups(root, "title")["title"].iter(f"{SVG}text"))
 
 
+@functools.cache
+def outline_width(text: str, size: float, family: str) -> float:
+    """The width in points of ``text``'s glyph outlines at ``size``, as matplotlib's ``TextPath(...).get_extents()``
+    measures it, apart from show.py's estimates: the same glyphs at the same places (matplotlib's own layout, kerning
+    included), each glyph's outline extents computed once (a string is the union of its glyphs' boxes)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.path import Path
+    from matplotlib.textpath import text_to_path
+
+    font = text_to_path._get_font(FontProperties(family=family))  # what TextPath lays the text out with
+    placed, new, _ = text_to_path.get_glyphs_with_font(font, text, glyph_map=_GLYPH_PATHS, return_new_glyphs_only=True)
+    for glyph, (verts, codes) in new.items():
+        box = Path(verts, codes).get_extents()
+        _GLYPH_SPANS[glyph] = (box.x0, box.x1) if len(verts) else None
+    _GLYPH_PATHS.update(new)
+    spans = [(x + _GLYPH_SPANS[g][0], x + _GLYPH_SPANS[g][1]) for g, x, _y, _scale in placed if _GLYPH_SPANS[g]]
+    lo = min((a for a, _ in spans), default=float("inf"))  # no outline at all: TextPath's empty box, -inf wide
+    hi = max((b for _, b in spans), default=float("-inf"))
+    return (hi - lo) * size / text_to_path.FONT_SCALE
+
+
+_GLYPH_PATHS: dict = {}  # glyph -> (vertices, codes) of its outline, in matplotlib's text_to_path units
+_GLYPH_SPANS: dict = {}  # glyph -> (left, right) of its outline there, None for a glyph without one (a space)
+
+
 def texts(root: ET.Element) -> list[tuple[float, float, float, float, float, bool, str]]:
     """(font size, left, right, top, bottom, rotated, text) of every text of an SVG, in its points: the width
-    measured with matplotlib's own font outlines, apart from show.py's estimates."""
+    measured with matplotlib's own font outlines (`outline_width`, checked against ``TextPath`` on the longest
+    text), apart from show.py's estimates."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.textpath import TextPath
 
@@ -150,7 +218,7 @@ def texts(root: ET.Element) -> list[tuple[float, float, float, float, float, boo
         style = dict(kv.split(": ", 1) for kv in t.get("style").split("; "))
         size = float(style["font-size"].removesuffix("px"))
         family = style["font-family"].split(",")[0].strip("'")
-        width = TextPath((0, 0), t.text or "", size=size, prop=FontProperties(family=family)).get_extents().width
+        width = outline_width(t.text or "", size, family)
         transform = t.get("transform", "")
         if t.get("x") is not None:
             x, y, rotated = float(t.get("x")), float(t.get("y")), "rotate(-0 " not in transform
@@ -158,8 +226,12 @@ def texts(root: ET.Element) -> list[tuple[float, float, float, float, float, boo
             x, y = (float(v) for v in re.match(r"translate\(([-\d.e]+) ([-\d.e]+)\)", transform).groups())
             rotated = "rotate(" in transform
         left = {"start": x, "middle": x - width / 2, "end": x - width}[style.get("text-anchor", "start")]
-        out.append((size, left, left + width, y - size, y, rotated, t.text or ""))
-    return out
+        out.append((size, left, left + width, y - size, y, rotated, t.text or "", family))
+    if out:
+        size, left, right, *_, text, family = max(out, key=lambda t: len(t[6]))
+        whole = TextPath((0, 0), text, size=size, prop=FontProperties(family=family)).get_extents().width
+        assert abs(whole - (right - left)) < 1e-6, (text, whole, right - left)
+    return [t[:7] for t in out]
 
 
 def assert_readable(root: ET.Element) -> None:
@@ -177,24 +249,12 @@ LONG_NAME = A16 + " over " + B16 + " and " + A16
 
 
 @pytest.mark.parametrize(
-    "make",
+    "name",
     [
-        lambda: show.layout_figure(transpose_pair()[0], name=A16),  # 16x32 with its spec as the title
-        lambda: show.layout_figure(parse_layout("blocked", (256, 256), 4), name="blocked"),
-        lambda: show.layout_figure(parse_layout("mma:wpc=1x1", (16, 8), 1), name=LONG_NAME),  # a narrow tile, a long title
-        lambda: show.bank_map_figure(swizzle_memory("unswizzled")[0], 4, transpose_pair()[1], 0, name="unswizzled"),
-        lambda: large_bank_map()[0],
-        lambda: show.matrix_figure(parse_layout("blocked", (8, 4, 16), 2), name=LONG_NAME),
-        lambda: show.conversion_figure(plan_conversion(*transpose_pair(), "f32", "sm_90")),
-        lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, transpose_pair()[1], 0, region=(0, 2, 0, 2)),
-        lambda: show.endpoint_figure(endpoint_plan("store", "mma", "nvmma:64")),
-        lambda: show.endpoint_figure(endpoint_plan("load", "wgmma", "nvmma:0", shape=(64, 64), warps=4)),
-    ],
-    ids=[
         "16x32",
         "256x256",
         "long-title",
-        "bank-16x32",
+        "bank-unswizzled",
         "bank-256x256",
         "matrix-rank3",
         "conversion",
@@ -203,26 +263,29 @@ LONG_NAME = A16 + " over " + B16 + " and " + A16
         "endpoint-two-step",
     ],
 )
-def test_text_is_readable_and_inside_the_canvas(tmp_path, make):
-    assert_readable(svg_of(make(), tmp_path))
+def test_text_is_readable_and_inside_the_canvas(drawn, name):
+    assert_readable(drawing(drawn, name))
 
 
-def test_a_long_title_wraps_whole(tmp_path):
-    root = svg_of(show.layout_figure(parse_layout("mma:wpc=1x1", (16, 8), 1), name=LONG_NAME), tmp_path)
+def test_a_long_title_wraps_whole(drawn):
+    root = drawing(drawn, "long-title")
     lines = [t.text for t in groups(root, "title")["title"].iter(f"{SVG}text")]
     assert len(lines) > 2 and " ".join(lines) == f"{LONG_NAME}: 16x8 (register 4, lane 32)"
 
 
+def large_bank_layouts():
+    """A 256x256 f16 swizzled layout (1024 segments) and the mma layout whose register 0 reads it."""
+    return parse_layout("swizzled:vec=8,per_phase=1,max_phase=8", (256, 256), 4, None, 2), parse_layout("mma", (256, 256), 4)
+
+
 def large_bank_map():
-    """A 256x256 f16 swizzled layout (1024 segments) read by an mma layout's register 0."""
-    mem = parse_layout("swizzled:vec=8,per_phase=1,max_phase=8", (256, 256), 4, None, 2)
-    acc = parse_layout("mma", (256, 256), 4)
-    return show.bank_map_figure(mem, 2, acc, 0, name="swizzled"), mem, acc
+    mem, acc = large_bank_layouts()
+    return show.bank_map_figure(mem, 2, acc, 0, name="swizzled")
 
 
-def test_a_large_bank_map_labels_the_segments_the_access_touches(tmp_path):
-    fig, mem, acc = large_bank_map()
-    root = svg_of(fig, tmp_path)
+def test_a_large_bank_map_labels_the_segments_the_access_touches(drawn):
+    mem, acc = large_bank_layouts()
+    root = drawing(drawn, "bank-256x256")
     step = show.access_step(mem, acc, 0, 2)
     touched = sorted({o * 2 // 128 for o in step.offsets})
     labels = groups(root, "lbl-")
@@ -269,12 +332,12 @@ def swizzle_memory(name: str):
         ("optimal", {b: 1 for b in range(32)}, 1),
     ],
 )
-def test_transpose_bank_maps_show_16_2_1(tmp_path, name, hits, wavefronts):
+def test_transpose_bank_maps_show_16_2_1(drawn, name, hits, wavefronts):
     mem, a, b = swizzle_memory(name)
     for step in range(b.in_size("register")):
         acc = show.access_step(mem, b, step, 4)
         assert acc.wavefronts == wavefronts and sorted(acc.banks.values()) == sorted(hits.values())
-    root = svg_of(show.bank_map_figure(mem, 4, b, 0, name=name), tmp_path)
+    root = drawing(drawn, f"bank-{name}")
     labels = groups(root, "lbl-")
     assert cell_count(root) == len(labels) == 512
     # every cell names its logical coordinate, which sits at the offset the memory layout gives it
@@ -290,9 +353,8 @@ def test_transpose_bank_maps_show_16_2_1(tmp_path, name, hits, wavefronts):
     assert show.access_step(mem, a, 0, 4).wavefronts == 1
 
 
-def test_conflicting_banks_are_red(tmp_path):
-    mem, _, b = swizzle_memory("classic")
-    root = svg_of(show.bank_map_figure(mem, 4, b, 0), tmp_path)
+def test_conflicting_banks_are_red(drawn):
+    root = drawing(drawn, "bank-classic")
     styles = {k: ET.tostring(e).decode() for k, e in groups(root, "hits-").items()}
     assert all("#d62728" in styles[f"hits-{bk}"] for bk in range(16))
 
@@ -313,10 +375,8 @@ def test_bank_map_of_a_distributed_layout_is_refused():
 
 
 # ---------------------------------------------------------------------- conversions
-def test_shared_conversion_shows_both_grids_and_the_bank_map(tmp_path):
-    a, b = transpose_pair()
-    p = plan_conversion(a, b, "f32", "sm_90")
-    root = svg_of(show.conversion_figure(p), tmp_path)
+def test_shared_conversion_shows_both_grids_and_the_bank_map(drawn):
+    root = drawing(drawn, "conversion")
     for side in ("src-", "dst-", "smem-"):
         assert len(groups(root, side + "lbl-")) == 512
         assert len(list(groups(root, side + "cells")[side + "cells"].iter(f"{SVG}path"))) == 512
@@ -352,12 +412,12 @@ def phase_wavefronts(root: ET.Element) -> list[int]:
     return [int(re.search(r"-> (\d+) wavefront", text_of(e))[1]) for e in groups(root, "phase-").values()]
 
 
-def test_endpoint_store_shows_d_the_stmatrix_tile_and_its_phases(tmp_path):
+def test_endpoint_store_shows_d_the_stmatrix_tile_and_its_phases(drawn):
     """An mma accumulator into nvmma:64 by stmatrix.x4: D's grid, S's bank map with instruction 0's four 8x8 matrices
     lit (32 rows of 16 bytes, 8 lanes a phase, one wavefront each), and the plan's own counts in words."""
     p = endpoint_plan("store", "mma", "nvmma:64")
     assert p.side.op == "stmatrix" and p.side.matrices == 4
-    root = svg_of(show.endpoint_figure(p), tmp_path)
+    root = drawing(drawn, "endpoint")
     assert len(groups(root, "dist-lbl-")) == len(groups(root, "smem-lbl-")) == 1024
     lit = [e for e in groups(root, "smem-lbl-").values() if re.search(r"\nT\d+$", text_of(e))]
     assert len(lit) == 4 * 8 * 8  # 4 matrices x 8 rows x 8 elements
@@ -373,29 +433,28 @@ def test_endpoint_store_shows_d_the_stmatrix_tile_and_its_phases(tmp_path):
 
 
 @pytest.mark.parametrize("step", [0, 5, 31])
-def test_endpoint_phases_count_what_the_planner_counts(tmp_path, step):
+def test_endpoint_phases_count_what_the_planner_counts(drawn, step):
     """A transposing load from a padded S: every instruction's phases add up to the planner's brute-force count over
     the padded addresses, and the map draws the buffer with its padding."""
     p = endpoint_plan("load", COLUMNS32, PADDED32)
-    root = svg_of(show.endpoint_figure(p, step=step), tmp_path)
+    root = drawing(drawn, f"padded-load-{step}")
     assert sum(phase_wavefronts(root)) == p.instr_wavefronts[step]
     labels = [text_of(e) for e in groups(root, "smem-lbl-").values()]
     assert "pad" in labels and sum(1 for t in labels if re.search(r"\nT\d+$", t)) == 32  # one element a lane
 
 
-def test_endpoint_two_step_draws_the_staging_layout(tmp_path):
+def test_endpoint_two_step_draws_the_staging_layout(drawn):
     p = endpoint_plan("load", "wgmma", "nvmma:0", shape=(64, 64), warps=4)
     assert p.staging is not None
-    root = svg_of(show.endpoint_figure(p), tmp_path)
+    root = drawing(drawn, "endpoint-two-step")
     assert groups(root, "staging-cells") and groups(root, "dist-cells")
     assert f"by {p.convert.path}" in text_of(groups(root, "staging")["staging"])
 
 
-def test_endpoint_svg_is_deterministic(tmp_path):
-    p = endpoint_plan("load", COLUMNS32, PADDED32)
-    show.save(show.endpoint_figure(p, step=3), tmp_path / "1.svg")
-    show.save(show.endpoint_figure(endpoint_plan("load", COLUMNS32, PADDED32), step=3), tmp_path / "2.svg")
-    assert (tmp_path / "1.svg").read_bytes() == (tmp_path / "2.svg").read_bytes()
+def test_endpoint_svg_is_deterministic(tmp_path, drawn):
+    """A second plan and drawing of the same endpoint, made afresh, is the module's drawing byte for byte."""
+    show.save(show.endpoint_figure(endpoint_plan("load", COLUMNS32, PADDED32), step=5), tmp_path / "2.svg")
+    assert drawn("padded-load-5").read_bytes() == (tmp_path / "2.svg").read_bytes()
 
 
 # ---------------------------------------------------------------------- PNG, determinism
