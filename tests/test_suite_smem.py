@@ -9,7 +9,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import invoke, one_sentence
+from helpers import ROOT, invoke, one_sentence, recorded_facts, sass_summary, summary_sass, write_record
 
 from llgen.emit.endpoint_bench import emit_smem_loop
 from llgen.errors import LlgenError
@@ -95,16 +95,32 @@ COMPILED = (
 )
 
 
-def test_loop_kernels_compile_with_nvrtc_without_local_memory(picks):
-    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+# The LOOP kernels' SASS summaries by text hash (llgen.runtime.toolchain.sass_key), as tests/data/random-sass.json keeps
+# test_emit's: a loop whose source hashes as recorded is not compiled again. `python tests/test_suite_smem.py` rewrites
+# the record after an intended change in generated code.
+SMEM_LOOP_SASS = ROOT / "tests" / "data" / "smem-loop-sass.json"
 
-    loops = {cid: emit_smem_loop(picks[cid].plans, cid) for cid in COMPILED}
+
+def loop_sass(loops: dict, known: dict) -> tuple[dict, dict]:
+    """The Sass summary of each case's LOOP kernel (``loops``: case -> emit_smem_loop), and its record."""
+    units = {cid: lp.source for cid, lp in loops.items()}
+    return recorded_facts(units, "sm_90", known, lambda kernels, cid: sass_summary(kernels[loops[cid].kernel]))
+
+
+def _loops(picks: dict) -> dict:
+    return {cid: emit_smem_loop(picks[cid].plans, cid) for cid in COMPILED}
+
+
+def test_loop_kernels_compile_with_nvrtc_without_local_memory(picks):
+    from llgen.runtime.toolchain import ToolchainUnavailable
+
+    loops = _loops(picks)
     try:
-        kernels = disassemble(compile_cuda("\n".join(lp.source for lp in loops.values()), "sm_90"))
+        found, _ = loop_sass(loops, json.loads(SMEM_LOOP_SASS.read_text())["sm_90"])
     except ToolchainUnavailable as e:
         pytest.skip(str(e))
     for cid, lp in loops.items():
-        k = kernels[lp.kernel]
+        k = summary_sass(lp.kernel, found[cid])
         assert not k.uses_local_memory, cid
         assert k.opcodes.get("BAR.SYNC.DEFER_BLOCKING") == 4, cid
         planned = {p.side.op for p in picks[cid].plans}
@@ -209,3 +225,8 @@ def test_bench_of_one_endpoint_is_its_loop_through_s():
         assert case.p == case.q and case.p.shape == (64, 64) and case.encoding().to_linear((64, 64)) is not None
     res = invoke("bench", "--src", "mma", "--dst", "nvmma:128", "--shape", "64x64", "--measures", "stream", "-o", "x.json")
     assert res.exit_code == 2 and "measures loop only" in res.stderr and one_sentence(res.stderr.removeprefix("error: ").strip())
+
+
+if __name__ == "__main__":
+    # after an intended change in generated code: the LOOP kernels compiled again, their record rewritten
+    write_record(SMEM_LOOP_SASS, {"sm_90": loop_sass(_loops({cid: smem_variants(CASES[cid])[0][0] for cid in COMPILED}), {})[1]})
