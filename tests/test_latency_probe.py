@@ -5,9 +5,11 @@ its measurements become a table that codegen/plan/latency_table.py accepts."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
+from helpers import recorded_facts, sass_summary, summary_sass, write_record
 
 from llgen.plan.latency_table import CLASSES, check_table
 
@@ -45,21 +47,38 @@ ROUND_TRIP = {"sts_4": "LDS", "sts_8": "LDS.64", "sts_16": "LDS.128"}
 ROUND_TRIP |= {"stsm_x1": "LDSM.16.M88", "stsm_x2": "LDSM.16.M88.2", "stsm_x4": "LDSM.16.M88.4"}
 
 
+# The probe's kernels' SASS summaries by text hash (llgen.runtime.toolchain.sass_key), as tests/data/random-sass.json
+# keeps test_emit's: while the probe's source hashes as recorded it is not compiled again.
+# `python tests/test_latency_probe.py` rewrites the record after a change of the probe.
+PROBE_SASS = Path(__file__).parent / "data" / "latency-probe-sass.json"
+
+
+def probe_sass(probe, known: dict) -> tuple[dict, dict]:
+    """The Sass summary of every probe kernel by name, and its record."""
+    names = [
+        probe.kernel_name(cls, kind, n) for cls in CLASSES for kind in ("chain", "indep") for n in (probe.N_SHORT, probe.N_LONG)
+    ]
+    found, record = recorded_facts(
+        {"probe": probe.kernel_source()}, "sm_90", known, lambda kernels, _: {n: sass_summary(kernels[n]) for n in names}
+    )
+    return found["probe"], record
+
+
 def test_every_probe_kernel_compiles_for_sm90_and_holds_what_it_times():
-    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+    from llgen.runtime.toolchain import ToolchainUnavailable
 
     probe = _probe()
     try:
-        cubin = compile_cuda(probe.kernel_source(), "sm_90")
+        found, _ = probe_sass(probe, json.loads(PROBE_SASS.read_text())["sm_90"])
     except ToolchainUnavailable as e:
         pytest.skip(str(e))
-    sass = disassemble(cubin)
+    sass = {name: summary_sass(name, s) for name, s in found.items()}
     for cls in CLASSES:
         for kind in ("chain", "indep"):
             for n in (probe.N_SHORT, probe.N_LONG):
                 name = probe.kernel_name(cls, kind, n)
-                res, code = cubin.kernels[name], sass[name]
-                assert res.local == 0 and res.stack == 0, name
+                code = sass[name]
+                assert code.local == 0 and code.stack == 0, name
                 if cls == "syncwarp":  # a converged full-mask warp barrier: ptxas drops it, which is what it costs
                     continue
                 op, per = OPCODE[cls]
@@ -79,3 +98,8 @@ def test_measurements_become_a_table_the_model_reads():
     assert doc["cycles"]["sts_4"]["latency"] == 23.0  # the round trip less the load
     assert doc["cycles"]["issue"]["latency"] == 0.0 and doc["cycles"]["bar_sync"]["interval"] == 30.0
     assert probe.per_instruction(1000, 3000) == 2000 / 64
+
+
+if __name__ == "__main__":
+    # after a change of the probe's kernels: compiled again, their record rewritten
+    write_record(PROBE_SASS, {"sm_90": probe_sass(_probe(), {})[1]})
