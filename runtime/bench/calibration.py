@@ -17,6 +17,7 @@ Write the table from a bench report: llgen bench calibrate bench/report.json -o 
 from __future__ import annotations
 
 import json
+from functools import cache
 from itertools import combinations
 from pathlib import Path
 
@@ -80,31 +81,42 @@ def _replan(c: dict, target: str) -> dict:
         return {}
 
 
+@cache
+def _cases_by_id(suite: str) -> dict:
+    """The suite's cases by id, built once (building a suite parses every layout: a table looks up each row)."""
+    return {c.id: c for c in suite_cases(suite)}
+
+
 def find_case(suite: str, case_id: str):
-    for c in suite_cases(suite):
-        if c.id == case_id:
-            return c
-    raise LlgenError(f"case {case_id} is not in suite {suite}.")
+    case = _cases_by_id(suite).get(case_id)
+    if case is None:
+        raise LlgenError(f"case {case_id} is not in suite {suite}.")
+    return case
 
 
-def predicted(case, kinds, target: str = "sm_90", objective: str = "throughput") -> float:
-    """The objective's model's cycles for the case's two plans of these kinds (A -> B planned as kinds[0], B -> A as
-    kinds[1]): the cost model's for throughput, the latency model's for latency."""
+def case_plans(case, kinds, target: str = "sm_90") -> tuple:
+    """The case's two plans of these kinds: A -> B planned as kinds[0], B -> A as kinds[1]."""
+    pairs = ((case.src, case.dst), (case.dst, case.src))
+    return tuple(
+        plan_conversion(s, d, case.dtype, target, **{**OPTIONS[kind], **case_options(case)})
+        for (s, d), kind in zip(pairs, kinds, strict=True)
+    )
+
+
+def cycles(plans, objective: str = "throughput") -> float:
+    """The objective's model's cycles for ``plans``: the cost model's for throughput, the latency model's for latency."""
     model = plan_cost if objective == "throughput" else plan_latency
-    total = 0.0
-    for (s, d), kind in zip(((case.src, case.dst), (case.dst, case.src)), kinds, strict=True):
-        total += model(plan_conversion(s, d, case.dtype, target, **{**OPTIONS[kind], **case_options(case)}))
-    return total
+    return sum((model(p) for p in plans), 0.0)
 
 
 def write_table(report: dict, out: str, target: str = "sm_90") -> str:
     """The calibration table of ``report`` (with each row's prediction by today's model) written to ``out``."""
     rows, notes = rows_of(report, target)
     for r in rows:
-        case = find_case(r["suite"], r["case"])
+        plans = case_plans(find_case(r["suite"], r["case"]), r["kinds"], target)
         for objective, key in PREDICTED.items():
             if MEASURED[objective] in r:
-                r[key] = round(predicted(case, r["kinds"], target, objective), 1)
+                r[key] = round(cycles(plans, objective), 1)
     info = report.get("info", {})
     try:  # the cases the model is known to order wrongly, each with what was measured, stay with the table
         unexplained = json.loads(Path(out).read_text()).get("unexplained", [])
