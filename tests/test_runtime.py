@@ -5,6 +5,7 @@ gpu-check script's parsers. Tests marked `gpu` run the real checks and skip wher
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.abc
 import importlib.util
 import json
@@ -46,9 +47,11 @@ from llgen.suite import core
 RAWS = [np.uint8, np.uint16, np.uint32, np.uint64]
 
 
-def _suite_plans(suites=("core",)):
+@functools.cache
+def _suite_plans(suites=("core",)) -> tuple:
+    """The suites' distinct plans, planned once for the module (collection and several tests read them)."""
     jobs = [j for name in suites for j in suite_jobs(name, "sm_90")[0]]
-    return [j for j in jobs if j.same_as is None]
+    return tuple(j for j in jobs if j.same_as is None)
 
 
 # ------------------------------------------------------------------------------------ a CPU "GPU"
