@@ -122,24 +122,32 @@ def solve(columns: list[int], target: int) -> int | None:
     Free variables are the columns that are combinations of earlier ones: the solution uses
     the lowest-index columns that span, so it is the minimum-norm choice of Def. 4.5.
     """
+    return solve_each(columns, [target])[0]
+
+
+def solve_each(columns: list[int], targets: Iterable[int]) -> list[int | None]:
+    """``solve(columns, t)`` for each t, eliminating the columns once."""
     rows: dict[int, tuple[int, int]] = {}  # pivot -> (vector, combination of columns)
     for i, c in enumerate(columns):
         combo = 1 << i
         while c:
-            p = pivot(c)
+            p = c.bit_length() - 1
             if p not in rows:
                 rows[p] = (c, combo)
                 break
             c ^= rows[p][0]
             combo ^= rows[p][1]
+    return [_solve_rows(rows, t) for t in targets]
+
+
+def _solve_rows(rows: dict[int, tuple[int, int]], t: int) -> int | None:
     x = 0
-    t = target
     while t:
-        p = pivot(t)
-        if p not in rows:
+        row = rows.get(t.bit_length() - 1)
+        if row is None:
             return None
-        t ^= rows[p][0]
-        x ^= rows[p][1]
+        t ^= row[0]
+        x ^= row[1]
     return x
 
 

@@ -68,7 +68,7 @@ class LinearLayout:
     def to_dict(self) -> dict:
         """Triton's bases form: ``{"bases": {in: [[...], ...]}, "out_dims": {out: size}}``."""
         return {
-            "bases": {name: [list(self.basis(name, i)) for i in range(k)] for name, k in self.ins},
+            "bases": {name: [list(v) for v in vecs] for name, vecs in self._bases.items()},
             "out_dims": {name: 1 << k for name, k in self.outs},
         }
 
@@ -159,9 +159,14 @@ class LinearLayout:
         """Flat images of in-dim ``name``'s basis vectors."""
         return self._cols_by_dim.get(name, ())
 
+    @cached_property
+    def _bases(self) -> dict[str, tuple[tuple[int, ...], ...]]:
+        """Each in-dim's bases in Triton form, unflattened once: JSON and the planner's checks read them often."""
+        return {name: tuple(unflatten(c, self.outs) for c in self.flat_cols(name)) for name, _ in self.ins}
+
     def basis(self, name: str, i: int) -> tuple[int, ...]:
         """``bases[name][i]`` in Triton form (one coordinate per out-dim)."""
-        return unflatten(self.flat_cols(name)[i], self.outs)
+        return self._bases.get(name, ())[i]
 
     # ------------------------------------------------------------------ evaluation
     def apply_flat(self, x: int) -> int:
@@ -272,9 +277,8 @@ class LinearLayout:
         if not self.is_surjective():
             raise LlgenError("the layout is not surjective, so it has no right inverse.")
         m = _in_to_out_map(self.ins)
-        cols = tuple(
-            _permute_bits(f2.solve(list(self.cols), 1 << (self.out_offset(n) + i)), m) for n, k in self.outs for i in range(k)
-        )
+        sols = f2.solve_each(list(self.cols), [1 << (self.out_offset(n) + i) for n, k in self.outs for i in range(k)])
+        cols = tuple(_permute_bits(x, m) for x in sols)
         return LinearLayout(self.outs, self.ins, cols)
 
     def invert(self) -> LinearLayout:

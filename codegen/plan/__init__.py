@@ -159,10 +159,10 @@ def check_distributed(lay: LinearLayout, side: str) -> None:
     seen: dict[int, tuple[str, int]] = {}
     for name in lay.in_names:
         for i, c in enumerate(lay.flat_cols(name)):
-            where = f"{name} basis {i} {list(lay.basis(name, i))}"
-            if c & (c - 1):
-                raise LlgenError(f"the {side} layout is not a distributed layout: its {where} has several bits set.")
-            if c and c in seen:
+            if c & (c - 1) or c in seen:
+                where = f"{name} basis {i} {list(lay.basis(name, i))}"
+                if c & (c - 1):
+                    raise LlgenError(f"the {side} layout is not a distributed layout: its {where} has several bits set.")
                 other = seen[c]
                 raise LlgenError(
                     f"the {side} layout is not a distributed layout: its {where} repeats {other[0]} basis {other[1]}."
@@ -309,11 +309,5 @@ def _register_perm(ha: Hw, hb: Hw) -> tuple[int, ...] | None:
 
     if ha.lane != hb.lane or ha.warp != hb.warp:
         return None
-    perm = []
-    for j in range(1 << len(hb.reg)):
-        x = hb.element(j, 0, 0)
-        i = f2.solve(list(ha.reg), x)
-        if i is None:
-            return None
-        perm.append(i)
-    return tuple(perm)
+    perm = f2.solve_each(list(ha.reg), f2.span(hb.reg))  # B register j holds element span(hb.reg)[j]
+    return None if None in perm else tuple(perm)

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..f2 import combine, reduce, span
+
 
 @dataclass(frozen=True)
 class Affine:
@@ -17,9 +19,12 @@ class Affine:
     cols: tuple[int, ...]
 
     def value(self, x: int) -> int:
-        from ..f2 import combine
-
         return self.const ^ combine(x, self.cols)
+
+    def values(self, count: int) -> list[int]:
+        """``[value(x) for x in range(count)]``, ``count`` a power of two up to ``2**len(cols)``: the span of the
+        low columns lists them in that order, one XOR each."""
+        return [self.const ^ v for v in span(self.cols[: count.bit_length() - 1])]
 
     def linear(self) -> Affine:
         return Affine(0, self.cols)
@@ -32,8 +37,6 @@ class Affine:
         return not any(self.cols)
 
     def image_basis(self) -> list[int]:
-        from ..f2 import reduce
-
         return reduce(self.cols)
 
     @staticmethod

@@ -199,14 +199,10 @@ def to_json(plan) -> dict:
                     "send_reg": _affine_json(r.send_reg),
                     "recv_reg": _affine_json(r.recv_reg),
                     "table": [
-                        {
-                            "lane": t % lanes,
-                            "warp": t // lanes,
-                            "src_lane": r.src_lane.value(t),
-                            "send_reg": r.send_reg.value(t),
-                            "recv_reg": r.recv_reg.value(t),
-                        }
-                        for t in range(lanes * warps)
+                        {"lane": t % lanes, "warp": t // lanes, "src_lane": s, "send_reg": x, "recv_reg": y}
+                        for t, (s, x, y) in enumerate(
+                            zip(*(f.values(lanes * warps) for f in (r.src_lane, r.send_reg, r.recv_reg)), strict=True)
+                        )
                     ],
                 }
                 for r in d.rounds

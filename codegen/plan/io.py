@@ -9,9 +9,10 @@ broadcast layout are loaded by every holder but stored once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..dtypes import DType
-from ..f2 import combine, units
+from ..f2 import span, units
 from ..layout import LinearLayout
 from ..target import Target
 from .affine import Affine
@@ -29,6 +30,9 @@ class GlobalIO:
     skip_warp_mask: int  # ... and (warp & skip_warp_mask) == 0: one replica writes
 
 
+# Every plan of a pair (each path, swizzle and access width a test or bench compares) reads A and writes B alike: the
+# accesses depend on nothing but the arguments, all immutable, so they are built once.
+@lru_cache(maxsize=16)
 def global_io(layout: LinearLayout, dt: DType, tgt: Target) -> GlobalIO:
     hw = Hw.of(layout)
     width = min(layout.num_consecutive(), tgt.max_access_bytes // dt.bytes)
@@ -36,10 +40,10 @@ def global_io(layout: LinearLayout, dt: DType, tgt: Target) -> GlobalIO:
     vbits = width.bit_length() - 1
     thread_cols = tuple(hw.lane) + tuple(hw.warp)
     live = [i for i, c in enumerate(hw.reg) if c and i >= vbits]
+    # access o's first register and its element, for o = 0, 1, ... (f2.span lists both in that order)
+    bases, consts = span(units(live)), span(hw.reg[i] for i in live)
     instrs = []
-    for o in range(1 << len(live)):
-        base = combine(o, units(live))
-        const = hw.element(base, 0, 0)
+    for base, const in zip(bases, consts, strict=True):
         regs = tuple(base | t for t in range(width))
         x, a = split_const(const, thread_cols)
         instrs.append(Instr(regs, x, a, 0))

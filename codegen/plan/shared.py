@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from .. import f2
 from ..dtypes import DType
@@ -163,15 +164,8 @@ def plan_shared(
         raise LlgenError(
             f"the tile needs {(1 << n) * w} bytes of shared memory and cannot be split to fit the {budget}-byte budget."
         )
-    drop = sorted(c.bit_length() - 1 for c in round_vecs)
-    round_vecs = [1 << d for d in drop]  # round bit j is the j-th lowest dropped logical bit, on both sides
-    nb = n - len(drop)
-
-    def cm(x: int) -> int:
-        return _compress(x, drop)
-
-    ac = Hw(tuple(cm(x) for x in a.reg), tuple(cm(x) for x in a.lane), tuple(cm(x) for x in a.warp), nb)
-    bc = Hw(tuple(cm(x) for x in b.reg), tuple(cm(x) for x in b.lane), tuple(cm(x) for x in b.warp), nb)
+    drop = tuple(sorted(c.bit_length() - 1 for c in round_vecs))  # round bit j: the j-th lowest, on both sides
+    ac, bc = _compressed(a, drop), _compressed(b, drop)
 
     # candidate tiles: ldmatrix/stmatrix where the layouts allow, else vectors
     load_tiles: list[Tile | None] = [None]
@@ -187,29 +181,62 @@ def plan_shared(
         for ld_tile in load_tiles:
             if st_tile and ld_tile and st_tile.vec != ld_tile.vec:
                 continue
-            tile = st_tile or ld_tile
-            vecs = (
-                [list(tile.vec)]
-                if tile
-                else vector_candidates(ac, bc, w, tgt, scalar, one_sided=one_sided and swizzle == "optimal")
-            )
-            for i, vec in enumerate(vecs):
-                plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, vec, swizzle, scalar, round_vecs, drop, col_bits)
-                if plan is None:
-                    continue
-                cost = (
-                    plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
-                    i > 0,  # one side widened alone: only for fewer wavefronts (vector_candidates)
-                    # past two scratch rounds (a barrier every few accesses) plain vectors win a tie with matrix
-                    # tiles: mma2b_f16 in 4 rounds ran 4.6% slower with them, in 2 and 1 as fast (docs/design.md §8.1)
-                    len(round_vecs) > 1 and tile is not None,
-                    repacked_words(plan.load, dt),
-                    len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
-                )
-                if best is None or cost < best[0]:
-                    best = (cost, plan)
+            cand = _best_with_tiles(a, b, dt, tgt, st_tile, ld_tile, swizzle, scalar, one_sided, drop, col_bits)
+            if cand is not None and (best is None or cand[0] < best[0]):
+                best = cand
     assert best is not None
     return best[1]
+
+
+def _compressed(hw: Hw, drop: tuple[int, ...]) -> Hw:
+    """``hw`` over the tile less its round bits ``drop``: the scratch index of each element."""
+    return Hw(*(tuple(_compress(x, drop) for x in cols) for cols in (hw.reg, hw.lane, hw.warp)), hw.nbits - len(drop))
+
+
+# A plan without matrix tiles builds the same candidates whether tiles were allowed or not, and a pair's forced plans
+# ask for what its unforced plan built already: the candidates depend on nothing but the arguments, all immutable, so
+# the last few are kept.
+@lru_cache(maxsize=64)
+def _best_with_tiles(
+    a: Hw,
+    b: Hw,
+    dt: DType,
+    tgt: Target,
+    st_tile: Tile | None,
+    ld_tile: Tile | None,
+    swizzle: str,
+    scalar: bool,
+    one_sided: bool,
+    drop: tuple[int, ...],
+    col_bits: int,
+) -> tuple[tuple, SharedPlan] | None:
+    """(cost, plan): the cheapest plan that stores by ``st_tile`` and loads by ``ld_tile`` (None: vectors), over the
+    tile less the round bits ``drop``; None where no memory layout suits them."""
+    ac, bc = _compressed(a, drop), _compressed(b, drop)
+    round_vecs = [1 << d for d in drop]
+    tile = st_tile or ld_tile
+    vecs = (
+        [list(tile.vec)]
+        if tile
+        else vector_candidates(ac, bc, dt.bytes, tgt, scalar, one_sided=one_sided and swizzle == "optimal")
+    )
+    best = None
+    for i, vec in enumerate(vecs):
+        plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, vec, swizzle, scalar, round_vecs, list(drop), col_bits)
+        if plan is None:
+            continue
+        cost = (
+            plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
+            i > 0,  # one side widened alone: only for fewer wavefronts (vector_candidates)
+            # past two scratch rounds (a barrier every few accesses) plain vectors win a tie with matrix
+            # tiles: mma2b_f16 in 4 rounds ran 4.6% slower with them, in 2 and 1 as fast (docs/design.md §8.1)
+            len(round_vecs) > 1 and tile is not None,
+            repacked_words(plan.load, dt),
+            len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
+        )
+        if best is None or cost < best[0]:
+            best = (cost, plan)
+    return best
 
 
 def vector_candidates(ac: Hw, bc: Hw, w: int, tgt: Target, scalar: bool, one_sided: bool) -> list[list[int]]:
@@ -400,14 +427,16 @@ def build_side(
     wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * acc.phases
     outer = [i for i in live if i not in inner_bits and i not in round_of_bit and i not in (tile.matrix_bits if tile else ())]
     rbits = sorted(round_of_bit, key=round_of_bit.get)  # round bit j first: store and load number rounds alike
+    # instruction o of round rnd starts at register rbase | obase, at constant offset roff ^ ooff (f2.span lists a
+    # span's elements in the order of their coefficients, as rnd and o count)
+    in_access = _access_regs(inner_bits, tile)
+    outer_regs, outer_offs = f2.span(f2.units(outer)), f2.span(reg_off[i] for i in outer)
+    xor_mask = split_const(-1, thread_cols)[0]  # the bits a thread column can set (split_const)
     instrs = []
-    for rnd in range(1 << len(rbits)):
-        rbase = f2.combine(rnd, f2.units(rbits))
-        for o in range(1 << len(outer)):
-            base = rbase | f2.combine(o, f2.units(outer))
-            regs = _tile_regs(base, inner_bits, tile)
-            const = f2.combine(base, reg_off)
-            instrs.append(Instr(tuple(regs), *split_const(const, thread_cols), rnd))
+    for rnd, (rbase, roff) in enumerate(zip(f2.span(f2.units(rbits)), f2.span(reg_off[i] for i in rbits), strict=True)):
+        for obase, ooff in zip(outer_regs, outer_offs, strict=True):
+            base, const = rbase | obase, roff ^ ooff
+            instrs.append(Instr(tuple(base | r for r in in_access), const & xor_mask, const & ~xor_mask, rnd))
     op = (
         ("st.shared" if store else "ld.shared")
         if not tile
@@ -426,8 +455,9 @@ def half_warp_load(store: bool, vbytes: int, lanes: int, quarter_offsets) -> boo
     return not store and vbytes == 16 and lanes == 32 and not any(quarter_offsets)
 
 
-def _tile_regs(base: int, inner_bits: list[int], tile: Tile | None) -> list[int]:
-    inner = [base | f2.combine(t, f2.units(inner_bits)) for t in range(1 << len(inner_bits))]
-    if tile is None:
-        return inner
-    return [r | f2.combine(m, f2.units(tile.matrix_bits)) for m in range(tile.matrices) for r in inner]
+def _access_regs(inner_bits: list[int], tile: Tile | None) -> list[int]:
+    """The registers one access moves, in memory order, less its first register's outer bits: the vector's
+    registers, matrix by matrix for a tile."""
+    inner = f2.span(f2.units(inner_bits))
+    matrices = f2.span(f2.units(tile.matrix_bits)) if tile else [0]
+    return [r | m for m in matrices for r in inner]

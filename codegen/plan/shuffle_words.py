@@ -312,8 +312,8 @@ def _senders(rounds: tuple[ShuffleRound, ...], class_cols: tuple[int, ...], clas
     out = []
     for r in rounds:
         per: dict[int, int] = {}
-        for t in range(1 << len(class_cols)):
-            sender = r.src_lane.value(t) | (t & ~lanes)
+        for t, src in enumerate(r.src_lane.values(1 << len(class_cols))):
+            sender = src | (t & ~lanes)
             s = f2.combine(sender, send_cols)
             if per.setdefault(class_index[f2.combine(t, class_cols)], s) != s:
                 return None

@@ -29,7 +29,7 @@ class Swizzle:
     def inverse_cols(self) -> list[int]:
         """Per logical bit, its offset (the inverse map, as columns)."""
         n = len(self.columns)
-        return [f2.solve(list(self.columns), 1 << i) for i in range(n)]
+        return f2.solve_each(list(self.columns), [1 << i for i in range(n)])
 
 
 def _in_basis_mod(vectors: list[int], modulo: list[int]) -> list[int]:
