@@ -122,33 +122,38 @@ def solve(columns: list[int], target: int) -> int | None:
     Free variables are the columns that are combinations of earlier ones: the solution uses
     the lowest-index columns that span, so it is the minimum-norm choice of Def. 4.5.
     """
-    return solve_each(columns, [target])[0]
+    return Solver(columns)(target)
 
 
-def solve_each(columns: list[int], targets: Iterable[int]) -> list[int | None]:
-    """``solve(columns, t)`` for each t, eliminating the columns once."""
-    rows: dict[int, tuple[int, int]] = {}  # pivot -> (vector, combination of columns)
-    for i, c in enumerate(columns):
-        combo = 1 << i
-        while c:
-            p = c.bit_length() - 1
-            if p not in rows:
-                rows[p] = (c, combo)
-                break
-            c ^= rows[p][0]
-            combo ^= rows[p][1]
-    return [_solve_rows(rows, t) for t in targets]
+def solve_each(columns: Iterable[int], targets: Iterable[int]) -> list[int | None]:
+    """``solve(columns, t)`` for each t."""
+    return list(map(Solver(columns), targets))
 
 
-def _solve_rows(rows: dict[int, tuple[int, int]], t: int) -> int | None:
-    x = 0
-    while t:
-        row = rows.get(t.bit_length() - 1)
-        if row is None:
-            return None
-        t ^= row[0]
-        x ^= row[1]
-    return x
+class Solver:
+    """``solve(columns, t)`` for many targets t: the columns are eliminated once."""
+
+    def __init__(self, columns: Iterable[int]):
+        self.rows: dict[int, tuple[int, int]] = {}  # pivot -> (vector, combination of columns)
+        for i, c in enumerate(columns):
+            combo = 1 << i
+            while c:
+                p = c.bit_length() - 1
+                if p not in self.rows:
+                    self.rows[p] = (c, combo)
+                    break
+                c ^= self.rows[p][0]
+                combo ^= self.rows[p][1]
+
+    def __call__(self, t: int) -> int | None:
+        x = 0
+        while t:
+            row = self.rows.get(t.bit_length() - 1)
+            if row is None:
+                return None
+            t ^= row[0]
+            x ^= row[1]
+        return x
 
 
 def least_squares(columns: list[int], target: int) -> tuple[int, int]:

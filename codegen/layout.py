@@ -209,13 +209,9 @@ class LinearLayout:
         The result's dims list self's dims first, then other's new ones."""
         ins = _merge_dims(self.ins, other.ins)
         outs = _merge_dims(self.outs, other.outs)
-        res_bases: dict[str, list[tuple[int, ...]]] = {n: [] for n, _ in ins}
-        for lay, shift_of in ((self, lambda _: 0), (other, lambda n: self.out_bits(n))):
-            for n, k in lay.ins:
-                for i in range(k):
-                    v = dict(zip(lay.out_names, lay.basis(n, i), strict=True))
-                    res_bases[n].append(tuple(v.get(o, 0) << shift_of(o) for o, _ in outs))
-        return LinearLayout.from_bases(res_bases, [(n, 1 << k) for n, k in outs])
+        factors = ((self, _out_bits_into(self.outs, outs, lambda _: 0)), (other, _out_bits_into(other.outs, outs, self.out_bits)))
+        cols = tuple(_permute_bits(c, m) for n, _ in ins for lay, m in factors for c in lay.flat_cols(n))
+        return LinearLayout(ins, outs, cols)
 
     def divide_left(self, left: LinearLayout) -> LinearLayout | None:
         """M2 with self == left * M2, or None. Used to test whether an instruction tile
@@ -457,6 +453,16 @@ def _merge_dims(a: Dims, b: Dims) -> Dims:
             sizes[n] = k
             order.append(n)
     return tuple((n, sizes[n]) for n in order)
+
+
+def _out_bits_into(outs: Dims, new: Dims, shift) -> list[int]:
+    """For each flat out bit of ``outs``, its flat position in ``new`` (the same dims or more, each as large or
+    larger), dim n's bits moved up by ``shift(n)`` inside it."""
+    low, pos = {}, 0
+    for n, k in reversed(new):
+        low[n] = pos
+        pos += k
+    return [low[n] + shift(n) + i for n, k in reversed(outs) for i in range(k)]
 
 
 def _permute_bits(x: int, m: list[int]) -> int:

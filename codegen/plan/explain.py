@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..layout import unflatten
 from ..view import logical_bit_names as bit_names  # the one naming of logical bits: m0.., n0.. or dim<k>[i]
 
 
@@ -32,14 +33,14 @@ def registers(plan) -> int:
         return max(a, b)
     d, per = plan.detail, max(1, 32 // bits)
     scale = 2 if bits == 64 else 1
-    stored = {}  # A's word -> the last round that stores an element of it
+    stored = {}  # A's word -> the last round that stores an element of it (instructions come round by round)
     for ins in d.store.instrs:
         for r in ins.regs:
-            stored[r // per] = max(stored.get(r // per, -1), ins.round)
+            stored[r // per] = ins.round
     loaded = {}  # B's word -> the first round that loads an element of it
-    for ins in d.load.instrs:
+    for ins in reversed(d.load.instrs):
         for r in ins.regs:
-            loaded[r // per] = min(loaded.get(r // per, d.rounds), ins.round)
+            loaded[r // per] = ins.round
     between = [
         sum(last > rnd for last in stored.values()) + sum(first <= rnd for first in loaded.values()) for rnd in range(d.rounds)
     ]
@@ -228,8 +229,6 @@ def to_json(plan) -> dict:
 
 
 def _unflat(x: int, layout) -> list[int]:
-    from ..layout import unflatten
-
     return list(unflatten(x, layout.outs))
 
 

@@ -39,9 +39,13 @@ class Hw:
     def local_span(self) -> list[int]:
         return f2.reduce(self.local)
 
+    @cached_property
+    def _local_solver(self) -> f2.Solver:
+        return f2.Solver(self.local)
+
     def local_coords(self, x: int) -> tuple[int, int] | None:
         """(register index, lane index) holding x in warp 0's frame, lowest replica; None if absent."""
-        sol = f2.solve(list(self.local), x)
+        sol = self._local_solver(x)
         if sol is None:
             return None
         return sol & ((1 << len(self.reg)) - 1), sol >> len(self.reg)

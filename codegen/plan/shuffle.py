@@ -17,6 +17,7 @@ function of the lane and warp bits (plan/affine.py); only the constants change p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from .. import f2
 from ..dtypes import DType
@@ -127,10 +128,13 @@ def _rounds(a: Hw, b: Hw, dt: DType, alpha: list[int], tau: list[int], m: list[i
     nz_alpha = [x for x in alpha if x]
     t_cols = [tau[p] for p in range(nl) if alpha[p]]
 
+    # T and const are pure, and every round's src and send ask them for the same values: each is computed once
+    @cache
     def T(lane_vec: int) -> int:
         coeff, _ = f2.least_squares(nz_alpha, lane_vec)
         return f2.combine(coeff, t_cols)
 
+    @cache
     def const(r: int, warp: int) -> tuple[int, int]:
         """(i0, lam0): where A's warp-``warp`` frame holds c(r, warp)."""
         reg = f2.combine(r, f2.units(rbits))

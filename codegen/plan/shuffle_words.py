@@ -139,12 +139,12 @@ def _tree_nodes(per_class: tuple) -> int:
     seen: set[tuple] = set()
 
     def walk(f: tuple) -> None:
-        split = Choice(f).split()
-        if split is None or Choice(f).node in seen:
+        node = Choice(f).node  # its halves are Choice.split's
+        if len(node) == 1 or node in seen:
             return
-        seen.add(Choice(f).node)
-        walk(split[1].per_class)
-        walk(split[2].per_class)
+        seen.add(node)
+        walk(node[: len(node) // 2])
+        walk(node[len(node) // 2 :])
 
     walk(per_class)
     return len(seen)
@@ -265,12 +265,11 @@ class _Trees:
             self.roots.add(node)
 
     def _node(self, f: tuple) -> tuple | None:
-        split = Choice(f).split()
-        if split is None:
+        node = Choice(f).node  # its halves are Choice.split's
+        if len(node) == 1:
             return None
-        node = Choice(f).node
         if node not in self.children:
-            kids = (self._node(split[1].per_class), self._node(split[2].per_class))
+            kids = (self._node(node[: len(node) // 2]), self._node(node[len(node) // 2 :]))
             self.children[node] = kids
             for k in kids:
                 if k is not None:
