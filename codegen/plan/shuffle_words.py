@@ -28,7 +28,7 @@ them (tests/test_shuffle_vs_triton.py holds them to Triton's SASS).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from .. import f2
@@ -194,6 +194,8 @@ class Choice:
         return half.bit_length() - 1, Choice(f[:half]), Choice(f[half:])
 
 
+# Pure, and asked of the same few picks by every word of every assembly option: the last few answers are kept.
+@lru_cache(maxsize=4096)
 def whole_word(pick: tuple[Byte | None, ...]) -> Src | None:
     """The source word whose bytes ``pick`` takes in place, all from it (None where it is not one word in order)."""
     srcs = {b[0] for b in pick if b is not None}
@@ -306,15 +308,16 @@ def assemble(
 def _senders(rounds: tuple[ShuffleRound, ...], class_cols: tuple[int, ...], class_index: dict[int, int], lane_bits: int):
     """Per round, per receiver class: the send part of its sender's class (the sender's send register, less the
     round's constant); None where threads of one class read from senders of different classes."""
-    send_cols = rounds[0].send_reg.cols
     lanes = (1 << lane_bits) - 1
+    threads = 1 << len(class_cols)
+    send_part = f2.span(rounds[0].send_reg.cols)  # thread t's: combine(t, send columns) is send_part[t]
+    class_of = [class_index[k] for k in f2.span(class_cols)]
     out = []
     for r in rounds:
         per: dict[int, int] = {}
-        for t, src in enumerate(r.src_lane.values(1 << len(class_cols))):
-            sender = src | (t & ~lanes)
-            s = f2.combine(sender, send_cols)
-            if per.setdefault(class_index[f2.combine(t, class_cols)], s) != s:
+        for t, src in enumerate(r.src_lane.values(threads)):
+            s = send_part[src | (t & ~lanes)]  # the sender's
+            if per.setdefault(class_of[t], s) != s:
                 return None
         out.append(per)
     return out
@@ -345,27 +348,34 @@ def _assemble(
     payload = len(packa) * eb  # bytes one round moves per thread
     nparts = (payload + 3) // 4
 
+    # a_byte and sent are pure, and every class and word asks them again for the same bytes: each is computed once
+    @cache
     def a_byte(e: int, i: int) -> Byte:
         return (("a", (e * eb + i) // 4), (e * eb + i) % 4)
 
-    def sent(r, s: int, q: int) -> Byte | None:
-        """The A byte at payload byte q of what a class-s thread sends in round r."""
-        return None if q >= payload else a_byte(r.send_reg.const ^ s ^ packa[q // eb], q % eb)
+    @cache
+    def sent(send_const: int, s: int, q: int) -> Byte | None:
+        """The A byte at payload byte q of what a class-s thread sends in a round whose send register is
+        ``send_const ^ s``."""
+        return None if q >= payload else a_byte(send_const ^ s ^ packa[q // eb], q % eb)
 
     senders = None
     if whole_sends:
         senders = _senders(rounds, class_cols, {k: c for c, k in enumerate(f2.span(basis))}, lane_bits)
-        spans = (len({sent(r, s, q)[0] for q in range(payload)}) for r in rounds if r.op != "local" for s, _ in classes)
+        spans = (
+            len({sent(r.send_reg.const, s, q)[0] for q in range(payload)}) for r in rounds if r.op != "local" for s, _ in classes
+        )
         if senders is None or any(n > 1 for n in spans):
             return None
 
     round_words = []
     for r in rounds:
         sends: tuple[Word, ...] = ()
-        if r.op != "local" or local_words:
-            sends = tuple(Word(tuple(tuple(sent(r, s, 4 * p + i) for i in range(4)) for s, _ in classes)) for p in range(nparts))
+        sc = r.send_reg.const
         if whole_sends and r.op != "local":
-            sends = (Word(tuple(tuple((sent(r, s, 0)[0], i) for i in range(4)) for s, _ in classes)),)
+            sends = (Word(tuple(tuple((sent(sc, s, 0)[0], i) for i in range(4)) for s, _ in classes)),)
+        elif r.op != "local" or local_words:
+            sends = tuple(Word(tuple(tuple(sent(sc, s, 4 * p + i) for i in range(4)) for s, _ in classes)) for p in range(nparts))
         round_words.append(Round(r.index, r.op, sends))
 
     # where each class's B element comes from: (round, A element) for a local round, else (round, payload offset)
@@ -395,11 +405,11 @@ def _assemble(
                     r = rounds[rnd]
                     elem = r.send_reg.const ^ senders[rnd][c] ^ packa[x]
                     pick.append((("x", rnd, 0), a_byte(elem, j)[1]))
-                    last = max(last, rnd)
+                    last = rnd if rnd > last else last
                 else:
                     q = x * eb + j
                     pick.append((("x", rnd, q // 4), q % 4))
-                    last = max(last, rnd)
+                    last = rnd if rnd > last else last
             picks.append(tuple(pick))
         b_words.append((Word(tuple(picks)), last))
     return Assembly(class_cols, basis, tuple(round_words), tuple(b_words))
