@@ -452,21 +452,21 @@ def test_gather_bench_kernels_compute_take_along_axis_on_cpu_threads():
     from llgen.runtime.reference import random_input, raw_dtype
 
     rng = np.random.default_rng(3)
-    seen = set()
+    runs = []  # (case, variant, plan, kernel name): every LOOP in one source, one host compile for them all
     for c in gather_bench_cases():
         plans, skipped = gather.gather_variants(c)
         assert plans[0][0] == "llgen" and len(plans) + len(skipped) == 3
-        for name, plan in plans:
-            seen.add(plan.path)
-            mod = host.compile(gather.loop_source(plan, "g"), "sm_90")
-            for pattern in gather.PATTERNS:
-                x = random_input(raw_dtype(c.dtype), 2 * int(np.prod(c.shape)), rng).reshape(2, *c.shape)
-                ix = gather.index_tiles(pattern, c.shape, c.axis, 2, rng)
-                y = np.zeros(x.size, x.dtype)
-                args = (x.reshape(-1).copy(), ix.reshape(-1).copy(), y, 3)
-                mod.launch("g_loop", 2, c.warps * 32, args, smem=gather.scratch_bytes(plan))
-                assert (y == gather.expected(x, ix, c.axis, 3).reshape(-1)).all(), (c.id, name, pattern)
-    assert seen == {"shuffle", "shared", "registers"}
+        runs += [(c, name, plan, f"g{len(runs) + i}") for i, (name, plan) in enumerate(plans)]
+    assert {plan.path for _, _, plan, _ in runs} == {"shuffle", "shared", "registers"}
+    mod = host.compile("\n".join(gather.loop_source(plan, g) for _, _, plan, g in runs), "sm_90")
+    for c, name, plan, g in runs:
+        for pattern in gather.PATTERNS:
+            x = random_input(raw_dtype(c.dtype), 2 * int(np.prod(c.shape)), rng).reshape(2, *c.shape)
+            ix = gather.index_tiles(pattern, c.shape, c.axis, 2, rng)
+            y = np.zeros(x.size, x.dtype)
+            args = (x.reshape(-1).copy(), ix.reshape(-1).copy(), y, 3)
+            mod.launch(f"{g}_loop", 2, c.warps * 32, args, smem=gather.scratch_bytes(plan))
+            assert (y == gather.expected(x, ix, c.axis, 3).reshape(-1)).all(), (c.id, name, pattern)
 
 
 def test_triton_gather_compiles_for_every_gather_case():
