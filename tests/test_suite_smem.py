@@ -129,14 +129,23 @@ def test_loop_kernels_compile_with_nvrtc_without_local_memory(picks):
             assert k.opcodes.get("VIADD.16") == lp.source.count("__vadd2("), cid  # the parser reads VIADD.16x2 so
 
 
-@pytest.mark.parametrize("cid", ["ep_mma_bf16_128B_w8", "tr_f32_vec1", "tr_f32_padded", "op_B_i8_nvmma128"])
-def test_loop_runs_exact_on_cpu_threads(picks, cid):
-    """k steps of +1 on two tiles, on CPU threads (ldmatrix/stmatrix emulated): every element NumPy's."""
+RUN = ("ep_mma_bf16_128B_w8", "tr_f32_vec1", "tr_f32_padded", "op_B_i8_nvmma128")
+
+
+@pytest.fixture(scope="module")
+def host_loops(picks):
+    """The LOOP kernels of RUN by case, and one host module (llgen.runtime.host) that runs them all (one g++ call)."""
     from llgen.runtime.host import compile as host_compile
 
-    case = CASES[cid]
-    lp = emit_smem_loop(picks[cid].plans, "s")
-    module = host_compile(lp.source, "sm_90")
+    loops = {cid: emit_smem_loop(picks[cid].plans, cid) for cid in RUN}
+    return loops, host_compile("\n".join(lp.source for lp in loops.values()), "sm_90")
+
+
+@pytest.mark.parametrize("cid", RUN)
+def test_loop_runs_exact_on_cpu_threads(host_loops, cid):
+    """k steps of +1 on two tiles, on CPU threads (ldmatrix/stmatrix emulated): every element NumPy's."""
+    loops, module = host_loops
+    case, lp = CASES[cid], loops[cid]
     tile = 1 << case.p.total_out_bits
     raw = raw_dtype(case.dtype)
     x = loop_input(case.dtype, raw.type, 2 * tile, np.random.default_rng(7))
