@@ -190,6 +190,8 @@ def plan_shared(
 
 def _compressed(hw: Hw, drop: tuple[int, ...]) -> Hw:
     """``hw`` over the tile less its round bits ``drop``: the scratch index of each element."""
+    if not drop:
+        return hw
     return Hw(*(tuple(_compress(x, drop) for x in cols) for cols in (hw.reg, hw.lane, hw.warp)), hw.nbits - len(drop))
 
 
@@ -365,7 +367,7 @@ def build_side(
     """Lay out one side's instructions over its registers."""
     w = dt.bytes
     nl, _nw = len(hw.lane), len(hw.warp)
-    reg_off = [off(c) for c in hw.reg]
+    reg_off, lane_off, warp_off = ([off(c) for c in cols] for cols in (hw.reg, hw.lane, hw.warp))
     # registers: broadcast register bits are skipped (replicas are copied after the load / not stored)
     live = [i for i, c in enumerate(full.reg) if c]
     round_of_bit = {}  # register bit -> the round bit it selects
@@ -379,12 +381,12 @@ def build_side(
         thread_cols = []
         for kind, idx in lanes_map:
             if kind == "lane":
-                thread_cols.append(off(hw.lane[idx]))
+                thread_cols.append(lane_off[idx])
             elif kind == "reg":
-                thread_cols.append(off(hw.reg[idx]))
+                thread_cols.append(reg_off[idx])
             else:
                 thread_cols.append(0)
-        thread_cols += [off(c) for c in hw.warp]
+        thread_cols += warp_off
         matrices = tile.matrices
         width = len(vec_bits) and (1 << len(vec_bits))
         phases = matrices
@@ -409,19 +411,19 @@ def build_side(
             inner_bits.append(cand[0])
         # a vector must be contiguous and aligned: no other bit may touch its low offset bits
         while inner_bits:
-            others = [off(c) for c in hw.lane + hw.warp] + [reg_off[i] for i in live if i not in inner_bits]
+            others = lane_off + warp_off + [reg_off[i] for i in live if i not in inner_bits]
             if not any(o & ((1 << len(inner_bits)) - 1) for o in others):
                 break
             inner_bits.pop()
-        thread_cols = [off(c) for c in hw.lane] + [off(c) for c in hw.warp]
+        thread_cols = lane_off + warp_off
         matrices = 0
         width = 1 << len(inner_bits)
         vbytes = width * w
         groups = tgt.lanes // tgt.phase_lanes(vbytes)
         per_phase = nl - (groups.bit_length() - 1)
-        acc = Access(tuple(off(c) for c in hw.lane[:per_phase]), width, groups)
+        acc = Access(tuple(lane_off[:per_phase]), width, groups)
         if half_warp_load(store, vbytes, tgt.lanes, acc.lanes):
-            acc = Access(tuple(off(c) for c in hw.lane[: per_phase + 1]), width, groups // 2)
+            acc = Access(tuple(lane_off[: per_phase + 1]), width, groups // 2)
         # the data-volume minimum in wavefronts, one per 128 bytes moved (what Side.phases reports)
         phases = max(1, tgt.lanes * max(vbytes, tgt.bank_bytes) // tgt.wavefront_bytes)
     wf = wavefronts_per_phase(acc, w, tgt.banks, tgt.bank_bytes) * acc.phases
@@ -436,7 +438,7 @@ def build_side(
     for rnd, (rbase, roff) in enumerate(zip(f2.span(f2.units(rbits)), f2.span(reg_off[i] for i in rbits), strict=True)):
         for obase, ooff in zip(outer_regs, outer_offs, strict=True):
             base, const = rbase | obase, roff ^ ooff
-            instrs.append(Instr(tuple(base | r for r in in_access), const & xor_mask, const & ~xor_mask, rnd))
+            instrs.append(Instr(tuple(map(base.__or__, in_access)), const & xor_mask, const & ~xor_mask, rnd))
     op = (
         ("st.shared" if store else "ld.shared")
         if not tile

@@ -68,11 +68,14 @@ def optimal_swizzle(
     for _ in range(min(word_fill, b)):
         inter0 = f2.intersection(a_red0, b_red0)
         cands = inter0 + a_red0 + b_red0 + f2.complement(vec + fill + a_red0 + b_red0, nbits) + [1 << i for i in range(nbits)]
+        held = f2.reduce(vec + fill)
+        # dim span(vec + fill + [x] + bank): that without x, plus one where x is outside it
+        spans = [(len(s), s) for s in (f2.reduce(vec + fill + a_bank), f2.reduce(vec + fill + b_bank))]
         best = None
         for x in cands:
-            if f2.contains(f2.reduce(vec + fill), x):
+            if f2.contains(held, x):
                 continue
-            du, dv = f2.rank(vec + fill + [x] + a_bank), f2.rank(vec + fill + [x] + b_bank)
+            du, dv = (n + (f2.residue(x, s) != 0) for n, s in spans)
             key = (max(du, dv), du + dv)
             if best is None or key < best[0]:
                 best = (key, x)
@@ -89,17 +92,20 @@ def optimal_swizzle(
     h = [x ^ y for x, y in zip(e, f, strict=False)]
     c = f2.complement(vec + a_red + b_red, nbits)
     seg: list[int] = []
+    held = f2.reduce(vec)  # span(vec + seg)
     for x in h + c:
-        if len(seg) < seg_bits and not f2.contains(f2.reduce(vec + seg), x):
+        if len(seg) < seg_bits and not f2.contains(held, x):
             seg.append(x)
+            held = f2.reduce(held + [x])
     if len(seg) < seg_bits:
         # unavoidable conflicts: alternate between store-side and load-side vectors
         a_left = e[len(h) :] + e[: len(h)] + inter
         b_left = f[len(h) :] + f[: len(h)]
         order = [x for pair in _zip_longest(a_left, b_left) for x in pair if x is not None]
         for x in order:
-            if len(seg) < seg_bits and not f2.contains(f2.reduce(vec + seg), x):
+            if len(seg) < seg_bits and not f2.contains(held, x):
                 seg.append(x)
+                held = f2.reduce(held + [x])
     bank = [u for u in f2.complement(vec + seg, nbits)][:b]
     cols = tuple(vec + bank + seg)
     sets = (("I", tuple(inter)), ("E", tuple(e)), ("F", tuple(f)), ("H", tuple(h)), ("C", tuple(c)))
