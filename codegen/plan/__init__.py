@@ -128,6 +128,8 @@ class Plan:
         return to_json(self)
 
 
+# Each of a pair's plans checks it again; a pair that passes passes every time (what raises is not cached)
+@lru_cache(maxsize=8)
 def check_pair(a: LinearLayout, b: LinearLayout, tgt: Target) -> None:
     """Reject pairs no plan can convert, with one sentence each."""
     if a.outs != b.outs:

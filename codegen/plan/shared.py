@@ -227,12 +227,16 @@ def _best_with_tiles(
         plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, vec, swizzle, scalar, round_vecs, list(drop), col_bits)
         if plan is None:
             continue
-        cost = (
+        head = (
             plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
             i > 0,  # one side widened alone: only for fewer wavefronts (vector_candidates)
             # past two scratch rounds (a barrier every few accesses) plain vectors win a tie with matrix
             # tiles: mma2b_f16 in 4 rounds ran 4.6% slower with them, in 2 and 1 as fast (docs/design.md §8.1)
             len(round_vecs) > 1 and tile is not None,
+        )
+        if best is not None and head > best[0][:3]:
+            continue  # it loses before the counts of repacked words (the costly part) could matter
+        cost = head + (
             repacked_words(plan.load, dt),
             len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
         )
