@@ -50,9 +50,7 @@ class Word:
         """The distinct source words, in order of first use."""
         out: list[Src] = []
         for pick in self.picks:
-            for b in pick:
-                if b is not None and b[0] not in out:
-                    out.append(b[0])
+            out += [s for s in pick_sources(pick) if s not in out]
         return out
 
     def whole(self, c: int) -> Src | None:
@@ -88,7 +86,7 @@ class Word:
         time, each (first operand, second operand, selector); a first operand None is the word built so far, a second
         None is zero."""
         pick = self.picks[c]
-        order = Word((pick,)).sources()
+        order = pick_sources(pick)
         if len(order) == 1:
             return [(order[0], None, nibbles(pick, order[0], None))]
         steps = [(order[0], order[1], nibbles(pick, order[0], order[1]))]
@@ -99,7 +97,7 @@ class Word:
         """A join's two byte-permute operands per class (first, second; a second None is any word), where every class
         takes its bytes from at most two source words and that costs less than permuting each class's word on its
         own: each class's pair ordered so that the two select trees over the classes are smallest. None otherwise."""
-        per = [Word((p,)).sources() for p in self.picks]
+        per = [pick_sources(p) for p in self.picks]
         if self.kind() != "join" or any(len(s) > 2 for s in per):
             return None
         rank = {x: i for i, x in enumerate(self.sources())}
@@ -115,7 +113,7 @@ class Word:
             cost = _tree_nodes(firsts) + _tree_nodes(seconds)
             if best is None or cost < best[0]:
                 best = (cost, firsts, seconds)
-        alone = sum(max(1, len(Word((p,)).sources()) - 1) for p in set(self.picks) if whole_word(p) is None)
+        alone = sum(max(1, len(pick_sources(p)) - 1) for p in set(self.picks) if whole_word(p) is None)
         return (best[1], best[2]) if 1 + best[0] <= alone + _tree_nodes(self.picks) else None
 
     def operand_selectors(self) -> tuple[int, ...]:
@@ -130,7 +128,7 @@ class Word:
         if kind == "prmt" or (kind == "join" and self.operands is not None):
             return 1
         if kind == "join":
-            return sum(max(1, len(Word((p,)).sources()) - 1) for p in set(self.picks) if whole_word(p) is None)
+            return sum(max(1, len(pick_sources(p)) - 1) for p in set(self.picks) if whole_word(p) is None)
         return 0
 
 
@@ -194,7 +192,18 @@ class Choice:
         return half.bit_length() - 1, Choice(f[:half]), Choice(f[half:])
 
 
-# Pure, and asked of the same few picks by every word of every assembly option: the last few answers are kept.
+# whole_word and pick_sources are pure, and asked of the same few picks by every word of every assembly option: the
+# last few answers are kept.
+@lru_cache(maxsize=4096)
+def pick_sources(pick: tuple[Byte | None, ...]) -> tuple[Src, ...]:
+    """One class's distinct source words, in order of first use."""
+    out: list[Src] = []
+    for b in pick:
+        if b is not None and b[0] not in out:
+            out.append(b[0])
+    return tuple(out)
+
+
 @lru_cache(maxsize=4096)
 def whole_word(pick: tuple[Byte | None, ...]) -> Src | None:
     """The source word whose bytes ``pick`` takes in place, all from it (None where it is not one word in order)."""
