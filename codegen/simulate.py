@@ -60,14 +60,8 @@ def element_ids(layout, warps: int, lanes: int) -> np.ndarray:
     sizes = list(d["out_dims"].values())
     strides = [int(np.prod(sizes[i + 1 :])) for i in range(len(sizes))]
 
-    def flat(vec):
-        return sum(c * s for c, s in zip(vec, strides, strict=True))
-
     def dim_values(name, n):
-        vals = np.zeros(n, dtype=np.int64)
-        for i, vec in enumerate(d["bases"].get(name, [])):
-            vals ^= np.where((np.arange(n) >> i) & 1, flat(vec), 0)
-        return vals
+        return _spans([[sum(c * s for c, s in zip(vec, strides, strict=True)) for vec in d["bases"].get(name, [])]], n)[0]
 
     regs = 1 << len(d["bases"].get("register", []))
     r = dim_values("register", regs)
@@ -77,13 +71,28 @@ def element_ids(layout, warps: int, lanes: int) -> np.ndarray:
     return w[:, None, None] ^ lane[None, :, None] ^ r[None, None, :]
 
 
+def _spans(vectors, n: int) -> np.ndarray:
+    """[len(vectors), n]: row i, column x is the XOR of ``vectors[i][j]`` over the set bits j of x (bits past the
+    vectors ignored), built by doubling a table of all rows at once."""
+    k = max(0, n - 1).bit_length()
+    cols = np.zeros((len(vectors), k), dtype=np.int64)
+    for i, v in enumerate(vectors):
+        cols[i, : len(v[:k])] = v[:k]
+    table = np.zeros((len(vectors), 1 << k), dtype=np.int64)
+    for j in range(k):  # doubling: the second half of each prefix is the first half ^ column j
+        np.bitwise_xor(table[:, : 1 << j], cols[:, j : j + 1], out=table[:, 1 << j : 2 << j])
+    return table[:, :n]
+
+
 def _affine(aff, tid: np.ndarray) -> np.ndarray:
     """const ^ XOR of cols[i] over the set bits i of each thread id."""
-    cols = np.array(aff.cols, dtype=np.int64)
-    if not len(cols):
-        return np.full(tid.shape, aff.const, dtype=np.int64)
-    bits = (tid[..., None] >> np.arange(len(cols))) & 1
-    return np.bitwise_xor.reduce(bits * cols, axis=-1) ^ aff.const
+    return _affines([aff], tid)[0]
+
+
+def _affines(affs, tid: np.ndarray) -> np.ndarray:
+    """[len(affs), *tid.shape]: `_affine` of each of ``affs``."""
+    consts = np.array([a.const for a in affs], dtype=np.int64).reshape((-1,) + (1,) * tid.ndim)
+    return _spans([a.cols for a in affs], int(tid.max()) + 1)[:, tid] ^ consts
 
 
 def simulate(plan, values: np.ndarray | None = None) -> SimResult:
@@ -106,40 +115,56 @@ def simulate(plan, values: np.ndarray | None = None) -> SimResult:
     return res
 
 
-def _pack_offsets(deltas) -> list[int]:
-    return [sum(d for j, d in enumerate(deltas) if t >> j & 1) for t in range(1 << len(deltas))]
+def _pack_offsets(deltas) -> np.ndarray:
+    return np.array([sum(d for j, d in enumerate(deltas) if t >> j & 1) for t in range(1 << len(deltas))], dtype=np.int64)
 
 
 def _shuffle(plan, src, out, res) -> None:
+    """The rounds in order: each thread sends A register send_reg (and the packed ones beside it) and fills B register
+    recv_reg (and beside it) with what its source lane sent. All rounds' tables are computed at once; a check that
+    fails names the first round that breaks it, with the first of the round's checks a round-by-round run meets."""
     d = plan.detail
+    rounds = d.rounds
+    if not rounds:
+        return
     warps, lanes = plan.warps, plan.target.lanes
     n_in, n_out = src.shape[2], out.shape[2]
     tid = np.arange(warps * lanes).reshape(warps, lanes)
     lane = tid % lanes
-    warp_idx = tid // lanes
+    send = _affines([r.send_reg for r in rounds], tid)  # [round, warp, lane]
+    sl = _affines([r.src_lane for r in rounds], tid)
+    recv = _affines([r.recv_reg for r in rounds], tid)
+    op = np.array([r.op for r in rounds])
+    mask = np.array([r.xor_mask if r.op == "xor" else 0 for r in rounds], dtype=np.int64)[:, None, None]
+    faults = [
+        ((send >= n_in) | (send < 0)).any((1, 2)),
+        (op == "local") & (sl != lane).any((1, 2)),
+        (op == "xor") & (sl != lane ^ mask).any((1, 2)),
+        (op != "local") & ((sl < 0) | (sl >= lanes)).any((1, 2)),
+        ((recv >= n_out) | (recv < 0)).any((1, 2)),
+    ]
+    broken = np.logical_or.reduce(faults)
+    if broken.any():
+        i = int(np.argmax(broken))
+        index = rounds[i].index
+        raise SimError(
+            [
+                f"round {index} sends a register outside 0..{n_in - 1}",
+                f"round {index} is local but its source lane is another lane",
+                "shfl.xor round whose source is not lane ^ mask",
+                f"round {index} reads a lane outside the warp",
+                f"round {index} fills a register outside 0..{n_out - 1}",
+            ][next(k for k, f in enumerate(faults) if f[i])]
+        )
+    res.shuffles += d.words_per_element * int((op != "local").sum())
     pa, pb = _pack_offsets(d.pack_a), _pack_offsets(d.pack_b)
-    for rnd in d.rounds:
-        send = _affine(rnd.send_reg, tid)
-        if (send >= n_in).any() or (send < 0).any():
-            raise SimError(f"round {rnd.index} sends a register outside 0..{n_in - 1}")
-        word = np.stack([np.take_along_axis(src, (send ^ o)[:, :, None], 2)[:, :, 0] for o in pa], axis=-1)
-        if rnd.op == "local":
-            if not (_affine(rnd.src_lane, tid) == lane).all():
-                raise SimError(f"round {rnd.index} is local but its source lane is another lane")
-            got = word
-        else:
-            sl = _affine(rnd.src_lane, tid)
-            if rnd.op == "xor" and not (sl == lane ^ rnd.xor_mask).all():
-                raise SimError("shfl.xor round whose source is not lane ^ mask")
-            if (sl < 0).any() or (sl >= lanes).any():
-                raise SimError(f"round {rnd.index} reads a lane outside the warp")
-            got = word[warp_idx, sl]
-            res.shuffles += d.words_per_element
-        recv = _affine(rnd.recv_reg, tid)
-        if (recv >= n_out).any() or (recv < 0).any():
-            raise SimError(f"round {rnd.index} fills a register outside 0..{n_out - 1}")
-        for t, o in enumerate(pb):
-            np.put_along_axis(out, (recv ^ o)[:, :, None], got[:, :, t : t + 1], 2)
+    # thread (w, l) of a round reads thread (w, sl)'s A registers send(w, sl) ^ pa[t] (a local round: sl = l)
+    sender = tid[:, :1] + sl  # [round, warp, lane]
+    sent = np.take_along_axis(send.reshape(len(rounds), -1), sender.reshape(len(rounds), -1), 1).reshape(sl.shape)
+    got = src.reshape(-1)[(sender * n_in)[..., None] + (sent[..., None] ^ pa)]
+    # ... into its B registers recv ^ pb[t]; writes land in round order, then t, so a later write wins as in a run
+    dest = (tid * n_out)[..., None] + (recv[..., None] ^ pb)
+    out.reshape(-1)[dest.ravel()] = got[..., : len(pb)].ravel()
 
 
 def _shared(plan, src, out, res) -> None:
@@ -151,36 +176,19 @@ def _shared(plan, src, out, res) -> None:
     d = plan.detail
     cta_barrier = plan.target.lang == "hip" or not d.warp_sync  # its own rule, not plan.barrier: an independent check
     smem = np.full(d.scratch_elems, POISON, dtype=src.dtype)
-    readers = np.zeros(d.scratch_elems, dtype=np.int64)  # bit w: warp w read the word in the previous round
+    # per word, the warp that read it in the round before (-1 none, -2 several): only __syncwarp needs it
+    reader = None if cta_barrier else np.full(d.scratch_elems, -1, dtype=np.int64)
+    stores, loads = _Sweep(plan, d.store, src, store=True), _Sweep(plan, d.load, out, store=False)
     st_wf, ld_wf, st_ph, ld_ph = [], [], [], []
     for rnd in range(d.rounds):
         smem[:] = POISON
         writer = np.full(d.scratch_elems, -1, dtype=np.int64)
-        wf, ph = _access(
-            plan,
-            d.store,
-            [i for i in d.store.instrs if i.round == rnd],
-            smem,
-            src,
-            store=True,
-            writer=writer,
-            readers=readers,
-            cta_barrier=cta_barrier,
-        )
+        wf, ph = _access(plan, stores, rnd, smem, writer=writer, reader=reader)
         st_wf += wf
         st_ph += ph
-        readers = np.zeros(d.scratch_elems, dtype=np.int64)
-        wf, ph = _access(
-            plan,
-            d.load,
-            [i for i in d.load.instrs if i.round == rnd],
-            smem,
-            out,
-            store=False,
-            writer=writer,
-            readers=readers,
-            cta_barrier=cta_barrier,
-        )
+        if reader is not None:
+            reader[:] = -1
+        wf, ph = _access(plan, loads, rnd, smem, writer=writer, reader=reader)
         ld_wf += wf
         ld_ph += ph
     res.store_instr_wavefronts, res.load_instr_wavefronts = tuple(st_wf), tuple(ld_wf)
@@ -188,128 +196,152 @@ def _shared(plan, src, out, res) -> None:
     res.store_wavefronts, res.load_wavefronts = sum(st_wf), sum(ld_wf)
 
 
-def _access(
-    plan, side, instrs, smem, regs, *, store: bool, writer: np.ndarray, readers: np.ndarray, cta_barrier: bool
-) -> tuple[list[int], list[int]]:
-    """Execute instructions (all of one side and round) on every warp that runs them; returns
-    per instruction (wavefronts, phases), summed over warps, by brute force. ``writer`` (per word, the warp
-    that stored it this round, -1 none) and ``readers`` (per word, a bit per warp that loaded it) are
-    updated and checked against the barrier (``cta_barrier``: __syncthreads, else __syncwarp)."""
+class _Sweep:
+    """One side's tables, built once for all its rounds: its instructions by round, the warps that run it, each of
+    their threads' offset, and the flat index of the thread's register 0 in ``regs`` ([warps, lanes, n]: A's
+    registers for stores, B's for loads, written through ``flat``)."""
+
+    def __init__(self, plan, side, regs: np.ndarray, *, store: bool):
+        lanes = plan.target.lanes
+        self.side, self.store, self.n, self.flat = side, store, regs.shape[2], regs.reshape(-1)
+        self.rounds = [[] for _ in range(plan.detail.rounds)]
+        for ins in side.instrs:
+            self.rounds[ins.round].append(ins)
+        self.warps = np.array([w for w in range(plan.warps) if not (store and w & side.predicate_warp_mask)], dtype=np.int64)
+        tid = self.warps[:, None] * lanes + np.arange(lanes)  # [warp, lane]
+        self.base = _affine(side.thread_offset, tid)
+        self.reg0 = tid * self.n
+
+
+def _matrix_lanes(lanes: int, matrices: int, k: int, trans: bool) -> tuple[np.ndarray, np.ndarray]:
+    """ldmatrix/stmatrix, per (lane t, matrix m, element e): the lane that gives the row's address and the element's
+    offset from it. Row i of matrix m comes from lane 8m + i; without .trans thread t moves row t / 4 at
+    (t % 4) * k + e, with .trans row 2 (t % 4) + e at column t / 4."""
+    t = np.arange(lanes)[:, None, None]
+    m = np.arange(matrices)[None, :, None]
+    e = np.arange(k)[None, None, :]
+    shape = (lanes, matrices, k)
+    if trans:
+        return np.broadcast_to(8 * m + 2 * (t % 4) + e, shape), np.broadcast_to(t // 4, shape)
+    return np.broadcast_to(8 * m + t // 4, shape), np.broadcast_to((t % 4) * k + e, shape)
+
+
+def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarray, reader) -> tuple[list[int], list[int]]:
+    """Execute one side's instructions of round ``rnd`` on every warp that runs them; returns per instruction
+    (wavefronts, phases), summed over warps, by brute force. ``writer`` (per word, the warp that stored it this
+    round, -1 none) and ``reader`` (per word, the warp that loaded it: -1 none, -2 several; None under
+    __syncthreads, which orders everything) are updated and checked against the barrier."""
+    instrs, side, store = sweep.rounds[rnd], sweep.side, sweep.store
     if not instrs:
         return [], []
-    warps, lanes = plan.warps, plan.target.lanes
+    lanes = plan.target.lanes
     w = plan.dtype.bytes
-    tid = np.arange(warps * lanes)
-    active = np.array([not (store and warp & side.predicate_warp_mask) for warp in range(warps)])
-    base0 = _affine(side.thread_offset, tid).reshape(warps, lanes)[active]
-    xor = np.array([i.xor_const for i in instrs], dtype=np.int64)[:, None, None]
-    add = np.array([i.add_const for i in instrs], dtype=np.int64)[:, None, None]
-    base = (base0[None] ^ xor) + add  # [instr, warp, lane]
-    ni, nw = base.shape[0], base.shape[1]
     nregs = len(instrs[0].regs)
     if any(len(i.regs) != nregs for i in instrs):
         raise SimError("instructions of one side move different numbers of registers")
     regtab = np.array([i.regs for i in instrs], dtype=np.int64)  # [instr, e]
-    t = np.arange(lanes)
-    slot = (np.arange(ni)[:, None] * nw + np.arange(nw)[None, :])[:, :, None]  # [instr, warp, 1]
+    if (regtab < 0).any() or (regtab >= sweep.n).any():
+        raise SimError(f"an instruction moves a register outside 0..{sweep.n - 1}")
+    xor = np.array([i.xor_const for i in instrs], dtype=np.int64)[:, None, None]
+    add = np.array([i.add_const for i in instrs], dtype=np.int64)[:, None, None]
+    base = (sweep.base[None] ^ xor) + add  # [instr, warp, lane]
+    ni, nw = base.shape[0], base.shape[1]
     if side.matrices:
-        k = nregs // side.matrices  # elements per thread per matrix
-        offs, group, regi = [], [], []
-        for mtx in range(side.matrices):
-            rows = base[:, :, 8 * mtx : 8 * mtx + 8]  # row addresses come from lanes 8m..8m+7
-            for e in range(k):
-                if side.op.endswith("trans"):
-                    o = rows[:, :, 2 * (t % 4) + e] + t // 4
-                else:
-                    o = rows[:, :, t // 4] + (t % 4) * k + e
-                offs.append(o)
-                group.append(np.broadcast_to(slot * side.matrices + mtx, o.shape))
-                regi.append(np.broadcast_to(regtab[:, mtx * k + e][:, None, None], o.shape))
-        offs, group, regi = np.stack(offs, -1), np.stack(group, -1), np.stack(regi, -1)  # [instr, warp, lane, e]
-        phases = side.matrices
+        mats, k = side.matrices, nregs // side.matrices  # k: elements per thread per matrix
+        row_lane, col = _matrix_lanes(lanes, mats, k, side.op.endswith("trans"))
+        offs = (base[:, :, row_lane] + col).reshape(ni, nw, lanes, mats * k)  # [instr, warp, lane, e]
+        regtab = regtab[:, : mats * k]  # element m * k + e is register regs[m * k + e]
+        # a phase: one matrix of one instruction on one warp
+        phase_offs = offs.reshape(ni, nw, lanes, mats, k).transpose(0, 1, 3, 2, 4).reshape(ni * nw * mats, lanes * k)
+        phases = mats
     else:
         vbytes = nregs * w
         per = min(lanes, 128 // max(4, vbytes))
         phase = base.reshape(ni, nw, lanes // per, per)
         if not store and vbytes == 16 and lanes == 32 and not (phase != phase[..., :1]).any():
             per *= 2  # a 16-byte load whose quarter-warps each read one address: half-warps serve it (the H100)
-        groups = lanes // per
         phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
         offs = base[..., None] + np.arange(nregs)  # [instr, warp, lane, e]
-        group = np.broadcast_to((slot * groups + (t // per)[None, None, :])[..., None], offs.shape)
-        regi = np.broadcast_to(regtab[:, None, None, :], offs.shape)
-    if (offs < 0).any() or (offs >= len(smem)).any():
+        phase_offs = offs.reshape(ni * nw * (lanes // per), per * nregs)  # a phase: `per` lanes of one instruction and warp
+    if offs.size and (offs.min() < 0 or offs.max() >= len(smem)):
         raise SimError(f"offset {int(offs.max())} outside the scratch buffer of {len(smem)} elements")
-    widx = np.nonzero(active)[0][None, :, None, None]
-    lidx = t[None, None, :, None]
-    warp_of = np.broadcast_to(widx, offs.shape)
+    # accesses as [instr, warp, lane and element] in program order, each warp's number broadcast over its accesses
+    offs = offs.reshape(ni, nw, -1)
+    slot = (sweep.reg0[None, :, :, None] + regtab[:, None, None, :]).reshape(offs.shape)  # flat register index
+    warp = sweep.warps[None, :, None]
     if store:
-        vals = regs[widx, lidx, regi]
-        _check_writes(offs.ravel(), warp_of.ravel(), writer, readers, cta_barrier)
+        vals = sweep.flat[slot]
+        _check_writes(offs, warp, writer, reader)
         smem[offs] = vals
         if not (smem[offs] == vals).all():
             raise SimError("two threads store different elements to the same shared-memory offset")
     else:
-        _check_reads(offs.ravel(), warp_of.ravel(), writer, cta_barrier)
-        np.bitwise_or.at(readers, offs.ravel(), np.int64(1) << warp_of.ravel())
-        regs[widx, lidx, regi] = smem[offs]
-    ngroups = side.matrices or groups
-    per_group = _wavefronts(offs.ravel(), group.ravel(), w, plan.target.banks, plan.target.bank_bytes, ni * nw * ngroups)
-    per_instr = per_group.reshape(ni, nw * ngroups).sum(1)
-    return [int(x) for x in per_instr], [nw * phases] * ni
+        _check_reads(offs, warp, writer, under_syncwarp=reader is not None)
+        if reader is not None:
+            reader[offs] = warp
+            reader[offs[reader[offs] != warp]] = -2  # a word that warps other than its last reader read too
+        sweep.flat[slot] = smem[offs]
+    per_phase = _wavefronts(phase_offs, w, plan.target.banks, plan.target.bank_bytes)
+    return [int(x) for x in per_phase.reshape(ni, -1).sum(1)], [nw * phases] * ni
 
 
-def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, readers: np.ndarray, cta_barrier: bool) -> None:
-    """Stores of one side and round: no two warps may write one word (nothing orders them), and with only
-    __syncwarp since the last loads, no warp may overwrite a word another warp read."""
-    last = np.full(len(writer), -1, dtype=np.int64)
-    last[offs] = warp
-    if (last[offs] != warp).any():  # some word is stored by two warps: name the lowest such word and warps
-        order = np.lexsort((warp, offs))
-        o, wp = offs[order], warp[order]
-        clash = (o[1:] == o[:-1]) & (wp[1:] != wp[:-1])
-        i = int(np.argmax(clash))
-        raise SimError(f"warps {int(wp[i])} and {int(wp[i + 1])} both store offset {int(o[i])} with no barrier between")
-    if not cta_barrier:
-        others = readers[offs] & ~(np.int64(1) << warp)
+def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, reader) -> None:
+    """Stores of one side and round (``offs`` [instr, warp, access], ``warp`` [1, warp, 1]): no two warps may write
+    one word (nothing orders them), and with only __syncwarp since the last loads (``reader`` given), no warp may
+    overwrite a word another warp read."""
+    if warp.size > 1:
+        last = np.full(len(writer), -1, dtype=np.int64)
+        last[offs] = warp
+        if (last[offs] != warp).any():  # some word is stored by two warps: name the lowest such word and warps
+            o, wp = offs.ravel(), np.broadcast_to(warp, offs.shape).ravel()
+            order = np.lexsort((wp, o))
+            o, wp = o[order], wp[order]
+            clash = (o[1:] == o[:-1]) & (wp[1:] != wp[:-1])
+            i = int(np.argmax(clash))
+            raise SimError(f"warps {int(wp[i])} and {int(wp[i + 1])} both store offset {int(o[i])} with no barrier between")
+    if reader is not None:
+        r = reader[offs]
+        others = (r != -1) & (r != warp)
         if others.any():
-            i = int(np.argmax(others != 0))
+            i = np.unravel_index(int(np.argmax(others)), offs.shape)
             raise SimError(
-                f"warp {int(warp[i])} overwrites offset {int(offs[i])}, which another warp read in the round "
+                f"warp {int(warp[0, i[1], 0])} overwrites offset {int(offs[i])}, which another warp read in the round "
                 "before, with only __syncwarp between"
             )
     writer[offs] = warp
 
 
-def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, cta_barrier: bool) -> None:
-    """Loads of one side and round: every word was written this round, and by the reading warp itself when only
-    __syncwarp separates the stores from the loads."""
+def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, under_syncwarp: bool) -> None:
+    """Loads of one side and round (``offs`` [instr, warp, access], ``warp`` [1, warp, 1]): every word was written
+    this round, and by the reading warp itself when only __syncwarp separates the stores from the loads."""
     who = writer[offs]
     if (who < 0).any():
-        i = int(np.argmax(who < 0))
-        raise SimError(f"warp {int(warp[i])} reads offset {int(offs[i])}, which no thread wrote in this round")
-    if not cta_barrier and (who != warp).any():
-        i = int(np.argmax(who != warp))
+        i = np.unravel_index(int(np.argmax(who < 0)), offs.shape)
+        raise SimError(f"warp {int(warp[0, i[1], 0])} reads offset {int(offs[i])}, which no thread wrote in this round")
+    if under_syncwarp and (who != warp).any():
+        i = np.unravel_index(int(np.argmax(who != warp)), offs.shape)
         raise SimError(
-            f"warp {int(warp[i])} reads offset {int(offs[i])}, which warp {int(who[i])} wrote, with only __syncwarp between"
+            f"warp {int(warp[0, i[1], 0])} reads offset {int(offs[i])}, which warp {int(who[i])} wrote, with only "
+            "__syncwarp between"
         )
 
 
-def _wavefronts(offs: np.ndarray, group: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int, ngroups: int) -> np.ndarray:
-    """Brute force: per phase group, per bank, the number of distinct 4-byte words; the max over banks."""
-    if not len(offs):
-        return np.zeros(ngroups, dtype=np.int64)
-    first = offs * elem_bytes // bank_bytes
-    last = (offs * elem_bytes + elem_bytes - 1) // bank_bytes
-    words = np.concatenate([first + i for i in range(int((last - first).max()) + 1)])
-    span = int(words.max()) + 1
-    # (group, word) pairs sorted: each distinct pair counts once for its group's bank
-    pairs = np.sort(np.tile(group.astype(np.int64), len(words) // len(group)) * span + words)
-    distinct = np.empty(len(pairs), dtype=bool)
-    distinct[0], distinct[1:] = True, pairs[1:] != pairs[:-1]
-    pairs = pairs[distinct]
-    per_bank = np.bincount(pairs // span * banks + pairs % span % banks, minlength=ngroups * banks)
-    return per_bank.reshape(ngroups, banks).max(axis=1)
+def _wavefronts(phase_offs: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int) -> np.ndarray:
+    """Brute force: per phase (a row of element offsets), per bank, the number of distinct words; the max over
+    banks. Element and word sizes are powers of two: an element covers whole words, or a word holds whole elements."""
+    if not phase_offs.size:
+        return np.zeros(len(phase_offs), dtype=np.int64)
+    if elem_bytes >= bank_bytes:
+        n = elem_bytes // bank_bytes
+        words = phase_offs if n == 1 else (phase_offs[..., None] * n + np.arange(n)).reshape(len(phase_offs), -1)
+    else:
+        words = phase_offs // (bank_bytes // elem_bytes)
+    words = np.sort(words.astype(np.int32) if words.max() < 2**31 else words, axis=1)
+    distinct = np.empty(words.shape, dtype=bool)
+    distinct[:, 0], distinct[:, 1:] = True, words[:, 1:] != words[:, :-1]
+    # each distinct word counts once for its bank
+    bank = (words & (banks - 1) if banks & (banks - 1) == 0 else words % banks) + np.arange(0, len(words) * banks, banks)[:, None]
+    return np.bincount(bank[distinct], minlength=len(words) * banks).reshape(len(words), banks).max(axis=1)
 
 
 # ---------------------------------------------------------------------------------------------- gather
