@@ -114,28 +114,14 @@ def test_a_shuffle_pays_its_selects_and_its_schedulers_shfls_one_after_another()
 
 def test_an_ldmatrix_costs_what_the_vector_access_of_its_bytes_costs():
     """wl4_mma2b_f16 and wl4_b2dotA_f16 run the same two conversions in their LOOPs; their ldmatrix/stmatrix plans and
-    their vector plans measured one CTA faster by turns (4% and 7%): the model ranks neither."""
+    their vector plans measured one CTA faster by turns (4% and 7%): the model ranks neither. Session 13 timed 24 such
+    ties: vectors faster by over 2% in 9, the tiles in 7, the same case either way in two runs (bench/NOTES.md)."""
     case = next(c for c in suite("warplocal") if c.id == "wl4_mma2b_f16")
     for s, d in ((case.src, case.dst), (case.dst, case.src)):
         m = plan_conversion(s, d, case.dtype, "sm_90", path="shared")
         v = plan_conversion(s, d, case.dtype, "sm_90", path="shared", matrix=False)
         assert m.detail.store.matrices or m.detail.load.matrices
         assert shared_latency(m.detail, 4, m.dtype) == shared_latency(v.detail, 4, v.dtype)
-
-
-def test_the_latency_objective_takes_vectors_where_the_model_ties_them_with_matrix_tiles():
-    """Alone, a CTA waited longer on ldmatrix/stmatrix than on vectors of the same bytes (session 13: wl4_mma2b_f16 265
-    ns against 287 a conversion, b2dotA_f16 186 against 207), a difference the latency table does not hold: under
-    --objective latency a tie goes to vectors, while throughput keeps the matrix tiles. Where vectors cost more
-    (b2dotB_f16: ldmatrix.trans reads what 16-bit vectors would repack), the tiles stay."""
-    for cid, tie in (("wl4_mma2b_f16", True), ("b2dotA_f16", True), ("b2dotB_f16", False)):
-        case = next(c for name in ("warplocal", "core") for c in suite(name) if c.id == cid)
-        thr = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
-        lat = plan_conversion(case.src, case.dst, case.dtype, "sm_90", objective="latency")
-        assert thr.path == lat.path == "shared" and (thr.detail.store.matrices or thr.detail.load.matrices), cid
-        matrices = bool(lat.detail.store.matrices or lat.detail.load.matrices)
-        assert matrices != tie, cid
-        assert dict(lat.latencies)["shared"] <= dict(thr.latencies)["shared"], cid
 
 
 def _layouts(src, dst, shape, warps):

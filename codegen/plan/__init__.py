@@ -247,13 +247,6 @@ def plan_conversion(
     if path in (None, "shared"):
         bits = b.out_bits(b.out_names[-1])
         shared, cost, latency = _shared_option(ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget)
-        if objective == "latency" and (shared.store.matrices or shared.load.matrices):
-            # alone, a CTA waits longer on ldmatrix/stmatrix than on vectors of the same bytes, which the latency
-            # table cannot tell apart: where the model ties them, vectors (session 13, one CTA: wl4_mma2b_f16 265
-            # ns against 287, b2dotA_f16 186 against 207, b2dotA_i8 102 against 115; no case slower by over 2%)
-            vec = _shared_option(ha, hb, dt, tgt, warps, bits, swizzle, False, scalar, one_sided, smem_budget)
-            if vec[2] <= latency:
-                shared, cost, latency = vec
         costs.append(("shared", cost))
         latencies.append(("shared", latency))
     kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
