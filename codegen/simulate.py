@@ -242,14 +242,14 @@ def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarr
     regtab = np.array([i.regs for i in instrs], dtype=np.int64)  # [instr, e]
     if (regtab < 0).any() or (regtab >= sweep.n).any():
         raise SimError(f"an instruction moves a register outside 0..{sweep.n - 1}")
-    xor = np.array([i.xor_const for i in instrs], dtype=np.int64)[:, None, None]
-    add = np.array([i.add_const for i in instrs], dtype=np.int64)[:, None, None]
-    base = (sweep.base[None] ^ xor) + add  # [instr, warp, lane]
+    xor, add = np.array([(i.xor_const, i.add_const) for i in instrs], dtype=np.int64).T[:, :, None, None]
+    base = (sweep.base ^ xor) + add  # [instr, warp, lane]
     ni, nw = base.shape[0], base.shape[1]
     if side.matrices:
         mats, k = side.matrices, nregs // side.matrices  # k: elements per thread per matrix
         row_lane, col = _matrix_lanes(lanes, mats, k, side.op.endswith("trans"))
         offs = (base[:, :, row_lane] + col).reshape(ni, nw, lanes, mats * k)  # [instr, warp, lane, e]
+        lo, hi = offs.min(), offs.max()
         regtab = regtab[:, : mats * k]  # element m * k + e is register regs[m * k + e]
         # a phase: one matrix of one instruction on one warp
         phase_offs = offs.reshape(ni, nw, lanes, mats, k).transpose(0, 1, 3, 2, 4).reshape(ni * nw * mats, lanes * k)
@@ -262,9 +262,10 @@ def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarr
             per *= 2  # a 16-byte load whose quarter-warps each read one address: half-warps serve it (the H100)
         phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
         offs = base[..., None] + np.arange(nregs)  # [instr, warp, lane, e]
+        lo, hi = base.min(), base.max() + nregs - 1
         phase_offs = offs.reshape(ni * nw * (lanes // per), per * nregs)  # a phase: `per` lanes of one instruction and warp
-    if offs.size and (offs.min() < 0 or offs.max() >= len(smem)):
-        raise SimError(f"offset {int(offs.max())} outside the scratch buffer of {len(smem)} elements")
+    if offs.size and (lo < 0 or hi >= len(smem)):
+        raise SimError(f"offset {int(hi)} outside the scratch buffer of {len(smem)} elements")
     # accesses as [instr, warp, lane and element] in program order, each warp's number broadcast over its accesses
     offs = offs.reshape(ni, nw, -1)
     slot = (sweep.reg0[None, :, :, None] + regtab[:, None, None, :]).reshape(offs.shape)  # flat register index
@@ -281,24 +282,22 @@ def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarr
             reader[offs] = warp
             reader[offs[reader[offs] != warp]] = -2  # a word that warps other than its last reader read too
         sweep.flat[slot] = smem[offs]
-    per_phase = _wavefronts(phase_offs, w, plan.target.banks, plan.target.bank_bytes)
-    return [int(x) for x in per_phase.reshape(ni, -1).sum(1)], [nw * phases] * ni
+    per_phase = _wavefronts(phase_offs, len(smem), w, plan.target.banks, plan.target.bank_bytes)
+    return per_phase.reshape(ni, -1).sum(1).tolist(), [nw * phases] * ni
 
 
 def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, reader) -> None:
-    """Stores of one side and round (``offs`` [instr, warp, access], ``warp`` [1, warp, 1]): no two warps may write
-    one word (nothing orders them), and with only __syncwarp since the last loads (``reader`` given), no warp may
-    overwrite a word another warp read."""
-    if warp.size > 1:
-        last = np.full(len(writer), -1, dtype=np.int64)
-        last[offs] = warp
-        if (last[offs] != warp).any():  # some word is stored by two warps: name the lowest such word and warps
-            o, wp = offs.ravel(), np.broadcast_to(warp, offs.shape).ravel()
-            order = np.lexsort((wp, o))
-            o, wp = o[order], wp[order]
-            clash = (o[1:] == o[:-1]) & (wp[1:] != wp[:-1])
-            i = int(np.argmax(clash))
-            raise SimError(f"warps {int(wp[i])} and {int(wp[i + 1])} both store offset {int(o[i])} with no barrier between")
+    """Stores of one side and round (``offs`` [instr, warp, access], ``warp`` [1, warp, 1]) into ``writer``, fresh
+    for the round: no two warps may write one word (nothing orders them), and with only __syncwarp since the last
+    loads (``reader`` given), no warp may overwrite a word another warp read."""
+    writer[offs] = warp
+    if warp.size > 1 and (writer[offs] != warp).any():  # a word stored by two warps: name the lowest such word and warps
+        o, wp = offs.ravel(), np.broadcast_to(warp, offs.shape).ravel()
+        order = np.lexsort((wp, o))
+        o, wp = o[order], wp[order]
+        clash = (o[1:] == o[:-1]) & (wp[1:] != wp[:-1])
+        i = int(np.argmax(clash))
+        raise SimError(f"warps {int(wp[i])} and {int(wp[i + 1])} both store offset {int(o[i])} with no barrier between")
     if reader is not None:
         r = reader[offs]
         others = (r != -1) & (r != warp)
@@ -308,7 +307,6 @@ def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, reader
                 f"warp {int(warp[0, i[1], 0])} overwrites offset {int(offs[i])}, which another warp read in the round "
                 "before, with only __syncwarp between"
             )
-    writer[offs] = warp
 
 
 def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, under_syncwarp: bool) -> None:
@@ -326,9 +324,10 @@ def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, under_s
         )
 
 
-def _wavefronts(phase_offs: np.ndarray, elem_bytes: int, banks: int, bank_bytes: int) -> np.ndarray:
-    """Brute force: per phase (a row of element offsets), per bank, the number of distinct words; the max over
-    banks. Element and word sizes are powers of two: an element covers whole words, or a word holds whole elements."""
+def _wavefronts(phase_offs: np.ndarray, elems: int, elem_bytes: int, banks: int, bank_bytes: int) -> np.ndarray:
+    """Brute force: per phase (a row of offsets below ``elems``), per bank, the number of distinct words; the max
+    over banks. Element and word sizes are powers of two: an element covers whole words, or a word holds whole
+    elements."""
     if not phase_offs.size:
         return np.zeros(len(phase_offs), dtype=np.int64)
     if elem_bytes >= bank_bytes:
@@ -336,7 +335,7 @@ def _wavefronts(phase_offs: np.ndarray, elem_bytes: int, banks: int, bank_bytes:
         words = phase_offs if n == 1 else (phase_offs[..., None] * n + np.arange(n)).reshape(len(phase_offs), -1)
     else:
         words = phase_offs // (bank_bytes // elem_bytes)
-    words = np.sort(words.astype(np.int32) if words.max() < 2**31 else words, axis=1)
+    words = np.sort(words.astype(np.int32) if elems * elem_bytes // bank_bytes < 2**31 else words, axis=1)
     distinct = np.empty(words.shape, dtype=bool)
     distinct[:, 0], distinct[:, 1:] = True, words[:, 1:] != words[:, :-1]
     # each distinct word counts once for its bank
@@ -375,36 +374,7 @@ def simulate_gather(plan, src_values: np.ndarray, index_values: np.ndarray) -> S
     tid = np.arange(warps * lanes).reshape(warps, lanes)
     lane, warp_idx = tid % lanes, tid // lanes
     if d.kind == "shuffle":
-        filled = np.zeros((warps, lanes, n), dtype=bool)
-        kept: dict[int, np.ndarray] = {}
-        for rnd in d.rounds:
-            if any(not 0 <= r < n for r in rnd.send) or len(rnd.send) != d.pack:
-                raise SimError(f"a round for register {rnd.dest} sends registers {rnd.send} (pack {d.pack})")
-            word = src[:, :, list(rnd.send)]  # [warp, lane, pack]
-            ix = idx[:, :, rnd.dest]
-            if rnd.op == "idx":
-                sl = (lane & d.lane_keep) | _deposit(ix, d.lane_runs)
-                if (sl < 0).any() or (sl >= lanes).any():
-                    raise SimError("a source lane outside the warp")
-                got = word[warp_idx, sl]
-                res.shuffles += d.words_per_element
-            elif rnd.op == "local":
-                got = word
-            else:
-                raise SimError(f"unknown round op {rnd.op!r}")
-            keep = (ix & d.select_mask) == rnd.select_value
-            prev = kept.get(rnd.dest)
-            if prev is not None and (keep & filled[:, :, rnd.dest]).any():
-                raise SimError(f"two rounds both keep a word for register {rnd.dest}")
-            kept[rnd.dest] = np.where(keep[..., None], got, prev if prev is not None else got)
-            filled[:, :, rnd.dest] |= keep
-        for j, v in kept.items():
-            if not filled[:, :, j].all():
-                raise SimError(f"no round keeps a word for register {j} on some thread")
-            pos = _deposit(idx[:, :, j], d.pack_runs)
-            if (pos >= d.pack).any():
-                raise SimError("an element position outside the shuffled word")
-            out[:, :, j] = np.take_along_axis(v, pos[..., None], 2)[..., 0]
+        _gather_shuffle(plan, src, idx, out, lane, warp_idx, res)
     else:
         _gather_shared(plan, src, idx, out, lane, warp_idx, tid)
     for j, k in plan.out_copies:
@@ -416,28 +386,97 @@ def simulate_gather(plan, src_values: np.ndarray, index_values: np.ndarray) -> S
     return res
 
 
+def _gather_shuffle(plan, src, idx, out, lane, warp_idx, res) -> None:
+    """The rounds in order, each filling its destination register from one word: every thread sends its registers
+    ``send`` and takes the word of its source lane (op "idx") or its own ("local"), keeping it where its index selects
+    the round. All rounds are run at once; a failure names the first round (and the first of that round's checks) a
+    round-by-round run would meet, then the first destination, in order, that no round fills on some thread."""
+    d = plan.detail
+    n, lanes = plan.n_regs, plan.target.lanes
+    rounds = list(d.rounds)
+
+    # a round whose registers or op are wrong ends the run: the rounds before it run, their failures come first
+    def sends_wrong(r) -> bool:
+        return any(not 0 <= x < n for x in r.send) or len(r.send) != d.pack
+
+    static = next((i for i, r in enumerate(rounds) if sends_wrong(r) or r.op not in ("idx", "local")), len(rounds))
+    ran = rounds[:static]
+    dest = np.array([r.dest for r in ran], dtype=np.int64)
+    ix = np.moveaxis(idx[:, :, dest], 2, 0)  # [round, warp, lane]: the index each round's destination holds
+    is_idx = np.array([r.op == "idx" for r in ran], dtype=bool)[:, None, None]
+    sl = np.where(is_idx, (lane & d.lane_keep) | _deposit(ix, d.lane_runs), lane)
+    lane_bad = ((sl < 0) | (sl >= lanes)).any((1, 2))
+    keep = (ix & d.select_mask) == np.array([r.select_value for r in ran], dtype=np.int64)[:, None, None]
+    # per round, whether a thread keeps a word an earlier round of its destination kept: sorted by destination, the
+    # rounds of one destination are one run, and a running count within the run says how many kept before
+    order = np.argsort(dest, kind="stable")
+    counts = np.cumsum(keep[order], axis=0, dtype=np.int64)
+    start = np.searchsorted(dest[order], dest[order], side="left")  # each round's run start, in sorted order
+    before = counts - keep[order] - np.where(start[:, None, None] > 0, counts[np.maximum(start - 1, 0)], 0)
+    twice = np.empty(len(ran), dtype=bool)
+    twice[order] = (keep[order] & (before > 0)).any((1, 2))
+    failed = lane_bad | twice
+    if failed.any():
+        i = int(np.argmax(failed))
+        raise SimError(
+            "a source lane outside the warp" if lane_bad[i] else f"two rounds both keep a word for register {ran[i].dest}"
+        )
+    if static < len(rounds):
+        rnd = rounds[static]
+        if sends_wrong(rnd):
+            raise SimError(f"a round for register {rnd.dest} sends registers {rnd.send} (pack {d.pack})")
+        raise SimError(f"unknown round op {rnd.op!r}")
+    res.shuffles += d.words_per_element * int(is_idx.sum())
+    send = np.array([r.send for r in ran], dtype=np.int64).reshape(len(ran), d.pack)
+    # round r's word at thread (w, l): registers send[r] of thread (w, sl)
+    got = src[warp_idx[None, :, :, None], sl[..., None], send[:, None, None, :]]  # [round, warp, lane, pack]
+    for j in dict.fromkeys(dest.tolist()):
+        mine = np.flatnonzero(dest == j)
+        if not keep[mine].any(0).all():
+            raise SimError(f"no round keeps a word for register {j} on some thread")
+        word = np.take_along_axis(got[mine], keep[mine].argmax(0)[None, :, :, None], 0)[0]  # the one kept word
+        pos = _deposit(idx[:, :, j], d.pack_runs)
+        if (pos >= d.pack).any():
+            raise SimError("an element position outside the shuffled word")
+        out[:, :, j] = np.take_along_axis(word, pos[..., None], 2)[..., 0]
+
+
 def _gather_shared(plan, src, idx, out, lane, warp_idx, tid) -> None:
+    """Every store (instruction and element, in order) by the threads that store, then every load. The stores are
+    checked at once: a failure names the first store a store-by-store run fails at (out of the buffer, or onto an
+    offset an earlier store or another thread of the same store wrote)."""
     d = plan.detail
     st = d.store
+    active = (((lane & st.skip_lane_mask) == 0) & ((warp_idx & st.skip_warp_mask) == 0)).ravel()
+    base = _affine(st.thread_offset, tid).ravel()[active]
+    thread = tid.ravel()[active]
+    # one row per store (instruction, element): its xor and add constants and register
+    rows = np.array([(i.xor_const, i.add_const + e, r) for i in st.instrs for e, r in enumerate(i.regs)], dtype=np.int64)
+    rows = rows.reshape(-1, 3)
+    if ((rows[:, 2] < 0) | (rows[:, 2] >= src.shape[2])).any():
+        raise SimError(f"a store moves a register outside 0..{src.shape[2] - 1}")
+    off = (base[None, :] ^ rows[:, :1]) + rows[:, 1:2]  # [store, thread]
+    outside = ((off < 0) | (off >= d.scratch_elems)).any(1)
+    first_outside = int(np.argmax(outside)) if outside.any() else len(rows)
+    flat = off.ravel()
+    order = np.argsort(flat, kind="stable")
+    again = np.flatnonzero(flat[order][1:] == flat[order][:-1]) + 1  # later accesses to an offset seen before
+    first_again = int(order[again].min()) // len(thread) if len(again) else len(rows)
+    if min(first_outside, first_again) < len(rows):
+        raise SimError(
+            "a store outside the scratch buffer" if first_outside <= first_again else "two stores to one shared-memory offset"
+        )
+    data = np.zeros(d.scratch_elems, dtype=src.dtype)
     written = np.zeros(d.scratch_elems, dtype=bool)
-    data = np.full(d.scratch_elems, 0, dtype=src.dtype)
-    active = ((lane & st.skip_lane_mask) == 0) & ((warp_idx & st.skip_warp_mask) == 0)
-    base = _affine(st.thread_offset, tid)
-    for ins in st.instrs:
-        off0 = (base ^ ins.xor_const) + ins.add_const
-        for e, r in enumerate(ins.regs):
-            off = (off0 + e)[active]
-            if (off < 0).any() or (off >= d.scratch_elems).any():
-                raise SimError("a store outside the scratch buffer")
-            if written[off].any() or len(np.unique(off)) != len(off):
-                raise SimError("two stores to one shared-memory offset")
-            data[off] = src[:, :, r][active]
-            written[off] = True
+    data[off] = src.reshape(-1)[thread[None, :] * src.shape[2] + rows[:, 2:3]]
+    written[off] = True
     if not written.all():
         raise SimError("the stores leave part of the scratch tile unwritten")
     ld = _affine(d.load_thread, tid)
-    for j, c in d.loads:
-        off = ld + c + ((idx[:, :, j] & d.axis_mask) << d.axis_shift)
-        if (off < 0).any() or (off >= d.scratch_elems).any():
-            raise SimError("a load outside the scratch buffer")
-        out[:, :, j] = data[off]
+    js = [j for j, _ in d.loads]
+    consts = np.array([c for _, c in d.loads], dtype=np.int64)[:, None, None]
+    loads = ld + consts + ((np.moveaxis(idx[:, :, js], 2, 0) & d.axis_mask) << d.axis_shift)  # [load, warp, lane]
+    if ((loads < 0) | (loads >= d.scratch_elems)).any():
+        raise SimError("a load outside the scratch buffer")
+    for j, vals in zip(js, data[loads], strict=True):  # in order: a register loaded twice keeps the last
+        out[:, :, j] = vals
