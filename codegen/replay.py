@@ -10,6 +10,7 @@ B's element, and under ``__syncwarp`` a warp may read only words it wrote itself
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -63,8 +64,15 @@ def _ids(layout: dict, doc: dict) -> np.ndarray:
 
     warps, lanes, regs = doc["warps"], doc["lanes"], 1 << len(layout["bases"].get("register", []))
     # (warp, lane, register) is index (warp * lanes + lane) * regs + register: the register's bits, the lane's, the warp's
-    ids = _span(vectors("register", regs) + vectors("lane", lanes) + vectors("warp", warps), warps * lanes * regs)
-    return ids.reshape(warps, lanes, regs)
+    return _id_table(tuple(vectors("register", regs) + vectors("lane", lanes) + vectors("warp", warps)), warps, lanes, regs)
+
+
+@functools.lru_cache(maxsize=64)
+def _id_table(vectors: tuple[int, ...], warps: int, lanes: int, regs: int) -> np.ndarray:
+    """`_ids` from its flattened bases, read-only: the plans of one pair of layouts share it."""
+    ids = _span(list(vectors), warps * lanes * regs).reshape(warps, lanes, regs)
+    ids.flags.writeable = False
+    return ids
 
 
 def _span(vectors: list[int], n: int) -> np.ndarray:
