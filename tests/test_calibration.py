@@ -2,11 +2,8 @@
 time a bench run measured and, where it ran one, the one-CTA LOOP time; the cost model (codegen/plan/cost.py) must
 order each case's variants as their LOOP measured and the latency model (codegen/plan/latency.py) as their one-CTA
 LOOP measured, a gap under the table's tie (2%) being a tie. Regenerate the table from a bench report with
-`llgen bench calibrate bench/report.json -o tests/data/calibration.json`.
-
-The committed report predates issue 27: it timed one CTA for llgen's pick and core's baselines only, so the latency
-order is held on core's pick against naive and classic until a run times every variant both ways; the report below
-(test_the_table_is_written...) holds it on llgen's alternatives."""
+`llgen bench calibrate bench/report.json -o tests/data/calibration.json`; the table's `unexplained` list names each
+case a model orders against its measurement, with the times and why (a case that comes right must leave the list)."""
 
 from __future__ import annotations
 
