@@ -61,7 +61,9 @@ def test_the_simulator_and_the_replay_catch_a_missing_cta_barrier(monkeypatch):
 
     a, b, dt = _pair("broadcast_dot_1x64_f16")
     monkeypatch.setattr(shared, "reads_own_writes", lambda a, b: tuple(a.warp) == tuple(b.warp))
-    monkeypatch.setattr(planner, "_shared_option", planner._shared_option.__wrapped__)  # planned afresh, not remembered
+    # planned afresh, not remembered: neither the option nor its tile candidates from an earlier test's plans
+    monkeypatch.setattr(planner, "_shared_option", planner._shared_option.__wrapped__)
+    monkeypatch.setattr(shared, "_best_with_tiles", shared._best_with_tiles.__wrapped__)
     p = plan_conversion(a, b, dt, "sm_90")
     assert p.detail.warp_sync
     with pytest.raises(SimError, match="__syncwarp"):
