@@ -9,9 +9,12 @@ import json
 import pytest
 
 from llgen.errors import LlgenError
+from llgen.runtime import endpoint_cases, endpoint_report, gpucheck, ncu
 from llgen.runtime import endpoint_gpucheck as epc
-from llgen.runtime import gpucheck, ncu
 from llgen.runtime.compile import CompileFailed
+from llgen.runtime.endpoint_random import random_cases
+from llgen.runtime.gpucheck_settings import PARTS, Settings
+from llgen.runtime.gpucheck_state import State
 
 
 def _key(c):
@@ -20,18 +23,18 @@ def _key(c):
 
 @pytest.fixture(scope="module")
 def drawn():
-    return list(epc.random_cases(24, 7))
+    return list(random_cases(24, 7))
 
 
 def test_random_cases_are_the_same_for_a_seed_and_differ_across_seeds(drawn):
-    assert [_key(c) for c in list(epc.random_cases(24, 7))] == [_key(c) for c in drawn]
-    assert [_key(c) for c in list(epc.random_cases(6, 8))] != [_key(c) for c in drawn[:6]]
-    assert [_key(c) for c in list(epc.random_cases(6, 7))] == [_key(c) for c in drawn[:6]]  # case i depends on (seed, i) only
+    assert [_key(c) for c in list(random_cases(24, 7))] == [_key(c) for c in drawn]
+    assert [_key(c) for c in list(random_cases(6, 8))] != [_key(c) for c in drawn[:6]]
+    assert [_key(c) for c in list(random_cases(6, 7))] == [_key(c) for c in drawn[:6]]  # case i depends on (seed, i) only
 
 
 def test_random_cases_cover_every_family_and_rank(drawn):
     assert len(drawn) == 24
-    assert [c.family for c in drawn[:6]] == list(epc.FAMILIES)
+    assert [c.family for c in drawn[:6]] == list(endpoint_cases.FAMILIES)
     assert {len(c.store.dist.shape) for c in drawn} == {1, 2, 3}
     for c in drawn:
         assert " " not in c.label  # the sanitizer worker's log lines are split on spaces
@@ -42,15 +45,15 @@ def test_random_cases_cover_every_family_and_rank(drawn):
 
 
 def test_real_cases_hold_the_probe_families_buffers_and_amd():
-    cases = list(epc.real_cases(["mma"]))
+    cases = list(endpoint_cases.real_cases(["mma"]))
     assert {c.family for c in cases} == {"swizzled", "nvmma", "padded_shared", "amd_rotating_shared"}
-    assert sum(len(c.store.dist.shape) == 3 for c in cases) == len(epc.BUFFERS)
+    assert sum(len(c.store.dist.shape) == 3 for c in cases) == len(endpoint_cases.BUFFERS)
     assert {c.store.target.name for c in cases if c.cpu} == {"gfx942"}
 
 
 def test_sample_is_evenly_spaced_and_keeps_short_lists():
-    assert epc.sample(list(range(10)), 3) == [0, 3, 6]
-    assert epc.sample([1, 2], 5) == [1, 2]
+    assert endpoint_cases.sample(list(range(10)), 3) == [0, 3, 6]
+    assert endpoint_cases.sample([1, 2], 5) == [1, 2]
 
 
 def test_cases_run_exact_on_cpu_threads(drawn, monkeypatch):
@@ -87,7 +90,7 @@ def test_a_batch_that_fails_to_compile_costs_only_its_bad_case(drawn, monkeypatc
     assert res[drawn[2].label].not_run == "the check kernel holds S in at most 48 KB." and res[drawn[2].label].ok
     assert res[drawn[3].label].mismatches == ["1 of 8 slots differ"] * 2 and res[drawn[3].label].runs == 2
     assert res[drawn[0].label].ok and res[drawn[0].label].runs == 2
-    c = epc.counts(list(res.values()))
+    c = endpoint_report.counts(list(res.values()))
     assert (c["cases"], c["ok"], c["failed"], c["not_run"], c["mismatches"], c["errors"]) == (5, 2, 2, 1, 2, 1)
 
 
@@ -115,10 +118,10 @@ def test_run_cases_stops_between_batches_when_out_of_time(drawn, monkeypatch):
 
 
 def test_smem_cases_plan_a_store_from_p_and_a_load_into_q():
-    cases, note = epc.smem_cases()
+    cases, note = endpoint_cases.smem_cases()
     assert cases and note == f"The smem suite: {len(cases)} cases (store from P, load into Q)."
     for c in cases:
-        assert c.label.startswith("smem/") and c.family in epc.FAMILIES and not c.cpu
+        assert c.label.startswith("smem/") and c.family in endpoint_cases.FAMILIES and not c.cpu
         assert (c.store.direction, c.load.direction) == ("store", "load") and c.store.shared == c.load.shared
 
 
@@ -131,14 +134,14 @@ def _fake_results(drawn):
 
 
 def test_the_endpoints_section_names_counts_families_failures_and_what_did_not_run(drawn):
-    text = epc.section(_fake_results(drawn), ["The smem suite: 0 cases."], "Stopped at 4 of 9 cases (time budget).")
+    text = endpoint_report.section(_fake_results(drawn), ["The smem suite: 0 cases."], "Stopped at 4 of 9 cases (time budget).")
     assert text.startswith("4 cases") and "1 exact, 2 failed (1 mismatches, 1 errors), 1 not run" in text
     assert "Stopped at 4 of 9" in text and "The smem suite: 0 cases." in text
     assert f"- {drawn[1].label}: round trip ep0s -> ep0l" in text and f"- {drawn[3].label}: launch failed: boom" in text
     assert f"- {drawn[2].label}: the check kernel is over 48 KB." in text
-    for fam in epc.FAMILIES[:4]:
+    for fam in endpoint_cases.FAMILIES[:4]:
         assert fam in text
-    assert epc.section([], []) == "Not run."
+    assert endpoint_report.section([], []) == "Not run."
 
 
 def test_frame_wavefronts_count_warp_steps_of_the_byte_loops():
@@ -162,14 +165,14 @@ def test_endpoint_counters_are_compared_with_plan_plus_byte_loops(drawn):
     assert ncu.compare_launches(p, [off, off])["verdict"] == "MISMATCH"
     assert ncu.compare_launches(p, [off, exact])["verdict"] == "unstable"
     row = {**ncu.compare_launches(p, [off]), "kernel": "real0 store"}
-    text = epc.ncu_section([row])
+    text = endpoint_report.ncu_section([row])
     assert "real0 store" in text and "MISMATCH" in text and str(p["pred_st_wf"] + 2) in text
-    assert epc.ncu_section([]) == "Not run."
+    assert endpoint_report.ncu_section([]) == "Not run."
 
 
 def test_gpu_check_report_has_the_endpoint_parts(drawn, tmp_path, monkeypatch):
     monkeypatch.delenv("OUT", raising=False)
-    st = gpucheck.State(gpucheck.Settings(random=0, endpoints=4, budget=60, prefix=str(tmp_path / "gc")))
+    st = State(Settings(random=0, endpoints=4, budget=60, prefix=str(tmp_path / "gc")))
     st.device = {"name": "fake", "arch": "sm_90", "sms": 1, "driver": "0", "runtime": "none"}
     st.endpoint_results = _fake_results(drawn)
     p = ncu.endpoint_prediction(drawn[0].store)
@@ -186,14 +189,14 @@ def test_gpu_check_report_has_the_endpoint_parts(drawn, tmp_path, monkeypatch):
 
 
 def test_endpoints_is_a_part_to_skip():
-    assert "endpoints" in gpucheck.PARTS
+    assert "endpoints" in PARTS
     with pytest.raises(LlgenError, match=r"cannot skip x: the parts are correctness, endpoints, ncu, endpoint-ncu, memcheck"):
-        gpucheck.main(gpucheck.Settings(skip=frozenset({"x"})))
+        gpucheck.main(Settings(skip=frozenset({"x"})))
 
 
 def _state(tmp_path, monkeypatch, **kw):
     monkeypatch.delenv("OUT", raising=False)
-    st = gpucheck.State(gpucheck.Settings(random=0, runs=1, budget=600, prefix=str(tmp_path / "gc"), **kw))
+    st = State(Settings(random=0, runs=1, budget=600, prefix=str(tmp_path / "gc"), **kw))
     st.device = {"name": "fake", "arch": "sm_90", "sms": 1, "driver": "0", "runtime": "none"}
     return st
 
@@ -216,7 +219,7 @@ def test_the_endpoints_part_runs_its_cases_and_stops_at_its_slot(drawn, tmp_path
 
 def test_ncu_rows_of_endpoints_carry_their_case_and_verdict(drawn, tmp_path, monkeypatch):
     cases = [c for c in drawn if not c.cpu][:2]
-    monkeypatch.setattr(epc, "ncu_cases", lambda: (cases, ["real/x: a gfx942 case (no ncu on CPU threads)"]))
+    monkeypatch.setattr(endpoint_cases, "ncu_cases", lambda: (cases, ["real/x: a gfx942 case (no ncu on CPU threads)"]))
 
     def measure(items, source, timeout, _log_dir, _log):
         ref, path = source.split()
@@ -245,7 +248,7 @@ def test_ncu_rows_of_endpoints_carry_their_case_and_verdict(drawn, tmp_path, mon
 
 def first_case_items():
     """The ncu worker's source in test_ncu_worker_launches_every_endpoint_kernel."""
-    return epc.kernel_items(list(epc.random_cases(1, 7)))
+    return epc.kernel_items(list(random_cases(1, 7)))
 
 
 def test_ncu_worker_launches_every_endpoint_kernel(monkeypatch, capsys):

@@ -28,6 +28,9 @@ from llgen.runtime import RuntimeUnavailable, check, check_many, ncu
 from llgen.runtime.cases import gather_plans, random_jobs, suite_jobs
 from llgen.runtime.compile import compile as compile_source
 from llgen.runtime.compile import device
+from llgen.runtime.gpucheck_sanitizer import parse_sanitizer
+from llgen.runtime.gpucheck_settings import Settings
+from llgen.runtime.gpucheck_state import State
 from llgen.runtime.reference import (
     bits,
     expected_output,
@@ -448,21 +451,14 @@ def test_report_writer(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ llgen gpu-check
-@pytest.fixture(scope="module")
-def gpu_check():
-    from llgen.runtime import gpucheck
-
-    return gpucheck
-
-
-def test_gpu_check_parses_sanitizer_summaries(gpu_check):
+def test_gpu_check_parses_sanitizer_summaries():
     mem = "========= COMPUTE-SANITIZER\nworker: a ok\n========= ERROR SUMMARY: 0 errors\n"
-    assert gpu_check.parse_sanitizer(mem)["errors"] == 0
+    assert parse_sanitizer(mem)["errors"] == 0
     race = "========= RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings)\n"
-    r = gpu_check.parse_sanitizer(race)
+    r = parse_sanitizer(race)
     assert r["hazard_errors"] == 1 and r["hazard_warnings"] == 2
-    assert gpu_check.parse_sanitizer("nothing")["errors"] is None
-    assert gpu_check.parse_sanitizer("========= ERROR SUMMARY: 1,204 errors")["errors"] == 1204
+    assert parse_sanitizer("nothing")["errors"] is None
+    assert parse_sanitizer("========= ERROR SUMMARY: 1,204 errors")["errors"] == 1204
 
 
 def test_ncu_csv_is_parsed():
@@ -529,11 +525,9 @@ def test_gpu_check_has_click_help_and_one_line_usage_errors():
     assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
 
 
-def test_gpu_check_report_from_a_partial_run(gpu_check, tmp_path, monkeypatch):
+def test_gpu_check_report_from_a_partial_run(tmp_path, monkeypatch):
     monkeypatch.delenv("OUT", raising=False)
-    st = gpu_check.State(
-        gpu_check.Settings(random=3, seed=6, tiles=2, runs=1, budget=60, ncu_random=0, prefix=str(tmp_path / "gc"))
-    )
+    st = State(Settings(random=3, seed=6, tiles=2, runs=1, budget=60, ncu_random=0, prefix=str(tmp_path / "gc")))
     st.device = {"name": "fake", "arch": "sm_90", "sms": 1, "driver": "0", "runtime": "none"}
     st.random_results = _results()
     job = next(j for j in _suite_plans() if j.plan.path == "shared")

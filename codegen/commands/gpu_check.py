@@ -11,8 +11,8 @@ from ..errors import LlgenError
 def gpu_check_command(
     n_random, sanitize_random, seed, tiles, runs, budget, ncu_random, n_endpoints, sanitize_endpoints, skip, prefix
 ) -> None:
-    from llgen.runtime.gpucheck import Settings
     from llgen.runtime.gpucheck import main as gpu_check_main
+    from llgen.runtime.gpucheck_settings import Settings
 
     if prefix is not None and not prefix.strip():
         raise LlgenError("-o is empty: give the report's path without .md/.json.")

@@ -1,0 +1,57 @@
+"""The conversion kernels gpu-check runs, both in its correctness part and under the sanitizers: the suites' plans by
+every valid variant, random pairs, the gather kernels and `llgen bench`'s STREAM, copy and LOOP kernels."""
+
+from __future__ import annotations
+
+from llgen.emit import emit_bench
+from llgen.emit.gather import emit_gather
+from llgen.plan.benchshape import bench_shape
+from llgen.plan.variants import variants
+from llgen.suite import core
+
+from .cases import gather_plans, random_jobs, suite_jobs
+from .check import check_bench, check_gather
+from .compile import compile as compile_source
+from .gpucheck_settings import TARGET
+
+
+def suite_unique():
+    """Every distinct plan of the core and regressions suites by every valid variant."""
+    jobs, skipped = [], []
+    for name in ("core", "regressions"):
+        j, s = suite_jobs(name, TARGET)
+        jobs += j
+        skipped += s
+    return [j for j in jobs if j.same_as is None], jobs, skipped
+
+
+def random_list(n: int, seed: int):
+    return random_jobs(n, seed, TARGET)
+
+
+def run_gathers(tiles: int, on_result) -> list:
+    """The gather kernels (runtime.cases.gather_plans), one NVRTC compile, each checked on fresh input."""
+    plans = gather_plans(TARGET)
+    mod = compile_source("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), TARGET)
+    out = []
+    for n, p in plans.items():
+        r = check_gather(mod, p, n, tiles=tiles)
+        r.label = f"gather/{n}"
+        out.append(r)
+        on_result(r)
+    return out
+
+
+def run_bench_kernels(on_result) -> list:
+    """`llgen bench`'s STREAM, copy and LOOP kernels of llgen's pick for every core case, one NVRTC compile: the
+    one-warp cases run eight warps per CTA, each on its own scratch, and LOOP gives A -> B and B -> A their own
+    scratch with one barrier each, which racecheck must find race-free."""
+    picks = {c.id: variants(c, TARGET)[0] for c in core()}
+    mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k, bench_shape(v.fwd, v.bwd)) for k, v in picks.items()), TARGET)
+    out = []
+    for k, v in picks.items():
+        r = check_bench(mod, v.fwd, v.bwd, k)
+        r.label = f"bench/{k}"
+        out.append(r)
+        on_result(r)
+    return out

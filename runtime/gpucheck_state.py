@@ -1,0 +1,54 @@
+"""One gpu-check run as it goes: its clock (the budget shared out part by part), its record and results, and the
+report rewritten after every part (runtime/gpucheck_report.py)."""
+
+from __future__ import annotations
+
+import os
+import time
+import traceback
+from pathlib import Path
+
+from .gpucheck_report import save_report
+from .gpucheck_settings import Settings
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+class State:
+    def __init__(self, args: Settings):
+        self.args = args
+        self.t0 = time.monotonic()
+        self.deadline = self.t0 + args.budget
+        self.slot = args.budget  # seconds the current part may take
+        self.slot_start = self.t0
+        self.record: dict = {"title": "llgen gpu-check", "parts": {}, "budget_s": args.budget}
+        self.suite_results: list = []
+        self.random_results: list = []
+        self.endpoint_results: list = []
+        self.device = None
+        self.logs = Path(os.environ["OUT"]) / "gpu-check-logs" if os.environ.get("OUT") else Path("/tmp/llgen-gpu-check-logs")
+        self.logs.mkdir(parents=True, exist_ok=True)
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def begin(self, remaining_parts: int, weight: float) -> None:
+        """Give the next part ``weight`` of a fair share of the time left (never more than is left)."""
+        self.slot_start = time.monotonic()
+        self.slot = max(15.0, min(self.left(), weight * self.left() / max(1, remaining_parts)))
+
+    def left_in_slot(self) -> float:
+        return self.slot - (time.monotonic() - self.slot_start)
+
+    def part(self, name: str, status: str, detail: str, **data) -> None:
+        self.record["parts"][name] = {"status": status, "detail": detail, **data}
+        log(f"[{time.monotonic() - self.t0:6.1f}s] {name}: {status} - {detail}")
+        self.save()
+
+    def save(self) -> None:
+        try:
+            save_report(self)
+        except Exception:  # noqa: BLE001 - a report bug must not stop the run
+            traceback.print_exc()
