@@ -180,10 +180,3 @@ def ncu_cases() -> tuple[list[EndpointCase], list[str]]:
         else:
             cases.append(c)
     return cases, left
-
-
-def sample(cases: list, n: int) -> list:
-    """``n`` of ``cases``, evenly spaced (so every group and family is reached), in order."""
-    if n >= len(cases):
-        return list(cases)
-    return [cases[i * len(cases) // n] for i in range(n)]

@@ -51,11 +51,6 @@ def test_real_cases_hold_the_probe_families_buffers_and_amd():
     assert {c.store.target.name for c in cases if c.cpu} == {"gfx942"}
 
 
-def test_sample_is_evenly_spaced_and_keeps_short_lists():
-    assert endpoint_cases.sample(list(range(10)), 3) == [0, 3, 6]
-    assert endpoint_cases.sample([1, 2], 5) == [1, 2]
-
-
 def test_cases_run_exact_on_cpu_threads(drawn, monkeypatch):
     real = epc.compile_endpoints
     monkeypatch.setattr(epc, "compile_endpoints", lambda items, _cpu: real(items, True))
