@@ -147,9 +147,8 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "reg_broadcast": Hw.of(plan.dist).reg_broadcast_mask,
         **provenance(command),
     }
-    ctx["helpers"] = called_helpers(
-        ctx["accesses"], ctx["fills"], conv, copies
-    )  # byte_perm where a vector packs scattered registers
+    # byte_perm where a vector packs scattered registers or a loaded word joins two loads' halves
+    ctx["helpers"] = called_helpers(ctx["accesses"], ctx["fills"], conv, copies)
     ctx["_ctx"] = ctx
     return ctx
 
