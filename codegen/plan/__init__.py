@@ -246,7 +246,9 @@ def plan_conversion(
     shared = None
     if path in (None, "shared"):
         bits = b.out_bits(b.out_names[-1])
-        shared, cost, latency = _shared_option(ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget)
+        shared, cost, latency = _shared_option(
+            ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget, objective
+        )
         costs.append(("shared", cost))
         latencies.append(("shared", latency))
     kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
@@ -293,10 +295,30 @@ def _shared_option(
     scalar: bool,
     one_sided: bool,
     budget: int | None,
+    objective: str,
 ) -> tuple[SharedPlan, float, float]:
-    """The shared-memory plan with its throughput cost and latency."""
+    """The shared-memory plan with its throughput cost and latency. For one CTA's latency, a warp-local plan is split
+    into the rounds (1, 2, 4 or 8: as many as keep its accesses) the latency model expects soonest done."""
     plan = plan_shared(ha, hb, dt, tgt, bits, swizzle=swizzle, matrix=matrix, scalar=scalar, one_sided=one_sided, budget=budget)
-    return plan, shared_cost(plan), shared_latency(plan, warps, dt)
+    latency = shared_latency(plan, warps, dt)
+    if objective == "latency" and plan.barrier == Barrier.WARP:
+        for chunks in (2, 4, 8):
+            cand = plan_shared(
+                ha,
+                hb,
+                dt,
+                tgt,
+                bits,
+                swizzle=swizzle,
+                matrix=matrix,
+                scalar=scalar,
+                one_sided=one_sided,
+                budget=budget,
+                chunks=chunks,
+            )
+            if cand.rounds > plan.rounds and shared_latency(cand, warps, dt) < latency:
+                plan, latency = cand, shared_latency(cand, warps, dt)
+    return plan, shared_cost(plan), latency
 
 
 def _replica_copies(hb: Hw) -> tuple[tuple[int, int], ...]:

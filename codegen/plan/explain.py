@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..layout import unflatten
 from ..view import logical_bit_names as bit_names  # the one naming of logical bits: m0.., n0.. or dim<k>[i]
+from .shared import Barrier
 
 
 def plural(n: int, word: str) -> str:
@@ -119,8 +120,10 @@ def explain(plan) -> str:
             )
     else:
         sw = d.swizzle
+        interleaved = ", each round's loads right after its own stores" if d.rounds > 1 and d.barrier == Barrier.WARP else ""
         lines.append(
             f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), {d.barrier.call} between store and load"
+            + interleaved
         )
         sets = {k: v for k, v in sw.sets}
         if sets:

@@ -17,7 +17,11 @@ fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12,
   (wl1_spt1_to_spt16_f16, wl4_mma2dotA_i8: a SHFL's result used 6 and 13 instructions after it).
 - Shared memory, per round: the stores issue, the last one lands, the barrier, the loads issue, the last one
   returns; a later round first waits on a second barrier (the loads before the next stores), and PRMTs repack
-  words around the accesses. An ldmatrix / stmatrix costs what the vector access of its bytes costs: the probe's
+  words around the accesses. Behind warp barriers (a warp-local plan) rounds overlap: each round's loads issue
+  right after its own stores, so the store-to-load chain is exposed once, not once a round, and the next
+  conversion (or any consumer of B) starts on the first round's words while later rounds load. The latency
+  objective splits such plans into rounds for that (plan/shared.interleaved_rounds; measured at one CTA in
+  bench/NOTES.md, session 14). An ldmatrix / stmatrix costs what the vector access of its bytes costs: the probe's
   figures for the two agree within 5%, and the same kernels measured either one faster by up to 7%
   (wl4_mma2b_f16 against wl4_b2dotA_f16, whose LOOPs run the same two conversions).
 """
@@ -72,27 +76,56 @@ def access_class(side: Side, elem_bytes: int) -> str:
     return ("sts" if side.op.startswith("st") else "lds") + f"_{width}"
 
 
-def _phase(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
-    """One round's accesses of one side: issue (or the shared-memory pipe, shared by the active warps), then the
-    last access's latency."""
+def _issue(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
+    """One round's accesses of one side: how long they issue, or how long the shared-memory pipe takes them from the
+    active warps, whichever is longer."""
     n = sum(1 for i in side.instrs if i.round == rnd)
-    if not n:
-        return 0.0
     active = sum(1 for w in range(warps) if not w & side.predicate_warp_mask)
+    issue = _per_scheduler(active) * n * interval(_table_class(side, elem_bytes), table)
+    return max(issue, side.wavefronts_per_instr * n * active / WAVEFRONTS_PER_CLK)
+
+
+def _table_class(side: Side, elem_bytes: int) -> str:
     cls = access_class(side, elem_bytes)
-    cls = SAME_BYTES.get(cls, cls)
-    issue = _per_scheduler(active) * n * interval(cls, table)
-    pipe = side.wavefronts_per_instr * n * active / WAVEFRONTS_PER_CLK
-    return max(issue, pipe) + lat(cls, table)
+    return SAME_BYTES.get(cls, cls)
+
+
+def _phase(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
+    """One round's accesses of one side: their issue (_issue), then the last access's latency."""
+    if not any(i.round == rnd for i in side.instrs):
+        return 0.0
+    return _issue(side, rnd, warps, elem_bytes, table) + lat(_table_class(side, elem_bytes), table)
+
+
+# Several warps overlap rounds of up to this many accesses a side. Four warps measured two rounds of 8 accesses
+# 7-9% slower than one round, and 4 rounds of 4 (or 2 of 4, 8-bit) 5-13% faster (wl4_mma2b_f16, wl4_mma2b_f32,
+# wl4_swap3_f16/f32 against wl4_b2dotA_i8, wl4_swap2_i8, wl4_mma2dotA_i8; session 14, calls A and B).
+MULTI_WARP_ROUND_ACCESSES = 4
+
+
+def _rounds_overlap(plan: SharedPlan, warps: int) -> bool:
+    """Whether a plan's rounds overlap (see the module doc): behind warp barriers, one warp always; several warps
+    where each round is short."""
+    if plan.barrier == Barrier.CTA:
+        return False
+    per_round = max(len(s.instrs) for s in (plan.store, plan.load)) // plan.rounds
+    return warps == 1 or plan.rounds == 1 or per_round <= MULTI_WARP_ROUND_ACCESSES
 
 
 def shared_latency(plan: SharedPlan, warps: int, dtype, table: dict = TABLE) -> float:
     sync = lat("bar_sync" if plan.barrier == Barrier.CTA else "syncwarp", table)
     eb = dtype.bytes
-    total = sum(
-        _phase(plan.store, r, warps, eb, table) + sync + _phase(plan.load, r, warps, eb, table) for r in range(plan.rounds)
-    )
-    total += (plan.rounds - 1) * sync
+    if not _rounds_overlap(plan, warps):
+        total = sum(
+            _phase(plan.store, r, warps, eb, table) + sync + _phase(plan.load, r, warps, eb, table) for r in range(plan.rounds)
+        )
+        total += (plan.rounds - 1) * sync
+    else:
+        # warp barriers stall nothing: one round's chain (last store lands, last load returns) stays exposed, the
+        # others' hide behind the next rounds' accesses, in this conversion and in whatever consumes B round by round
+        chain = sum(_phase(side, 0, warps, eb, table) - _issue(side, 0, warps, eb, table) for side in (plan.store, plan.load))
+        total = sum(_issue(side, r, warps, eb, table) for side in (plan.store, plan.load) for r in range(plan.rounds))
+        total += (chain + sync) / plan.rounds + (2 * plan.rounds - 2) * sync
     prmts = repacked_words(plan.store, dtype) + repacked_words(plan.load, dtype)
     if prmts:
         total += _per_scheduler(warps) * prmts * interval("alu", table) + lat("alu", table)

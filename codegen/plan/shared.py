@@ -144,10 +144,12 @@ def plan_shared(
     scalar: bool = False,
     one_sided: bool = True,
     budget: int | None = None,
+    chunks: int = 1,
 ) -> SharedPlan:
     """The shared-memory plan. ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
     ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline); ``one_sided``
-    lets an optimal swizzle's Vec take one side's own register bits (vector_candidates)."""
+    lets an optimal swizzle's Vec take one side's own register bits (vector_candidates); ``chunks`` asks for at
+    least that many rounds where more rounds keep every access (interleaved_rounds)."""
     budget = tgt.smem_per_cta if budget is None else budget
     n = a.nbits
     w = dt.bytes
@@ -165,9 +167,53 @@ def plan_shared(
             f"the tile needs {(1 << n) * w} bytes of shared memory and cannot be split to fit the {budget}-byte budget."
         )
     drop = tuple(sorted(c.bit_length() - 1 for c in round_vecs))  # round bit j: the j-th lowest, on both sides
-    ac, bc = _compressed(a, drop), _compressed(b, drop)
+    best = _plan_dropping(a, b, dt, tgt, col_bits, drop, swizzle, matrix, scalar, one_sided)
+    assert best is not None
+    if chunks > best[1].rounds:
+        best = interleaved_rounds(a, b, dt, tgt, col_bits, best, common, chunks, swizzle, matrix, scalar, one_sided)
+    return best[1]
 
-    # candidate tiles: ldmatrix/stmatrix where the layouts allow, else vectors
+
+def interleaved_rounds(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, best: tuple, common: list[int], chunks: int, *opts):
+    """``best`` split into up to ``chunks`` rounds on common register bits that its accesses leave alone: the same
+    instructions, each round's loads issued right after its own stores (a warp-local plan waits on __syncwarp
+    between them), so one warp's loads overlap its next stores where one round would wait for every store."""
+    while best[1].rounds < chunks:
+        drop = best[1].drop
+        for c in reversed(common):
+            if c & (c - 1) or c.bit_length() - 1 in drop:
+                continue
+            cand = _plan_dropping(a, b, dt, tgt, col_bits, tuple(sorted((*drop, c.bit_length() - 1))), *opts)
+            if cand is not None and _same_accesses(cand, best):
+                best = cand
+                break
+        else:
+            break
+    return best
+
+
+def _same_accesses(x: tuple, y: tuple) -> bool:
+    """Whether two (cost, plan) pairs move the tile by the same instructions: ops, wavefronts, counts and repacked
+    words (the cost's round flag aside)."""
+    return (x[0][0], *x[0][3:], x[1].store.op, x[1].load.op) == (y[0][0], *y[0][3:], y[1].store.op, y[1].load.op)
+
+
+def _plan_dropping(
+    a: Hw,
+    b: Hw,
+    dt: DType,
+    tgt: Target,
+    col_bits: int,
+    drop: tuple[int, ...],
+    swizzle: str,
+    matrix: bool,
+    scalar: bool,
+    one_sided: bool,
+) -> tuple[tuple, SharedPlan] | None:
+    """(cost, plan): the cheapest plan over the tile less the round bits ``drop``, by ldmatrix/stmatrix tiles where the
+    layouts allow them, else vectors."""
+    ac, bc = _compressed(a, drop), _compressed(b, drop)
+    w = dt.bytes
     load_tiles: list[Tile | None] = [None]
     store_tiles: list[Tile | None] = [None]
     if matrix and not scalar:
@@ -184,8 +230,7 @@ def plan_shared(
             cand = _best_with_tiles(a, b, dt, tgt, st_tile, ld_tile, swizzle, scalar, one_sided, drop, col_bits)
             if cand is not None and (best is None or cand[0] < best[0]):
                 best = cand
-    assert best is not None
-    return best[1]
+    return best
 
 
 def _compressed(hw: Hw, drop: tuple[int, ...]) -> Hw:

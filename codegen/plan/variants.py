@@ -24,6 +24,7 @@ OPTIONS: dict[str, dict] = {
     "shuffle": {"path": "shuffle"},
     "shared": {"path": "shared"},  # ldmatrix / stmatrix where they fit
     "shared_vec": {"path": "shared", "matrix": False},  # vector ld/st.shared only
+    "shared_latency": {"path": "shared", "objective": "latency"},  # a warp-local plan in interleaved rounds
     "unswizzled": {"path": "shared", "swizzle": "unswizzled"},
     "classic_matrix": {"path": "shared", "swizzle": "classic"},
     "classic": {"path": "shared", "swizzle": "classic", "matrix": False},
@@ -36,7 +37,7 @@ def _named(*names: str) -> tuple[tuple[str, dict], ...]:
 
 
 CHECKED = _named(PICK, "shuffle", "shared", "unswizzled", "classic_matrix", "shared_vec", "naive")
-ALTERNATIVES = _named("registers", "shuffle", "shared", "shared_vec")
+ALTERNATIVES = _named("registers", "shuffle", "shared", "shared_vec", "shared_latency")
 BASELINES = _named("naive", "classic")
 OWN = PICKS + tuple(n for n, _ in ALTERNATIVES)  # llgen's own paths; the baselines are not
 
