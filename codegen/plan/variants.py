@@ -36,7 +36,7 @@ def _named(*names: str) -> tuple[tuple[str, dict], ...]:
     return tuple((n, OPTIONS[n]) for n in names)
 
 
-CHECKED = _named(PICK, "shuffle", "shared", "unswizzled", "classic_matrix", "shared_vec", "naive")
+CHECKED = _named(PICK, "shuffle", "shared", "shared_latency", "unswizzled", "classic_matrix", "shared_vec", "naive")
 ALTERNATIVES = _named("registers", "shuffle", "shared", "shared_vec", "shared_latency")
 BASELINES = _named("naive", "classic")
 OWN = PICKS + tuple(n for n, _ in ALTERNATIVES)  # llgen's own paths; the baselines are not
