@@ -16,9 +16,10 @@ from .gpucheck_settings import TARGET
 
 
 def suite_unique():
-    """Every distinct plan of the core and regressions suites by every valid variant."""
+    """Every distinct plan of the core, regressions and warplocal suites by every valid variant (warplocal: the
+    interleaved rounds of the latency objective's warp-local plans)."""
     jobs, skipped = [], []
-    for name in ("core", "regressions"):
+    for name in ("core", "regressions", "warplocal"):
         j, s = suite_jobs(name, TARGET)
         jobs += j
         skipped += s
