@@ -1,8 +1,7 @@
 """What `llgen check` and `make gpu-check` run: each suite case by every valid path, and random pairs.
 
 A suite case runs by the planner's pick and by each forced variant that can work (llgen.plan.variants.CHECKED:
-shuffle; shared with the optimal swizzle, ldmatrix/stmatrix allowed; the same for one CTA's latency (a warp-local
-plan in interleaved rounds); shared unswizzled; shared with the classic
+shuffle; shared with the optimal swizzle, ldmatrix/stmatrix allowed; shared unswizzled; shared with the classic
 XOR swizzle; shared with plain vector accesses only; the naive baseline, unswizzled with one element per access).
 A variant whose plan equals an earlier one's is listed with ``same_as`` and not run again.
 """

@@ -230,13 +230,13 @@ def test_the_one_cta_latency_is_timed_on_the_loop_built_for_one_cta(monkeypatch,
     monkeypatch.setitem(sys.modules, "cupy", types.SimpleNamespace(RawModule=Module))
     monkeypatch.setattr(measure, "check_loop", lambda *_: {"loop_correct": True})
     monkeypatch.setattr(timing, "per_sm_ns", lambda run, grid, _sms, _rep: run(64, grid) or 1.0)
-    case = next(c for c in warplocal() if c.id == "wl4_swap3_f32")
+    case = next(c for c in warplocal() if c.id == "wl4_mma2b_f32")
     vs, _ = variant_table(case, "sm_90", baselines=False)
     m = types.SimpleNamespace(case=case, measures={"loop"}, launches={}, lat_launches={}, sms=2, rep=1, x=0, y=0)
     m.threads, m.grid, m.loop_ref = case.warps * 32, 64, None
     res = {"variants": {}, "skipped": {}}
     measure.run_variants(m, vs, res, False, lambda _: None)
-    assert sorted(res["variants"]) == ["llgen", "shuffle"] and sorted(builds) == [False, False, True, True]
+    assert sorted(res["variants"]) == ["llgen", "shared"] and sorted(builds) == [False, False, True, True]
     assert timed == [(spills, 64), (True, 2)] * 2  # each variant's throughput (32 CTAs an SM), then its one CTA
     own = "one_cta" if spills else "throughput"
     for r in res["variants"].values():

@@ -246,9 +246,7 @@ def plan_conversion(
     shared = None
     if path in (None, "shared"):
         bits = b.out_bits(b.out_names[-1])
-        shared, cost, latency = _shared_option(
-            ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget, objective
-        )
+        shared, cost, latency = _shared_option(ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget)
         costs.append(("shared", cost))
         latencies.append(("shared", latency))
     kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
@@ -295,13 +293,15 @@ def _shared_option(
     scalar: bool,
     one_sided: bool,
     budget: int | None,
-    objective: str,
 ) -> tuple[SharedPlan, float, float]:
-    """The shared-memory plan with its throughput cost and latency. For one CTA's latency, a warp-local plan is split
-    into the rounds (1, 2, 4 or 8: as many as keep its accesses) the latency model expects soonest done."""
+    """The shared-memory plan with its throughput cost and latency. A warp-local plan is split into the rounds (1, 2, 4
+    or 8: as many as keep its accesses) the latency model expects soonest done: behind __syncwarp a round's loads
+    follow its own stores, which measured faster at one CTA on 34 of 38 warp-local cases and no slower for throughput
+    (1.4% faster on the geometric mean, the worst 1.9% slower; session 14, bench/NOTES.md). The baselines (unswizzled,
+    classic, naive) keep the textbook single round."""
     plan = plan_shared(ha, hb, dt, tgt, bits, swizzle=swizzle, matrix=matrix, scalar=scalar, one_sided=one_sided, budget=budget)
     latency = shared_latency(plan, warps, dt)
-    if objective == "latency" and plan.barrier == Barrier.WARP:
+    if plan.barrier == Barrier.WARP and swizzle == "optimal" and not scalar:
         for chunks in (2, 4, 8):
             cand = plan_shared(
                 ha,

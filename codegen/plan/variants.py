@@ -24,7 +24,6 @@ OPTIONS: dict[str, dict] = {
     "shuffle": {"path": "shuffle"},
     "shared": {"path": "shared"},  # ldmatrix / stmatrix where they fit
     "shared_vec": {"path": "shared", "matrix": False},  # vector ld/st.shared only
-    "shared_latency": {"path": "shared", "objective": "latency"},  # a warp-local plan in interleaved rounds
     "unswizzled": {"path": "shared", "swizzle": "unswizzled"},
     "classic_matrix": {"path": "shared", "swizzle": "classic"},
     "classic": {"path": "shared", "swizzle": "classic", "matrix": False},
@@ -36,8 +35,8 @@ def _named(*names: str) -> tuple[tuple[str, dict], ...]:
     return tuple((n, OPTIONS[n]) for n in names)
 
 
-CHECKED = _named(PICK, "shuffle", "shared", "shared_latency", "unswizzled", "classic_matrix", "shared_vec", "naive")
-ALTERNATIVES = _named("registers", "shuffle", "shared", "shared_vec", "shared_latency")
+CHECKED = _named(PICK, "shuffle", "shared", "unswizzled", "classic_matrix", "shared_vec", "naive")
+ALTERNATIVES = _named("registers", "shuffle", "shared", "shared_vec")
 BASELINES = _named("naive", "classic")
 OWN = PICKS + tuple(n for n, _ in ALTERNATIVES)  # llgen's own paths; the baselines are not
 
