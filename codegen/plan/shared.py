@@ -177,7 +177,8 @@ def plan_shared(
 def interleaved_rounds(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, best: tuple, common: list[int], chunks: int, *opts):
     """``best`` split into up to ``chunks`` rounds on common register bits that its accesses leave alone: the same
     instructions, each round's loads issued right after its own stores (a warp-local plan waits on __syncwarp
-    between them), so one warp's loads overlap its next stores where one round would wait for every store."""
+    between them), so one warp's loads overlap its next stores where one round would wait for every store
+    (docs/design.md §5.4)."""
     while best[1].rounds < chunks:
         drop = best[1].drop
         for c in reversed(common):
