@@ -16,10 +16,10 @@ from .gpucheck_settings import TARGET
 
 
 def suite_unique():
-    """Every distinct plan of the core, regressions and warplocal suites by every valid variant (warplocal: the
-    interleaved rounds of the latency objective's warp-local plans)."""
+    """Every distinct plan of the core and regressions suites by every valid variant (warp-local plans in
+    interleaved rounds among them: lanes_f32's, mma2dotA_f16's and rank3_mma_4x64x64_f16's shared plans)."""
     jobs, skipped = [], []
-    for name in ("core", "regressions", "warplocal"):
+    for name in ("core", "regressions"):
         j, s = suite_jobs(name, TARGET)
         jobs += j
         skipped += s

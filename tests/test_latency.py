@@ -17,7 +17,7 @@ from llgen.plan.cost import OBJECTIVES, SHFL_PER_CLK, shared_cost
 from llgen.plan.hw import Hw
 from llgen.plan.latency import MULTI_WARP_ROUND_ACCESSES, access_class, shared_latency, shuffle_latency
 from llgen.plan.latency_table import CLASSES, TABLE, check_table
-from llgen.plan.shared import plan_shared
+from llgen.plan.shared import interleaved_rounds, plan_shared
 from llgen.replay import replay
 from llgen.runtime import host
 from llgen.runtime.bench.rules import sm_clock_mhz
@@ -143,7 +143,7 @@ def test_rounds_stay_one_behind_a_cta_barrier_and_four_warps_overlap_only_short_
         assert (p.detail.rounds, p.detail.store.op) == (rounds, store), cid
     assert plan_conversion(case.dst, case.src, case.dtype, "sm_90").detail.load.op == "ld.shared"
     ha, hb = Hw.of(case.src), Hw.of(case.dst)
-    two = plan_shared(ha, hb, to_dtype(case.dtype), to_target("sm_90"), case.dst.out_bits(case.dst.out_names[-1]), chunks=2)
+    two = interleaved_rounds(ha, hb, to_dtype(case.dtype), to_target("sm_90"), case.dst.out_bits(case.dst.out_names[-1]))[0]
     one = plan_shared(ha, hb, to_dtype(case.dtype), to_target("sm_90"), case.dst.out_bits(case.dst.out_names[-1]))
     assert two.rounds == 2 and len(two.store.instrs) // 2 > MULTI_WARP_ROUND_ACCESSES
     assert one.store.op == "stmatrix" and shared_latency(two, 4, to_dtype(case.dtype)) > shared_latency(

@@ -25,7 +25,7 @@ from .cost import OBJECTIVES, choose_path, shared_cost, shuffle_cost
 from .hw import Hw
 from .io import GlobalIO, global_io
 from .latency import shared_latency, shuffle_latency
-from .shared import Barrier, SharedPlan, plan_shared
+from .shared import Barrier, SharedPlan, interleaved_rounds, plan_shared
 from .shuffle import ShufflePlan, plan_shuffle
 
 
@@ -305,14 +305,11 @@ def _shared_option(
         # where ldmatrix/stmatrix tiles hold the bits rounds would split on, plain vectors may split further: four
         # warps measured vectors in 4 rounds 2-3% faster than tiles in one (wl4_mma2b_f16, wl4_b2dotA_f16, session 14)
         for tiles in (True, False) if matrix else (False,):
-            for chunks in (2, 4, 8):
-                cand = plan_shared(ha, hb, dt, tgt, bits, matrix=tiles, one_sided=one_sided, budget=budget, chunks=chunks)
-                if (
-                    cand.rounds > plan.rounds
-                    and _wavefronts(cand) == _wavefronts(plan)
-                    and shared_latency(cand, warps, dt) < latency
-                ):
-                    plan, latency = cand, shared_latency(cand, warps, dt)
+            for cand in interleaved_rounds(ha, hb, dt, tgt, bits, matrix=tiles, one_sided=one_sided, budget=budget):
+                if cand.rounds > plan.rounds and _wavefronts(cand) == _wavefronts(plan):
+                    cand_latency = shared_latency(cand, warps, dt)
+                    if cand_latency < latency:
+                        plan, latency = cand, cand_latency
     return plan, shared_cost(plan), latency
 
 

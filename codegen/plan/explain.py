@@ -120,10 +120,12 @@ def explain(plan) -> str:
             )
     else:
         sw = d.swizzle
-        interleaved = ", each round's loads right after its own stores" if d.rounds > 1 and d.barrier == Barrier.WARP else ""
+        interleaved = (
+            " interleaved (each one's loads right after its stores)" if d.rounds > 1 and d.barrier == Barrier.WARP else ""
+        )
         lines.append(
-            f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s), {d.barrier.call} between store and load"
-            + interleaved
+            f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s){interleaved}, {d.barrier.call} between "
+            "store and load"
         )
         sets = {k: v for k, v in sw.sets}
         if sets:

@@ -17,12 +17,13 @@ fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12,
   (wl1_spt1_to_spt16_f16, wl4_mma2dotA_i8: a SHFL's result used 6 and 13 instructions after it).
 - Shared memory, per round: the stores issue, the last one lands, the barrier, the loads issue, the last one
   returns; a later round first waits on a second barrier (the loads before the next stores), and PRMTs repack
-  words around the accesses. Behind warp barriers (a warp-local plan) rounds overlap: each round's loads issue
-  right after its own stores, so the store-to-load chain is exposed once, not once a round, and the next
-  conversion (or any consumer of B) starts on the first round's words while later rounds load. The planner
-  splits such plans into rounds for that (plan/shared.interleaved_rounds; measured in bench/NOTES.md, session 14). An ldmatrix / stmatrix costs what the vector access of its bytes costs: the probe's
+  words around the accesses. An ldmatrix / stmatrix costs what the vector access of its bytes costs: the probe's
   figures for the two agree within 5%, and the same kernels measured either one faster by up to 7%
   (wl4_mma2b_f16 against wl4_b2dotA_f16, whose LOOPs run the same two conversions).
+- Behind warp barriers (a warp-local plan) rounds overlap: each round's loads issue right after its own stores, so
+  the store-to-load chain is exposed once, not once a round, and the next conversion (or any consumer of B) starts
+  on the first round's words while later rounds load. The planner splits such plans into rounds for that
+  (docs/design.md §5.4; measured in bench/NOTES.md, session 14).
 """
 
 from __future__ import annotations

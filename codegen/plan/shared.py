@@ -144,12 +144,42 @@ def plan_shared(
     scalar: bool = False,
     one_sided: bool = True,
     budget: int | None = None,
-    chunks: int = 1,
 ) -> SharedPlan:
     """The shared-memory plan. ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
     ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline); ``one_sided``
-    lets an optimal swizzle's Vec take one side's own register bits (vector_candidates); ``chunks`` asks for at
-    least that many rounds where more rounds keep every access (interleaved_rounds)."""
+    lets an optimal swizzle's Vec take one side's own register bits (vector_candidates)."""
+    return _planned(a, b, dt, tgt, col_bits, swizzle, matrix, scalar, one_sided, budget)[0][1]
+
+
+def interleaved_rounds(
+    a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, matrix: bool = True, one_sided: bool = True, budget: int | None = None
+) -> list[SharedPlan]:
+    """The plan (optimal swizzle) split into 2, 4, 8 rounds, as far as common register bits that its accesses leave
+    alone allow: the same instructions, each round's loads issued right after its own stores (a warp-local plan waits
+    on __syncwarp between them), so one warp's loads overlap its next stores where one round would wait for every
+    store (docs/design.md §5.4)."""
+    opts = ("optimal", matrix, False, one_sided)
+    best, common = _planned(a, b, dt, tgt, col_bits, *opts, budget)
+    out: list[SharedPlan] = []
+    while best[1].rounds < 8:
+        drop = best[1].drop
+        for c in reversed(common):
+            if c & (c - 1) or c.bit_length() - 1 in drop:
+                continue
+            cand = _plan_dropping(a, b, dt, tgt, col_bits, tuple(sorted((*drop, c.bit_length() - 1))), *opts)
+            if cand is not None and _same_accesses(cand, best):
+                best = cand
+                out.append(cand[1])
+                break
+        else:
+            break
+    return out
+
+
+def _planned(
+    a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, swizzle: str, matrix: bool, scalar: bool, one_sided: bool, budget
+) -> tuple[tuple, list[int]]:
+    """((cost, plan), the common register bits): the plan in as few rounds as ``budget`` allows."""
     budget = tgt.smem_per_cta if budget is None else budget
     n = a.nbits
     w = dt.bytes
@@ -169,28 +199,7 @@ def plan_shared(
     drop = tuple(sorted(c.bit_length() - 1 for c in round_vecs))  # round bit j: the j-th lowest, on both sides
     best = _plan_dropping(a, b, dt, tgt, col_bits, drop, swizzle, matrix, scalar, one_sided)
     assert best is not None
-    if chunks > best[1].rounds:
-        best = interleaved_rounds(a, b, dt, tgt, col_bits, best, common, chunks, swizzle, matrix, scalar, one_sided)
-    return best[1]
-
-
-def interleaved_rounds(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, best: tuple, common: list[int], chunks: int, *opts):
-    """``best`` split into up to ``chunks`` rounds on common register bits that its accesses leave alone: the same
-    instructions, each round's loads issued right after its own stores (a warp-local plan waits on __syncwarp
-    between them), so one warp's loads overlap its next stores where one round would wait for every store
-    (docs/design.md §5.4)."""
-    while best[1].rounds < chunks:
-        drop = best[1].drop
-        for c in reversed(common):
-            if c & (c - 1) or c.bit_length() - 1 in drop:
-                continue
-            cand = _plan_dropping(a, b, dt, tgt, col_bits, tuple(sorted((*drop, c.bit_length() - 1))), *opts)
-            if cand is not None and _same_accesses(cand, best):
-                best = cand
-                break
-        else:
-            break
-    return best
+    return best, common
 
 
 def _same_accesses(x: tuple, y: tuple) -> bool:
