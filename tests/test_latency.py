@@ -79,8 +79,8 @@ def test_latency_objective_picks_the_lowest_latency_and_throughput_is_the_defaul
         thr = plan_conversion(case.src, case.dst, case.dtype, "sm_90", objective="throughput")
         lat = plan_conversion(case.src, case.dst, case.dtype, "sm_90", objective="latency")
         assert thr == default
-        assert lat.costs == thr.costs and lat.latencies == thr.latencies
-        lats = dict(lat.latencies)
+        lats, thr_lats = dict(lat.latencies), dict(thr.latencies)
+        assert lats.get("shuffle") == thr_lats.get("shuffle") and lats.get("shared", 0) <= thr_lats.get("shared", 0)
         if len(set(lats.values())) == 2:
             assert lats[lat.path] == min(lats.values()), case.id
             assert "one CTA waits" in lat.why
@@ -129,6 +129,18 @@ def test_a_warp_local_plan_splits_into_rounds_of_the_same_accesses(cid):
     assert simulate(split).ok
     for baseline in ({"swizzle": "classic"}, {"swizzle": "unswizzled"}, {"swizzle": "unswizzled", "scalar": True}):
         assert plan_conversion(case.src, case.dst, case.dtype, "sm_90", path="shared", **baseline).detail.rounds == 1
+
+
+def test_for_latency_vectors_replace_tiles_the_model_expects_slower():
+    """r1_512_f32's stmatrix tiles and its plain vectors move the same bytes; the latency model expects the vectors
+    sooner done at one CTA (measured 30.3 ns against 33.2, session 14), the throughput pick keeps the tiles (18.8
+    against 19.4 ns in session 13's LOOP)."""
+    case = next(c for c in suite("wide") if c.id == "r1_512_f32")
+    thr = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
+    lat = plan_conversion(case.src, case.dst, case.dtype, "sm_90", objective="latency")
+    vec = plan_conversion(case.src, case.dst, case.dtype, "sm_90", path="shared", matrix=False)
+    assert thr.detail.store.matrices or thr.detail.load.matrices
+    assert lat.detail == vec.detail and dict(lat.latencies)["shared"] < dict(thr.latencies)["shared"]
 
 
 def test_rounds_stay_one_behind_a_cta_barrier_and_four_warps_overlap_only_short_rounds():

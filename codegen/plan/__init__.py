@@ -246,7 +246,9 @@ def plan_conversion(
     shared = None
     if path in (None, "shared"):
         bits = b.out_bits(b.out_names[-1])
-        shared, cost, latency = _shared_option(ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget)
+        shared, cost, latency = _shared_option(
+            ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget, objective
+        )
         costs.append(("shared", cost))
         latencies.append(("shared", latency))
     kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
@@ -293,23 +295,32 @@ def _shared_option(
     scalar: bool,
     one_sided: bool,
     budget: int | None,
+    objective: str,
 ) -> tuple[SharedPlan, float, float]:
     """The shared-memory plan with its throughput cost and latency. A warp-local plan is split into the rounds (1, 2, 4
     or 8: as many as keep its accesses) the latency model expects soonest done: behind __syncwarp a round's loads
     follow its own stores, which measured faster at one CTA on 34 of 38 warp-local cases and no slower for throughput
     (1.4% faster on the geometric mean, the worst 1.9% slower; session 14, bench/NOTES.md). The baselines (unswizzled,
-    classic, naive) keep the textbook single round."""
+    classic, naive) keep the textbook single round. For one CTA's latency, plain vectors replace ldmatrix/stmatrix
+    tiles where the latency model expects them sooner done: on the six cases where it did, the vectors measured
+    faster at one CTA on five (up to 1.12x) and 0.8% slower on the sixth (session 14)."""
     plan = plan_shared(ha, hb, dt, tgt, bits, swizzle=swizzle, matrix=matrix, scalar=scalar, one_sided=one_sided, budget=budget)
     latency = shared_latency(plan, warps, dt)
-    if plan.barrier == Barrier.WARP and swizzle == "optimal" and not scalar:
+    if swizzle != "optimal" or scalar:
+        return plan, shared_cost(plan), latency
+    candidates = []
+    if objective == "latency" and matrix:
+        candidates.append(plan_shared(ha, hb, dt, tgt, bits, matrix=False, one_sided=one_sided, budget=budget))
+    if plan.barrier == Barrier.WARP:
         # where ldmatrix/stmatrix tiles hold the bits rounds would split on, plain vectors may split further: four
         # warps measured vectors in 4 rounds 2-3% faster than tiles in one (wl4_mma2b_f16, wl4_b2dotA_f16, session 14)
         for tiles in (True, False) if matrix else (False,):
-            for cand in interleaved_rounds(ha, hb, dt, tgt, bits, matrix=tiles, one_sided=one_sided, budget=budget):
-                if cand.rounds > plan.rounds and _wavefronts(cand) == _wavefronts(plan):
-                    cand_latency = shared_latency(cand, warps, dt)
-                    if cand_latency < latency:
-                        plan, latency = cand, cand_latency
+            candidates += interleaved_rounds(ha, hb, dt, tgt, bits, matrix=tiles, one_sided=one_sided, budget=budget)
+    for cand in candidates:
+        if objective == "latency" or (cand.rounds > plan.rounds and _wavefronts(cand) == _wavefronts(plan)):
+            cand_latency = shared_latency(cand, warps, dt)
+            if cand_latency < latency:
+                plan, latency = cand, cand_latency
     return plan, shared_cost(plan), latency
 
 
