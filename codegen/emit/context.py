@@ -136,6 +136,7 @@ def body_ctx(plan) -> dict:
             "rounds": d.rounds,
             "round_vectors": [hexu(v) for v in d.round_vectors],
             "barrier": d.barrier,
+            "interleaved": d.interleaved,
             "scalar": d.scalar,
             "st_op": d.store.op,
             "ld_op": d.load.op,

@@ -317,15 +317,11 @@ def _shared_option(
         for tiles in (True, False) if matrix else (False,):
             candidates += interleaved_rounds(ha, hb, dt, tgt, bits, matrix=tiles, one_sided=one_sided, budget=budget)
     for cand in candidates:
-        if objective == "latency" or (cand.rounds > plan.rounds and _wavefronts(cand) == _wavefronts(plan)):
+        if objective == "latency" or (cand.rounds > plan.rounds and cand.wavefronts == plan.wavefronts):
             cand_latency = shared_latency(cand, warps, dt)
             if cand_latency < latency:
                 plan, latency = cand, cand_latency
     return plan, shared_cost(plan), latency
-
-
-def _wavefronts(plan: SharedPlan) -> int:
-    return plan.predicted_store_wavefronts + plan.predicted_load_wavefronts
 
 
 def _replica_copies(hb: Hw) -> tuple[tuple[int, int], ...]:

@@ -38,9 +38,8 @@ def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
 def shared_cost(plan: SharedPlan) -> float:
     """Wavefronts dominate: every wavefront is a clock of the shared-memory pipe. Each round adds
     two CTA barriers (store/load and load/next store); a warp barrier costs next to nothing."""
-    wf = plan.predicted_store_wavefronts + plan.predicted_load_wavefronts
     syncs = 2 * plan.rounds * BARRIER_CLK if plan.barrier == Barrier.CTA else 0
-    return wf / WAVEFRONTS_PER_CLK + syncs
+    return plan.wavefronts / WAVEFRONTS_PER_CLK + syncs
 
 
 def choose_path(

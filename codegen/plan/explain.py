@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..layout import unflatten
 from ..view import logical_bit_names as bit_names  # the one naming of logical bits: m0.., n0.. or dim<k>[i]
-from .shared import Barrier
 
 
 def plural(n: int, word: str) -> str:
@@ -120,9 +119,7 @@ def explain(plan) -> str:
             )
     else:
         sw = d.swizzle
-        interleaved = (
-            " interleaved (each one's loads right after its stores)" if d.rounds > 1 and d.barrier == Barrier.WARP else ""
-        )
+        interleaved = " interleaved (each one's loads right after its stores)" if d.interleaved else ""
         lines.append(
             f"shared memory: {d.scratch_bytes} bytes scratch, {d.rounds} round(s){interleaved}, {d.barrier.call} between "
             "store and load"

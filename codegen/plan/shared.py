@@ -82,6 +82,16 @@ class SharedPlan:
     scalar: bool  # one element per access, through volatile so ptxas cannot merge neighbours (the naive baseline)
 
     @property
+    def wavefronts(self) -> int:
+        """Predicted wavefronts of one conversion: its stores' and its loads'."""
+        return self.predicted_store_wavefronts + self.predicted_load_wavefronts
+
+    @property
+    def interleaved(self) -> bool:
+        """Rounds that only __syncwarp orders: each round's loads follow its own stores (docs/design.md §5.4)."""
+        return self.rounds > 1 and self.barrier == Barrier.WARP
+
+    @property
     def drop(self) -> list[int]:
         """The logical bit positions of the round vectors (ascending): the tile's scratch index is the
         logical index with these bits removed."""
@@ -283,7 +293,7 @@ def _best_with_tiles(
         if plan is None:
             continue
         head = (
-            plan.predicted_store_wavefronts + plan.predicted_load_wavefronts,
+            plan.wavefronts,
             i > 0,  # one side widened alone: only for fewer wavefronts (vector_candidates)
             # past two scratch rounds (a barrier every few accesses) plain vectors win a tie with matrix
             # tiles: mma2b_f16 in 4 rounds ran 4.6% slower with them, in 2 and 1 as fast (docs/design.md §8.1)
