@@ -478,3 +478,26 @@ def test_the_bench_shape_follows_the_plans_barrier_on_hip(path, groups, two_buff
         smem = shape.stream_smem if kernel == "b_stream" else 0
         mod.launch(kernel, 1, 64 * shape.groups, (x, out, 3, np.uint32(7)), smem=smem)
         assert (out == x + np.uint32(7)).all(), kernel
+
+
+def test_one_cta_slope_spans_many_round_trips(monkeypatch):
+    """A lone CTA's LOOP is timed over KS_ONE_CTA, the rest over KS: a timer step of 0.5 us moved a one-CTA slope over
+    64 round trips by 4 ns a conversion (session 14), over 1024 by a quarter of a nanosecond."""
+    from llgen.runtime.bench.rules import KS, KS_ONE_CTA
+
+    def median_ms(fn, _rep):
+        return fn()
+
+    monkeypatch.setattr(timing, "median_ms", median_ms)
+    seen = []
+
+    def run(k, grid):
+        seen.append(k)
+        step = 0.0005  # ms: what the event timer resolves
+        return round((0.003 + k * 2 * 251.7e-6) / step) * step  # 3 us to launch, 251.7 ns a conversion
+
+    assert abs(timing.per_sm_ns(run, 132, 132, 1) - 251.7) < 0.25
+    assert seen == list(KS_ONE_CTA)
+    seen.clear()
+    timing.per_sm_ns(run, 132 * 32, 132, 1)
+    assert seen == list(KS)

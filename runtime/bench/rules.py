@@ -12,6 +12,10 @@ from llgen.dtypes import dtype as to_dtype
 from llgen.plan.variants import LATENCY_PICK, OWN, PICK
 
 KS = (64, 128)  # LOOP's round trips: its time is the slope between these
+# The one-CTA form's round trips. Over 64 round trips a lone CTA's slope is a few microseconds, and the event timer's
+# steps of about 0.5 us made its per-conversion times jump in steps of 4-5 ns (t16x32's five rounds read 42.0, 46.0,
+# 46.2, 51.5, 51.5 ns; session 14): 2% of a 250 ns conversion. Over 1024 the steps are 0.25 ns.
+KS_ONE_CTA = (1024, 2048)
 STREAM_BYTES = 1 << 30  # what STREAM and copy walk
 LOOP_ROUNDS = 5  # llgen's and Triton's LOOP again, alternating which goes first
 STREAM_ROUNDS = 3  # llgen's STREAM, copy and cudaMemcpy, in rotating order

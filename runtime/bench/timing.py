@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rules import KS, LOOP_ROUNDS
+from .rules import KS, KS_ONE_CTA, LOOP_ROUNDS
 
 
 def median_ms(fn, rep: int) -> float:
@@ -26,10 +26,11 @@ def rotating_rounds(fns: dict, rounds: int, rep: int) -> dict:
 
 
 def per_sm_ns(run, grid: int, sms: int, rep: int, per_k: int = 2) -> float:
-    """LOOP's ns per operation per tile per SM, from K = 64 and K = 128 (docs/design.md §10): ``per_k`` operations
-    per K (2 conversions a round trip; 1 gather)."""
-    t = {k: median_ms(lambda k=k: run(k, grid), rep) for k in KS}
-    return (t[KS[1]] - t[KS[0]]) * 1e6 / ((KS[1] - KS[0]) * per_k * grid) * sms
+    """LOOP's ns per operation per tile per SM, from the slope between two K (docs/design.md §10): ``per_k``
+    operations per K (2 conversions a round trip; 1 gather). A grid of one CTA an SM is timed over KS_ONE_CTA."""
+    ks = KS_ONE_CTA if grid <= sms else KS
+    t = {k: median_ms(lambda k=k: run(k, grid), rep) for k in ks}
+    return (t[ks[1]] - t[ks[0]]) * 1e6 / ((ks[1] - ks[0]) * per_k * grid) * sms
 
 
 def loop_times(r: dict, run, sms: int, rep: int, latency: bool = True, lat_run=None) -> None:
