@@ -38,6 +38,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+from helpers import recorded_facts
 
 BASELINE = Path(__file__).parent / "data" / "sass-baseline.json"
 PINNED = ("LDG", "STG", "LDS", "STS", "LDSM", "STSM", "SHFL", "BAR")
@@ -59,28 +60,33 @@ extern "C" __global__ void {n}_typed(const {raw}* in, {raw}* out) {{
 
 def summaries(suite: str, arch: str, known: dict) -> dict:
     """Opcode counts (NOPs aside), local memory and text hash of each kernel of one suite on one arch. A case whose
-    text hashes as its entries in ``known`` (the baseline) keeps those entries; the others compile, in one source."""
+    text hashes as its entries in ``known`` (the baseline) keeps those entries; the others compile, in one source
+    (helpers.recorded_facts)."""
     from llgen.emit import emit
     from llgen.runtime.cases import suite_jobs
-    from llgen.runtime.toolchain import compile_cuda, disassemble, sass_key
+    from llgen.runtime.toolchain import sass_key
 
-    out, stale = {}, []
-    for j in suite_jobs(suite, arch)[0]:
-        text = emit(j.plan, "kernel", j.name) + _typed_harness(j)
-        entries = {f"{arch}/{j.label}/{form}": form for form in FORMS}
-        h = sass_key(text, arch)
-        if all(known.get(key, {}).get("hash") == h for key in entries):
-            out.update({key: known[key] for key in entries})
-        else:
-            stale.append((j, text, h, entries))
-    if stale:
-        kernels = disassemble(compile_cuda("\n".join(text for _, text, _, _ in stale), arch))
-        for j, _, h, entries in stale:
-            for key, form in entries.items():
-                k = kernels[f"{j.name}_{form}"]
-                ops = {op: n for op, n in sorted(k.opcodes.items()) if op != "NOP"}
-                out[key] = {"hash": h, "ops": ops, "local": k.local + k.stack}
-    return out
+    jobs = suite_jobs(suite, arch)[0]
+    units = {j.name: emit(j.plan, "kernel", j.name) + _typed_harness(j) for j in jobs}
+    hashes = {name: sass_key(text, arch) for name, text in units.items()}
+    by_hash: dict = {}  # the baseline as recorded_facts reads a record: text hash -> {form: entry}
+    for key, w in known.items():
+        if key.startswith(f"{arch}/") and "hash" in w:
+            by_hash.setdefault(w["hash"], {})[key.rsplit("/", 1)[1]] = w
+    by_hash = {h: forms for h, forms in by_hash.items() if set(forms) == set(FORMS)}
+
+    def facts(kernels, name):
+        return {
+            form: {
+                "hash": hashes[name],
+                "ops": {op: n for op, n in sorted(kernels[f"{name}_{form}"].opcodes.items()) if op != "NOP"},
+                "local": kernels[f"{name}_{form}"].local + kernels[f"{name}_{form}"].stack,
+            }
+            for form in FORMS
+        }
+
+    found, _ = recorded_facts(units, arch, by_hash, facts)
+    return {f"{arch}/{j.label}/{form}": found[j.name][form] for j in jobs for form in FORMS}
 
 
 def _all(known: dict) -> dict:
