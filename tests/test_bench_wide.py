@@ -490,6 +490,10 @@ def test_a_triton_loop_faster_than_its_own_add_is_folded_and_not_counted():
         }
 
     assert rules.triton_folded(row(0.14)) and rules.loop_ratio(row(0.14)) is None
+    # a slope of exactly 0.0 (session 15's median of five rounds) is folded too, and so not a latency ratio either
+    folded = row(0.0)
+    folded["variants"]["triton"]["loop_lat_ns"] = -0.33
+    assert rules.triton_folded(folded) and rules.latency_ratio(folded) is None
     assert not rules.triton_folded(row(2.8, (64,), "i8")) and rules.loop_ratio(row(36.6)) == pytest.approx(2.0)
 
 

@@ -13,7 +13,7 @@ from llgen import cli
 from llgen.dtypes import dtype as to_dtype
 from llgen.errors import LlgenError
 from llgen.plan import plan_conversion
-from llgen.plan.cost import OBJECTIVES, SHFL_PER_CLK, shared_cost
+from llgen.plan.cost import OBJECTIVES, shared_cost
 from llgen.plan.hw import Hw
 from llgen.plan.latency import MULTI_WARP_ROUND_ACCESSES, access_class, shared_latency, shuffle_latency
 from llgen.plan.latency_table import CLASSES, TABLE, check_table
@@ -175,18 +175,24 @@ def test_an_interleaved_plan_text_runs_exactly_on_cpu_threads():
     assert all(r.ok for r in results), [(r.label, r.error, r.first_bad) for r in results]
 
 
-def test_a_shuffle_pays_its_selects_and_its_schedulers_shfls_one_after_another():
-    """One CTA overlaps nothing on the shuffle path (session 12): each warp's SHFLs and selects issue in turn, and its
-    scheduler's shuffle unit takes the SHFLs of the warps it runs on top: four warps (one a scheduler) take as long
-    as one (session 13), a fifth shares a scheduler and adds one warp's SHFLs and selects."""
+def test_a_shuffle_pays_its_selects_and_shfls_one_after_another_or_waits_on_its_shfls():
+    """One CTA: each warp issues its SHFLs and selects in turn (the warps of a scheduler one after another), or waits
+    on its SHFLs where they outnumber that work, then on the last SHFL's latency (session 15): four warps (one a
+    scheduler) take as long as one, a fifth shares a scheduler and adds one warp's issue."""
     p = _pair(B8, B4).plan(path="shuffle")
+    cyc = TABLE["cycles"]
     assert shuffle_latency(p.detail, 4) == shuffle_latency(p.detail, 1)
-    one_warp = p.detail.shuffles * (1 / SHFL_PER_CLK + TABLE["cycles"]["issue"]["interval"])
-    one_warp += p.detail.assembly.instructions() * TABLE["cycles"]["alu"]["interval"]
+    one_warp = p.detail.shuffles * cyc["issue"]["interval"] + p.detail.assembly.instructions() * cyc["alu"]["interval"]
+    assert shuffle_latency(p.detail, 1) == pytest.approx(one_warp + cyc["shfl"]["latency"])
     assert shuffle_latency(p.detail, 5) - shuffle_latency(p.detail, 4) == pytest.approx(one_warp)
     slow = copy.deepcopy(TABLE)
     slow["cycles"]["alu"]["interval"] += 1
     assert shuffle_latency(p.detail, 1, slow) == shuffle_latency(p.detail, 1) + p.detail.assembly.instructions()
+    # lanes_f32 sends 32 words a thread and builds none: its SHFLs' interval bounds it, not their issue
+    lanes = next(c for c in suite("core") if c.id == "lanes_f32")
+    q = plan_conversion(lanes.src, lanes.dst, lanes.dtype, "sm_90", path="shuffle").detail
+    assert q.assembly.instructions() == 0
+    assert shuffle_latency(q, 4) == pytest.approx(q.shuffles * cyc["shfl"]["interval"] + cyc["shfl"]["latency"])
 
 
 def test_an_ldmatrix_costs_what_the_vector_access_of_its_bytes_costs():

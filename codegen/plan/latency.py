@@ -3,22 +3,25 @@ when nothing else runs on the SM (a warp-specialised partition, the critical pat
 
 cost.py predicts throughput, where many CTAs hide each other's latencies and only the pipes count. Alone, a CTA
 waits. Instruction latencies and intervals are plan/latency_table.py's (the session-11 probe); how they add up was
-fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12, bench/NOTES.md).
+fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12; all suites, session 15;
+bench/NOTES.md).
 
-- Shuffles: nothing overlaps. A warp issues its SHFLs and runs its selects and PRMTs one after another (an ALU
-  interval each, the warps of one scheduler in turn), and its scheduler's shuffle unit takes the SHFLs of the warps
-  it runs, one a clock, on top (SHFL_PER_CLK; four warps on four schedulers shuffle side by side: wl4_mma2b_f32's
-  shuffles measured 183 ns a conversion at one CTA against shared memory's 289, session 12, which an SM-wide unit
-  predicted the other way round): one warp measured about 2 clocks a SEL/PRMT and 2 a SHFL (wl1_mma2dotA_f32: 128
-  SHFL, 256 selects, 841 clocks a conversion; wl1_mma2dotB_f16: 64 and 128, 454). Then one chain: the selects that
-  build a sent word, one SHFL, the selects and PRMTs that build a word of B. The emitter builds B's words after every
-  shuffle (as Triton's lowering does), so ptxas keeps the SHFLs in flight; the run before that (commit 1cec9a1) had
-  words built right after their rounds and measured up to 2x over this where ptxas waited out each SHFL
-  (wl1_spt1_to_spt16_f16, wl4_mma2dotA_i8: a SHFL's result used 6 and 13 instructions after it).
+- Shuffles: a warp issues its SHFLs and runs its selects and PRMTs one after another (an ALU interval each, the
+  warps of one scheduler in turn), or waits on its SHFLs where they outnumber that work (one a SHFL interval; lanes_f32
+  sends 32 words and builds none), and then on the last SHFL's latency. The words that feed a SHFL and the selects
+  that build B's words from it hide among the others' instructions: the emitter builds B's words after every shuffle
+  (as Triton's lowering does), so ptxas keeps the SHFLs in flight. Fitted on session 15's one-CTA LOOPs (the timer's
+  quantisation gone, bench/NOTES.md): 16- and 32-bit shuffles measured 2 clocks a select and 1 a SHFL over them
+  (wl1_mma2dotB_f16: 128 selects, 64 SHFL, 357 clocks a conversion; wl4_mma2b_f32 the same counts, 353;
+  r3_mma2b_4x64x32_f16: 112 and 24, 236), where the model before (a SHFL unit on top, and the chains that build the
+  words) predicted 15-33% over; 8-bit LOOPs measure their selects next to the LOOP's own byte-wise `+ 1`, on the
+  same pipe, and sit 0-5% over this.
 - Shared memory, per round: the stores issue, the last one lands, the barrier, the loads issue, the last one
   returns; a later round first waits on a second barrier (the loads before the next stores), and PRMTs repack
-  words around the accesses. An ldmatrix / stmatrix costs what the vector access of its bytes costs: the probe's
-  figures for the two agree within 5%, and the same kernels measured either one faster by up to 7%
+  words around the accesses. Those PRMTs issue while the pipe still serves other warps' accesses, so only what
+  outlasts that wait adds (wl4_swap2_i8: 64 PRMTs a conversion measured 42 clocks over wl4_b2dotA_i8's same accesses
+  at four warps, 101 at one warp; session 15). An ldmatrix / stmatrix costs what the vector access of its bytes
+  costs: the probe's figures for the two agree within 5%, and the same kernels measured either one faster by up to 7%
   (wl4_mma2b_f16 against wl4_b2dotA_f16, whose LOOPs run the same two conversions).
 - Behind warp barriers (a warp-local plan) rounds overlap: each round's loads issue right after its own stores, so
   the store-to-load chain is exposed once, not once a round, and the next conversion (or any consumer of B) starts
@@ -28,7 +31,7 @@ fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12,
 
 from __future__ import annotations
 
-from .cost import SHFL_PER_CLK, WAVEFRONTS_PER_CLK
+from .cost import WAVEFRONTS_PER_CLK
 from .latency_table import TABLE, interval, lat
 from .shared import Barrier, SharedPlan, Side, repacked_words
 from .shuffle import ShufflePlan
@@ -40,21 +43,12 @@ def _per_scheduler(warps: int) -> int:
     return -(-warps // SUB_PARTITIONS)
 
 
-def _word_depth(kind: str, class_bits: int) -> int:
-    """Dependent ALU steps that build one word: a select tree over the class bits, a PRMT, or both."""
-    return {"select": class_bits, "prmt": 1, "join": class_bits + 1}.get(kind, 0)
-
-
 def shuffle_latency(plan: ShufflePlan, warps: int, table: dict = TABLE) -> float:
     asm = plan.assembly
     alu = asm.instructions()
-    bits = len(asm.basis)
-    sent = max((_word_depth(w.kind(), bits) for r in asm.rounds for w in r.sends), default=0)
-    built = max((_word_depth(w.kind(), bits) for w, _ in asm.b_words), default=0)
-    issue = _per_scheduler(warps) * (plan.shuffles * interval("issue", table) + alu * interval("alu", table))
-    shfl_unit = _per_scheduler(warps) * plan.shuffles / SHFL_PER_CLK
-    tail = (lat("shfl", table) if plan.shuffles else 0) + (sent + built) * lat("alu", table)
-    return issue + shfl_unit + tail
+    shuffles = plan.shuffles * interval("issue", table) + alu * interval("alu", table)
+    issue = _per_scheduler(warps) * max(shuffles, plan.shuffles * interval("shfl", table))
+    return issue + (lat("shfl", table) if plan.shuffles else 0)
 
 
 # an ldmatrix / stmatrix is costed as the vector access of the same bytes a thread (see the module doc)
@@ -76,13 +70,18 @@ def access_class(side: Side, elem_bytes: int) -> str:
     return ("sts" if side.op.startswith("st") else "lds") + f"_{width}"
 
 
-def _issue(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
-    """One round's accesses of one side: how long they issue, or how long the shared-memory pipe takes them from the
-    active warps, whichever is longer."""
+def _issue_and_pipe(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> tuple[float, float]:
+    """One round's accesses of one side: how long a scheduler takes to issue them, and how long the shared-memory pipe
+    takes them from all the active warps."""
     n = sum(1 for i in side.instrs if i.round == rnd)
     active = sum(1 for w in range(warps) if not w & side.predicate_warp_mask)
     issue = _per_scheduler(active) * n * interval(_table_class(side, elem_bytes), table)
-    return max(issue, side.wavefronts_per_instr * n * active / WAVEFRONTS_PER_CLK)
+    return issue, side.wavefronts_per_instr * n * active / WAVEFRONTS_PER_CLK
+
+
+def _issue(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
+    """One round's accesses of one side: their issue or their pipe time, whichever is longer."""
+    return max(_issue_and_pipe(side, rnd, warps, elem_bytes, table))
 
 
 def _table_class(side: Side, elem_bytes: int) -> str:
@@ -128,5 +127,13 @@ def shared_latency(plan: SharedPlan, warps: int, dtype, table: dict = TABLE) -> 
         total += (chain + sync) / plan.rounds + (2 * plan.rounds - 2) * sync
     prmts = repacked_words(plan.store, dtype) + repacked_words(plan.load, dtype)
     if prmts:
-        total += _per_scheduler(warps) * prmts * interval("alu", table) + lat("alu", table)
+        # the PRMTs issue while the pipe is still busy with other warps' accesses: only what outlasts that wait adds
+        slack = sum(
+            pipe - issue
+            for side in (plan.store, plan.load)
+            for r in range(plan.rounds)
+            for issue, pipe in [_issue_and_pipe(side, r, warps, eb, table)]
+            if pipe > issue
+        )
+        total += max(0.0, _per_scheduler(warps) * prmts * interval("alu", table) - slack) + lat("alu", table)
     return total
