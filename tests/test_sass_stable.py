@@ -13,6 +13,10 @@ Rewritten in session 13 for loads that fill B's packed words from all of a round
 (llgen.emit.spelling.name_loads): the standalone and typed forms of b2bT_f16 and b2dotB_f16's shared_vec, whose
 element-wise global stores ptxas fed from the loaded halves directly, grew by 64 (a PRMT builds each of B's words now);
 their LOOPs, which use the words, lost 96-132 instructions a step (b2dotB_f16 483 -> 387, wl1_slice_f16 606 -> 478).
+Rewritten in session 15 for the stmatrix offset pinned before the replica-warp test (llgen.emit.context, st_pin):
+6 of the 464 kernels moved, none in their memory instructions (2 straight-line kernels 1 and 3 longer, 4 one
+shorter); in a loop ptxas no longer rebuilds the offset each step (b2dotA_f16's LOOP: a chain of 13 dependent ALU
+instructions ahead of its stmatrix, 3 with the pin).
 For each kernel:
 
 - memory, shuffle and barrier instructions are the same, opcode for opcode (LDG/STG/LDS/STS/LDSM/STSM/SHFL/BAR);

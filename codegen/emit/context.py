@@ -145,10 +145,11 @@ def body_ctx(plan) -> dict:
             "st_thread": affine_expr(d.store.thread_offset, lb),
             "ld_thread": affine_expr(d.load.thread_offset, lb),
             "st_pred": d.store.predicate_warp_mask,
-            # CUDA: the store offset is pinned live before the replica-warp test; left to the branch, ptxas rebuilt it
-            # there each time, a chain of up to 13 dependent ALU instructions ahead of the stores in a loop
-            # (b2dotA_f16's LOOP, session 15)
-            "st_pin": bool(d.store.predicate_warp_mask) and not plan.target.is_hip,
+            # CUDA: a replica-warp test's stmatrix offset is pinned live before the test; left to the branch, ptxas
+            # rebuilt it there each LOOP step, 13 dependent ALU instructions ahead of the stores (b2dotA_f16: one CTA
+            # 207 -> 199 ns a conversion, b2dotA_i8's tiles 120 -> 117). Vector stores are left alone: the pin cost
+            # them 1-7% (b2dotA_i8's 103 -> 110 ns), ptxas already keeping offsets that the loads share (session 15)
+            "st_pin": bool(d.store.predicate_warp_mask and d.store.matrices) and not plan.target.is_hip,
             "stores": _access_ctx(plan, d.store, a, True, "st")[0],
             "loads": loads,
             "fills": fills,
