@@ -11,6 +11,7 @@ from llgen.files import write_atomic
 from llgen.plan.variants import OWN
 
 from .rules import (
+    KS_ONE_CTA,
     LOOP_ROUNDS,
     PIPE_K,
     PIPE_TIE,
@@ -58,7 +59,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
             "- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
             "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
             f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
-            "One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), every variant, ours built "
+            f"One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), timed over K = "
+            f"{KS_ONE_CTA[0]} and {KS_ONE_CTA[1]} (runs before session 15: 64 and 128), every variant, ours built "
             "as a lone CTA would be (__launch_bounds__(threads, 1), -DLLGEN_LOOP_ONE_CTA; the throughput build keeps "
             "ptxas's own register budget unless that spilled; each row names the build of each number and the "
             "registers of both), Triton's as Triton builds it (no minimum-CTAs hint); llgen's "
