@@ -491,7 +491,7 @@ def test_one_cta_slope_spans_many_round_trips(monkeypatch):
     monkeypatch.setattr(timing, "median_ms", median_ms)
     seen = []
 
-    def run(k, grid):
+    def run(k, _grid):
         seen.append(k)
         step = 0.0005  # ms: what the event timer resolves
         return round((0.003 + k * 2 * 251.7e-6) / step) * step  # 3 us to launch, 251.7 ns a conversion
