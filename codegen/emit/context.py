@@ -12,16 +12,18 @@ from ..plan import Path
 from ..plan.hw import Hw
 from ..plan.shared import Barrier
 from .shuffle import shuffle_body
-from .spelling import RegArray, address, affine_expr, hexu, name_loads, replica_test, vector_access
+from .spelling import RegArray, address, affine_expr, hexu, loads_named, name_loads, replica_test, vector_access
 
 
-def access_dict(arr: RegArray, regs: list[int], matrices: int, elem_bytes: int, store: bool) -> dict:
+def access_dict(arr: RegArray, regs: list[int], matrices: int, elem_bytes: int, store: bool, named: bool = False) -> dict:
     """One shared access's printable pieces besides its address: a store's value (or stmatrix words), a load's
-    unpacking (ldmatrix: into ``w0``.. first)."""
+    unpacking (ldmatrix: into ``w0``.. first); none for a ``named`` load, which name_loads fills with its group."""
     if matrices:
         loaded = [f"w{i}" for i in range(matrices)]
-        return {"words": arr.words_of(regs), "unpack": []} if store else {"outs": loaded, "unpack": arr.fill(regs, loaded)}
-    d = vector_access(arr, regs, elem_bytes)
+        if store:
+            return {"words": arr.words_of(regs), "unpack": []}
+        return {"outs": loaded, "unpack": [] if named else arr.fill(regs, loaded)}
+    d = vector_access(arr, regs, elem_bytes, unpack=not named)
     del d["unpack" if store else "value"]  # a store prints its value, a load its unpacking
     return d
 
@@ -29,15 +31,16 @@ def access_dict(arr: RegArray, regs: list[int], matrices: int, elem_bytes: int, 
 def _access_ctx(plan, side, arr: RegArray, store: bool, base: str) -> tuple[list[list[dict]], list[list[str]]]:
     """Each instruction of a shared side as printable pieces, grouped by scratch round (one pass: the text of a
     plan of many rounds stays linear in its instructions), and for loads each round's register fills (name_loads)."""
+    eb = plan.dtype.bytes
     out: list[list[dict]] = [[] for _ in range(plan.detail.rounds)]
     for ins in side.instrs:
-        regs = list(ins.regs)
-        d = {"regs": regs, "round": ins.round, **address(base, ins.xor_const, ins.add_const, plan.dtype.bytes)}
-        d.update(access_dict(arr, regs, side.matrices, plan.dtype.bytes, store))
-        out[ins.round].append(d)
+        out[ins.round].append({"regs": list(ins.regs), "round": ins.round, **address(base, ins.xor_const, ins.add_const, eb)})
     fills, first = [], 0
     for group in out:
-        fills.append([] if store else name_loads(arr, group, side.matrices, plan.dtype.bytes, first))
+        named = not store and loads_named(arr, [d["regs"] for d in group], side.matrices, eb)
+        for d in group:
+            d.update(access_dict(arr, d["regs"], side.matrices, eb, store, named))
+        fills.append(name_loads(arr, group, side.matrices, eb, first) if named else [])
         first += len(group)
     return out, fills
 

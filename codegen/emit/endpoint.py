@@ -18,7 +18,7 @@ from ..errors import LlgenError
 from ..plan.hw import Hw
 from .context import access_dict, body_ctx, called_helpers, element_and_group, global_tables, provenance
 from .environment import check_name, environment
-from .spelling import RegArray, address, affine_expr, hexu, name_loads
+from .spelling import RegArray, address, affine_expr, hexu, loads_named, name_loads
 
 
 def endpoint_dynamic_smem(plan) -> int:
@@ -53,6 +53,7 @@ def _accesses(plan, arr: RegArray, store: bool) -> list[dict]:
     stmatrix/ldmatrix): through ``pad`` where S is padded."""
     side, eb = plan.side, plan.dtype.bytes
     padded = bool(getattr(plan.encoding, "intervals", ()))
+    named = not store and loads_named(arr, [list(ins.regs) for ins in side.instrs], side.matrices, eb)
     out = []
     for ins in side.instrs:
         regs = list(ins.regs)
@@ -62,7 +63,7 @@ def _accesses(plan, arr: RegArray, store: bool) -> list[dict]:
             d = {"regs": regs, "base": where, "imm": "0", "addr": where}
         else:
             d = {"regs": regs, **address("off", ins.xor_const, ins.add_const, eb)}
-        d.update(access_dict(arr, regs, side.matrices, eb, store))
+        d.update(access_dict(arr, regs, side.matrices, eb, store, named))
         out.append(d)
     return out
 

@@ -208,21 +208,21 @@ def byte_word(sources: list[tuple[str, int]]) -> str:
 VEC_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned", 8: "uint2", 16: "uint4"}
 
 
-def vector_access(regs_arr: RegArray, regs: list[int], elem_bytes: int) -> dict:
+def vector_access(regs_arr: RegArray, regs: list[int], elem_bytes: int, unpack: bool = True) -> dict:
     """A vector access of elements ``regs``: its C type, the value to store, and the statements
-    that unpack a loaded ``v``."""
+    that unpack a loaded ``v`` (none without ``unpack``: a named load, see name_loads)."""
     nbytes = len(regs) * elem_bytes
     vtype = VEC_TYPES[nbytes]
     if elem_bytes == 8 and len(regs) == 1:  # one 64-bit element: a scalar (a volatile access cannot assign a struct)
         r = f"{regs_arr.name}[{regs[0]}]"
         return {"vtype": "unsigned long long", "value": r, "unpack": [f"{r} = v;"]}
     if nbytes < 4:
-        value, unpack = regs_arr.small(regs)
-        return {"vtype": vtype, "value": f"static_cast<{vtype}>({value})", "unpack": unpack}
+        value, statements = regs_arr.small(regs)
+        return {"vtype": vtype, "value": f"static_cast<{vtype}>({value})", "unpack": statements}
     words = regs_arr.words_of(regs)
     value = words[0] if len(words) == 1 else f"make_{vtype}({', '.join(words)})"
     names = ["v"] if len(words) == 1 else [f"v.{c}" for c in "xyzw"[: len(words)]]
-    return {"vtype": vtype, "value": value, "unpack": regs_arr.fill(regs, names)}
+    return {"vtype": vtype, "value": value, "unpack": regs_arr.fill(regs, names) if unpack else []}
 
 
 def address(base: str, xor_const: int, add_const: int, elem_bytes: int) -> dict:
@@ -235,14 +235,21 @@ def address(base: str, xor_const: int, add_const: int, elem_bytes: int) -> dict:
     return {"base": thread, "imm": hexu(imm)[:-1], "addr": thread + (f" + {hexu(imm)}" if imm else "")}
 
 
+def loads_named(arr: RegArray, regs: list[list[int]], matrices: int, elem_bytes: int) -> bool:
+    """Whether a group of loads (each one's registers) lands in named words that name_loads fills: packed 8/16-bit
+    elements, every load a word or more."""
+    return arr.per > 1 and bool(matrices or all(len(r) * elem_bytes >= 4 for r in regs))
+
+
 def name_loads(arr: RegArray, loads: list[dict], matrices: int, elem_bytes: int, first: int = 0) -> list[str]:
     """Loads of packed 8/16-bit elements that land in named words (``v3``, ``v3.y``; ldmatrix: ``v3_1``) instead of
     unpacking inside their own block, and the statements that then fill the registers from all of them at once: a word
     whose elements arrive from two loads is one byte permute of both (PRMT), where two masked half-writes cost ptxas
     two ALU instructions a word (wl1_slice_f16: 151 LOP3 and 64 LEA.HI a LOOP step, bench/NOTES.md session 13).
-    ``loads`` are one group's vector_access dicts (each with its ``regs``), named from ``first``; wider elements and
-    loads under 4 bytes keep their own unpacking (no word of them is shared) and return no statements."""
-    if arr.per == 1 or (not matrices and any(len(d["regs"]) * elem_bytes < 4 for d in loads)):
+    ``loads`` are one group's access dicts (each with its ``regs``, built without unpacking where loads_named),
+    named from ``first``; wider elements and loads under 4 bytes keep their own unpacking (no word of them is shared)
+    and return no statements."""
+    if not loads_named(arr, [d["regs"] for d in loads], matrices, elem_bytes):
         return []
     regs, words = [], []
     for n, d in enumerate(loads, first):
@@ -254,7 +261,6 @@ def name_loads(arr: RegArray, loads: list[dict], matrices: int, elem_bytes: int,
             count = len(d["regs"]) * elem_bytes // 4
             d["name"] = name
             got = [name] if count == 1 else [f"{name}.{c}" for c in "xyzw"[:count]]
-        d["unpack"] = []
         regs += d["regs"]
         words += got
     return arr.fill(regs, words)
