@@ -114,6 +114,8 @@ def _rounds_overlap(plan: SharedPlan, warps: int) -> bool:
 def shared_latency(plan: SharedPlan, warps: int, dtype, table: dict = TABLE) -> float:
     sync = lat("bar_sync" if plan.barrier == Barrier.CTA else "syncwarp", table)
     eb = dtype.bytes
+    # each round's side: (its issue, its pipe time)
+    parts = [_issue_and_pipe(side, r, warps, eb, table) for side in (plan.store, plan.load) for r in range(plan.rounds)]
     if not _rounds_overlap(plan, warps):
         total = sum(
             _phase(plan.store, r, warps, eb, table) + sync + _phase(plan.load, r, warps, eb, table) for r in range(plan.rounds)
@@ -123,17 +125,11 @@ def shared_latency(plan: SharedPlan, warps: int, dtype, table: dict = TABLE) -> 
         # warp barriers stall nothing: one round's chain (last store lands, last load returns) stays exposed, the
         # others' hide behind the next rounds' accesses, in this conversion and in whatever consumes B round by round
         chain = sum(_phase(side, 0, warps, eb, table) - _issue(side, 0, warps, eb, table) for side in (plan.store, plan.load))
-        total = sum(_issue(side, r, warps, eb, table) for side in (plan.store, plan.load) for r in range(plan.rounds))
+        total = sum(max(part) for part in parts)
         total += (chain + sync) / plan.rounds + (2 * plan.rounds - 2) * sync
     prmts = repacked_words(plan.store, dtype) + repacked_words(plan.load, dtype)
     if prmts:
         # the PRMTs issue while the pipe is still busy with other warps' accesses: only what outlasts that wait adds
-        slack = sum(
-            pipe - issue
-            for side in (plan.store, plan.load)
-            for r in range(plan.rounds)
-            for issue, pipe in [_issue_and_pipe(side, r, warps, eb, table)]
-            if pipe > issue
-        )
+        slack = sum(max(0.0, pipe - issue) for issue, pipe in parts)
         total += max(0.0, _per_scheduler(warps) * prmts * interval("alu", table) - slack) + lat("alu", table)
     return total
