@@ -7,7 +7,7 @@ agreement means something. Its hardware model, stated once:
 
 * a shared-memory access is served in phases: a plain ld/st.shared of ``v`` bytes per thread
   serves ``128 / max(4, v)`` consecutive lanes per phase (whole warp for narrower accesses), except a
-  16-byte load on 32 lanes whose quarter-warps each read one address, which half-warps serve;
+  16-byte load on 32 lanes whose quarter-warps each read at most two addresses, which half-warps serve;
   ldmatrix/stmatrix serve one 8x8 matrix (eight 16-byte rows) per phase;
 * within a phase, each of the 32 banks of 4 bytes delivers one distinct 4-byte word per
   wavefront (any number of lanes may share a word): the phase takes as many wavefronts as the
@@ -258,8 +258,8 @@ def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarr
         vbytes = nregs * w
         per = min(lanes, 128 // max(4, vbytes))
         phase = base.reshape(ni, nw, lanes // per, per)
-        if not store and vbytes == 16 and lanes == 32 and not (phase != phase[..., :1]).any():
-            per *= 2  # a 16-byte load whose quarter-warps each read one address: half-warps serve it (the H100)
+        if not store and vbytes == 16 and lanes == 32 and _addresses_per_group(phase) <= 2:
+            per *= 2  # a 16-byte load whose quarter-warps each read at most two addresses: half-warps serve it (H100)
         phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
         offs = base[..., None] + np.arange(nregs)  # [instr, warp, lane, e]
         lo, hi = base.min(), base.max() + nregs - 1
@@ -322,6 +322,12 @@ def _check_reads(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, under_s
             f"warp {int(warp[0, i[1], 0])} reads offset {int(offs[i])}, which warp {int(who[i])} wrote, with only "
             "__syncwarp between"
         )
+
+
+def _addresses_per_group(groups: np.ndarray) -> int:
+    """The most distinct values any group (the last axis) holds."""
+    s = np.sort(groups, axis=-1)
+    return int((s[..., 1:] != s[..., :-1]).sum(axis=-1).max()) + 1 if s.size else 0
 
 
 def _wavefronts(phase_offs: np.ndarray, elems: int, elem_bytes: int, banks: int, bank_bytes: int) -> np.ndarray:

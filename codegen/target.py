@@ -43,8 +43,8 @@ class Target:
     def phase_lanes(self, access_bytes: int) -> int:
         """Lanes served together by a ld/st.shared of ``access_bytes`` per thread: a phase holds 128 bytes of
         accesses (a whole warp up to 4 bytes, a half at 8, a quarter at 16). Nsight Compute on an H100 agrees on
-        every conflict-free and conflicting access measured, except 128-bit loads whose quarter-warps read one
-        address each, which it serves in fewer wavefronts than this rule says (bench/NOTES.md, session 6)."""
+        every conflict-free and conflicting access measured, except 128-bit loads whose quarter-warps read at most
+        two addresses each, which half-warps serve (plan/shared.half_warp_load, docs/design.md §7.2)."""
         return min(self.lanes, self.wavefront_bytes // max(self.bank_bytes, access_bytes))
 
 

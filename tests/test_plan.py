@@ -3,6 +3,9 @@ replica, and predicted shared-memory wavefronts equal to a brute-force bank coun
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 from helpers import one_sentence
 
@@ -83,6 +86,55 @@ def test_narrow_transpose_widens_one_side_only_for_fewer_wavefronts(dtype, wavef
     assert len(d.store.instrs) + len(d.load.instrs) == instrs
     common = plan_conversion(src, dst, dtype, "sm_90", path="shared", matrix=False, one_sided=False).detail
     assert common.predicted_store_wavefronts + common.predicted_load_wavefronts == 768
+
+
+# ---------------------------------------------------------------- broadcast 16-byte loads (docs/design.md §7.2)
+def _broadcast_1d(zero_lanes: int) -> tuple[L, L]:
+    """The probe's 1-D tile (bench/probes/wavefront_model.py): 256 elements on 2 warps, B holding 4 consecutive
+    elements a thread and broadcasting its lowest ``zero_lanes`` lane bits."""
+    spec = importlib.util.spec_from_file_location(
+        "wavefront_probe", Path(__file__).parents[1] / "bench/probes/wavefront_model.py"
+    )
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    return probe._broadcast_1d(zero_lanes, 2)
+
+
+# (load bytes, ncu's load wavefronts on an H100; bench/runs/2026-11-25-probe-wavefronts.txt): at 1-4 broadcast lane
+# bits a 16-byte load's quarter-warp reads 4, 2, 1 and 1 addresses; halves serve two addresses a quarter or fewer
+# (z2 f16/i8, z3, z4) unless a half's words share a bank (z2 i32: the same count either way); four go by quarters
+PROBE_LOAD_WAVEFRONTS = {
+    (1, "i32"): (16, 32), (1, "f16"): (8, 16), (1, "i8"): (4, 8),
+    (2, "i32"): (16, 64), (2, "f16"): (16, 16), (2, "i8"): (16, 8),
+    (3, "i32"): (16, 64), (3, "f16"): (16, 32), (3, "i8"): (16, 16),
+    (4, "i32"): (16, 128), (4, "f16"): (16, 64), (4, "i8"): (16, 32),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("zero,dtype", sorted(PROBE_LOAD_WAVEFRONTS))
+def test_broadcast_16_byte_loads_take_the_wavefronts_the_h100_counted(zero, dtype):
+    a, b = _broadcast_1d(zero)
+    p = plan_conversion(a, b, dtype, "sm_90", path="shared", matrix=False)
+    d = p.detail
+    assert (d.load.op, d.load.width * p.dtype.bytes, d.predicted_load_wavefronts) == (
+        "ld.shared",
+        *PROBE_LOAD_WAVEFRONTS[zero, dtype],
+    )
+    assert simulate(p).load_wavefronts == d.predicted_load_wavefronts
+
+
+def test_two_addresses_a_quarter_warp_load_in_half_warps_and_four_in_quarters():
+    """r18_7_i8's B -> A loads (two addresses a quarter, bench/report.md: 16 measured, 32 by the quarter rule) and
+    r1_slice_256_f16's B -> A loads (the same four addresses in every quarter: 128 measured, as quarters)."""
+    from llgen.suite import suite
+
+    cases = {c.id: c for c in suite("wide")}
+    for cid, wavefronts in (("r18_7_i8", 16), ("r1_slice_256_f16", 128)):
+        c = cases[cid]
+        p = plan_conversion(c.dst, c.src, c.dtype, "sm_90", path="shared")
+        assert (p.detail.load.op, p.detail.load.width * p.dtype.bytes) == ("ld.shared", 16)
+        assert p.detail.predicted_load_wavefronts == wavefronts, cid
+        assert simulate(p).load_wavefronts == wavefronts, cid
 
 
 # ---------------------------------------------------------------- paper Figure 3: warp shuffles in 2 rounds

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Probe (run on the GPU machine): the two ways gpu-check's Nsight Compute counters disagreed with the wavefront model
-in the run of 2026-11-25 (bench/NOTES.md, session 6), each next to variants that separate the suspected causes.
+"""Probe (run on the GPU machine): the two ways Nsight Compute's counters disagreed with the wavefront model, each
+next to variants that separate the suspected causes (bench/NOTES.md, sessions 6 and 16; docs/design.md §7.2, §7.5).
 
-1. Large scratch: r5_11 (256x128 f32, 128 KB in one piece) measured 1052 load wavefronts for 1024 predicted, the
-   256x256 f32 rounds (128 KB a round) a few more than predicted too, while every plan of 64 KB or less matched.
-   The same conversions with budgets of 64, 32 and 16 KB (more rounds, the same instructions per round) say whether
-   the scratch size is the cause.
-2. Broadcast loads: r5_9 (256 i32 on 2 warps, B with lane bits 0-3 broadcast) measured 2 wavefronts per 128-bit load
-   where the model says 4 (one per quarter warp). The same kind of 1-D tile whose destination broadcasts 1 to 4 low
-   lane bits, read as 128-, 64- and 32-bit loads (i32, f16, i8), says how the hardware groups lanes that read one
-   address.
+1. Large scratch: a 128 KB tile in one piece (session 6: r5_11, 256x128 f32; now the wide suite's
+   wgmma2b_128x256_f32) measured more load wavefronts than predicted, while every plan of 64 KB or less matched. The
+   same conversion with budgets of 64, 32 and 16 KB (more rounds, the same instructions per round) says whether the
+   scratch size is the cause.
+2. Broadcast loads: 128-bit loads whose quarter-warps read few addresses take fewer wavefronts than a phase per
+   quarter-warp. r18_7_i8 (two addresses a quarter) and r1_slice_256_f16 (one, and four in its other direction), and
+   1-D tiles whose destination broadcasts 1 to 4 low lane bits, read as 128-, 64- and 32-bit loads (i32, f16, i8),
+   say how the hardware groups the lanes.
 
 Prints one row per kernel: predicted and measured store/load wavefronts.
 """
@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 
 from llgen import LinearLayout, plan_conversion
-from llgen.runtime.cases import random_jobs
 from llgen.runtime.ncu import measure
+from llgen.suite import wide
 
 
 def _broadcast_1d(zero_lanes: int, vec: int) -> tuple[LinearLayout, LinearLayout]:
@@ -42,15 +42,21 @@ def _broadcast_1d(zero_lanes: int, vec: int) -> tuple[LinearLayout, LinearLayout
 
 
 def plans() -> list[tuple[str, object]]:
-    jobs = {j.label: j.plan for j in random_jobs(40, 5, "sm_90")}
+    """The large tile at four budgets, the suite's broadcast loads (wide: r18_7_i8's two addresses a quarter-warp,
+    r1_slice_256_f16's one and four) and the 1-D broadcast probes. Suite cases by id: the random generator's labels
+    of session 6 (r5_11, r5_9) no longer name those pairs."""
+    cases = {c.id: c for c in wide()}
     out = []
-    big = jobs["r5_11_f32_auto"]
+    big = cases["wgmma2b_128x256_f32"]  # 128 KB in one piece, as r5_11 was
     for budget in (None, 64 * 1024, 32 * 1024, 16 * 1024):
-        out.append((f"large_{budget or 'all'}", plan_conversion(big.src, big.dst, big.dtype, big.target, smem_budget=budget)))
-    out.append(("r5_9", jobs["r5_9_i32_shared"]))
+        out.append((f"large_{budget or 'all'}", plan_conversion(big.src, big.dst, big.dtype, "sm_90", smem_budget=budget)))
+    for cid in ("r18_7_i8", "r1_slice_256_f16"):
+        c = cases[cid]
+        out.append((f"{cid}_fwd", plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shared")))
+        out.append((f"{cid}_bwd", plan_conversion(c.dst, c.src, c.dtype, "sm_90", path="shared")))
     for zero in (1, 2, 3, 4):
         a, b = _broadcast_1d(zero, 2)
-        for dt in ("i32", "f16", "i8"):  # four elements a load: 128-, 64- and 32-bit loads
+        for dt in ("i32", "f16", "i8"):  # four elements a thread: 128-, 64- and 32-bit loads where nothing widens them
             out.append((f"bcast_z{zero}_{dt}", plan_conversion(a, b, dt, "sm_90", path="shared", matrix=False)))
     return out
 

@@ -288,7 +288,7 @@ def instruction_phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store
     vb = len(ins.regs) * dt.bytes
     per = tgt.phase_lanes(vb)
     quarters = [base[q : q + per] for q in range(0, lanes, per)]
-    if half_warp_load(store, vb, lanes, [0 if len(set(q)) == 1 else 1 for q in quarters]):
+    if half_warp_load(store, vb, lanes, max(len(set(q)) for q in quarters)):
         per *= 2
     return [[(padded(o) * dt.bytes, vb) for o in base[g : g + per]] for g in range(0, lanes, per)]
 

@@ -491,7 +491,7 @@ def build_side(
         groups = tgt.lanes // tgt.phase_lanes(vbytes)
         per_phase = nl - (groups.bit_length() - 1)
         acc = Access(tuple(lane_off[:per_phase]), width, groups)
-        if half_warp_load(store, vbytes, tgt.lanes, acc.lanes):
+        if half_warp_load(store, vbytes, tgt.lanes, 1 << f2.rank(acc.lanes)):
             acc = Access(tuple(lane_off[: per_phase + 1]), width, groups // 2)
         # the data-volume minimum in wavefronts, one per 128 bytes moved (what Side.phases reports)
         phases = max(1, tgt.lanes * max(vbytes, tgt.bank_bytes) // tgt.wavefront_bytes)
@@ -519,11 +519,13 @@ def build_side(
     return Side(op, width, matrices, Affine(0, tuple(thread_cols)), tuple(instrs), pred, wf, phases)
 
 
-def half_warp_load(store: bool, vbytes: int, lanes: int, quarter_offsets) -> bool:
-    """A 16-byte ld.shared whose quarter-warps each read one address is served by half-warps on the H100: half
-    the quarter-warp count (docs/design.md §7.2; r5_9, the broadcast probes, r1_slice_256_f16's loads). Stores and
-    loads with more addresses a quarter go by quarter-warps."""
-    return not store and vbytes == 16 and lanes == 32 and not any(quarter_offsets)
+def half_warp_load(store: bool, vbytes: int, lanes: int, quarter_addresses: int) -> bool:
+    """A 16-byte ld.shared whose quarter-warps each read at most two distinct addresses is served by half-warps on
+    the H100: a half-warp is one phase, so a conflict-free one takes one wavefront where its two quarters take two
+    (docs/design.md §7.2; r5_9, the broadcast probes, r1_slice_256_f16's and r18_7_i8's loads). Stores, and loads
+    with four or more addresses a quarter (r1_slice_256_f16's other direction: four, the same in every quarter), go
+    by quarter-warps. ``quarter_addresses``: the most distinct addresses any quarter-warp reads."""
+    return not store and vbytes == 16 and lanes == 32 and quarter_addresses <= 2
 
 
 def _access_regs(inner_bits: list[int], tile: Tile | None) -> list[int]:
