@@ -9,7 +9,7 @@ run one after another). The inline PTX of ldmatrix/stmatrix (.m8n8.x1/x2/x4[.tra
 helpers ldmatrix_x4 ...) is replaced, before compiling, by calls to the shim's llgen_host::ldmatrix/stmatrix: the
 same warp exchange as a shuffle, each lane's row address published and the fragment moved as PTX defines it, so
 the emitted addresses are what is tested. Shared addresses are 32 bits as on the GPU (__cvta_generic_to_shared).
-Any other matrix PTX is refused in one sentence; HIP text has none. The library is kept in the compile cache
+Any other matrix PTX is refused in one sentence; HIP text has none. sel_f32's select (selp.f32) becomes a C select. The library is kept in the compile cache
 (llgen.runtime.toolchain.cache) by the text, the shim, the flags and the compiler's version, so a text compiled
 once is loaded after.
 
@@ -88,10 +88,19 @@ def _matrix_call(m: re.Match) -> str:
     return f"llgen_host::{op}<{'true' if trans else 'false'}>({args});"
 
 
+# sel_f32's float select (templates/macros.j2): asm("{ ... selp.f32 %0, %1, %2, p; }" : "=f"(r) : "f"(x), "f"(y), "r"(c));
+_SELECT_ASM = re.compile(r'asm\("\{ \.reg \.pred p; setp\.ne\.u32 p, %3, 0; selp\.f32 %0, %1, %2, p; \}"([^;]*)\);')
+
+
+def _select_statement(m: re.Match) -> str:
+    r, a, b, c = _OPERAND.findall(m[1])
+    return f"{r} = ({c}) != 0u ? ({a}) : ({b});"
+
+
 def host_source(source: str) -> str:
-    """The source as g++ compiles it here: every ldmatrix/stmatrix asm statement a shim call. Matrix PTX the shim does
-    not know (another shape or type) is refused in one sentence."""
-    out = _MATRIX_ASM.sub(_matrix_call, source)
+    """The source as g++ compiles it here: every ldmatrix/stmatrix asm statement a shim call, the float select a C
+    select. Matrix PTX the shim does not know (another shape or type) is refused in one sentence."""
+    out = _SELECT_ASM.sub(_select_statement, _MATRIX_ASM.sub(_matrix_call, source))
     left = _ANY_MATRIX_ASM.search(out)
     if left:
         raise LlgenError(f"inline PTX {left[1]} cannot run on the CPU: the host shim knows ldmatrix/stmatrix .m8n8 .b16 only.")

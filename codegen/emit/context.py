@@ -167,7 +167,7 @@ def body_ctx(plan) -> dict:
     }
 
 
-HELPERS = ("shfl_idx", "shfl_xor", "byte_perm")  # defined in a header only where its code calls them
+HELPERS = ("shfl_idx", "shfl_xor", "byte_perm", "sel_f32")  # defined in a header only where its code calls them
 
 
 def printed(x) -> list[str]:

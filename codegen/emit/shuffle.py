@@ -17,7 +17,10 @@ def shuffle_body(plan) -> dict:
     """{"decls": per-thread constants, "lines": the rounds and B's words, "rounds", "shuffles"}."""
     d, bits, lb = plan.detail, plan.dtype.bits, plan.target.lane_bits
     asm = d.assembly
-    sp = _Speller(asm, bits)
+    # f32 words choose by float selects (FSEL), as Triton's LLVM selects on f32 compile: the same shuffles with integer
+    # selects (SEL) measured 1.4-1.9% slower a LOOP step on wl1_mma2dotA_f32 and wl4_mma2b_f32 and 11% at one CTA on
+    # the first, lanes_f32 alike both ways; 8- and 16-bit words keep SEL, which FSEL was no better for (session 16)
+    sp = _Speller(asm, bits, float_select=plan.dtype.name == "f32" and plan.target.lang == "cuda")
     decls = []
     if asm.classes > 1:
         decls.append(
@@ -90,8 +93,8 @@ def _uniform_rounds(d, asm: Assembly, bits: int) -> list[str] | None:
 class _Speller:
     """C expressions for the words of one assembly; collects the PRMT selectors they need."""
 
-    def __init__(self, asm: Assembly, bits: int):
-        self.asm, self.bits = asm, bits
+    def __init__(self, asm: Assembly, bits: int, float_select: bool = False):
+        self.asm, self.bits, self.float_select = asm, bits, float_select
         self.tests = [hexu(1 << f2.pivot(v)) for v in asm.basis]  # class bit j is cls & tests[j]
         self.temps: dict[tuple, str] = {}
         self.pending: list[str] = []
@@ -172,7 +175,8 @@ class _Speller:
         if named and not root and node in self.temps:
             return self.temps[node]
         bit, lo, hi = split
-        e = f"((cls & {self.tests[bit]}) ? {self._mux(hi.per_class, False, named)} : {self._mux(lo.per_class, False, named)})"
+        test, a, b = f"cls & {self.tests[bit]}", self._mux(hi.per_class, False, named), self._mux(lo.per_class, False, named)
+        e = f"sel_f32({test}, {a}, {b})" if self.float_select and named else f"(({test}) ? {a} : {b})"
         if root or not named:
             return e
         name = f"t{len(self.temps)}"
