@@ -24,13 +24,15 @@ from triton.experimental.gluon import language as gl  # noqa: E402
 
 from llgen.runtime.gluon import TRITON_PTR, _shape3, gluon_layout, tile_offsets  # noqa: E402
 
-# ptxas's selects: SEL, and a move under a predicate where it folds a select into a register it overwrites
-_OPS = {"SEL": r"SEL", "PRMT": r"PRMT", "MOV?": r"MOV", "SHFL": r"SHFL\.\w+"}
+# ptxas's selects: SEL or FSEL (f32 words select as floats, Triton's and ours), and a move under a predicate where it
+# folds a select into a register it overwrites
+_OPS = {"SEL": r"F?SEL", "PRMT": r"PRMT", "MOV?": r"MOV", "SHFL": r"SHFL\.\w+"}
 _LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?P\w+\s+)?([A-Z][A-Z0-9_.]*)")
 
 
 def counts(sass: str) -> dict[str, int]:
-    """SEL, PRMT, predicated MOV (``MOV?``) and SHFL instructions of one function's cuobjdump text."""
+    """SEL (FSEL counted with it), PRMT, predicated MOV (``MOV?``) and SHFL instructions of one function's cuobjdump
+    text."""
     out = dict.fromkeys(_OPS, 0)
     for pred, op in _LINE.findall(sass):
         for key, pat in _OPS.items():

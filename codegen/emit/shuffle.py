@@ -17,10 +17,7 @@ def shuffle_body(plan) -> dict:
     """{"decls": per-thread constants, "lines": the rounds and B's words, "rounds", "shuffles"}."""
     d, bits, lb = plan.detail, plan.dtype.bits, plan.target.lane_bits
     asm = d.assembly
-    # f32 words choose by float selects (FSEL), as Triton's LLVM selects on f32 compile: the same shuffles with integer
-    # selects (SEL) measured 1.4-1.9% slower a LOOP step on wl1_mma2dotA_f32 and wl4_mma2b_f32 and 11% at one CTA on
-    # the first, lanes_f32 alike both ways; 8- and 16-bit words keep SEL, which FSEL was no better for (session 16)
-    sp = _Speller(asm, bits, float_select=plan.dtype.name == "f32" and plan.target.lang == "cuda")
+    sp = _Speller(asm, bits, float_select=_float_selects(plan))
     decls = []
     if asm.classes > 1:
         decls.append(
@@ -56,6 +53,18 @@ def shuffle_body(plan) -> dict:
     for k, (w, _) in sorted(enumerate(asm.b_words), key=lambda kw: kw[1][1]):  # in the order their rounds complete them
         lines += sp.b_word(k, w)
     return {"decls": decls + sp.selector_decls, "lines": lines, "rounds": len(d.rounds), "shuffles": d.shuffles}
+
+
+def _float_selects(plan) -> bool:
+    """Whether f32 words choose by float selects (FSEL), as Triton's do where it shuffles: one register bit of A that
+    B holds in a lane (m = 1; Triton 3.6 goes through shared memory from m = 2). The same shuffles with integer selects
+    (SEL) measured 1.4-1.9% slower a LOOP step on wl1_mma2dotA_f32 and wl4_mma2b_f32 and 11% at one CTA on the first;
+    at m = 3 ptxas spent 391 FSEL where it spends 384 SEL (wl4_swap3_f32), and 8- and 16-bit words measured no better
+    with FSEL (session 16)."""
+    if plan.dtype.name != "f32" or plan.target.lang != "cuda":
+        return False
+    mixed = set(plan.dst.flat_cols("lane")) & set(plan.src.flat_cols("register"))
+    return len(mixed - {0}) <= 1
 
 
 def _uniform_rounds(d, asm: Assembly, bits: int) -> list[str] | None:
