@@ -9,9 +9,9 @@ run one after another). The inline PTX of ldmatrix/stmatrix (.m8n8.x1/x2/x4[.tra
 helpers ldmatrix_x4 ...) is replaced, before compiling, by calls to the shim's llgen_host::ldmatrix/stmatrix: the
 same warp exchange as a shuffle, each lane's row address published and the fragment moved as PTX defines it, so
 the emitted addresses are what is tested. Shared addresses are 32 bits as on the GPU (__cvta_generic_to_shared).
-Any other matrix PTX is refused in one sentence; HIP text has none. sel_f32's select (selp.f32) becomes a C select. The library is kept in the compile cache
-(llgen.runtime.toolchain.cache) by the text, the shim, the flags and the compiler's version, so a text compiled
-once is loaded after.
+Any other matrix PTX is refused in one sentence; HIP text has none. sel_f32's float select (selp.f32) becomes a C
+select. The library is kept in the compile cache (llgen.runtime.toolchain.cache) by the text, the shim, the flags
+and the compiler's version, so a text compiled once is loaded after.
 
 `compile(source, target)` returns a `HostModule` with the same operations as the GPU modules
 (to_device, filled, to_host, launch, synchronize), so `check_many(..., compiler=compile)` runs unchanged.

@@ -163,6 +163,28 @@ def test_swaps_stay_within_the_count_of_tritons_warp_local_lowering():
         assert _selects(ours[cid]) <= bound, (cid, ours[cid], bound)
 
 
+def test_f32_words_select_with_fsel_where_triton_shuffles_and_sel_elsewhere():
+    """One register/lane transposition (m = 1), where Triton shuffles and its f32 selects are FSEL: llgen's are FSEL
+    too (sel_f32); at m = 3 (Triton goes through shared memory) they stay SEL, which ptxas packs tighter there
+    (docs/design.md §4.5)."""
+    from llgen.runtime.toolchain import ToolchainUnavailable
+
+    ids = ("wl1_mma2dotA_f32", "wl4_mma2b_f32", "wl4_swap3_f32")
+    plans = {cid: _plan(_case(cid)) for cid in ids}
+    try:
+        from llgen.emit import emit
+        from llgen.runtime.toolchain import compile_cuda
+
+        source = "\n".join(emit(p, "header", n) + _harness(n) for n, p in plans.items())
+        funcs = _functions(compile_cuda(source, "sm_90").data)
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    for cid in ids:
+        ops = [op for _, op in _LINE.findall(funcs[f"{cid}_words"])]
+        fsel, sel = ops.count("FSEL"), ops.count("SEL")
+        assert (fsel > 0, sel) == (True, 0) if _mixed(_case(cid)) == 1 else (fsel, sel > 0) == (0, True), (cid, fsel, sel)
+
+
 if __name__ == "__main__":
     from llgen.errors import LlgenError
     from llgen.suite import suite
