@@ -42,7 +42,7 @@ from .gpucheck_report import summary_lines
 from .gpucheck_sanitizer import part_sanitizer
 from .gpucheck_settings import PARTS, SANITIZER_TOOLS, TARGET, Settings
 from .gpucheck_state import State, log
-from .ncu import LAUNCHES, measure, measure_endpoints, tool_path
+from .ncu import FENCED_MATCH, LAUNCHES, measure, measure_endpoints, tool_path
 from .report import counts
 
 
@@ -191,11 +191,16 @@ def part_ncu(st: State) -> None:
     n_meas = sum(r_["verdict"] != "not measured" for r_ in rows)
     n_match = sum(r_["verdict"] == "match" for r_ in rows)
     n_unstable = sum(r_["verdict"] == "unstable" for r_ in rows)
-    status = "PASS" if n_meas == len(rows) and n_match + n_unstable == n_meas and rows else "FAIL"
+    n_fenced = sum(r_["verdict"] == FENCED_MATCH for r_ in rows)
+    status = "PASS" if n_meas == len(rows) and n_match + n_unstable + n_fenced == n_meas and rows else "FAIL"
     tail = "" if n_meas else f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}"
     unstable = (
         f", {n_unstable} unstable (identical launches counted differently, at least one exactly as predicted)"
         if n_unstable
+        else ""
+    ) + (
+        f", {n_fenced} over it as emitted and exactly it with a barrier before the slot stores (docs/design.md §7.5)"
+        if n_fenced
         else ""
     )
     st.part(

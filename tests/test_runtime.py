@@ -483,6 +483,57 @@ def test_ncu_csv_is_parsed():
     assert m["t16x32_default_debug"][0][ncu.INST_ST] == 16.0
 
 
+def test_a_kernel_over_the_prediction_is_measured_again_with_its_slot_stores_fenced(monkeypatch, tmp_path):
+    """measure(): a debug kernel that counted more wavefronts than predicted runs again with a barrier before its slot
+    stores; exactly the prediction then is FENCED_MATCH (the excess was traffic beside the conversion, design §7.5),
+    over it still stays MISMATCH; a kernel that matched, or counted fewer, is not run again."""
+    plans = [(j.label.replace("/", "_"), j.plan) for j in _suite_plans() if j.plan.path == "shared"][:4]
+    (a, pa), (b, pb), (c, pc), (d, pd) = plans
+
+    def counts(p, extra=0):
+        pred = ncu.prediction(p)
+        return {ncu.WF_ST: pred["pred_st_wf"], ncu.WF_LD: pred["pred_ld_wf"] + extra}
+
+    calls = []
+
+    def fake(worker_args, kernels, *_):
+        calls.append((worker_args, kernels))
+        res = {"metrics": [], "rc": 0, "timed_out": False, "seconds": 0.0, "out": ""}
+        if len(worker_args) == 2:  # as emitted: a and c over, b exact, d under
+            got = {a: counts(pa, 30), b: counts(pb), c: counts(pc, 7), d: counts(pd, -2)}
+            return res, {f"{n}_debug": [m, m] for n, m in got.items()}
+        got = {a: counts(pa), c: counts(pc, 3)}  # fenced: a exact, c still over
+        return res, {f"{n}_fenced_debug": [m, m] for n, m in got.items()}
+
+    monkeypatch.setattr(ncu, "_counters", fake)
+    rows = ncu.measure(plans, "m:f", 10, tmp_path, log=lambda *_: None)["rows"]
+    assert calls[1] == (["sm_90", "m:f", f"{a},{c}"], "regex:_fenced_debug$")
+    assert [rows[n]["verdict"] for n in (a, b, c, d)] == [ncu.FENCED_MATCH, "match", "MISMATCH", "MISMATCH"]
+    assert rows[a]["ld_wf"] == ncu.prediction(pa)["pred_ld_wf"] + 30 and "barrier" in rows[a]["note"]
+    assert rows[c]["fenced_launches"][0][1] == ncu.prediction(pc)["pred_ld_wf"] + 3
+
+
+def test_the_fence_keeps_a_large_tiles_slot_stores_after_its_shared_loads():
+    """wgmma2b_128x256_f32 at 32 KB (4 rounds): as emitted, ptxas stores finished slots (STG) before the last
+    round's shared loads; with fence_slot_stores no STG comes before the last LDS (SASS on sm_90)."""
+    from llgen.emit import emit
+    from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
+    from llgen.suite import wide
+
+    c = next(x for x in wide() if x.id == "wgmma2b_128x256_f32")
+    p = plan_conversion(c.src, c.dst, c.dtype, "sm_90", smem_budget=32 * 1024)
+    source = emit(p, "kernel", "k") + ncu.fence_slot_stores(emit(p, "kernel", "f"), "f")
+    try:
+        kernels = disassemble(compile_cuda(source, "sm_90"))
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    sass = {n: kernels[f"{n}_debug"].text for n in ("k", "f")}
+    ops = {n: re.findall(r"\b(STG|LDS)\b", text) for n, text in sass.items()}
+    last_lds = {n: max(i for i, op in enumerate(o) if op == "LDS") for n, o in ops.items()}
+    assert "STG" in ops["k"][: last_lds["k"]]
+    assert "STG" not in ops["f"][: last_lds["f"]]
+
+
 def test_ncu_counters_are_compared_with_the_prediction():
     job = next(j for j in _suite_plans() if j.label == "t16x32/llgen")
     pred = ncu.prediction(job.plan)

@@ -40,24 +40,17 @@ def plans() -> list[tuple[str, object]]:
     return out
 
 
-def fenced(source: str, name: str) -> str:
-    """The debug kernel with a barrier between the conversion and its slot stores."""
-    line = f"  llgen::{name}::unpack(b, out);"
-    if source.count(line) != 1:
-        raise SystemExit(f"cannot find the debug kernel's unpack of {name}")
-    return source.replace(line, "  __syncthreads();  // probe: every warp's shared loads before any slot store\n" + line)
-
-
 def worker() -> int:
     """Under ncu: each plan's debug kernel as emitted (<name>_debug) and fenced (<name>_fenced_debug)."""
     from llgen.emit import emit
     from llgen.runtime.compile import compile as compile_source
     from llgen.runtime.launch import run_debug
+    from llgen.runtime.ncu import fence_slot_stores
     from llgen.runtime.reference import random_input, raw_dtype
 
     rng = np.random.default_rng(1)
     for name, p in plans():
-        src = emit(p, "kernel", name) + "\n" + fenced(emit(p, "kernel", f"{name}_fenced"), f"{name}_fenced")
+        src = emit(p, "kernel", name) + "\n" + fence_slot_stores(emit(p, "kernel", f"{name}_fenced"), f"{name}_fenced")
         mod = compile_source(src, "sm_90")
         x = random_input(raw_dtype(p.dtype), 1 << p.src.total_out_bits, rng)
         for kernel in (name, f"{name}_fenced"):

@@ -45,6 +45,7 @@ def measure_wavefronts(cases, target: str, report: dict, log, options: dict | No
                         "floor": row["floor_wf"],
                         "verdict": row["verdict"],
                         "launches": row["launches"],
+                        **({"fenced_launches": row["fenced_launches"]} if "fenced_launches" in row else {}),
                     }
     log(f"ncu: {len(res['rows'])} shared-memory kernels measured in {res['seconds']} s (rc {res['rc']})")
 

@@ -8,6 +8,7 @@ import math
 
 from llgen.dtypes import dtype as to_dtype
 from llgen.plan.variants import OWN
+from llgen.runtime.ncu import FENCED_MATCH
 
 from .rules import (
     AT_LIMIT,
@@ -234,8 +235,9 @@ def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
         for tag, w in (r.get("wavefronts_meas") or {}).items()
     ]
     if meas:
-        bad = [f"{i} {n} {t}" for i, n, t, w in meas if w["verdict"] not in ("match", "unstable")]
+        bad = [f"{i} {n} {t}" for i, n, t, w in meas if w["verdict"] not in ("match", "unstable", FENCED_MATCH)]
         shaky = [f"{i} {n} {t}" for i, n, t, w in meas if w["verdict"] == "unstable"]
+        fenced = [f"{i} {n} {t}" for i, n, t, w in meas if w["verdict"] == FENCED_MATCH]
         out.append(
             (
                 _status(not bad),
@@ -244,6 +246,12 @@ def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
                 + (
                     f"; unstable (launches of one kernel counted differently, one exactly as predicted): {', '.join(shaky)}"
                     if shaky
+                    else ""
+                )
+                + (
+                    f"; over the prediction as emitted and exactly it with a barrier before the slot stores (global "
+                    f"traffic beside the loads, docs/design.md §7.5): {', '.join(fenced)}"
+                    if fenced
                     else ""
                 ),
             )
