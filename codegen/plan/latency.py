@@ -79,21 +79,14 @@ def _issue_and_pipe(side: Side, rnd: int, warps: int, elem_bytes: int, table: di
     return issue, side.wavefronts_per_instr * n * active / WAVEFRONTS_PER_CLK
 
 
-def _issue(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
-    """One round's accesses of one side: their issue or their pipe time, whichever is longer."""
-    return max(_issue_and_pipe(side, rnd, warps, elem_bytes, table))
-
-
 def _table_class(side: Side, elem_bytes: int) -> str:
     cls = access_class(side, elem_bytes)
     return SAME_BYTES.get(cls, cls)
 
 
-def _phase(side: Side, rnd: int, warps: int, elem_bytes: int, table: dict) -> float:
-    """One round's accesses of one side: their issue (_issue), then the last access's latency."""
-    if not any(i.round == rnd for i in side.instrs):
-        return 0.0
-    return _issue(side, rnd, warps, elem_bytes, table) + lat(_table_class(side, elem_bytes), table)
+def _last(side: Side, rnd: int, elem_bytes: int, table: dict) -> float:
+    """The latency of a round's last access of one side, which follows its issue (none where the round has none)."""
+    return lat(_table_class(side, elem_bytes), table) if any(i.round == rnd for i in side.instrs) else 0.0
 
 
 # Several warps overlap rounds of up to this many accesses a side. Four warps measured two rounds of 8 accesses
@@ -114,22 +107,24 @@ def _rounds_overlap(plan: SharedPlan, warps: int) -> bool:
 def shared_latency(plan: SharedPlan, warps: int, dtype, table: dict = TABLE) -> float:
     sync = lat("bar_sync" if plan.barrier == Barrier.CTA else "syncwarp", table)
     eb = dtype.bytes
-    # each round's side: (its issue, its pipe time)
-    parts = [_issue_and_pipe(side, r, warps, eb, table) for side in (plan.store, plan.load) for r in range(plan.rounds)]
+    sides = (plan.store, plan.load)
+    # each round's side: (its issue, its pipe time); it takes the longer of the two, then its last access's latency
+    parts = {(k, r): _issue_and_pipe(side, r, warps, eb, table) for k, side in enumerate(sides) for r in range(plan.rounds)}
     if not _rounds_overlap(plan, warps):
         total = sum(
-            _phase(plan.store, r, warps, eb, table) + sync + _phase(plan.load, r, warps, eb, table) for r in range(plan.rounds)
+            max(parts[0, r]) + _last(plan.store, r, eb, table) + sync + max(parts[1, r]) + _last(plan.load, r, eb, table)
+            for r in range(plan.rounds)
         )
         total += (plan.rounds - 1) * sync
     else:
         # warp barriers stall nothing: one round's chain (last store lands, last load returns) stays exposed, the
         # others' hide behind the next rounds' accesses, in this conversion and in whatever consumes B round by round
-        chain = sum(_phase(side, 0, warps, eb, table) - _issue(side, 0, warps, eb, table) for side in (plan.store, plan.load))
-        total = sum(max(part) for part in parts)
+        chain = sum(_last(side, 0, eb, table) for side in sides)
+        total = sum(max(part) for part in parts.values())
         total += (chain + sync) / plan.rounds + (2 * plan.rounds - 2) * sync
     prmts = repacked_words(plan.store, dtype) + repacked_words(plan.load, dtype)
     if prmts:
         # the PRMTs issue while the pipe is still busy with other warps' accesses: only what outlasts that wait adds
-        slack = sum(max(0.0, pipe - issue) for issue, pipe in parts)
+        slack = sum(max(0.0, pipe - issue) for issue, pipe in parts.values())
         total += max(0.0, _per_scheduler(warps) * prmts * interval("alu", table) - slack) + lat("alu", table)
     return total
