@@ -12,6 +12,7 @@ from llgen.plan.variants import OWN
 from llgen.runtime.ncu import FENCED_MATCH
 
 from .rules import (
+    KS,
     KS_ONE_CTA,
     LOOP_ROUNDS,
     PIPE_K,
@@ -57,7 +58,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         f"- date: {info.get('date')} to {info.get('date_end')}; llgen commit {info.get('commit', '?')}",
         f"- our kernels compiled by CuPy's {info.get('nvrtc', 'NVRTC ?')}; Triton's by its own ptxas",
         (
-            "- LOOP: per-SM ns per conversion = (t(K=128) - t(K=64)) / (64 x 2 x tiles) x SMs with 32 CTAs per SM; "
+            f"- LOOP: per-SM ns per conversion = (t(K={KS[1]}) - t(K={KS[0]})) / ({KS[1] - KS[0]} x 2 x tiles) x SMs "
+            "with 32 CTAs per SM; "
             "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
             f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
             f"One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), timed over K = "
