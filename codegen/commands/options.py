@@ -28,6 +28,14 @@ def given(name: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
+def option_given(name: str) -> bool:
+    """Whether option ``name`` was given; outside a command (a caller of pair_from's own) every value counts as given."""
+    try:
+        return given(name)
+    except RuntimeError:
+        return True
+
+
 def tpw(value: str | None) -> int | None:
     return int(value) if value else None
 
@@ -133,7 +141,7 @@ def pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, sh
         src,
         dst,
         parse_shape(shape),
-        to_dtype(dtype),
+        to_dtype(dtype) if option_given("dtype") else None,  # not given: the --ttgir dump's ops or a layout may say it
         warps=warps,
         threads_per_warp=tpw(threads_per_warp),
         target=target,

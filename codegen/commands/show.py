@@ -39,6 +39,7 @@ def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path
     from ..spec.pair import parse_pair, parse_shape
     from ..spec.request import resolve
     from ..target import target as to_target
+    from .options import option_given
 
     pictures.check_output(output)
     if (spec is None) == (src is None or dst is None) or (spec is not None and (src or dst)):
@@ -65,7 +66,8 @@ def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path
         else:
             fig = pictures.layout_figure(lay, reg, spec)
     else:
-        pair = parse_pair(src, dst, shp, dt, warps=warps, threads_per_warp=tpw, target=target, module=module, shared_ok=True)
+        stated = dt if option_given("dtype") else None  # not given: the --ttgir dump's ops or a layout may say it
+        pair = parse_pair(src, dst, shp, stated, warps=warps, threads_per_warp=tpw, target=target, module=module, shared_ok=True)
         if pair.shared:  # a local_store / local_load: S is given, so there is no swizzle to pick and no --access to add
             for flag, given in (("--swizzle", swizzle), ("--access", access)):
                 if given is not None:

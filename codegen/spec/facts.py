@@ -27,6 +27,7 @@ _ATTR_FAMILY = {
     "amd_rotating_shared": "shared",
     "shared_linear": "shared",
     "padded_shared": "shared",
+    "shared": "shared",  # Triton 3.0-3.2's #triton_gpu.shared
 }
 _SHORT_FAMILY = {"dot": "dot_op", "swizzled": "shared", "nvmma": "shared"}
 

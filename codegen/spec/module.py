@@ -6,6 +6,9 @@ move a tensor to or from shared memory (``ttg.local_alloc`` of a value and ``ttg
 destination encodings and source location. A local op's shared side is its ``!ttg.memdesc``'s encoding, over the
 memdesc shape the op sees (one buffer of a multi-buffered allocation once ``ttg.memdesc_index`` picked it).
 
+Triton 3.0-3.2's spellings read the same: the ``triton_gpu.`` dialect prefix of ops, aliases and module attributes
+(``"triton_gpu.num-warps" = 4 : i32``) and their ``!tt.memdesc<64x64xf16, #shared[, #triton_gpu.shared_memory]>``.
+
 An MLIR_ENABLE_DUMP file holds the module once per pass; the TTGIR llgen reads is the last dump of each
 kernel that still has ``tt.func`` (the input of ConvertTritonGPUToLLVM). Aliases and locations are each
 module's own. An op whose types cannot be read is kept with a one-sentence ``problem``.
@@ -14,7 +17,7 @@ module's own. An op whose types cannot be read is kept with a one-sentence ``pro
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import LlgenError
 from ..files import read_text
@@ -24,14 +27,22 @@ from .ttgir import Alias, Aliases, AttrParser
 
 _ALIAS_LINE = re.compile(r"(#[A-Za-z_][A-Za-z0-9_$.-]*)\s*=\s*(.*)")
 _CONVERT = re.compile(r'=\s*"?(?:ttg|triton_gpu)\.convert_layout"?[\s(]')
-_LOCAL = re.compile(r'"?ttg\.(local_alloc|local_store|local_load)"?(?:\s+|\()%')  # local_alloc without a value allocates only
+_CONVERT_NAME = re.compile(r'"?((?:ttg|triton_gpu)\.convert_layout)"?[\s(]')
+# a local op that moves a value (a local_alloc without one allocates only)
+_LOCAL = re.compile(r'"?((?:ttg|triton_gpu)\.(?:local_alloc|local_store|local_load))"?(?:\s+|\()%')
 _FUNC = re.compile(r"\btt\.func\b[^@]*@([A-Za-z0-9_$.-]+)")
 _ATTRS = {
-    "num_warps": re.compile(r'"ttg\.num-warps"\s*=\s*([0-9]+)'),
-    "threads_per_warp": re.compile(r'"ttg\.threads-per-warp"\s*=\s*([0-9]+)'),
-    "num_ctas": re.compile(r'"ttg\.num-ctas"\s*=\s*([0-9]+)'),
+    "num_warps": re.compile(r'"(?:ttg|triton_gpu)\.num-warps"\s*=\s*([0-9]+)'),
+    "threads_per_warp": re.compile(r'"(?:ttg|triton_gpu)\.threads-per-warp"\s*=\s*([0-9]+)'),
+    "num_ctas": re.compile(r'"(?:ttg|triton_gpu)\.num-ctas"\s*=\s*([0-9]+)'),
 }
-_TARGET = re.compile(r'ttg\.target\s*=\s*"([^"]*)"')
+_TARGET = re.compile(r'"?(?:ttg|triton_gpu)\.target"?\s*=\s*"([^"]*)"')
+# the shape ops (llgen.shapeops.ttgir checks each result against the layout Triton infers for it)
+_SHAPE = re.compile(
+    r'=\s*"?(tt\.(?:trans|reshape|join|split|expand_dims|broadcast)|(?:ttg|triton_gpu)\.(?:fp4_to_fp|memdesc_trans|memdesc_reshape))"?[\s(]'
+)
+_TYPES_AT = re.compile(r" : \(?(?=(?:tensor|!ttg\.memdesc|!tt\.memdesc)<)")  # where the types start, past any {axis = 1 : i32}
+_MEMDESCS = ("!ttg.memdesc<", "!tt.memdesc<")  # Triton 3.3 on, and 3.0-3.2
 _TENSOR = re.compile(r"((?:[-+?0-9][^x]*x)*)(.*)")  # dims (MLIR's are integers or ?, each followed by x), element
 
 
@@ -46,29 +57,57 @@ class ConvertOp:
     location: Location
     problem: str = ""  # one sentence when the op's types could not be read
     tensor: str = ""  # the source tensor type as written, less its encoding: 128x128xf16
-    name: str = "ttg.convert_layout"  # or ttg.local_alloc, ttg.local_store, ttg.local_load
+    name: str = "ttg.convert_layout"  # or ttg.local_alloc, ttg.local_store, ttg.local_load (triton_gpu. before 3.3)
     memdesc: str = ""  # a local op's !ttg.memdesc type as written: 128x64xf16, #shared, #smem, mutable
+    memdesc_type: str = "!ttg.memdesc"  # !tt.memdesc in Triton 3.0-3.2
 
     @property
     def local(self) -> bool:
         """Whether the op moves the tensor to or from shared memory (a local_store or local_load)."""
-        return self.name != "ttg.convert_layout"
+        return ".local_" in self.name
 
     @property
     def path(self) -> str:
         """The endpoint direction a local op plans as: local_store (alloc or store) or local_load."""
-        return "local_load" if self.name == "ttg.local_load" else "local_store"
+        return "local_load" if self.name.endswith(".local_load") else "local_store"
 
     def types(self) -> str:
         """``tensor<128x64xf16>, #mma -> #blocked``, or for a local op its types as written in the dump."""
         tensor = f"tensor<{self.tensor or '?'}, {(self.dst if self.path == 'local_load' else self.src) or '?'}>"
         if not self.local:
             return f"tensor<{self.tensor or '?'}>, {self.src or '?'} -> {self.dst or '?'}"
-        memdesc = f"!ttg.memdesc<{self.memdesc or '?'}>"
+        memdesc = f"{self.memdesc_type}<{self.memdesc or '?'}>"
         return f"{memdesc} -> {tensor}" if self.path == "local_load" else f"{tensor} -> {memdesc}"
 
     def where(self) -> str:
         """``line 62 (kernel.py:13:48)``."""
+        loc = self.location.short()
+        return f"line {self.line}" + (f" ({loc})" if loc else "")
+
+
+@dataclass(frozen=True)
+class ShapeOp:
+    """A shape op as the dump writes it: ``name`` (tt.trans, tt.reshape, tt.join, tt.split, tt.expand_dims,
+    tt.broadcast, ttg.fp4_to_fp, ttg.memdesc_trans, ttg.memdesc_reshape), its source and result types, each as
+    (type text less its encoding, shape, element type, encoding as written), and the attributes llgen reads:
+    ``order`` (trans), ``axis`` (expand_dims, fp4_to_fp), ``flags`` (reshape's allow_reorder, efficient_layout)."""
+
+    line: int
+    func: str
+    name: str
+    location: Location
+    src: tuple[str, tuple[int, ...], str, str] = ("", (), "", "")
+    dst: tuple[str, tuple[int, ...], str, str] = ("", (), "", "")
+    order: tuple[int, ...] | None = None
+    axis: int | None = None
+    flags: tuple[str, ...] = ()
+    problem: str = ""  # one sentence when the op's types or attributes could not be read
+
+    @property
+    def memdesc(self) -> bool:
+        return ".memdesc_" in self.name
+
+    def where(self) -> str:
         loc = self.location.short()
         return f"line {self.line}" + (f" ({loc})" if loc else "")
 
@@ -85,10 +124,17 @@ class Module:
     funcs: tuple[str, ...]
     ops: tuple[ConvertOp, ...]
     local_ops: tuple[ConvertOp, ...] = ()  # ttg.local_alloc of a value, ttg.local_store, ttg.local_load
+    shape_ops: tuple[ShapeOp, ...] = ()  # tt.trans, tt.reshape, ..., ttg.memdesc_reshape
 
     def all_ops(self) -> list[ConvertOp]:
         """The convert_layout and local ops in file order."""
         return sorted([*self.ops, *self.local_ops], key=lambda o: o.line)
+
+    def ops_between(self, a: str, b: str) -> list[ConvertOp]:
+        """The readable ops whose two encodings are ``a`` and ``b`` as written (either way round, spaces aside): the
+        ops of the dump that move a tensor between those layouts, whose element type is the one such a move has."""
+        want = sorted(("".join(a.split()), "".join(b.split())))
+        return [o for o in self.all_ops() if not o.problem and sorted(("".join(o.src.split()), "".join(o.dst.split()))) == want]
 
 
 def read_ttgir(path: str) -> list[Module]:
@@ -123,7 +169,8 @@ def _module_line(lines: list[str], section: tuple[int, int]) -> str:
 
 
 def _is_ttgir(lines: list[str], section: tuple[int, int]) -> bool:
-    return '"ttg.num-warps"' in _module_line(lines, section) and any(
+    head = _module_line(lines, section)
+    return ('"ttg.num-warps"' in head or '"triton_gpu.num-warps"' in head) and any(
         _FUNC.search(lines[i]) for i in range(*section) if "tt.func" in lines[i]
     )
 
@@ -160,7 +207,7 @@ def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
     head = _module_line(lines, section)
     attrs = {k: _number(r, head, k, path) for k, r in _ATTRS.items()}
     target = _TARGET.search(head)
-    ops, local_ops, func = [], [], ""
+    ops, local_ops, shape_ops, func = [], [], [], ""
     for i in range(start, end):
         line = lines[i]
         if "tt.func" in line:
@@ -168,8 +215,10 @@ def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
             func = m.group(1) if m else func
         if "convert_layout" in line and _CONVERT.search(line):
             ops.append(_op(line, i + 1, func, loc_aliases))
-        elif "ttg.local_" in line and (m := _LOCAL.search(line)):
-            local_ops.append(_local_op(line, i + 1, func, loc_aliases, f"ttg.{m.group(1)}"))
+        elif ".local_" in line and (m := _LOCAL.search(line)):
+            local_ops.append(_local_op(line, i + 1, func, loc_aliases, m.group(1)))
+        elif (" tt." in line or "_fp" in line or ".memdesc_" in line) and (m := _SHAPE.search(line)):
+            shape_ops.append(_shape_op(line, i + 1, func, loc_aliases, m.group(1)))
     return Module(
         path,
         start + 1,
@@ -181,6 +230,7 @@ def _module(lines: list[str], section: tuple[int, int], path: str) -> Module:
         _funcs(lines, section),
         tuple(ops),
         tuple(local_ops),
+        tuple(shape_ops),
     )
 
 
@@ -211,10 +261,12 @@ def _location(line: str, loc_aliases: dict[str, str]) -> Location:
 
 def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> ConvertOp:
     location = _location(line, loc_aliases)
+    m = _CONVERT_NAME.search(line)
+    name = m.group(1) if m else "ttg.convert_layout"
     types = line.split(" : ", 1)[1] if " : " in line else ""
     tensors = _tensors(types)
     if len(tensors) != 2:
-        return ConvertOp(number, func, (), "", "", "", location, "the op's types are not two tensor types.")
+        return ConvertOp(number, func, (), "", "", "", location, "the op's types are not two tensor types.", name=name)
     (text_a, dims_a, elem_a, src), (text_b, dims_b, elem_b, dst) = tensors
     problem = _dims_problem(dims_a, text_a, "source") or _dims_problem(dims_b, text_b, "destination")
     shape = () if problem else tuple(int(d) for d in dims_a)
@@ -222,7 +274,7 @@ def _op(line: str, number: int, func: str, loc_aliases: dict[str, str]) -> Conve
         problem = f"the op's {'source' if not src else 'destination'} tensor type has no layout encoding."
     elif not problem and (dims_a, elem_a) != (dims_b, elem_b):
         problem = f"the op's source tensor<{text_a}> and destination tensor<{text_b}> differ in shape or element type."
-    return ConvertOp(number, func, shape, elem_a, src, dst, location, problem, text_a)
+    return ConvertOp(number, func, shape, elem_a, src, dst, location, problem, text_a, name)
 
 
 def _local_op(line: str, number: int, func: str, loc_aliases: dict[str, str], name: str) -> ConvertOp:
@@ -230,15 +282,17 @@ def _local_op(line: str, number: int, func: str, loc_aliases: dict[str, str], na
     encoding on the other, over the memdesc shape the op sees."""
     location = _location(line, loc_aliases)
     types = line.split(" : ", 1)[1] if " : " in line else ""
-    tensors, memdescs = _tensors(types), _bracketed(types, "!ttg.memdesc<")
-    if len(tensors) != 1 or len(memdescs) != 1:
+    tensors = _tensors(types)
+    found = [(opener[:-1], inner) for opener in _MEMDESCS for inner in _bracketed(types, opener)]
+    if len(tensors) != 1 or len(found) != 1:
         return ConvertOp(number, func, (), "", "", "", location, "the op's types are not a tensor and a !ttg.memdesc.", name=name)
+    memdesc_type, memdescs = found[0][0], [found[0][1]]
     text, dims, elem, encoding = tensors[0]
     parts = split_top(memdescs[0])
     m = _TENSOR.fullmatch(parts[0].strip())
     mem_dims = m.group(1)[:-1].split("x") if m.group(1) else []
     shared = parts[1].strip() if len(parts) > 1 else ""
-    src, dst = (shared, encoding) if name == "ttg.local_load" else (encoding, shared)
+    src, dst = (shared, encoding) if name.endswith(".local_load") else (encoding, shared)
     problem = _dims_problem(dims, text, "tensor") or _dims_problem(mem_dims, parts[0].strip(), "memdesc")
     if not problem and not encoding:
         problem = "the op's tensor type has no layout encoding."
@@ -247,7 +301,49 @@ def _local_op(line: str, number: int, func: str, loc_aliases: dict[str, str], na
     elif not problem and (dims, elem) != (mem_dims, m.group(2).strip()):
         problem = f"the op's tensor<{text}> and !ttg.memdesc<{parts[0].strip()}> differ in shape or element type."
     shape = () if problem else tuple(int(d) for d in dims)
-    return ConvertOp(number, func, shape, elem, src, dst, location, problem, text, name, ", ".join(p.strip() for p in parts))
+    memdesc = ", ".join(p.strip() for p in parts)
+    return ConvertOp(number, func, shape, elem, src, dst, location, problem, text, name, memdesc, memdesc_type)
+
+
+def _shape_op(line: str, number: int, func: str, loc_aliases: dict[str, str], name: str) -> ShapeOp:
+    """A shape op: its first and last types (a join's two operands share one type) and its attributes."""
+    location = _location(line, loc_aliases)
+    body = line.split(" loc(", 1)[0]
+    m = _TYPES_AT.search(body)
+    head, types = (body[: m.start()], body[m.end() :]) if m else (body, "")
+    memdesc = ".memdesc_" in name
+    sides = [_memdesc_side(inner) for o in _MEMDESCS for inner in _bracketed(types, o)] if memdesc else _tensors(types)
+    out = ShapeOp(number, func, name, location)
+    if len(sides) < 2:
+        return replace(out, problem=f"the op's types are not a source and a result {'!ttg.memdesc' if memdesc else 'tensor'}.")
+    (ta, da, ea, enc_a), (tb, db, eb, enc_b) = sides[0], sides[-1]
+    problem = _dims_problem(da, ta, "source") or _dims_problem(db, tb, "result")
+    if problem:
+        return replace(out, problem=problem)
+    out = replace(out, src=(ta, tuple(int(d) for d in da), ea, enc_a), dst=(tb, tuple(int(d) for d in db), eb, enc_b))
+    if not enc_a or not enc_b:
+        return replace(out, problem=f"the op's {'source' if not enc_a else 'result'} type has no layout encoding.")
+    if name.endswith(".trans"):
+        o = re.search(r"order\s*=\s*array<i32:\s*([0-9,\s]*)>", head)
+        if not o:
+            return replace(out, problem="the op has no order = array<i32: ...> attribute.")
+        return replace(out, order=tuple(int(v) for v in o.group(1).replace(",", " ").split()))
+    if name.endswith((".expand_dims", ".fp4_to_fp")):
+        a = re.search(r"\baxis\s*=\s*([0-9]{1,2})\s*:", head)
+        if not a:
+            return replace(out, problem="the op has no axis = N : i32 attribute.")
+        return replace(out, axis=int(a.group(1)))
+    if name.endswith(".reshape"):
+        return replace(out, flags=tuple(f for f in ("allow_reorder", "efficient_layout") if re.search(rf"\b{f}\b", head)))
+    return out
+
+
+def _memdesc_side(inner: str) -> tuple[str, list[str], str, str]:
+    """(type text less its encoding, dims, element type, shared encoding) of a memdesc type's inside."""
+    parts = split_top(inner)
+    m = _TENSOR.fullmatch(parts[0].strip())
+    dims = m.group(1)[:-1].split("x") if m.group(1) else []
+    return parts[0].strip(), dims, m.group(2).strip(), parts[1].strip() if len(parts) > 1 else ""
 
 
 def _dims_problem(dims: list[str], text: str, side: str) -> str:

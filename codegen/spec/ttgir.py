@@ -7,6 +7,14 @@ with the optional cluster fields ``CGALayout`` (Triton 3.6) or ``CTAsPerCGA`` / 
 (older Triton): the attribute parser (`AttrParser`, whose value grammar the short form's ``[..]`` lists
 share), the encoding each attribute names (`encoding_from_attr`), and the field-value helpers both
 forms use (`int_tuple`, `cga_bases`, `tiles_per_warp_or_ones`).
+
+Every spelling Triton 3.0 to 3.5 printed reads as the layout Triton 3.6 prints for it (tests/data/legacy holds
+text those versions printed): the ``#triton_gpu.`` prefix of Triton 3.0-3.2; 3.0-3.2's ``#triton_gpu.shared<{vec,
+perPhase, maxPhase, order, hasLeadingOffset}>``, which is 3.3's swizzled_shared when hasLeadingOffset is false
+and its nvmma_shared when true (see `_legacy_shared`); amd_mfma's ``versionMajor``/``versionMinor`` (3.0-3.4)
+and two-entry ``instrShape = [M, N]`` (3.0-3.5; the K that 3.6 adds does not change the layout); amd_wmma
+without ``version`` (3.0-3.1, RDNA3's version 1) or ``isTranspose`` (3.0-3.2); and a dot_op of a wgmma parent
+without kWidth (3.0-3.2), which 3.3 prints with kWidth = 32 / element bits.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .. import layouts as L
 from ..errors import LlgenError
+from .defaults import default_mfma_instr_shape, default_mma_k_width
 from .limits import MAX_DEPTH, ascii_int
 
 if TYPE_CHECKING:
@@ -289,6 +298,7 @@ _ATTR_KEYS = {
     "offset": "offset",
     "shape": "shape",
     "alignment": "alignment",
+    "hasLeadingOffset": "has_leading_offset",
     PADDINGS: "intervals",
 }
 
@@ -297,7 +307,7 @@ _ATTR_REQUIRED = {
     "nvidia_mma": ("version", "warps_per_cta", "instr_shape"),
     "dot_op": ("operand_index", "parent"),
     "amd_mfma": ("warps_per_cta", "instr_shape"),
-    "amd_wmma": ("version", "warps_per_cta"),
+    "amd_wmma": ("warps_per_cta",),
     "slice": ("dim", "parent"),
     "linear": (),
     "swizzled_shared": ("vec", "per_phase", "max_phase", "order"),
@@ -305,7 +315,10 @@ _ATTR_REQUIRED = {
     "amd_rotating_shared": ("vec", "per_phase", "max_phase", "order"),
     "shared_linear": ("offset",),
     "padded_shared": ("intervals",),
+    "shared": ("vec", "per_phase", "max_phase", "order"),  # Triton 3.0-3.2's, see _legacy_shared
 }
+_KNOWN = ", ".join(f"#ttg.{k}" for k in _ATTR_REQUIRED if k != "shared") + " and Triton 3.0-3.2's #triton_gpu.shared"
+_LEADING_OFFSET_SWIZZLE = {(4, 2): 32, (2, 4): 64, (1, 8): 128, (1, 1): 0}  # (perPhase, maxPhase) -> swizzle bytes
 
 
 def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = None):
@@ -313,10 +326,10 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
     name, raw = attr
     kind = name.removeprefix("ttg.").removeprefix("triton_gpu.")
     if kind not in _ATTR_REQUIRED:
-        raise LlgenError(f"unknown layout attribute '#{name}' (known: {', '.join('#ttg.' + k for k in _ATTR_REQUIRED)}).")
+        raise LlgenError(f"unknown layout attribute '#{name}' (known: {_KNOWN}).")
     a = {}
     for key, val in raw.items():
-        if key not in _ATTR_KEYS:
+        if key not in _ATTR_KEYS or (key == "hasLeadingOffset" and kind != "shared"):
             raise LlgenError(f"unknown field '{key}' in '#{name}'.")
         if _ATTR_KEYS[key] in a:
             raise LlgenError(f"field '{key}' in '#{name}' repeats another field of the same meaning.")
@@ -346,7 +359,7 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
             wpc,
             tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"),
             cga_bases(a, rank),
-            int_tuple(a["instr_shape"], "instrShape"),
+            _mfma_instr_shape(int_tuple(a["instr_shape"], "instrShape"), ctx),
             as_bool(a.get("transposed", False), "isTransposed"),
             as_int(a.get("element_bitwidth", 32), "elementBitWidth"),
             as_int(a.get("version", 3), "version"),
@@ -357,12 +370,15 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
             wpc,
             tiles_per_warp_or_ones(a, wpc, "tilesPerWarp"),
             cga_bases(a, rank),
-            as_int(a["version"], "version"),
+            as_int(a.get("version", 1), "version"),  # Triton 3.0-3.1 print none: RDNA3's version 1
             as_bool(a.get("transposed", False), "isTranspose"),
             int_tuple(a.get("instr_shape", [16, 16, 16]), "instrShape"),
         )
     if kind == "dot_op":
         parent = _parent(a["parent"], ctx, rank)
+        if "k_width" not in a and isinstance(parent, L.NvidiaMma) and parent.version == 3:
+            # Triton 3.0-3.2 print a wgmma operand without kWidth; 3.3 on print 32 / element bits for it
+            return L.DotOperand(as_int(a["operand_index"], "opIdx"), parent, default_mma_k_width(ctx.dtype_bytes))
         if "k_width" not in a:
             family = {L.NvidiaMma: "nvidia_mma", L.AmdMfma: "amd_mfma", L.AmdWmma: "amd_wmma"}.get(type(parent), "mma")
             raise LlgenError(f"'#{name}' lacks kWidth, which its {family} parent needs.")
@@ -377,6 +393,8 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
         )
     if kind == "padded_shared":
         return _padded(a, name)
+    if kind == "shared":
+        return _legacy_shared(a, name, rank, ctx)
     if kind in ("swizzled_shared", "amd_rotating_shared"):
         return (L.AmdRotatingShared if kind == "amd_rotating_shared" else L.SwizzledShared)(
             as_int(a["vec"], "vec"),
@@ -392,6 +410,51 @@ def encoding_from_attr(attr: tuple[str, dict], ctx: Context, rank: int | None = 
         rank,
         cga_bases(a, rank),
     )
+
+
+def _mfma_instr_shape(instr: tuple[int, ...], ctx: Context) -> tuple[int, ...]:
+    """An mfma instrShape as Triton 3.6 prints it: Triton 3.0-3.5 print [M, N] alone, and 3.6 adds the K it picks
+    for the element type (llgen's default for it here); K does not change the accumulator or operand layout."""
+    if len(instr) != 2:
+        return instr
+    m, n = instr
+    return (m, n, default_mfma_instr_shape(m if m == n else 4, ctx.dtype_bytes)[2])
+
+
+def _legacy_shared(a: dict, name: str, rank: int, ctx: Context):
+    """Triton 3.0-3.2's ``#triton_gpu.shared<{vec, perPhase, maxPhase, order, [CTAsPerCGA, CTASplitNum, CTAOrder,]
+    hasLeadingOffset}>`` as the layout Triton 3.3 split it into. hasLeadingOffset = false: swizzled_shared of the
+    same fields. hasLeadingOffset = true (the wgmma / TMA layout): nvmma_shared, whose swizzle width Triton 3.2's
+    sharedToLinearLayoutLeadingOffset read from (perPhase, maxPhase): (4, 2) is 32 bytes, (2, 4) 64 and (1, 8) 128,
+    and (1, 1) no swizzle (vec = perPhase = maxPhase = 1, what 3.3's nvmma_shared of width 0 reports); its element
+    width is 128 / vec bits (3.2 built vec as 128 / element bits; 3.3 prints that elementBitWidth), the element
+    type's for width 0; transposed when the contiguous dim (order[0]) is not the last. Both matched by compiling
+    the same kernels with Triton 3.2 and 3.3 (tests/data/legacy)."""
+    vec, per_phase, max_phase = (
+        as_int(a[k], n) for k, n in (("vec", "vec"), ("per_phase", "perPhase"), ("max_phase", "maxPhase"))
+    )
+    order = int_tuple(a["order"], "order")
+    if not as_bool(a.get("has_leading_offset", False), "hasLeadingOffset"):
+        return L.SwizzledShared(vec, per_phase, max_phase, order, cga_bases(a, rank))
+    swizzle = _LEADING_OFFSET_SWIZZLE.get((per_phase, max_phase))
+    if swizzle is None:
+        raise LlgenError(
+            f"'#{name}' with hasLeadingOffset = true has (perPhase, maxPhase) = ({per_phase}, {max_phase}), "
+            "but Triton built only (4, 2), (2, 4), (1, 8) or (1, 1) for it (a 32, 64, 128-byte or no swizzle)."
+        )
+    bits = 8 * ctx.dtype_bytes
+    if swizzle:
+        if vec not in (2, 4, 8, 16):
+            raise LlgenError(
+                f"'#{name}' with hasLeadingOffset = true has vec = {vec}, which is not 128 / the element bits of any "
+                "element type (2, 4, 8 or 16)."
+            )
+        bits = 128 // vec
+    if sorted(order) != list(range(len(order))) or len(order) < 2 or order[0] not in (len(order) - 1, len(order) - 2):
+        raise LlgenError(
+            f"'#{name}' with hasLeadingOffset = true has order {list(order)}, whose contiguous dim is neither of the last two."
+        )
+    return L.NvmmaShared(swizzle, bits, order[0] != len(order) - 1, len(order), cga_bases(a, len(order)))
 
 
 def _padded(a: dict, name: str):
