@@ -486,3 +486,47 @@ def _gather_shared(plan, src, idx, out, lane, warp_idx, tid) -> None:
         raise SimError("a load outside the scratch buffer")
     for j, vals in zip(js, data[loads], strict=True):  # in order: a register loaded twice keeps the last
         out[:, :, j] = vals
+
+
+def _warps_touching(plan, side, *, store: bool) -> np.ndarray:
+    """Per byte of the scratch: the bit mask of the warps whose instructions of ``side`` (every round) access it."""
+    d, lanes, w = plan.detail, plan.target.lanes, plan.dtype.bytes
+    regs = np.zeros((plan.warps, lanes, plan.n_in if store else plan.n_out), dtype=np.int64)
+    sweep = _Sweep(plan, side, regs, store=store)
+    mask = np.zeros(d.scratch_elems, dtype=np.int64)
+    for instrs in sweep.rounds:
+        if not instrs:
+            continue
+        xor, add = np.array([(i.xor_const, i.add_const) for i in instrs], dtype=np.int64).T[:, :, None, None]
+        base = (sweep.base ^ xor) + add  # [instr, warp, lane]
+        nregs = len(instrs[0].regs)
+        if side.matrices:
+            row_lane, col = _matrix_lanes(lanes, side.matrices, nregs // side.matrices, side.op.endswith("trans"))
+            offs = base[:, :, row_lane] + col
+        else:
+            offs = base[..., None] + np.arange(nregs)
+        offs = offs.reshape(offs.shape[0], offs.shape[1], -1)
+        bits = np.broadcast_to((1 << sweep.warps)[None, :, None], offs.shape)
+        np.bitwise_or.at(mask, offs.ravel(), bits.ravel())
+    return np.repeat(mask, w)
+
+
+def chain_hazard(first, second, entry: str) -> str | None:
+    """Run ``second``'s shared plan on the buffer ``first`` used last, with ``entry`` ("none", "warp" or "cta") as the
+    barrier between them: the first byte that a warp of ``second`` stores while another warp of ``first`` may still
+    access it (any warp, with no barrier), as a sentence; None where the barrier orders every such pair."""
+    if entry == "cta" or not (first.uses_shared and second.uses_shared):
+        return None
+    before = _warps_touching(first, first.detail.store, store=True) | _warps_touching(first, first.detail.load, store=False)
+    after = _warps_touching(second, second.detail.store, store=True)
+    n = min(len(before), len(after))
+    before, after = before[:n], after[:n]
+    for w in range(second.warps):
+        mine = (after >> w & 1).astype(bool)
+        others = before & ~(np.int64(0) if entry == "none" else np.int64(1 << w))
+        clash = mine & (others != 0)
+        if clash.any():
+            o = int(np.argmax(clash))
+            them = [v for v in range(first.warps) if others[o] >> v & 1]
+            return f"warp {w} stores byte {o} of the scratch, which warp {them[0]} may still access, behind {entry} barrier"
+    return None

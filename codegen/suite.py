@@ -329,6 +329,15 @@ _WIDE = (
         "blocked:spt=8x1,tpw=16x2,wpc=1x4,order=0x1",
         "32-bit transpose through 64 KB (over a static array's 48 KB)",
     ),
+    (
+        "b2dotB_f32",
+        "f32",
+        (128, 128),
+        4,
+        "blocked:spt=1x4,tpw=1x32,wpc=4x1,order=1x0",
+        "dot:op=1,k_width=1,parent=(mma:wpc=2x2)",
+        "tf32 B operand: 256 words of B a thread, so LOOP keeps a buffer a way (one spilled)",
+    ),
     # scratch rounds: a smaller budget splits the tile (core's mma2b_f16 is the same conversion in one round)
     ("mma2b_f16_b16k", "f16", (128, 128), 4, "mma", "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", "2 rounds", 16384),
     ("mma2b_f16_b8k", "f16", (128, 128), 4, "mma", "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", "4 rounds", 8192),
@@ -407,6 +416,10 @@ _WARPLOCAL = (
     ("wl1_b2b_i8", "i8", (64, 64), 1, "blocked:spt=1x16,tpw=8x4,order=1x0", _B4, "8-bit"),
     ("wl1_b2dotA_i8", "i8", (64, 64), 1, "blocked:spt=1x16,tpw=8x4,order=1x0", "dot:op=0,k_width=4", "8-bit A operand"),
     ("wl1_b2dotB_f8e4m3", "f8e4m3", (64, 64), 1, "blocked:spt=1x16,tpw=8x4,order=1x0", "dot:op=1,k_width=4", "fp8 B operand"),
+    ("wl1_tpw2x16_to_spt4_f16", "f16", (64, 64), 1, "blocked:spt=1x1,tpw=2x16,order=1x0", "blocked:spt=1x4,tpw=1x32,order=1x0",
+     "Triton's warp-local test: B repeats each element in two lanes"),
+    ("wl1_tpw8x4_to_spt4_f16", "f16", (64, 64), 1, "blocked:spt=1x1,tpw=8x4,order=1x0", "blocked:spt=1x4,tpw=4x8,order=1x0",
+     "Triton's warp-local test: four elements a thread in rows"),
     ("wl1_slice_f16", "f16", (64, 64), 1, "slice:dim=0,parent=(blocked:spt=1x1x8,tpw=1x4x8,order=2x1x0)",
      "slice:dim=2,parent=(blocked:spt=1x1x1,tpw=2x16x1,order=2x1x0)", "2-D slices of 3-D parents"),
     # four warps, each warp its own rows

@@ -18,7 +18,7 @@ import numpy as np
 
 from llgen.emit import default_name, emit
 from llgen.errors import error_line
-from llgen.plan.benchshape import bench_shape
+from llgen.plan.benchshape import BenchShape, bench_shape
 from llgen.simulate import element_ids
 
 from .compile import RuntimeUnavailable
@@ -340,14 +340,16 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
     return res
 
 
-def check_bench(module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, seed: int | None = None) -> CheckResult:
+def check_bench(
+    module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, seed: int | None = None, shape: BenchShape | None = None
+) -> CheckResult:
     """Run a bench source's kernels on fresh random input: ``name``_stream and ``name``_copy (A -> B -> A plus s per
     tile, and load + s + store) over ``tiles`` stacked tiles on ``grid`` CTAs of BenchShape.groups layout groups,
     each adding s to every element bit for bit; then ``name``_loop, two round trips per tile on ``tiles`` CTAs
     (the second reuses each scratch buffer), adding 2 in the tile's arithmetic. An odd tile count leaves STREAM
     groups with a short last step or none."""
     t0 = time.perf_counter()
-    shape = bench_shape(fwd, bwd)
+    shape = shape or bench_shape(fwd, bwd)
     res = new_result(name, fwd, name)
     res.seed = seed if seed is not None else secrets.randbits(62)
     rng = np.random.default_rng(res.seed)

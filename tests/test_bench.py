@@ -502,3 +502,25 @@ def test_one_cta_slope_spans_many_round_trips(monkeypatch):
     seen.clear()
     timing.per_sm_ns(run, 132 * 32, 132, 1)
     assert seen == list(KS)
+
+
+def test_a_wrong_result_makes_bench_exit_non_zero(tmp_path, monkeypatch):
+    """A wrong LOOP or STREAM kernel of llgen's is a failed run, not only a line under Flags: `llgen bench` and
+    `llgen bench merge` name it and exit 1 (Triton's own rows only flag)."""
+    import json
+
+    made = _report({}, monkeypatch)
+    made["cases"][0]["variants"]["triton"]["loop_correct"] = False
+    assert report.wrong_results(made) == []
+    made["cases"][0]["variants"]["shared"] = dict(made["cases"][0]["variants"]["llgen"], stream_correct=False)
+    made["gather"] = [{"id": "g", "pattern": "rows", "variants": {"llgen": {"loop_correct": False}}}]
+    assert report.wrong_results(made) == ["t16x32 / shared", "gather g (rows) / llgen"]
+    made["gather"] = []
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(made))
+    r = CliRunner().invoke(main, ["bench", "merge", "-o", str(tmp_path / "out"), str(part)])
+    assert r.exit_code == 1 and "1 kernel(s) gave wrong results: t16x32 / shared" in r.output, r.output
+    del made["cases"][0]["variants"]["shared"]
+    part.write_text(json.dumps(made))
+    r = CliRunner().invoke(main, ["bench", "merge", "-o", str(tmp_path / "out"), str(part)])
+    assert r.exit_code == 0, r.output

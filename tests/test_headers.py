@@ -85,7 +85,9 @@ __global__ void use_{name}(const {t}* in, {t}* out, long long ld) {{
   cvt::convert(a, b, smem);
   cvt::store_b(out, b);
   cvt::load_a(in, ld, a);
-  cvt::convert(a, b, smem, true);
+  cvt::convert(a, b, smem, cvt::scratch);  // the scratch rule: it used smem last
+  cvt::convert(a, b, smem, llgen::scratch_free);
+  cvt::convert(a, b, smem, llgen::scratch_any);
   cvt::store_b(out, ld, b);
   out[cvt::coord_b(0).d[0]] = b[0];
 }}
@@ -191,3 +193,64 @@ def test_hip_headers_compile_together_with_clang(hip_headers, arch):
     folder = next(iter(hip_headers.values()))[0].parent
     r = _clang(folder, unit("hip", hip_headers, list(hip_headers)), arch)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+# ------------------------------------------------------------- the headers of several TTGIR dumps, in one translation unit
+def _dumps(folder: Path) -> list[Path]:
+    """Three dumps of one source file: its matmul for sm_90 and for sm_80 (one kernel name and the same source line
+    for each op, other code), and the sm_80 dump with another kernel name (the same code)."""
+    from helpers import ROOT
+
+    data = ROOT / "tests" / "data" / "ttgir"
+    renamed = folder / "matmul_t.sm80.ttgir"
+    renamed.write_text((data / "matmul.sm80.ttgir").read_text().replace("@matmul(", "@matmul_t("))
+    return [data / "matmul.ttgir", data / "matmul.sm80.ttgir", renamed]
+
+
+def _tile_use(name: str) -> str:
+    return f"""
+__global__ void use_{name}(const __half* in, __half* out) {{
+  namespace t = llgen::{name};
+  extern __shared__ __align__(t::kSmemAlign) unsigned char smem[];
+  __half a[t::kInRegs], b[t::kOutRegs];
+  t::load_a(in, a);
+  t::store(a, smem);
+  __syncthreads();
+  t::load(smem, b);
+  t::store_b(out, b);
+}}
+"""
+
+
+def test_headers_of_several_ttgir_dumps_share_a_folder_and_a_translation_unit(tmp_path):
+    """Each dump's headers into one folder, as `llgen emit --ttgir` names them (the function, the source location
+    and a hash of the code) and with --name prefixes; one .cu file includes every header and uses each tile's."""
+    import re
+
+    from helpers import invoke
+
+    out = tmp_path / "third_party"
+    dumps = _dumps(tmp_path)
+    runs = [[str(d)] for d in dumps] + [[str(dumps[0]), "--name", "mm90"], [str(dumps[1]), "--name", "mm80"]]
+    for args in runs:
+        res = invoke("emit", "--ttgir", *args, "-o", f"{out}/")
+        assert res.exit_code == 0, res.output
+    headers = sorted(out.glob("*.cuh"))
+    namespaces = [re.search(r"^namespace (?!llgen )(\w+) \{$", h.read_text(), re.M).group(1) for h in headers]
+    assert namespaces == [h.stem for h in headers] and len(set(namespaces)) == len(headers) == 15
+    stems = [h.stem.rsplit("_", 1)[0] for h in headers if not h.stem.startswith("mm")]
+    assert stems.count("matmul_x_l35c20") == 2 and stems.count("matmul_t_x_l35c20") == 1  # one location, other code
+    assert {p.name for p in out.glob("*.txt")} == {"index.txt", "mm90_index.txt", "mm80_index.txt"}
+    tiles = [h.stem for h in headers if "void load(const void* smem, T (&out)[kOutRegs])" in h.read_text()]
+    assert len(tiles) == 6  # the sm_80 dumps' two allocations, each stored and loaded: three dumps of them
+    source = "\n".join([*(f'#include "{h.name}"' for h in headers), "#include <cuda_fp16.h>", *map(_tile_use, tiles)])
+    log = _nvrtc_front_end(source, out, "sm_90")
+    assert log == "", log
+    try:
+        tool = nvcc()
+    except ToolchainUnavailable as e:
+        pytest.skip(str(e))
+    (out / "all.cu").write_text(source)
+    cmd = [tool, "-std=c++17", "-arch=sm_90", "-Werror", "all-warnings", "-Xcompiler", "-Wall,-Werror", DEBUG]
+    r = subprocess.run([*cmd, "-fdevice-syntax-only", "-c", "all.cu", "-o", "all.o"], cwd=out, capture_output=True, text=True)
+    assert r.returncode == 0 and "warning" not in r.stderr, r.stderr

@@ -111,11 +111,11 @@ extern "C" __global__ void {name}_use(const {t}* in, {t}* out, long long ld) {{
   const long long rows = {ns}::kTileElems / {ns}::kCols;
   if (threadIdx.x < {ns}::kThreads) {{
     {ns}::load_a(in, ld, a);
-    {ns}::convert(a, b, smem[0]);
+    {ns}::convert(a, b, smem[0], llgen::scratch_free);  // each group's buffer is fresh
     {ns}::store_b(out, ld, b);
   }} else {{
     {ns}::load_a<{ns}::kWarps>(in + rows * ld, ld, a);
-    {ns}::convert<{ns}::kWarps>(a, b, smem[1]);
+    {ns}::convert<{ns}::kWarps>(a, b, smem[1], llgen::scratch_free);
     {ns}::store_b<{ns}::kWarps>(out + rows * ld, ld, b);
   }}
 }}"""

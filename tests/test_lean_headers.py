@@ -51,9 +51,13 @@ def test_headers_define_what_they_call_and_fold_what_is_known(tgt):
             calls = text.count(f"{h}(") - defined
             assert defined == (calls > 0), f"{h}: defined {defined}, {calls} calls\n{p.explain()}"
             seen.add((h, defined))
+        # the group's barrier: defined where the plan's scratch rule or rounds call it (shared plans), else not
+        sync_defined = "void group_sync()" in text
+        assert sync_defined == (text.count("group_sync<") > 0) == (p.path == "shared"), p.explain()
+        seen.add(("group_sync", sync_defined))
         for what, pattern in DEGENERATE.items():
             m = re.search(pattern, text)
             assert not m, f"{what}: {m and m.group(0)!r}\n{p.explain()}"
         if tgt.startswith("gfx"):
             assert not [w for w in CUDA_ONLY if w in text], p.explain()
-    assert {(h, d) for h in HELPERS for d in (True, False)} <= seen  # each helper both left out and kept
+    assert {(h, d) for h in (*HELPERS, "group_sync") for d in (True, False)} <= seen  # each both left out and kept

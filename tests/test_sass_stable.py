@@ -56,7 +56,7 @@ extern "C" __global__ void {n}_typed(const {raw}* in, {raw}* out) {{
   alignas(16) __shared__ unsigned char smem[llgen::{n}::kSmemDecl > 49152 ? 16 : llgen::{n}::kSmemDecl];
   {raw} a[llgen::{n}::kInRegs], b[llgen::{n}::kOutRegs];
   llgen::{n}::load_a(in, a);
-  llgen::{n}::convert(a, b, smem);
+  llgen::{n}::convert(a, b, smem, llgen::{n}::scratch);  // as in a loop over tiles: it used smem last
   llgen::{n}::store_b(out, b);
 }}
 """

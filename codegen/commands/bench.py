@@ -78,8 +78,19 @@ def bench_command(
     else:
         for p in write_report(report, out):
             click.echo(str(p))
+    exit_if_wrong(report)
     if skip_code:
         sys.exit(skip_code)
+
+
+def exit_if_wrong(report: dict) -> None:
+    """A wrong result is a failure of the run, never only a line under Flags: name them and exit 1."""
+    from llgen.runtime.bench.report import wrong_results
+
+    wrong = wrong_results(report)
+    if wrong:
+        click.echo(f"llgen bench: {len(wrong)} kernel(s) gave wrong results: {', '.join(wrong[:8])}", err=True)
+        sys.exit(1)
 
 
 def custom_case(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective) -> tuple:
@@ -101,8 +112,10 @@ def merge_command(outdir, parts) -> None:
     from llgen.runtime.bench.merge import merge_reports
     from llgen.runtime.bench.report import write_report
 
-    for p in write_report(merge_reports(parts), outdir):
+    merged = merge_reports(parts)
+    for p in write_report(merged, outdir):
         click.echo(str(p))
+    exit_if_wrong(merged)
 
 
 def calibrate_command(report, out) -> None:

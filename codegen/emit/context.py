@@ -120,6 +120,11 @@ def _flat_table(cols) -> list[str]:
     return [hexu(c) for c in cols] or ["0u"]
 
 
+def _regions(regions) -> dict | None:
+    """A warp-local plan's warp regions as the header's Scratch tag spells them (None: the whole buffer)."""
+    return regions and {"bits": regions.bits, "rows": [f"0x{r:x}ull" for r in regions.rows]}
+
+
 def body_ctx(plan) -> dict:
     """The printable conversion body of one plan."""
     lb = plan.target.lane_bits
@@ -139,6 +144,7 @@ def body_ctx(plan) -> dict:
             "rounds": d.rounds,
             "round_vectors": [hexu(v) for v in d.round_vectors],
             "barrier": d.barrier,
+            "regions": _regions(plan.warp_regions),
             "interleaved": d.interleaved,
             "scalar": d.scalar,
             "st_op": d.store.op,

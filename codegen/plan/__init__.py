@@ -117,6 +117,14 @@ class Plan:
         """What orders the conversion's shared-memory accesses: none without shared memory (SharedPlan.barrier)."""
         return self.detail.barrier if self.uses_shared else Barrier.NONE
 
+    @property
+    def warp_regions(self):
+        """Which warp owns each byte of a warp-local plan's scratch, None for any other plan: its tag in the
+        scratch rule (scratch.py)."""
+        from .scratch import warp_regions
+
+        return warp_regions(self)
+
     def explain(self) -> str:
         from .explain import explain
 

@@ -10,7 +10,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) b2dotA_i8_kernel(const unsi
     unsigned a[16];
     unsigned b[32];
     llgen::b2dotA_i8::load_a_bits(in + static_cast<long long>(t) * 8192, a);
-    llgen::b2dotA_i8::convert_bits(a, b, smem);
+    llgen::b2dotA_i8::convert_bits(a, b, smem, llgen::b2dotA_i8::scratch);
     llgen::b2dotA_i8::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) b2dotA_i8_debug(const unsig
   unsigned a[16];
   unsigned b[32];
   llgen::b2dotA_i8::load_a_bits(in, a);
-  llgen::b2dotA_i8::convert_bits(a, b, smem);
+  llgen::b2dotA_i8::convert_bits(a, b, smem, llgen::b2dotA_i8::scratch);
   unsigned char out[128];
   llgen::b2dotA_i8::unpack(b, out);
 #pragma unroll

@@ -10,7 +10,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) b2dotB_f16_kernel(const uns
     unsigned a[32];
     unsigned b[64];
     llgen::b2dotB_f16::load_a_bits(in + static_cast<long long>(t) * 8192, a);
-    llgen::b2dotB_f16::convert_bits(a, b, smem);
+    llgen::b2dotB_f16::convert_bits(a, b, smem, llgen::b2dotB_f16::scratch);
     llgen::b2dotB_f16::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) b2dotB_f16_debug(const unsi
   unsigned a[32];
   unsigned b[64];
   llgen::b2dotB_f16::load_a_bits(in, a);
-  llgen::b2dotB_f16::convert_bits(a, b, smem);
+  llgen::b2dotB_f16::convert_bits(a, b, smem, llgen::b2dotB_f16::scratch);
   unsigned short out[128];
   llgen::b2dotB_f16::unpack(b, out);
 #pragma unroll

@@ -8,6 +8,42 @@
 #if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
 #include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
 #endif
+#ifndef LLGEN_SCRATCH_RULE
+#define LLGEN_SCRATCH_RULE
+namespace llgen {
+// The scratch rule, for any two llgen conversions on one shared-memory buffer: a conversion stores into its scratch
+// only once no thread of its group can still access those bytes. Its first barrier makes sure of it, chosen at
+// compile time from convert's last argument, the buffer's last user:
+//   llgen::scratch_any (the default): anyone, so the group's barrier;
+//   Other::scratch, where the llgen conversion Other used the buffer last: __syncwarp where both are warp-local and
+//     each warp owns the same bytes in both, else the group's barrier;
+//   llgen::scratch_free: nobody can (a fresh buffer, or the caller's own barrier since its last access): none.
+// A shared-memory tile's store and load hold no barrier: a conversion after them on the same bytes takes scratch_any.
+struct ScratchAny {  // a tag: kWarpBits -1, the whole buffer by any warp; -2, nobody; else warp-local (Scratch)
+  static constexpr int kWarpBits = -1;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+struct ScratchFree {
+  static constexpr int kWarpBits = -2;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+inline constexpr ScratchAny scratch_any{};
+inline constexpr ScratchFree scratch_free{};
+
+// The first barrier of a conversion tagged Mine after a last user tagged After: 0 none, 1 the warp's, 2 the group's.
+template <class Mine, class After>
+__host__ __device__ constexpr int scratch_entry_barrier() {
+  if (After::kWarpBits == -2) return 0;
+  if (Mine::kWarpBits < 0 || After::kWarpBits != Mine::kWarpBits) return 2;
+  const int bits = Mine::kBits < After::kBits ? Mine::kBits : After::kBits;
+  for (int j = 0; j < Mine::kWarpBits; ++j)  // the two warps' regions agree on every byte both use
+    if (((Mine::kRows[j] ^ After::kRows[j]) & ((1ull << bits) - 1ull)) != 0ull) return 2;
+  return 1;
+}
+}  // namespace llgen
+#endif
 namespace llgen {
 namespace b2dotB_f16 {
 
@@ -16,7 +52,8 @@ namespace b2dotB_f16 {
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
 //              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
-// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
+// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block, unless
+// the scratch rule (llgen::scratch_entry_barrier) asks for the group's barrier before its first store.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
 inline constexpr int kLanes = 32;  // fixed at generation time, not read from warpSize
@@ -31,6 +68,10 @@ inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
+// This conversion's use of its scratch, for the scratch rule: pass `scratch` to the next conversion on the buffer.
+struct Scratch : llgen::ScratchAny {};  // stores and loads anywhere in smem, from any warp
+
+inline constexpr Scratch scratch{};
 
 using Raw = unsigned short;   // one element's bits
 using Word = unsigned;  // a register of the *_bits forms: 2 element(s), the lowest first
@@ -156,22 +197,22 @@ __device__ __forceinline__ void check_group(bool whole_block, const void* p, uns
 }
 
 // The conversion on raw bits, a[] holding A's registers and b[] receiving B's as packed words.
-// scratch_free = true skips the first barrier: pass it only when no thread of the group can still be reading
-// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
-// It must have the same value in every thread.
-template <int FirstWarp = 0, int Barrier = -1>
-__device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64], void* smem, bool scratch_free = false) {
+// `after` names the buffer's last user for the scratch rule (llgen::scratch_any, Other::scratch, llgen::scratch_free).
+template <int FirstWarp = 0, int Barrier = -1, class After = llgen::ScratchAny>
+__device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[64], void* smem, After = {}) {
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = (threadIdx.x >> 5) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
+  check_group<FirstWarp>((!kWarpLocal || llgen::scratch_entry_barrier<Scratch, After>() == 2) && Barrier < 0, smem, kSmemAlign);
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 7]
   // offset bit -> element (flat row-major index): 1u, 2u, 4u, 8u, 0x10u, 0x20u, 0x88u, 0x110u, 0x220u, 0x40u, 0x400u, 0x800u, 0x1000u
   // store st.shared (4 wavefront(s) each), load ldmatrix.trans x4 (4 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 4) & 1u ? 0x48u : 0u) ^ (warp & 1u ? 0x90u : 0u) ^ ((warp >> 1) & 1u ? 0x120u : 0u) ^ ((lane & 7u) << 3) ^ ((lane & 8u) << 6);  // element offset of this thread's stores
   const unsigned ld = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 2) & 1u ? 0x120u : 0u) ^ ((lane & 0x18u) << 7) ^ ((warp & 1u) << 3);  // element offset of this thread's loads
-  if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
+  // the scratch rule: the first barrier is the one the buffer's last user (After) leaves this plan to need
+  constexpr int kEntry = llgen::scratch_entry_barrier<Scratch, After>();
+  if constexpr (kEntry == 2) group_sync<Barrier>();
   {
     *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[2], a[3]);
     *reinterpret_cast<uint4*>(s + st * 2 + 0x800u) = make_uint4(a[4], a[5], a[6], a[7]);
@@ -352,13 +393,13 @@ __device__ __forceinline__ void load_a_bits(const void* tile, Word (&a)[32]) { l
 template <int FirstWarp = 0>
 __device__ __forceinline__ void store_b_bits(void* tile, const Word (&b)[64]) { store_b_bits<FirstWarp>(tile, kCols, b); }
 
-// The conversion on typed registers (any 2-byte element type); scratch_free as for convert_bits.
-template <int FirstWarp = 0, int Barrier = -1, class T>
-__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem, bool scratch_free = false) {
+// The conversion on typed registers (any 2-byte element type); `after` as for convert_bits.
+template <int FirstWarp = 0, int Barrier = -1, class T, class After = llgen::ScratchAny>
+__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem, After after = {}) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
   Word a[32], b[64];
   pack(in, a);
-  convert_bits<FirstWarp, Barrier>(a, b, smem, scratch_free);
+  b2dotB_f16::convert_bits<FirstWarp, Barrier>(a, b, smem, after);  // qualified: `after` may bring another header's namespace
   unpack(b, out);
 }
 

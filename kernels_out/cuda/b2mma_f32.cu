@@ -13,7 +13,7 @@ extern "C" __global__ void __launch_bounds__(128, 3) b2mma_f32_kernel(const unsi
     unsigned a[128];
     unsigned b[128];
     llgen::b2mma_f32::load_a_bits(in + static_cast<long long>(t) * 16384, a);
-    llgen::b2mma_f32::convert_bits(a, b, smem);
+    llgen::b2mma_f32::convert_bits(a, b, smem, llgen::b2mma_f32::scratch);
     llgen::b2mma_f32::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
@@ -23,7 +23,7 @@ extern "C" __global__ void __launch_bounds__(128, 3) b2mma_f32_debug(const unsig
   unsigned a[128];
   unsigned b[128];
   llgen::b2mma_f32::load_a_bits(in, a);
-  llgen::b2mma_f32::convert_bits(a, b, smem);
+  llgen::b2mma_f32::convert_bits(a, b, smem, llgen::b2mma_f32::scratch);
   unsigned out[128];
   llgen::b2mma_f32::unpack(b, out);
 #pragma unroll

@@ -8,6 +8,42 @@
 #if (defined(LLGEN_DEBUG) || defined(__CUDACC_DEBUG__)) && !defined(__CUDACC_RTC__)
 #include <cstdio>  // printf, for the launch checks of a debug build (NVRTC declares it itself)
 #endif
+#ifndef LLGEN_SCRATCH_RULE
+#define LLGEN_SCRATCH_RULE
+namespace llgen {
+// The scratch rule, for any two llgen conversions on one shared-memory buffer: a conversion stores into its scratch
+// only once no thread of its group can still access those bytes. Its first barrier makes sure of it, chosen at
+// compile time from convert's last argument, the buffer's last user:
+//   llgen::scratch_any (the default): anyone, so the group's barrier;
+//   Other::scratch, where the llgen conversion Other used the buffer last: __syncwarp where both are warp-local and
+//     each warp owns the same bytes in both, else the group's barrier;
+//   llgen::scratch_free: nobody can (a fresh buffer, or the caller's own barrier since its last access): none.
+// A shared-memory tile's store and load hold no barrier: a conversion after them on the same bytes takes scratch_any.
+struct ScratchAny {  // a tag: kWarpBits -1, the whole buffer by any warp; -2, nobody; else warp-local (Scratch)
+  static constexpr int kWarpBits = -1;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+struct ScratchFree {
+  static constexpr int kWarpBits = -2;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+inline constexpr ScratchAny scratch_any{};
+inline constexpr ScratchFree scratch_free{};
+
+// The first barrier of a conversion tagged Mine after a last user tagged After: 0 none, 1 the warp's, 2 the group's.
+template <class Mine, class After>
+__host__ __device__ constexpr int scratch_entry_barrier() {
+  if (After::kWarpBits == -2) return 0;
+  if (Mine::kWarpBits < 0 || After::kWarpBits != Mine::kWarpBits) return 2;
+  const int bits = Mine::kBits < After::kBits ? Mine::kBits : After::kBits;
+  for (int j = 0; j < Mine::kWarpBits; ++j)  // the two warps' regions agree on every byte both use
+    if (((Mine::kRows[j] ^ After::kRows[j]) & ((1ull << bits) - 1ull)) != 0ull) return 2;
+  return 1;
+}
+}  // namespace llgen
+#endif
 namespace llgen {
 namespace lanes_f32 {
 
@@ -16,7 +52,8 @@ namespace lanes_f32 {
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1 synchronises with __syncthreads(), so every thread of the block calls convert; an id of 1..15
 //              uses the named barrier `bar.sync Barrier, kThreads`, so only the group's threads call it.
-// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block.
+// A warp-local plan (kWarpLocal) synchronises with __syncwarp or not at all, and runs in any group and block, unless
+// the scratch rule (llgen::scratch_entry_barrier) asks for the group's barrier before its first store.
 // Build with -DLLGEN_DEBUG (or nvcc -G) to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
 inline constexpr int kLanes = 32;  // fixed at generation time, not read from warpSize
@@ -31,6 +68,8 @@ inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared
 inline constexpr int kSmemAlign = 1;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
+using Scratch = llgen::ScratchAny;  // no scratch: the buffer's last user stays whoever used it before
+inline constexpr Scratch scratch{};
 
 using Raw = unsigned;   // one element's bits
 using Word = unsigned;  // a register of the *_bits forms: 1 element(s), the lowest first
@@ -71,15 +110,6 @@ __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1],
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (32 * (j % kPer))));
 }
 
-template <int Barrier>
-__device__ __forceinline__ void group_sync() {
-  static_assert(Barrier >= -1 && Barrier <= 15, "Barrier is -1 (__syncthreads) or a named barrier id, 1..15");
-  if constexpr (Barrier < 0) {
-    __syncthreads();
-  } else {
-    asm volatile("bar.sync %0, %1;" ::"n"(Barrier), "n"(kThreads) : "memory");
-  }
-}
 
 
 // Where element i of the tile lies: its row-major index in the dense tile, and its offset in one whose rows are ld apart.
@@ -256,11 +286,11 @@ __device__ __forceinline__ void load_a_bits(const void* tile, Word (&a)[32]) { l
 template <int FirstWarp = 0>
 __device__ __forceinline__ void store_b_bits(void* tile, const Word (&b)[32]) { store_b_bits<FirstWarp>(tile, kCols, b); }
 
-// The conversion on typed registers (any 4-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched (the signature is the same for every plan).
-template <int FirstWarp = 0, int Barrier = -1, class T>
-__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem = nullptr, bool scratch_free = false) {
+// The conversion on typed registers (any 4-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched, nor is `after` (the signature is the same for every plan).
+template <int FirstWarp = 0, int Barrier = -1, class T, class After = llgen::ScratchAny>
+__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem = nullptr, After = {}) {
   static_assert(sizeof(T) == 4, "this conversion was generated for 4-byte elements");
-  (void)smem; (void)scratch_free;
+  (void)smem;
   Word a[32], b[32];
   pack(in, a);
   convert_bits<FirstWarp, Barrier>(a, b);

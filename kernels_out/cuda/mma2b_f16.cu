@@ -10,7 +10,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) mma2b_f16_kernel(const unsi
     unsigned a[64];
     unsigned b[64];
     llgen::mma2b_f16::load_a_bits(in + static_cast<long long>(t) * 16384, a);
-    llgen::mma2b_f16::convert_bits(a, b, smem);
+    llgen::mma2b_f16::convert_bits(a, b, smem, llgen::mma2b_f16::scratch);
     llgen::mma2b_f16::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) mma2b_f16_debug(const unsig
   unsigned a[64];
   unsigned b[64];
   llgen::mma2b_f16::load_a_bits(in, a);
-  llgen::mma2b_f16::convert_bits(a, b, smem);
+  llgen::mma2b_f16::convert_bits(a, b, smem, llgen::mma2b_f16::scratch);
   unsigned short out[128];
   llgen::mma2b_f16::unpack(b, out);
 #pragma unroll

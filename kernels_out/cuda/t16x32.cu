@@ -10,7 +10,7 @@ extern "C" __global__ void __launch_bounds__(32, 1) t16x32_kernel(const unsigned
     unsigned a[16];
     unsigned b[16];
     llgen::t16x32::load_a_bits(in + static_cast<long long>(t) * 512, a);
-    llgen::t16x32::convert_bits(a, b, smem);
+    llgen::t16x32::convert_bits(a, b, smem, llgen::t16x32::scratch);
     llgen::t16x32::store_b_bits(out + static_cast<long long>(t) * 512, b);
   }
 }
@@ -20,7 +20,7 @@ extern "C" __global__ void __launch_bounds__(32, 1) t16x32_debug(const unsigned*
   unsigned a[16];
   unsigned b[16];
   llgen::t16x32::load_a_bits(in, a);
-  llgen::t16x32::convert_bits(a, b, smem);
+  llgen::t16x32::convert_bits(a, b, smem, llgen::t16x32::scratch);
   unsigned out[16];
   llgen::t16x32::unpack(b, out);
 #pragma unroll

@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_kernel(const unsign
     unsigned a[16];
     unsigned b[32];
     llgen::b2dotA_f16::load_a_bits(in + static_cast<long long>(t) * 8192, a);
-    llgen::b2dotA_f16::convert_bits(a, b, smem);
+    llgen::b2dotA_f16::convert_bits(a, b, smem, llgen::b2dotA_f16::scratch);
     llgen::b2dotA_f16::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
@@ -21,7 +21,7 @@ extern "C" __global__ void __launch_bounds__(256) b2dotA_f16_debug(const unsigne
   unsigned a[16];
   unsigned b[32];
   llgen::b2dotA_f16::load_a_bits(in, a);
-  llgen::b2dotA_f16::convert_bits(a, b, smem);
+  llgen::b2dotA_f16::convert_bits(a, b, smem, llgen::b2dotA_f16::scratch);
   unsigned short out[64];
   llgen::b2dotA_f16::unpack(b, out);
 #pragma unroll

@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_kernel(const unsigne
     unsigned a[8];
     unsigned b[16];
     llgen::b2dotA_i8::load_a_bits(in + static_cast<long long>(t) * 8192, a);
-    llgen::b2dotA_i8::convert_bits(a, b, smem);
+    llgen::b2dotA_i8::convert_bits(a, b, smem, llgen::b2dotA_i8::scratch);
     llgen::b2dotA_i8::store_b_bits(out + static_cast<long long>(t) * 8192, b);
   }
 }
@@ -21,7 +21,7 @@ extern "C" __global__ void __launch_bounds__(256) b2dotA_i8_debug(const unsigned
   unsigned a[8];
   unsigned b[16];
   llgen::b2dotA_i8::load_a_bits(in, a);
-  llgen::b2dotA_i8::convert_bits(a, b, smem);
+  llgen::b2dotA_i8::convert_bits(a, b, smem, llgen::b2dotA_i8::scratch);
   unsigned char out[64];
   llgen::b2dotA_i8::unpack(b, out);
 #pragma unroll

@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(256) b2mma_f32_kernel(const unsigne
     unsigned a[64];
     unsigned b[64];
     llgen::b2mma_f32::load_a_bits(in + static_cast<long long>(t) * 16384, a);
-    llgen::b2mma_f32::convert_bits(a, b, smem);
+    llgen::b2mma_f32::convert_bits(a, b, smem, llgen::b2mma_f32::scratch);
     llgen::b2mma_f32::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
@@ -21,7 +21,7 @@ extern "C" __global__ void __launch_bounds__(256) b2mma_f32_debug(const unsigned
   unsigned a[64];
   unsigned b[64];
   llgen::b2mma_f32::load_a_bits(in, a);
-  llgen::b2mma_f32::convert_bits(a, b, smem);
+  llgen::b2mma_f32::convert_bits(a, b, smem, llgen::b2mma_f32::scratch);
   unsigned out[64];
   llgen::b2mma_f32::unpack(b, out);
 #pragma unroll

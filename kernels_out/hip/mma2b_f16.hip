@@ -11,7 +11,7 @@ extern "C" __global__ void __launch_bounds__(256) mma2b_f16_kernel(const unsigne
     unsigned a[32];
     unsigned b[32];
     llgen::mma2b_f16::load_a_bits(in + static_cast<long long>(t) * 16384, a);
-    llgen::mma2b_f16::convert_bits(a, b, smem);
+    llgen::mma2b_f16::convert_bits(a, b, smem, llgen::mma2b_f16::scratch);
     llgen::mma2b_f16::store_b_bits(out + static_cast<long long>(t) * 16384, b);
   }
 }
@@ -21,7 +21,7 @@ extern "C" __global__ void __launch_bounds__(256) mma2b_f16_debug(const unsigned
   unsigned a[32];
   unsigned b[32];
   llgen::mma2b_f16::load_a_bits(in, a);
-  llgen::mma2b_f16::convert_bits(a, b, smem);
+  llgen::mma2b_f16::convert_bits(a, b, smem, llgen::mma2b_f16::scratch);
   unsigned short out[64];
   llgen::mma2b_f16::unpack(b, out);
 #pragma unroll

@@ -6,6 +6,42 @@
 // Path: shared (data crosses warps, so it goes through shared memory).
 // A = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [8, 0], [0, 16], [0, 32], [0, 64], [32, 0]], "warp": [[0, 8], [16, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
 // B = {"bases": {"block": [], "lane": [[0, 8], [0, 16], [0, 32], [0, 64], [1, 0], [64, 0]], "register": [[0, 1], [0, 2], [0, 4], [8, 0], [16, 0], [32, 0]], "warp": [[2, 0], [4, 0]]}, "out_dims": {"dim0": 128, "dim1": 128}}
+#ifndef LLGEN_SCRATCH_RULE
+#define LLGEN_SCRATCH_RULE
+namespace llgen {
+// The scratch rule, for any two llgen conversions on one shared-memory buffer: a conversion stores into its scratch
+// only once no thread of its group can still access those bytes. Its first barrier makes sure of it, chosen at
+// compile time from convert's last argument, the buffer's last user:
+//   llgen::scratch_any (the default): anyone, so the group's barrier;
+//   Other::scratch, where the llgen conversion Other used the buffer last: the group's barrier too here, since every
+//     HIP plan with scratch synchronises its group (warp-local plans with the same warp regions need less on CUDA);
+//   llgen::scratch_free: nobody can (a fresh buffer, or the caller's own barrier since its last access): none.
+// A shared-memory tile's store and load hold no barrier: a conversion after them on the same bytes takes scratch_any.
+struct ScratchAny {  // a tag: kWarpBits -1, the whole buffer by any warp; -2, nobody; else warp-local (Scratch)
+  static constexpr int kWarpBits = -1;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+struct ScratchFree {
+  static constexpr int kWarpBits = -2;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+inline constexpr ScratchAny scratch_any{};
+inline constexpr ScratchFree scratch_free{};
+
+// The first barrier of a conversion tagged Mine after a last user tagged After: 0 none, 1 the warp's, 2 the group's.
+template <class Mine, class After>
+__host__ __device__ constexpr int scratch_entry_barrier() {
+  if (After::kWarpBits == -2) return 0;
+  if (Mine::kWarpBits < 0 || After::kWarpBits != Mine::kWarpBits) return 2;
+  const int bits = Mine::kBits < After::kBits ? Mine::kBits : After::kBits;
+  for (int j = 0; j < Mine::kWarpBits; ++j)  // the two warps' regions agree on every byte both use
+    if (((Mine::kRows[j] ^ After::kRows[j]) & ((1ull << bits) - 1ull)) != 0ull) return 2;
+  return 1;
+}
+}  // namespace llgen
+#endif
 namespace llgen {
 namespace mma2b_f16 {
 
@@ -13,7 +49,7 @@ namespace mma2b_f16 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1, the only value: HIP synchronises with __syncthreads(), so every thread of the block calls convert.
-// A warp-local plan (kWarpLocal) needs no barrier, and runs in any group and block.
+// A plan without scratch (kSmemBytes == 0) needs no barrier, and runs in any group and block.
 // Build with -DLLGEN_DEBUG to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
 inline constexpr int kLanes = 64;  // fixed at generation time, not read from warpSize
@@ -28,6 +64,10 @@ inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared
 inline constexpr int kSmemAlign = 16;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 16;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
+// This conversion's use of its scratch, for the scratch rule: pass `scratch` to the next conversion on the buffer.
+struct Scratch : llgen::ScratchAny {};  // stores and loads anywhere in smem, from any warp
+
+inline constexpr Scratch scratch{};
 
 using Raw = unsigned short;   // one element's bits
 using Word = unsigned;  // a register of the *_bits forms: 2 element(s), the lowest first
@@ -139,22 +179,22 @@ __device__ __forceinline__ void check_group(bool whole_block, const void* p, uns
 }
 
 // The conversion on raw bits, a[] holding A's registers and b[] receiving B's as packed words.
-// scratch_free = true skips the first barrier: pass it only when no thread of the group can still be reading
-// smem, e.g. when conversions alternate between two scratch buffers, each with its own barrier in between.
-// It must have the same value in every thread.
-template <int FirstWarp = 0, int Barrier = -1>
-__device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32], void* smem, bool scratch_free = false) {
+// `after` names the buffer's last user for the scratch rule (llgen::scratch_any, Other::scratch, llgen::scratch_free).
+template <int FirstWarp = 0, int Barrier = -1, class After = llgen::ScratchAny>
+__device__ __forceinline__ void convert_bits(const Word (&a)[32], Word (&b)[32], void* smem, After = {}) {
   const unsigned lane = threadIdx.x & 63u;
   const unsigned warp = (threadIdx.x >> 6) - FirstWarp;
   (void)lane; (void)warp;
-  check_group<FirstWarp>(!kWarpLocal && Barrier < 0, smem, kSmemAlign);
+  check_group<FirstWarp>((!kWarpLocal || llgen::scratch_entry_barrier<Scratch, After>() == 2) && Barrier < 0, smem, kSmemAlign);
   // shared memory, swizzle optimal: offset bits [vec 3 | bank 3 | seg 8]
   // offset bit -> element (flat row-major index): 1u, 0x400u, 0x1000u, 2u, 4u, 0x20u, 0xau, 0x14u, 0xa0u, 0x40u, 0x100u, 0x200u, 0x800u, 0x2000u
   // store st.shared (8 wavefront(s) each), load ld.shared (8 wavefront(s) each)
   unsigned char* s = static_cast<unsigned char*>(smem);
   const unsigned st = ((lane >> 2) & 1u ? 0x120u : 0u) ^ (warp & 1u ? 0x48u : 0u) ^ ((lane & 3u) << 3) ^ ((lane & 0x18u) << 7) ^ ((lane & 0x20u) << 8) ^ ((warp & 2u) << 11);  // element offset of this thread's stores
   const unsigned ld = (lane & 1u ? 0x48u : 0u) ^ ((lane >> 1) & 1u ? 0x90u : 0u) ^ ((lane >> 4) & 1u ? 0x120u : 0u) ^ ((lane & 4u) << 3) ^ ((lane & 8u) << 6) ^ ((lane & 0x20u) << 8) ^ ((warp & 3u) << 10);  // element offset of this thread's loads
-  if (!scratch_free) group_sync<Barrier>();  // the scratch may still be read by a previous conversion
+  // the scratch rule: the first barrier is the one the buffer's last user (After) leaves this plan to need
+  constexpr int kEntry = llgen::scratch_entry_barrier<Scratch, After>();
+  if constexpr (kEntry == 2) group_sync<Barrier>();
   {
     *reinterpret_cast<uint4*>(s + st * 2) = make_uint4(a[0], a[1], a[16], a[17]);
     *reinterpret_cast<uint4*>(s + (st ^ 0x10u) * 2 + 0x100u) = make_uint4(a[2], a[3], a[18], a[19]);
@@ -299,13 +339,13 @@ __device__ __forceinline__ void load_a_bits(const void* tile, Word (&a)[32]) { l
 template <int FirstWarp = 0>
 __device__ __forceinline__ void store_b_bits(void* tile, const Word (&b)[32]) { store_b_bits<FirstWarp>(tile, kCols, b); }
 
-// The conversion on typed registers (any 2-byte element type); scratch_free as for convert_bits.
-template <int FirstWarp = 0, int Barrier = -1, class T>
-__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem, bool scratch_free = false) {
+// The conversion on typed registers (any 2-byte element type); `after` as for convert_bits.
+template <int FirstWarp = 0, int Barrier = -1, class T, class After = llgen::ScratchAny>
+__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem, After after = {}) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
   Word a[32], b[32];
   pack(in, a);
-  convert_bits<FirstWarp, Barrier>(a, b, smem, scratch_free);
+  mma2b_f16::convert_bits<FirstWarp, Barrier>(a, b, smem, after);  // qualified: `after` may bring another header's namespace
   unpack(b, out);
 }
 

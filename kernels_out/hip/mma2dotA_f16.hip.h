@@ -6,6 +6,42 @@
 // Path: noop (A and B are the same map).
 // A = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]], "warp": [[16, 0], [32, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
 // B = {"bases": {"block": [], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [64, 0]], "register": [[0, 1], [8, 0], [0, 8], [0, 16], [0, 32]], "warp": [[16, 0], [32, 0]]}, "out_dims": {"dim0": 128, "dim1": 64}}
+#ifndef LLGEN_SCRATCH_RULE
+#define LLGEN_SCRATCH_RULE
+namespace llgen {
+// The scratch rule, for any two llgen conversions on one shared-memory buffer: a conversion stores into its scratch
+// only once no thread of its group can still access those bytes. Its first barrier makes sure of it, chosen at
+// compile time from convert's last argument, the buffer's last user:
+//   llgen::scratch_any (the default): anyone, so the group's barrier;
+//   Other::scratch, where the llgen conversion Other used the buffer last: the group's barrier too here, since every
+//     HIP plan with scratch synchronises its group (warp-local plans with the same warp regions need less on CUDA);
+//   llgen::scratch_free: nobody can (a fresh buffer, or the caller's own barrier since its last access): none.
+// A shared-memory tile's store and load hold no barrier: a conversion after them on the same bytes takes scratch_any.
+struct ScratchAny {  // a tag: kWarpBits -1, the whole buffer by any warp; -2, nobody; else warp-local (Scratch)
+  static constexpr int kWarpBits = -1;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+struct ScratchFree {
+  static constexpr int kWarpBits = -2;
+  static constexpr int kBits = 0;
+  static constexpr unsigned long long kRows[1] = {0ull};
+};
+inline constexpr ScratchAny scratch_any{};
+inline constexpr ScratchFree scratch_free{};
+
+// The first barrier of a conversion tagged Mine after a last user tagged After: 0 none, 1 the warp's, 2 the group's.
+template <class Mine, class After>
+__host__ __device__ constexpr int scratch_entry_barrier() {
+  if (After::kWarpBits == -2) return 0;
+  if (Mine::kWarpBits < 0 || After::kWarpBits != Mine::kWarpBits) return 2;
+  const int bits = Mine::kBits < After::kBits ? Mine::kBits : After::kBits;
+  for (int j = 0; j < Mine::kWarpBits; ++j)  // the two warps' regions agree on every byte both use
+    if (((Mine::kRows[j] ^ After::kRows[j]) & ((1ull << bits) - 1ull)) != 0ull) return 2;
+  return 1;
+}
+}  // namespace llgen
+#endif
 namespace llgen {
 namespace mma2dotA_f16 {
 
@@ -13,7 +49,7 @@ namespace mma2dotA_f16 {
 // size, not necessarily the block's). Every function takes the group's place as template parameters:
 //   FirstWarp: the group is warps FirstWarp .. FirstWarp + kWarps - 1 of a 1-D block (warp = threadIdx.x / kLanes);
 //   Barrier:   -1, the only value: HIP synchronises with __syncthreads(), so every thread of the block calls convert.
-// A warp-local plan (kWarpLocal) needs no barrier, and runs in any group and block.
+// A plan without scratch (kSmemBytes == 0) needs no barrier, and runs in any group and block.
 // Build with -DLLGEN_DEBUG to check blockDim, the group and the pointers' alignment at run time.
 inline constexpr int kWarps = 4;
 inline constexpr int kLanes = 64;  // fixed at generation time, not read from warpSize
@@ -28,6 +64,8 @@ inline constexpr int kSmemDecl = kSmemBytes > 0 ? kSmemBytes : 1;  // a __shared
 inline constexpr int kSmemAlign = 1;   // bytes: smem's alignment
 inline constexpr int kGlobalAlign = 4;  // bytes: the tile pointer's alignment for load_a / store_b (an element's where ld breaks the vectors)
 inline constexpr bool kSmemOptIn = false;  // needs that opt-in
+using Scratch = llgen::ScratchAny;  // no scratch: the buffer's last user stays whoever used it before
+inline constexpr Scratch scratch{};
 
 using Raw = unsigned short;   // one element's bits
 using Word = unsigned;  // a register of the *_bits forms: 2 element(s), the lowest first
@@ -64,11 +102,6 @@ __device__ __forceinline__ void unpack(const Word (&w)[N > kPer ? N / kPer : 1],
   for (int j = 0; j < N; ++j) x[j] = bit_cast<T>(static_cast<Raw>(w[j / kPer] >> (16 * (j % kPer))));
 }
 
-template <int Barrier>
-__device__ __forceinline__ void group_sync() {
-  static_assert(Barrier == -1, "HIP has no named barriers: keep Barrier = -1 and call from every thread of the block");
-  __syncthreads();
-}
 
 
 // Where element i of the tile lies: its row-major index in the dense tile, and its offset in one whose rows are ld apart.
@@ -254,11 +287,11 @@ __device__ __forceinline__ void load_a_bits(const void* tile, Word (&a)[16]) { l
 template <int FirstWarp = 0>
 __device__ __forceinline__ void store_b_bits(void* tile, const Word (&b)[16]) { store_b_bits<FirstWarp>(tile, kCols, b); }
 
-// The conversion on typed registers (any 2-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched (the signature is the same for every plan).
-template <int FirstWarp = 0, int Barrier = -1, class T>
-__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem = nullptr, bool scratch_free = false) {
+// The conversion on typed registers (any 2-byte element type); this plan needs no scratch, so smem may be nullptr and is not touched, nor is `after` (the signature is the same for every plan).
+template <int FirstWarp = 0, int Barrier = -1, class T, class After = llgen::ScratchAny>
+__device__ __forceinline__ void convert(const T (&in)[kInRegs], T (&out)[kOutRegs], void* smem = nullptr, After = {}) {
   static_assert(sizeof(T) == 2, "this conversion was generated for 2-byte elements");
-  (void)smem; (void)scratch_free;
+  (void)smem;
   // elements move, packed words are never rebuilt: an elementwise consumer pays no instruction for it
   constexpr int kFrom[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};  // out[j] = in[kFrom[j]]
 #pragma unroll

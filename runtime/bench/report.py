@@ -42,6 +42,21 @@ def _correct(r: dict) -> str:
     return str(all(got)) if got else "-"
 
 
+def wrong_results(report: dict) -> list[str]:
+    """Every llgen kernel of the report that gave a wrong result (LOOP or STREAM, a suite's or the gather bench's):
+    `llgen bench` exits non-zero on any, besides flagging it. Triton's rows are its own and only flagged."""
+    out = []
+    for c in report.get("cases", []):
+        for name, r in c.get("variants", {}).items():
+            if name != "triton" and (r.get("loop_correct") is False or r.get("stream_correct") is False):
+                out.append(f"{c['id']} / {name}")
+    for c in report.get("gather") or []:
+        for name, r in c.get("variants", {}).items():
+            if name != "triton" and r.get("loop_correct") is False:
+                out.append(f"gather {c['id']} ({c.get('pattern')}) / {name}")
+    return out
+
+
 def write_report(report: dict, outdir: str) -> list[Path]:
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

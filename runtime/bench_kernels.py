@@ -1,0 +1,154 @@
+"""`llgen bench`'s own kernels, checked as gpu-check's correctness and sanitizer parts run them: the LOOP, STREAM and
+copy kernels of every variant of the core, wide and warplocal suites, the smem suite's LOOP of every variant, and
+chains of two warp-local plans whose warps own other bytes of one scratch buffer (llgen.randlayout.chains), each
+built the documented way (the scratch rule: each conversion names the buffer's last user)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from llgen.emit import emit_bench
+from llgen.plan.benchshape import BenchShape, LoopScratch, bench_shape, scratch
+from llgen.plan.variants import variants
+from llgen.randlayout.chains import issue_chains, warp_local_chains
+from llgen.suite import suite
+
+from .check import CheckResult, check_bench
+from .compile import compile as compile_source
+from .gpucheck_settings import TARGET
+
+SUITES = ("core", "wide", "warplocal")
+CHAINS = 12  # random warp-local chains on one buffer, besides the two found on the GPU
+
+
+def conversion_jobs(chains_only: bool = False, picks_only: bool = False) -> list[tuple[str, object, object, BenchShape]]:
+    """(label, fwd, bwd, shape) of every distinct variant of the conversion suites, then the one-buffer chains; or
+    only the chains, or only llgen's pick of each core case."""
+    if picks_only:
+        return [(c.id, v.fwd, v.bwd, bench_shape(v.fwd, v.bwd)) for c in suite("core") for v in variants(c, TARGET)[:1]]
+    jobs, seen = [], set()
+    for name in () if chains_only else SUITES:
+        for case in suite(name):
+            for v in variants(case, TARGET):
+                key = (case.id, id(v.fwd), id(v.bwd))
+                if key not in seen:
+                    seen.add(key)
+                    jobs.append((f"{case.id}/{v.name}", v.fwd, v.bwd, bench_shape(v.fwd, v.bwd)))
+    for label, fwd, bwd in issue_chains(TARGET) + warp_local_chains(CHAINS, 7, TARGET):
+        jobs.append((f"chain/{label}", fwd, bwd, one_buffer(fwd, bwd)))
+    return jobs
+
+
+def one_buffer(fwd, bwd) -> BenchShape:
+    """The bench shape with LOOP's two conversions on one buffer, whatever bench_shape would give them."""
+    shape = bench_shape(fwd, bwd)
+    return BenchShape(LoopScratch(max(scratch(fwd), scratch(bwd)), 0), shape.groups, shape.unroll, shape.stream_smem)
+
+
+def _name(i: int) -> str:
+    return f"bk{i}"
+
+
+def run_conversion_benches(
+    on_result, tiles: int = 19, batch: int = 8, chains_only: bool = False, picks_only: bool = False
+) -> list[CheckResult]:
+    """Every conversion bench job's STREAM, copy and LOOP kernels on ``tiles`` tiles of fresh input (check_bench): sources of ``batch``
+    jobs each, compiled by NVRTC on threads (a few hundred kernels: serial compiles took minutes), then run."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    jobs = conversion_jobs(chains_only, picks_only)
+    # a batch shares one LLGEN_KEEP, whose register constraint follows the word: 64-bit words batch apart
+    kinds = [[j for j in enumerate(jobs) if (j[1][1].dtype.bits == 64) == wide] for wide in (False, True)]
+    parts = [kind[i : i + batch] for kind in kinds for i in range(0, len(kind), batch)]
+    sources = ["\n".join(emit_bench(f, b, _name(i), shape) for i, (_, f, b, shape) in part) for part in parts]
+
+    def warm(src):  # NVRTC on threads fills CuPy's kernel cache; the modules are then loaded on this thread
+        import cupy as cp
+
+        try:
+            cp.RawModule(code=src, options=("-std=c++17",)).compile()
+        except Exception:  # noqa: BLE001 - compile_source below raises it again, as the batch's result
+            pass
+
+    with ThreadPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as pool:
+        list(pool.map(warm, sources))
+    modules = []
+    for src in sources:
+        try:
+            modules.append(compile_source(src, TARGET))
+        except Exception as e:  # noqa: BLE001 - a batch that does not compile fails its jobs, the run goes on
+            modules.append(e)
+    out = []
+    for part, mod in zip(parts, modules, strict=True):
+        for i, (label, f, b, shape) in part:
+            if isinstance(mod, Exception):
+                r = CheckResult(f"bench/{label}", _name(i), f.path, f.dtype.name, TARGET, f.warps, tuple(f.src.shape))
+                r.error = f"compile: {str(mod).splitlines()[0][:300]}"
+            else:
+                r = check_bench(mod, f, b, _name(i), tiles=tiles, shape=shape)
+                r.label = f"bench/{label}"
+            out.append(r)
+            on_result(r)
+    return out
+
+
+def run_smem_benches(on_result, grid: int = 4) -> list[CheckResult]:
+    """The smem suite's LOOP kernel of every variant, two round trips on ``grid`` CTAs, against NumPy (compiled on
+    threads, then run)."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    import cupy as cp
+
+    from llgen.emit.endpoint_bench import emit_smem_loop
+    from llgen.suite_smem import smem
+
+    from .bench.loopcheck import LoopReference
+    from .bench.smem import smem_variants
+    from .reference import loop_input, raw_dtype
+
+    jobs = [(case, v) for case in smem() for v in smem_variants(case, TARGET)[0]]
+
+    def build(job):
+        try:
+            loop = emit_smem_loop(job[1].plans, "s")
+            return loop, compile_source(loop.source, TARGET).function(loop.kernel)
+        except Exception as e:  # noqa: BLE001 - the variant's result says why
+            return e
+
+    with ThreadPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as pool:
+        built = list(pool.map(build, jobs))
+    out, refs = [], {}
+    for (case, v), b in zip(jobs, built, strict=True):
+        r = CheckResult(f"bench/smem/{case.id}/{v.name}", "s", v.path, case.dtype, TARGET, case.warps, tuple(case.shape))
+        try:
+            if isinstance(b, Exception):
+                raise b
+            loop, fn = b
+            tile = int(np.prod(case.shape))
+            if case.id not in refs:
+                x_host = loop_input(case.dtype, raw_dtype(case.dtype).type, tile * grid, np.random.default_rng())
+                refs[case.id] = (cp.asarray(x_host), LoopReference(case.dtype, x_host, tile))
+            x, ref = refs[case.id]
+            y = cp.empty_like(x)
+            if loop.launch_smem:
+                fn.max_dynamic_shared_size_bytes = loop.launch_smem
+            fn((grid,), (loop.threads,), (x, y, np.int32(2)), shared_mem=loop.launch_smem)
+            cp.cuda.runtime.deviceSynchronize()
+            r.tile_bad, r.tiles, r.grid, r.elems, r.runs = int(cp.count_nonzero(y != ref.expect(2))), grid, grid, x.size, 1
+        except Exception as e:  # noqa: BLE001 - a launch error is a result
+            r.error = str(e).splitlines()[0][:300]
+        out.append(r)
+        on_result(r)
+    return out
+
+
+# the chains alone, on 3 tiles, as a sanitizer's quick first look: python -m llgen.runtime.bench_kernels
+if __name__ == "__main__":
+    import sys
+
+    results = run_conversion_benches(
+        lambda r: print(r.label, "ok" if r.ok else f"FAIL {r.error or r.first_bad_tile}"), 3, chains_only=True
+    )
+    sys.exit(0 if results and all(r.ok for r in results) else 1)
