@@ -17,8 +17,13 @@ This module holds the parts but the sanitizers' and runs them in order (main). E
 the tools in their own processes), so one failure loses nothing else; the run's clock and record are a State
 (runtime/gpucheck_state.py, its Settings in runtime/gpucheck_settings.py); the report (runtime/gpucheck_report.py:
 Settings.prefix + .md and .json, llgen-gpu-check/gpu-check by default, never a tracked report unless asked for) is
-rewritten after every part, and copied to $OUT when that is set. A short table is printed last; the exit status is 1
-if anything failed. The command line is `llgen gpu-check` (codegen/cli.py).
+rewritten after every part, and copied to $OUT when that is set. A short table is printed last, then the verdict.
+
+Each part gets the share of the budget its expected time is of what is left (gpucheck_settings.expected_seconds). A
+part the budget cuts short is INCOMPLETE and says "not finished" with what it did check, unless that already shows
+something wrong (FAIL): the budget is never a failure of the code. The verdict is FAIL (exit status 1) if any part
+failed, else INCOMPLETE (exit status 4) if any part did not finish, else PASS. The command line is `llgen gpu-check`
+(codegen/cli.py).
 """
 
 from __future__ import annotations
@@ -38,9 +43,9 @@ from .cases import ncu_jobs
 from .check import check_many
 from .compile import device
 from .gpucheck_kernels import random_list, run_bench_kernels, run_gathers, suite_unique
-from .gpucheck_report import summary_lines
+from .gpucheck_report import summary_lines, verdict
 from .gpucheck_sanitizer import part_sanitizer
-from .gpucheck_settings import PARTS, SANITIZER_TOOLS, TARGET, Settings
+from .gpucheck_settings import EXIT, FAIL, INCOMPLETE, PARTS, PASS, SANITIZER_TOOLS, SKIP, TARGET, Settings, expected_seconds
 from .gpucheck_state import State, log
 from .ncu import FENCED_MATCH, LAUNCHES, measure, measure_endpoints, tool_path
 from .report import counts
@@ -85,8 +90,9 @@ def part_correctness(st: State) -> None:
         [(j.label, j.plan) for j in uniq], tiles=args.tiles, runs=args.runs, batch=16, sms=sms, on_result=on(st.suite_results)
     )
     run_gathers(tiles=args.tiles, on_result=on(st.suite_results))
-    run_bench_kernels(on_result=on(st.suite_results))
+    run_bench_kernels(on_result=on(st.suite_results), which=args.bench_kernels)
     st.save()
+    suite_s = time.monotonic() - st.slot_start  # the suite's kernels run whole: only the random pairs stop at the slot
     rjobs = random_list(args.random, args.seed)
     stop_at = st.slot_start + st.slot
     done = []
@@ -103,6 +109,7 @@ def part_correctness(st: State) -> None:
         if time.monotonic() > stop_at and len(done) < len(rjobs):
             raise OutOfTime
 
+    stopped = False
     try:
         check_many(
             [(j.label, j.plan) for j in rjobs],
@@ -114,22 +121,29 @@ def part_correctness(st: State) -> None:
             compile_workers=8,
         )
     except OutOfTime:
+        stopped = True
         log(f"  random: stopped at {len(done)} of {len(rjobs)} pairs (time budget)")
     cs, cr = counts(st.suite_results), counts(st.random_results)
     paths = {}
     for r in st.random_results:
         paths[r.path] = paths.get(r.path, 0) + 1
     st.record["random_paths"] = paths
-    ok = cs["failed"] == 0 and cr["failed"] == 0 and len(st.random_results) >= min(args.random, 2000)
-    st.part(
-        "correctness",
-        "PASS" if ok else "FAIL",
-        f"suite {cs['kernels']} kernels / random {cr['kernels']} pairs: "
+    failed = cs["failed"] + cr["failed"]
+    found = (
         f"{cs['slot_mismatches'] + cr['slot_mismatches']} slot and "
-        f"{cs['element_mismatches'] + cr['element_mismatches']} element mismatches, {cs['errors'] + cr['errors']} errors",
-        suite=cs,
-        random=cr,
+        f"{cs['element_mismatches'] + cr['element_mismatches']} element mismatches, {cs['errors'] + cr['errors']} errors"
     )
+    checked = f"{len(done)}/{len(rjobs)} random pairs checked in its {st.slot:.0f} s share of the budget"
+    if stopped and not failed:
+        status = INCOMPLETE
+        detail = f"not finished: {checked}, all exact; suite {cs['kernels']} kernels, all exact"
+    else:
+        status = PASS if not failed and len(st.random_results) >= min(args.random, 2000) else FAIL
+        detail = f"suite {cs['kernels']} kernels / random {cr['kernels']} pairs: {found}" + (
+            f" (not finished: {checked})" if stopped else ""
+        )
+    progress = {"suite_s": round(suite_s, 1), "random_done": len(done), "random_total": len(rjobs)}
+    st.part("correctness", status, detail, suite=cs, random=cr, stopped=stopped, **progress)
 
 
 def part_endpoints(st: State) -> None:
@@ -158,13 +172,23 @@ def part_endpoints(st: State) -> None:
     why = f"Stopped after {len(results)} cases (time budget): the rest were not drawn." if stopped else ""
     c = endpoint_report.counts(results)
     st.record["endpoints"] = {"counts": c, "by_family": endpoint_report.by_family(results), "notes": notes, "stopped": why}
-    st.part(
-        "endpoints",
-        "PASS" if c["failed"] == 0 and not stopped else "FAIL",
-        f"{c['cases']} cases x store, load, round trip: {c['mismatches']} mismatches, {c['errors']} errors, "
-        f"{c['not_run']} not run" + (f"; {why}" if why else ""),
-        counts=c,
-    )
+    groups = {g: sum(r.group == g for r in results) for g in ("real", "smem", "random")}
+    if stopped and c["failed"] == 0:
+        status = INCOMPLETE
+        detail = (
+            f"not finished: {c['cases']} cases checked x store, load, round trip in its {st.slot:.0f} s share of the "
+            f"budget ({groups['real']} real, {groups['smem']} smem suite, {groups['random']}/{a.endpoints} random)"
+            + (", all exact" if c["cases"] else "")
+            + (f", {c['not_run']} not run" if c["not_run"] else "")
+            + "; the rest were not drawn"
+        )
+    else:
+        status = PASS if c["failed"] == 0 else FAIL
+        detail = (
+            f"{c['cases']} cases x store, load, round trip: {c['mismatches']} mismatches, {c['errors']} errors, "
+            f"{c['not_run']} not run" + (f"; not finished: {why}" if why else "")
+        )
+    st.part("endpoints", status, detail, counts=c, stopped=bool(stopped))
 
 
 def part_ncu(st: State) -> None:
@@ -179,7 +203,7 @@ def part_ncu(st: State) -> None:
         log,
     )
     if res["rc"] is None:
-        st.part("ncu", "SKIP", res["out"])
+        st.part("ncu", SKIP, res["out"])
         return
     rows = []
     for j in jobs:
@@ -192,8 +216,20 @@ def part_ncu(st: State) -> None:
     n_match = sum(r_["verdict"] == "match" for r_ in rows)
     n_unstable = sum(r_["verdict"] == "unstable" for r_ in rows)
     n_fenced = sum(r_["verdict"] == FENCED_MATCH for r_ in rows)
-    status = "PASS" if n_meas == len(rows) and n_match + n_unstable + n_fenced == n_meas and rows else "FAIL"
+    agree = n_match + n_unstable + n_fenced == n_meas
+    status = PASS if n_meas == len(rows) and agree and rows else FAIL
     tail = "" if n_meas else f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}"
+    if res["timed_out"] and agree and n_meas < len(rows):  # stopped at its share of the budget: the rest is unknown
+        st.part(
+            "ncu",
+            INCOMPLETE,
+            f"not finished: {n_meas}/{len(rows)} shared kernels measured before ncu was stopped at its {st.slot:.0f} s "
+            f"share of the budget (rc {res['rc']}), " + ("all as predicted" if n_meas else "none compared"),
+            metrics=res["metrics"],
+            rc=res["rc"],
+            timed_out=True,
+        )
+        return
     unstable = (
         f", {n_unstable} unstable (identical launches counted differently, at least one exactly as predicted)"
         if n_unstable
@@ -221,9 +257,10 @@ def part_endpoint_ncu(st: State) -> None:
     items = epc.kernel_items(cases)
     with tempfile.TemporaryDirectory(prefix="llgen-endpoint-ncu-") as tmp:  # not in the logs, which $OUT brings back
         source = epc.save_items(items, Path(tmp) / "items.pickle")
-        res = measure_endpoints(items, source, max(20.0, st.left_in_slot()), st.logs, log)
+        timeout = max(20.0, st.left_in_slot())
+        res = {**measure_endpoints(items, source, timeout, st.logs, log), "timeout": timeout}
     if res["rc"] is None:
-        st.part("endpoint-ncu", "SKIP", res["out"])
+        st.part("endpoint-ncu", SKIP, res["out"])
         return
     labels = {f"ep{i}{k}": (c, k) for i, c in enumerate(cases) for k in "sl"}
     rows = []
@@ -233,9 +270,22 @@ def part_endpoint_ncu(st: State) -> None:
     st.record["endpoint_ncu_rows"] = rows
     st.record["endpoint_ncu_left_out"] = left
     n_match = sum(r["verdict"] in ("match", "unstable") for r in rows)
+    n_meas = sum(r["verdict"] != "not measured" for r in rows)
+    if res["timed_out"] and n_match == n_meas < len(rows):  # stopped at its share of the budget, nothing measured disagrees
+        st.part(
+            "endpoint-ncu",
+            INCOMPLETE,
+            f"not finished: {n_meas}/{len(rows)} endpoint check kernels measured before ncu was stopped at its "
+            f"{res['timeout']:.0f} s share of the budget (rc {res['rc']}), "
+            + ("all as predicted" if n_meas else "none compared"),
+            metrics=res["metrics"],
+            rc=res["rc"],
+            timed_out=True,
+        )
+        return
     st.part(
         "endpoint-ncu",
-        "PASS" if rows and n_match == len(rows) else "FAIL",
+        PASS if rows and n_match == len(rows) else FAIL,
         f"{n_match}/{len(rows)} endpoint check kernels match plan + byte loops on every launch ({len(cases)} cases, "
         f"{LAUNCHES} launches each, {res['seconds']} s"
         + (f"; ncu rc {res['rc']}{' (timed out)' if res['timed_out'] else ''}: {res['out']!r}" if res["rc"] else "")
@@ -262,33 +312,34 @@ def main(settings: Settings) -> int:
     # LLGEN_COMMIT first: the device's copy of the tree may carry a stale .git
     st.record["commit"] = os.environ.get("LLGEN_COMMIT") or _git_head()
     skip = settings.skip | ({"endpoint-ncu"} if "endpoints" in settings.skip else set())
-    # weights: correctness may take 1.6 fair shares of what is left (it is the point), ncu 1.5, the endpoints 1.0,
-    # their ncu 1.2, the sanitizers the rest
+    # each part's share of the time left is its expected time's share of what the parts left expect
+    expect = expected_seconds(settings)
     parts = [
-        ("correctness", 1.6, lambda: part_correctness(st)),
-        ("endpoints", 1.0, lambda: part_endpoints(st)),
-        ("ncu", 1.5, lambda: part_ncu(st)),
-        ("endpoint-ncu", 1.2, lambda: part_endpoint_ncu(st)),
+        ("correctness", lambda: part_correctness(st)),
+        ("endpoints", lambda: part_endpoints(st)),
+        ("ncu", lambda: part_ncu(st)),
+        ("endpoint-ncu", lambda: part_endpoint_ncu(st)),
     ]
-    parts += [(t, 1.0, lambda t=t: part_sanitizer(st, t)) for t in SANITIZER_TOOLS]
+    parts += [(t, lambda t=t: part_sanitizer(st, t)) for t in SANITIZER_TOOLS]
     parts = [p for p in parts if p[0] not in skip] + [p for p in parts if p[0] in skip]
-    for i, (name, weight, fn) in enumerate(parts):
-        st.begin(sum(p[0] not in skip for p in parts[i:]), weight)
+    for i, (name, fn) in enumerate(parts):
+        st.share(expect[name], sum(expect[p[0]] for p in parts[i:] if p[0] not in skip))
         if name in skip:
-            st.part(name, "SKIP", "--skip")
+            st.part(name, SKIP, "--skip")
             continue
         if st.left() < 15:
-            st.part(name, "SKIP", "out of time budget")
+            st.part(name, INCOMPLETE, f"not finished: not started, {max(0.0, st.left()):.0f} s of the budget left", started=False)
             continue
         try:
             fn()
         except Exception as e:  # noqa: BLE001 - one part's failure must not lose the others
             (st.logs / f"{name}-traceback.txt").write_text(traceback.format_exc())
-            st.part(name, "FAIL", f"crashed: {error_line(e)}")
+            st.part(name, FAIL, f"crashed: {error_line(e)}")
     st.record["seconds"] = round(time.monotonic() - st.t0, 1)
+    st.record["verdict"] = verdict(st)[0]
     st.save()
     log("")
     for line in summary_lines(st):
         log(line)
     log(f"wrote {settings.prefix}.md and .json in {st.record['seconds']} s")
-    return 0 if all(p["status"] in ("PASS", "SKIP") for p in st.record["parts"].values()) else 1
+    return EXIT[st.record["verdict"]]

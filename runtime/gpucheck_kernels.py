@@ -3,14 +3,10 @@ every valid variant, random pairs, the gather kernels and `llgen bench`'s STREAM
 
 from __future__ import annotations
 
-from llgen.emit import emit_bench
 from llgen.emit.gather import emit_gather
-from llgen.plan.benchshape import bench_shape
-from llgen.plan.variants import variants
-from llgen.suite import core
 
 from .cases import gather_plans, random_jobs, suite_jobs
-from .check import check_bench, check_gather
+from .check import check_gather
 from .compile import compile as compile_source
 from .gpucheck_settings import TARGET
 
@@ -43,16 +39,12 @@ def run_gathers(tiles: int, on_result) -> list:
     return out
 
 
-def run_bench_kernels(on_result) -> list:
-    """`llgen bench`'s STREAM, copy and LOOP kernels of llgen's pick for every core case, one NVRTC compile: the
-    one-warp cases run eight warps per CTA, each on its own scratch, and LOOP gives A -> B and B -> A their own
-    scratch with one barrier each, which racecheck must find race-free."""
-    picks = {c.id: variants(c, TARGET)[0] for c in core()}
-    mod = compile_source("\n".join(emit_bench(v.fwd, v.bwd, k, bench_shape(v.fwd, v.bwd)) for k, v in picks.items()), TARGET)
-    out = []
-    for k, v in picks.items():
-        r = check_bench(mod, v.fwd, v.bwd, k)
-        r.label = f"bench/{k}"
-        out.append(r)
-        on_result(r)
-    return out
+def run_bench_kernels(on_result, tiles: int = 19, which: str = "all") -> list:
+    """`llgen bench`'s own kernels as the bench builds them (runtime.bench_kernels), on ``tiles`` tiles: ``which`` is
+    "all" (STREAM, copy and LOOP of every variant of core, wide and warplocal, chains of warp-local plans on one
+    buffer, and the smem suite's LOOPs) or "picks" (llgen's pick of each core case)."""
+    from .bench_kernels import run_conversion_benches, run_smem_benches
+
+    if which == "picks":
+        return run_conversion_benches(on_result, tiles=tiles, picks_only=True)
+    return run_conversion_benches(on_result, tiles=tiles) + run_smem_benches(on_result)

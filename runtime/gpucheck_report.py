@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from . import endpoint_report
+from .gpucheck_settings import DEFAULT_BUDGET, FAIL, INCOMPLETE, PASS, SKIP, expected_seconds, full_run_seconds, run_parts
 from .ncu import INST_LD, INST_ST, LAUNCHES, WF_LD, WF_ST
 from .report import write_report
 
@@ -48,11 +49,65 @@ def ncu_section(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def verdict(st) -> tuple[str, str]:
+    """(FAIL, INCOMPLETE or PASS, one sentence): FAIL names the parts that found something wrong; INCOMPLETE the
+    parts the budget cut short, and how long a run of every part takes at these settings."""
+    parts = st.record["parts"]
+    failed = [n for n, p in parts.items() if p["status"] == FAIL]
+    unfinished = [n for n, p in parts.items() if p["status"] == INCOMPLETE]
+    if failed:
+        also = f"; {', '.join(unfinished)} not finished" if unfinished else ""
+        return FAIL, f"{', '.join(failed)} found something wrong (or crashed){also}."
+    if unfinished:
+        need, budget = needed_seconds(st), st.args.budget
+        return INCOMPLETE, (
+            f"nothing wrong found, but {', '.join(unfinished)} did not finish in --budget {budget:g} s: every part at these "
+            f"counts needs about {need} s here (--budget {need}, or two runs: --skip endpoints,endpoint-ncu then "
+            "--skip correctness,ncu)."
+        )
+    return PASS, "every part that ran finished, and found nothing wrong."
+
+
+def needed_seconds(st) -> int:
+    """What a run of every part would take, from this run as far as it got: a finished part's own seconds; the
+    correctness part's suite time plus its random pairs' time scaled to all of them; any other part cut short its
+    expected time (gpucheck_settings.expected_seconds), at least what it already took. Never under
+    full_run_seconds; with 5% and 10 s to spare, rounded up to 10 s."""
+    expect, took = expected_seconds(st.args), 0.0
+    for name in run_parts(st.args):
+        p = st.record["parts"].get(name, {})
+        spent = p.get("seconds", 0.0)
+        if p.get("status") == SKIP:  # its tool is missing
+            continue
+        if p.get("status") in (PASS, FAIL):
+            took += spent
+        elif name == "correctness" and p.get("random_done"):
+            took += p["suite_s"] + (spent - p["suite_s"]) * p["random_total"] / p["random_done"]
+        else:
+            took += max(expect[name], spent)
+    return max(full_run_seconds(st.args), int(-(-(1.05 * took + 10) // 10) * 10))
+
+
 def summary_lines(st) -> list[str]:
-    lines = [f"{'part':12} {'status':6} detail"]
+    """The parts' table (status, seconds taken of the seconds given, detail) and the verdict under it."""
+    lines = [f"{'part':12} {'status':10} {'seconds':>9}  detail"]
     for name, p in st.record["parts"].items():
-        lines.append(f"{name:12} {p['status']:6} {p['detail'][:220]}")
-    return lines
+        took = f"{p['seconds']:.0f}/{p['slot_s']:.0f}" if "seconds" in p and "slot_s" in p else "-"
+        lines.append(f"{name:12} {p['status']:10} {took:>9}  {p['detail'][:240]}")
+    word, why = verdict(st)
+    return [*lines, "", f"verdict: {word} - {why}"]
+
+
+def budget_line(args) -> str:
+    """What the budget covers: every part at these counts, or not (and what would)."""
+    need = full_run_seconds(args)
+    if args.budget >= need:
+        return f"--budget {args.budget:g} s covers every part at these counts on an H100 or H200 (about {need} s)."
+    default = " (the default)" if args.budget == DEFAULT_BUDGET else ""
+    return (
+        f"--budget {args.budget:g} s{default} is less than every part at these counts needs on an H100 or H200 (about "
+        f"{need} s): each part gets its share, and a part cut short says 'not finished'."
+    )
 
 
 def save_report(st) -> None:
@@ -66,7 +121,7 @@ def save_report(st) -> None:
             (
                 f"`llgen gpu-check --random {st.args.random} --seed {st.args.seed} --tiles {st.args.tiles} "
                 f"--runs {st.args.runs} --endpoints {st.args.endpoints} --budget {st.args.budget}`; {time.monotonic() - st.t0:.0f} s so far; "
-                f"commit {rec.get('commit', '?')}. Tools: {rec.get('tools', {})}."
+                f"commit {rec.get('commit', '?')}. {budget_line(st.args)} Tools: {rec.get('tools', {})}."
             ),
         ),
         ("Shared-memory wavefronts (Nsight Compute)", ncu_section(rec.get("ncu_rows", []))),

@@ -11,6 +11,7 @@ from .check import check_many
 from .endpoint_gpucheck import run_cases
 from .endpoint_random import random_cases
 from .gpucheck_kernels import random_list, run_bench_kernels, run_gathers, suite_unique
+from .gpucheck_settings import FAIL, INCOMPLETE, PASS, SKIP
 from .gpucheck_state import State, log
 from .ncu import run_proc, tool_path
 
@@ -32,7 +33,15 @@ def parse_sanitizer(text: str) -> dict:
     return res
 
 
-def worker_sanitize(n_random: int, seed: int, sanitize_random: int, sanitize_endpoints: int) -> int:
+def reported(text: str) -> list[str]:
+    """The reports compute-sanitizer printed as it went (`========= Invalid __global__ read ...`, `========= Error: Race
+    reported ...`, a barrier error), without its banner, summaries, warnings and the indented lines under a report:
+    what a run stopped before its summary line still shows."""
+    skip = ("COMPUTE-SANITIZER", "ERROR SUMMARY", "RACECHECK SUMMARY", "Warning", "LEAK SUMMARY")
+    return [ln.strip("= ").strip() for ln in text.splitlines() if re.match(r"========= \S", ln) and not ln[10:].startswith(skip)]
+
+
+def worker_sanitize(n_random: int, seed: int, sanitize_random: int, sanitize_endpoints: int, bench_all: int = 1) -> int:
     """Under compute-sanitizer: every suite kernel's debug and tile kernel (4 tiles on 2 CTAs) and those of the first
     ``sanitize_random`` of the ``n_random`` random pairs, then the GPU cases among the first ``sanitize_endpoints``
     random endpoint pairs (store, load, round trip), no memory pool, so every buffer is its own allocation and an
@@ -50,7 +59,9 @@ def worker_sanitize(n_random: int, seed: int, sanitize_random: int, sanitize_end
 
     check_many([(j.label, j.plan) for j in jobs], tiles=4, runs=1, batch=16, sms=8, on_result=done)
     gathers = run_gathers(tiles=4, on_result=done)
-    benches = run_bench_kernels(on_result=done)
+    benches = run_bench_kernels(
+        on_result=done, tiles=3, which="all" if bench_all else "picks"
+    )  # a few tiles: the tools slow every shared access
 
     def done_endpoint(r):
         nonlocal bad
@@ -66,10 +77,10 @@ def worker_sanitize(n_random: int, seed: int, sanitize_random: int, sanitize_end
 def part_sanitizer(st: State, tool: str) -> None:
     cs = tool_path("compute-sanitizer")
     if not cs:
-        st.part(tool, "SKIP", "compute-sanitizer not found")
+        st.part(tool, SKIP, "compute-sanitizer not found")
         return
     if st.left() < 20:
-        st.part(tool, "SKIP", "out of time budget")
+        st.part(tool, INCOMPLETE, f"not finished: not started, {max(0.0, st.left()):.0f} s of the budget left", started=False)
         return
     a = st.args
     cmd = [
@@ -86,6 +97,7 @@ def part_sanitizer(st: State, tool: str) -> None:
         str(a.seed),
         str(a.sanitize_random),
         str(0 if "endpoints" in a.skip else a.sanitize_endpoints),
+        str(int(a.bench_kernels == "all")),
     ]
     r = run_proc(cmd, st.slot)
     (st.logs / f"sanitizer-{tool}.txt").write_text(r["out"])
@@ -103,17 +115,27 @@ def part_sanitizer(st: State, tool: str) -> None:
         + (f", worker rc {r['rc']}" if r["rc"] else "")
         + ("" if clean else " - no summary line found")
     )
+    seen = reported(r["out"])
+    if r["timed_out"] and errors == 0 and fails == 0 and not seen:  # stopped at its share of the budget, nothing found
+        detail = (
+            f"not finished: {kernels} suite, random and endpoint kernels checked, no error reported, before {tool} was "
+            f"stopped at its {st.slot:.0f} s share of the budget (rc {r['rc']})"
+        )
+        st.part(tool, INCOMPLETE, detail, kernels=kernels, worker_failures=0, **s, rc=r["rc"], timed_out=True)
+        return
+    if r["timed_out"] and seen:
+        detail += f"; reported before it was stopped: {seen[0][:200]!r}"
     if not ok and not r["timed_out"]:
         detail += f"; tail: {r['out'][-400:]!r}"
-    st.part(
-        tool, "PASS" if ok else "FAIL", detail, kernels=kernels, worker_failures=fails, **s, rc=r["rc"], timed_out=r["timed_out"]
-    )
+    st.part(tool, PASS if ok else FAIL, detail, kernels=kernels, worker_failures=fails, **s, rc=r["rc"], timed_out=r["timed_out"])
 
 
-if __name__ == "__main__":  # the sanitizers' worker: python -m llgen.runtime.gpucheck_sanitizer sanitize RANDOM SEED N ENDPOINTS
-    if sys.argv[1:2] == ["sanitize"] and len(sys.argv) == 6:
+if (
+    __name__ == "__main__"
+):  # the sanitizers' worker: python -m llgen.runtime.gpucheck_sanitizer sanitize RANDOM SEED N ENDPOINTS BENCH_ALL
+    if sys.argv[1:2] == ["sanitize"] and len(sys.argv) == 7:
         sys.exit(worker_sanitize(*(int(x) for x in sys.argv[2:])))
     sys.exit(
-        "usage: python -m llgen.runtime.gpucheck_sanitizer sanitize RANDOM SEED SANITIZE_RANDOM SANITIZE_ENDPOINTS "
+        "usage: python -m llgen.runtime.gpucheck_sanitizer sanitize RANDOM SEED SANITIZE_RANDOM SANITIZE_ENDPOINTS BENCH_ALL "
         "(gpu-check's worker; run llgen gpu-check)"
     )

@@ -597,6 +597,217 @@ def test_tools_run_under_a_timeout():
     assert r["timed_out"] and r["seconds"] < 10 and "x" in r["out"]
 
 
+# ------------------------------------------------------------------------------------ gpu-check: cut short by the budget
+def _cut_state(tmp_path, monkeypatch, **kw):
+    monkeypatch.delenv("OUT", raising=False)
+    monkeypatch.setattr(State, "save", lambda _self: None)  # no report files: the parts' records are what is checked
+    st = State(Settings(**{"random": 5, "runs": 1, "budget": 420, "prefix": str(tmp_path / "gc"), **kw}))
+    st.device = {"name": "fake", "arch": "sm_90", "sms": 1, "driver": "0", "runtime": "none"}
+    return st
+
+
+def _fake_result(label, bad=0):
+    from llgen.runtime.check import CheckResult
+
+    return CheckResult(label, label, "shared", "f32", "sm_90", 1, (16, 32), slots=512, elems=512, runs=1, tile_bad=bad)
+
+
+@pytest.mark.parametrize("bad", [0, 1])
+def test_correctness_cut_short_by_the_budget_is_not_finished_unless_a_pair_was_wrong(tmp_path, monkeypatch, bad):
+    from llgen.runtime import gpucheck
+
+    jobs = [types.SimpleNamespace(label=f"r{i}", plan=None) for i in range(2000)]
+    monkeypatch.setattr(gpucheck, "suite_unique", lambda: ([types.SimpleNamespace(label="s0", plan=None)], [], []))
+    monkeypatch.setattr(gpucheck, "random_list", lambda n, _seed: jobs[:n])
+    monkeypatch.setattr(gpucheck, "run_gathers", lambda **_: [])
+    monkeypatch.setattr(gpucheck, "run_bench_kernels", lambda **_: [])
+
+    now = [0.0]
+    monkeypatch.setattr(gpucheck, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+
+    def check_many(items, on_result, **_):  # the part's share of the budget runs out at the 251st random pair
+        for i, (label, _plan) in enumerate(items):
+            if label == "r250":
+                now[0] = 1e9
+            on_result(_fake_result(label, bad if i == 3 else 0))
+
+    monkeypatch.setattr(gpucheck, "check_many", check_many)
+    st = _cut_state(tmp_path, monkeypatch, random=2000)
+    st.share(100, 420)
+    gpucheck.part_correctness(st)
+    part = st.record["parts"]["correctness"]
+    assert len(st.random_results) == 251 and part["stopped"]
+    if not bad:
+        assert part["status"] == "INCOMPLETE"
+        assert part["detail"] == (
+            "not finished: 251/2000 random pairs checked in its 100 s share of the budget, all exact; suite 1 kernels, all exact"
+        )
+    else:  # a wrong element is a failure however far the part got
+        assert part["status"] == "FAIL" and "1 element mismatches" in part["detail"]
+        assert part["detail"].endswith("(not finished: 251/2000 random pairs checked in its 100 s share of the budget)")
+
+
+def _killed_ncu(rows, **extra):
+    return {"rows": rows, "metrics": ["m"], "rc": -9, "timed_out": True, "seconds": 60.0, "out": "worker: x_debug", **extra}
+
+
+@pytest.mark.parametrize("measured", ["none", "as predicted", "one off"])
+def test_ncu_killed_at_its_share_of_the_budget_is_not_finished(tmp_path, monkeypatch, measured):
+    from llgen.runtime import gpucheck
+
+    jobs = [j for j in _suite_plans() if j.plan.path == "shared"][:3]
+    monkeypatch.setattr(
+        gpucheck,
+        "ncu_jobs",
+        lambda *_: [types.SimpleNamespace(name=j.label, label=j.label, group="suite", plan=j.plan) for j in jobs],
+    )
+
+    def measure(plans, *_a, **_k):
+        rows = {}
+        for i, (name, plan) in enumerate(plans):
+            p = ncu.prediction(plan)
+            exact = {ncu.WF_ST: p["pred_st_wf"], ncu.WF_LD: p["pred_ld_wf"] + (measured == "one off")}
+            rows[name] = ncu.compare_launches(p, [exact, exact] if measured != "none" and i == 0 else [])
+        return _killed_ncu(rows)
+
+    monkeypatch.setattr(gpucheck, "measure", measure)
+    st = _cut_state(tmp_path, monkeypatch)
+    st.share(60, 420)
+    gpucheck.part_ncu(st)
+    part = st.record["parts"]["ncu"]
+    if measured == "one off":  # a counter that disagrees is a failure, whether or not the rest was measured
+        assert part["status"] == "FAIL" and part["detail"].startswith("0/1 measured kernels match")
+        return
+    assert part["status"] == "INCOMPLETE" and part["timed_out"] and part["rc"] == -9
+    n = 0 if measured == "none" else 1
+    assert part["detail"] == (
+        f"not finished: {n}/3 shared kernels measured before ncu was stopped at its 60 s share of the budget (rc -9), "
+        + ("none compared" if measured == "none" else "all as predicted")
+    )
+
+
+def test_endpoint_ncu_killed_at_its_share_of_the_budget_is_not_finished(tmp_path, monkeypatch):
+    from llgen.runtime import endpoint_cases, gpucheck
+    from llgen.runtime.endpoint_random import random_cases as endpoint_random_cases
+
+    cases = [c for c in endpoint_random_cases(6, 7) if not c.cpu][:2]
+    monkeypatch.setattr(endpoint_cases, "ncu_cases", lambda: (cases, []))
+    monkeypatch.setattr(
+        gpucheck,
+        "measure_endpoints",
+        lambda items, *_a: _killed_ncu({n: ncu.compare_launches(ncu.endpoint_prediction(p), []) for n, p in items}),
+    )
+    st = _cut_state(tmp_path, monkeypatch)
+    st.share(50, 420)
+    gpucheck.part_endpoint_ncu(st)
+    part = st.record["parts"]["endpoint-ncu"]
+    assert part["status"] == "INCOMPLETE" and "FAIL" not in part["detail"] and "0/132" not in part["detail"]
+    assert part["detail"].startswith("not finished: 0/4 endpoint check kernels measured before ncu was stopped at its 50 s")
+
+
+@pytest.mark.parametrize("found", ["", "========= Invalid __global__ read of size 4 bytes\n=========     at 0x70 in k\n"])
+def test_a_sanitizer_killed_at_its_share_of_the_budget_is_not_finished_unless_it_reported_an_error(tmp_path, monkeypatch, found):
+    from llgen.runtime import gpucheck_sanitizer as gs
+
+    out = "========= COMPUTE-SANITIZER\nworker: s0 ok\nworker: s1 ok\n" + found + "worker: s2 ok\n"
+    monkeypatch.setattr(gs, "tool_path", lambda _name: "/fake/compute-sanitizer")
+    monkeypatch.setattr(gs, "run_proc", lambda _cmd, _timeout: {"rc": -9, "out": out, "timed_out": True, "seconds": 40.0})
+    st = _cut_state(tmp_path, monkeypatch)
+    st.share(40, 420)
+    gs.part_sanitizer(st, "memcheck")
+    part = st.record["parts"]["memcheck"]
+    if found:
+        assert part["status"] == "FAIL" and "Invalid __global__ read of size 4 bytes" in part["detail"]
+    else:
+        assert part["status"] == "INCOMPLETE" and part["detail"] == (
+            "not finished: 3 suite, random and endpoint kernels checked, no error reported, before memcheck was stopped "
+            "at its 40 s share of the budget (rc -9)"
+        )
+
+
+def test_the_verdict_tells_a_failure_from_a_run_the_budget_cut_short(tmp_path, monkeypatch):
+    """main: INCOMPLETE (exit 4) when parts did not finish and nothing was wrong, FAIL (exit 1) once anything was;
+    the summary says which parts and how long a run of every part takes; a part started with no time left is not
+    finished, not skipped."""
+    from llgen.runtime import gpucheck
+    from llgen.runtime.gpucheck_settings import full_run_seconds
+
+    monkeypatch.delenv("OUT", raising=False)
+    monkeypatch.setattr(gpucheck, "device", lambda _t: types.SimpleNamespace(to_json=lambda: {"name": "fake", "sms": 1}))
+    monkeypatch.setattr(gpucheck, "tool_path", lambda _n: None)
+    statuses, spent = {}, [True]
+
+    def fake(name):
+        def run(st):
+            st.part(name, statuses.get(name, "PASS"), "cut" if statuses.get(name) == "INCOMPLETE" else "done")
+            if name == "ncu" and spent:
+                st.deadline = gpucheck.time.monotonic()  # the budget is spent: the parts after it cannot start
+
+        return run
+
+    for name in ("correctness", "endpoints", "ncu", "endpoint-ncu"):
+        monkeypatch.setattr(gpucheck, f"part_{name.replace('-', '_')}", fake(name))
+    monkeypatch.setattr(gpucheck, "part_sanitizer", lambda st, tool: fake(tool)(st))
+    settings = Settings(budget=420, prefix=str(tmp_path / "gc"))
+    statuses.update({"correctness": "INCOMPLETE"})
+    assert gpucheck.main(settings) == 4
+    data = json.loads((tmp_path / "gc.json").read_text())
+    assert data["verdict"] == "INCOMPLETE"
+    late = ("endpoint-ncu", "memcheck", "synccheck", "racecheck")
+    assert [data["parts"][t]["status"] for t in late] == ["INCOMPLETE"] * 4
+    assert (
+        data["parts"]["memcheck"]["detail"].startswith("not finished: not started") and "seconds" not in data["parts"]["memcheck"]
+    )
+    text = (tmp_path / "gc.md").read_text()
+    need = full_run_seconds(settings)
+    assert (
+        "verdict: INCOMPLETE - nothing wrong found, but correctness, endpoint-ncu, memcheck, synccheck, racecheck did not finish in "
+        f"--budget 420 s: every part at these counts needs about {need} s here" in text
+    )
+    assert "FAIL" not in text
+    statuses.update({"endpoints": "FAIL"})
+    assert gpucheck.main(settings) == 1
+    text = (tmp_path / "gc.md").read_text()
+    assert "verdict: FAIL - endpoints found something wrong (or crashed); correctness, endpoint-ncu, memcheck" in text
+    statuses.clear()
+    spent.clear()  # the budget lasts
+    assert gpucheck.main(settings) == 0 and "verdict: PASS - every part that ran finished" in (tmp_path / "gc.md").read_text()
+
+
+def test_the_time_a_full_run_needs_is_read_from_how_far_this_run_got(tmp_path, monkeypatch):
+    """The correctness part stopped at 250 of 2000 random pairs after a 100 s suite and 50 s of pairs needs 500 s;
+    finished parts count what they took; a part never started counts its expected time."""
+    from llgen.runtime.gpucheck_report import needed_seconds
+    from llgen.runtime.gpucheck_settings import expected_seconds
+
+    st = _cut_state(tmp_path, monkeypatch, random=2000, skip=frozenset({"ncu", "endpoints", "synccheck", "racecheck"}))
+    st.record["parts"] = {
+        "correctness": {"status": "INCOMPLETE", "seconds": 150.0, "suite_s": 100.0, "random_done": 250, "random_total": 2000},
+        "memcheck": {"status": "PASS", "seconds": 40.0},
+    }
+    # endpoint-ncu goes with --skip endpoints
+    assert needed_seconds(st) == int(-(-(1.05 * (500 + 40) + 10) // 10) * 10) == 580
+    st.record["parts"]["memcheck"] = {"status": "INCOMPLETE", "detail": "not finished: not started"}
+    want = 1.05 * (500 + expected_seconds(st.args)["memcheck"]) + 10
+    assert needed_seconds(st) == int(-(-want // 10) * 10)
+
+
+def test_each_part_gets_what_it_needs_when_the_budget_holds_every_part():
+    """The default budget (llgen gpu-check's and Settings') covers every part at the default counts."""
+    from llgen.runtime.gpucheck_settings import DEFAULT_BUDGET, PARTS, expected_seconds, full_run_seconds
+
+    s = Settings()
+    need = expected_seconds(s)
+    assert set(need) == set(PARTS) and sum(need.values()) <= full_run_seconds(s) <= DEFAULT_BUDGET == s.budget
+    assert next(p for p in main.commands["gpu-check"].params if p.name == "budget").default == DEFAULT_BUDGET
+    st = State(Settings(budget=full_run_seconds(s), prefix="/tmp/llgen-test-unused"))
+    st.share(need["correctness"], sum(need.values()))
+    assert st.slot >= need["correctness"]
+    st = State(Settings(budget=sum(need.values()) / 2, prefix="/tmp/llgen-test-unused"))
+    st.share(need["correctness"], sum(need.values()))
+    assert abs(st.slot - need["correctness"] / 2) < 1  # half the time: half of what it needs, as every part
+
+
 # ------------------------------------------------------------------------------------ on a GPU
 def _gpu():
     try:
@@ -798,6 +1009,8 @@ def test_gpu_check_end_to_end_on_a_fake_gpu(tmp_path):
             "1",
             "--budget",
             "240",
+            "--bench-kernels",
+            "picks",  # core's picks: every variant's bench kernels run on CPU threads in tests/test_scratch_rule.py and test_bench.py
             "--skip",
             "endpoints",  # the fake CuPy runs conversion kernels only (tests/test_endpoint_gpucheck.py covers endpoints)
             "-o",

@@ -1,5 +1,5 @@
 """``llgen swizzle --family``: a family's shared layouts for one tile, each planned as a local_store from --src and
-a local_load into --dst (llgen.plan.endpoint), ranked by their wavefronts, and printed as #ttg text that parses
+a local_load into --dst (llgen.plan.endpoint), ranked by the cost model's cycles of both, and printed as #ttg text that parses
 back to the layout that was planned."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from llgen.spec import parse_encoding, parse_layout
 
 A = "#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [], block = []}>"
 B = "#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], warp = [], block = []}>"
-ROW = re.compile(r"([* ]) +(\d+)  (\w+) +(?:not usable: (.*)|(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  (.*))")
+ROW = re.compile(r"([* ]) +(\d+)  (\w+) +(?:not usable: (.*)|(\d+) +(\d+) +(\d+) +(\d+) +(\d+) +(\d+)  (.*))")
 
 
 def table(*args):
@@ -28,19 +28,27 @@ def table(*args):
         m = ROW.fullmatch(line)
         if m:
             text = lines[i + 1].strip()
-            nums = [int(x) for x in m.group(5, 6, 7, 8, 9)] if m.group(5) else None
-            rows.append({"best": m.group(1) == "*", "family": m.group(3), "why": m.group(4), "nums": nums, "text": text})
+            # store, load, total, floor, kSmemBytes (wavefronts and bytes); the modelled cycles apart
+            nums = [int(x) for x in m.group(5, 6, 7, 8, 10)] if m.group(5) else None
+            cycles = int(m.group(9)) if m.group(5) else None
+            rows.append(
+                {"best": m.group(1) == "*", "family": m.group(3), "why": m.group(4), "nums": nums, "cycles": cycles,
+                 "steps": m.group(11), "text": text}
+            )  # fmt: skip
     return rows, lines
 
 
 def check_ranking(rows):
-    """One row is marked best: the fewest total wavefronts, then the smallest kSmemBytes, then the first listed."""
+    """One row is marked best: the fewest modelled cycles, then the fewest total wavefronts, then the smallest
+    kSmemBytes, then the first listed. A row's cycles are at least its wavefronts (a wavefront a cycle), and exactly
+    them where both endpoints are direct."""
     usable = [r for r in rows if r["nums"]]
-    best = min(usable, key=lambda r: (r["nums"][2], r["nums"][4]))
+    best = min(usable, key=lambda r: (r["cycles"], r["nums"][2], r["nums"][4]))
     assert [r["best"] for r in rows].count(True) == 1 and best["best"]
     for r in usable:
         store, load, total, floor, _ = r["nums"]
         assert total == store + load >= floor
+        assert r["cycles"] >= total and (r["cycles"] == total or "two-step" in r["steps"])
     return best
 
 
@@ -85,6 +93,25 @@ def test_an_mma_v2_accumulator_into_a_coalesced_tile_is_best_through_the_128_byt
     wide = next(r for r in rows if "swizzlingByteWidth = 128, transposed = false" in r["text"])
     assert wide["nums"][2] == best["nums"][2] == best["nums"][3]  # best or tied, and at the floor
     assert all(r["family"] == "nvmma" for r in rows) and len(rows) == 8
+
+
+WGMMA_ACC = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>"
+ROWS_COALESCED = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+
+
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
+def test_a_wgmma_accumulator_into_coalesced_rows_is_best_through_the_128_byte_swizzle(dtype):
+    """The unswizzled layout (f16) and the 32-byte swizzle (f32) tie or beat the 128-byte one on wavefronts, but only
+    through a two-step endpoint whose in-warp shuffles cost hundreds of cycles; the 128-byte swizzle stores and loads
+    directly, and is what Gluon's NVMMASharedLayout.get_default_for picks for this tile."""
+    rows, lines = table("--src", WGMMA_ACC, "--dst", ROWS_COALESCED, "--shape", "128x128", "--dtype", dtype, "--family", "nvmma")
+    best = check_ranking(rows)
+    bits = 16 if dtype == "f16" else 32
+    assert best["text"] == f"#ttg.nvmma_shared<{{swizzlingByteWidth = 128, transposed = false, elementBitWidth = {bits}}}>"
+    assert best["steps"] == "direct, direct" and best["cycles"] == best["nums"][2]
+    assert all(r["cycles"] > best["cycles"] for r in rows if r is not best)
+    assert any(r["nums"][2] <= best["nums"][2] and "two-step (shuffles)" in r["steps"] for r in rows)  # the old pick
+    assert lines[-1].startswith("best: 7 (fewest modelled cycles;") and "cycles" in lines[1].split()
 
 
 def test_triton_s_pick_for_an_ampere_dot_operand_is_the_one_the_matmul_dump_holds():

@@ -9,7 +9,18 @@ from ..errors import LlgenError
 
 
 def gpu_check_command(
-    n_random, sanitize_random, seed, tiles, runs, budget, ncu_random, n_endpoints, sanitize_endpoints, skip, prefix
+    n_random,
+    sanitize_random,
+    seed,
+    tiles,
+    runs,
+    budget,
+    ncu_random,
+    n_endpoints,
+    sanitize_endpoints,
+    bench_kernels,
+    skip,
+    prefix,
 ) -> None:
     from llgen.runtime.gpucheck import main as gpu_check_main
     from llgen.runtime.gpucheck_settings import Settings
@@ -26,6 +37,7 @@ def gpu_check_command(
         ncu_random=ncu_random,
         endpoints=n_endpoints,
         sanitize_endpoints=sanitize_endpoints,
+        bench_kernels=bench_kernels,
         skip=frozenset(x.strip() for x in skip.split(",") if x.strip()),
         **({"prefix": prefix} if prefix is not None else {}),
     )

@@ -1,7 +1,9 @@
 """``llgen swizzle --family``: the shared layouts of one family a tile could live in between P (the layout that
 stores it, Triton's local_store) and Q (the layout that loads it, local_load), each planned as two endpoints
 (llgen.plan.endpoint: plan_store(P, S) and plan_load(S, Q), direct or two-step as the planner picks) and ranked
-by the wavefronts of both; each is printed as the #ttg attribute a user pastes into TTGIR.
+by the planner's modelled cost of both (plan/cost.py: a wavefront a cycle, plus the in-warp conversion of a two-step
+plan), not by wavefronts alone: a two-step store can match a direct one's wavefronts and still pay a thousand cycles
+of shuffles. Each is printed as the #ttg attribute a user pastes into TTGIR.
 
 Families: nvmma (the 0/32/64/128-byte swizzles TMA and wgmma read, plain and transposed), swizzled (Triton's
 (vec, perPhase, maxPhase) at 16-, 8- and 4-byte vectors in P's and Q's order, unswizzled, and the one Triton's
@@ -33,6 +35,12 @@ class Candidate:
     @property
     def total(self) -> int:
         return self.store.wavefronts + self.load.wavefronts
+
+    @property
+    def cost(self) -> float:
+        """The modelled cycles of the store and the load (EndpointPlan.cost: wavefronts, plus a two-step plan's
+        conversion between its staging layout and the registers)."""
+        return self.store.cost + self.load.cost
 
 
 def dist_order(lay: LinearLayout) -> list[int]:
@@ -182,11 +190,18 @@ def encoding_of(spec: str, pair, module=None):
         return None
 
 
+def steps(plan) -> str:
+    """How one endpoint moves the tile: direct, or two-step with the path of its in-warp conversion."""
+    if plan.staging is None:
+        return "direct"
+    return f"two-step ({'shuffles' if plan.convert.path == 'shuffle' else 'registers'})"
+
+
 def family_table(pair, family: str, dst_spec: str, module=None) -> str:
     """The table of ``family``'s layouts for ``pair`` (llgen.spec.pair.Pair of two distributed layouts, Q given as
-    ``dst_spec``): per layout the wavefronts of the store from P and the load into Q, their sum, the floor and
-    kSmemBytes, its #ttg text under it; the best (fewest wavefronts, then the smaller buffer, then the first
-    listed) marked *."""
+    ``dst_spec``): per layout the wavefronts of the store from P and the load into Q, their sum, the floor, the
+    modelled cycles of both and kSmemBytes, its #ttg text under it; the best (fewest modelled cycles, then fewest
+    wavefronts, then the smaller buffer, then the first listed) marked *."""
     from ..spec.render import attribute
 
     if family not in FAMILIES:
@@ -195,12 +210,13 @@ def family_table(pair, family: str, dst_spec: str, module=None) -> str:
     usable = [i for i, c in enumerate(rows) if not c.why]
     if not usable:
         raise LlgenError(f"no {family} shared layout can hold this tile: {rows[0].why.rstrip('.')}.")
-    best = min(usable, key=lambda i: (rows[i].total, rows[i].store.smem_bytes, i))
+    best = min(usable, key=lambda i: (rows[i].cost, rows[i].total, rows[i].store.smem_bytes, i))
     shape = "x".join(map(str, pair.src.shape))
     lines = [
         f"{family} shared layouts for tensor<{shape}x{pair.dtype.name}>, {pair.target}: wavefronts of the store from "
-        "--src, the load into --dst, and their sum",
-        f"{'':2}{'#':>3}  {'family':9} {'store':>6} {'load':>6} {'total':>6} {'floor':>6} {'kSmemBytes':>10}  steps",
+        "--src, the load into --dst and their sum; the cycles of both in the cost model (wavefronts, plus a "
+        "two-step plan's conversion) rank them",
+        f"{'':2}{'#':>3}  {'family':9} {'store':>6} {'load':>6} {'total':>6} {'floor':>6} {'cycles':>7} {'kSmemBytes':>10}  steps",
     ]
     for i, c in enumerate(rows):
         mark = "*" if i == best else " "
@@ -209,12 +225,14 @@ def family_table(pair, family: str, dst_spec: str, module=None) -> str:
             lines.append(f"{mark:2}{i + 1:>3}  {c.family:9} not usable: {c.why}")
         else:
             floor = c.store.floor + c.load.floor
-            steps = ", ".join("two-step" if p.staging is not None else "direct" for p in (c.store, c.load))
             lines.append(
                 f"{mark:2}{i + 1:>3}  {c.family:9} {c.store.wavefronts:>6} {c.load.wavefronts:>6} {c.total:>6} {floor:>6} "
-                f"{c.store.smem_bytes:>10}  {steps}" + (f" ({c.note})" if c.note else "")
+                f"{c.cost:>7.0f} {c.store.smem_bytes:>10}  {steps(c.store)}, {steps(c.load)}" + (f" ({c.note})" if c.note else "")
             )
         if text:
             lines.append(f"{'':7}{text}")
-    lines += ["", f"best: {best + 1} (fewest total wavefronts; ties go to the smaller kSmemBytes, then to the first listed)"]
+    lines += [
+        "",
+        f"best: {best + 1} (fewest modelled cycles; ties go to fewer wavefronts, the smaller kSmemBytes, then the first listed)",
+    ]
     return "\n".join(lines)
