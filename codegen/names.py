@@ -52,3 +52,14 @@ def identifier(text: str) -> str:
         name = "k" + name
     name = name[: MAX_NAME_CHARS - 8]
     return name if name not in KEYWORDS else name + "_cvt"
+
+
+def ttgir_name(func: str, location, ir_line: int, digest: str | None = None, prefix: str | None = None) -> str:
+    """The header name of an op of a TTGIR dump: ``<function>[_<location name>]_l<line>c<col>`` from its source
+    location (``_ir<its line in the dump>`` without one), then ``_<digest>``, a short hash of what the header holds,
+    so that headers of several dumps of one source never share a name unless they share their code. ``prefix``
+    (the user's --name) stands in place of the function, and the name has no digest."""
+    parts = [prefix or func or "kernel", *([location.name] if location.name else [])]
+    parts.append(f"l{location.line}c{location.col}" if location.line is not None else f"ir{ir_line}")
+    base = identifier("_".join(parts))
+    return f"{base}_{digest}" if digest else base

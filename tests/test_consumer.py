@@ -1,7 +1,7 @@
-"""tests/consumer/: a user's program that vendors four generated headers and uses every part of their API (one
+"""tests/consumer/: a user's program that vendors five generated headers and uses every part of their API (one
 convert signature for a shared, a register-permutation and a shuffle plan; dense and strided load_a/store_b;
 coord_a/coord_b; a warp-specialised kernel on warps 4-7 behind a named barrier; a 64 KB plan in dynamic shared
-memory). Its headers are generated here, then nvcc builds it with every warning an error: a release build for sm_80
+memory; a shared tile's store, barrier and load, in dynamic shared memory aligned to its kSmemAlign). Its headers are generated here, then nvcc builds it with every warning an error: a release build for sm_80
 and sm_90 in one call, and a debug build (nvcc -G, which turns on the headers' launch checks as -DLLGEN_DEBUG does)
 for sm_90. consumer.cu includes the headers before anything else, so a header missing an include fails here;
 tests/test_headers.py compiles every header alone. Running it needs a GPU: bench/consumer_run.sh builds and runs it
@@ -49,7 +49,7 @@ def test_consumer_builds_without_warnings_or_local_memory(project, debug):
     assert r.returncode == 0, r.stderr
     kernels = resources_of(out)
     names = " ".join(kernels)
-    for k in ("dense", "strided", "coords", "specialised", "renames", "dynamic_smem"):
+    for k in ("dense", "strided", "coords", "specialised", "renames", "dynamic_smem", "tile_round_trip"):
         assert k in names, f"{k} missing from {names}"
     if not debug:  # a debug build keeps printf's arguments and unoptimised locals on the stack
         assert all(res.local == 0 and res.stack == 0 for res in kernels.values()), kernels  # one arch's; ptxas checked both

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import click
 
@@ -34,13 +33,23 @@ class Item:
 
 
 def collect(
-    path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, local=True, **options
+    path: str,
+    warps=None,
+    threads_per_warp=None,
+    target=None,
+    path_=None,
+    smem_budget=None,
+    local=True,
+    shape_checks: list | None = None,
+    **options,
 ) -> tuple[list[Module], list[Item]]:
-    """The modules of ``path`` and an Item for each of their convert_layout ops and (``local``) local ops, in file
-    order. --path, --smem-budget and ``options`` (--objective) choose a convert_layout's path; a local op's shared
-    layout fixes its own."""
+    """The modules of ``path`` and an Item for each of their convert_layout ops, shape ops whose result is not the
+    no-op layout (a conversion from it, llgen.shapeops.ttgir) and (``local``) local ops, in file order. --path,
+    --smem-budget and ``options`` (--objective) choose a convert_layout's path; a local op's shared layout fixes its
+    own. ``shape_checks``, a list, receives every shape op's check (llgen.shapeops.ttgir.Checked)."""
     from ..dtypes import from_mlir
     from ..names import identifier
+    from ..shapeops.ttgir import MOVES, as_conversion, check_module
     from ..spec.pair import parse_pair
     from ..spec.request import resolve
 
@@ -50,8 +59,12 @@ def collect(
     used: set[str] = set()
     for module in modules:
         # options that contradict the module (--warps 2 in a ttg.num-warps 4 file) are bad input, not a skip of each op
-        resolve({}, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
-        for op in module.all_ops() if local else module.ops:
+        setting = resolve({}, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
+        checks = check_module(module, setting.warps, setting.lanes)
+        if shape_checks is not None:
+            shape_checks += checks
+        moved = [as_conversion(c) for c in checks if c.status == MOVES]
+        for op in sorted([*(module.all_ops() if local else module.ops), *moved], key=lambda o: o.line):
             name = _unique(identifier(_base_name(op)), used)
             if op.problem:
                 items.append(Item(module, op, name, why=op.problem))
@@ -68,6 +81,7 @@ def collect(
                     target=target,
                     module=module,
                     shared_ok=op.local,
+                    dtype_source=f"the op's tensor<{op.tensor}>",
                 )
                 if op.local:
                     _check_sides(op, pair.shared)
@@ -92,11 +106,10 @@ def _check_sides(op: ConvertOp, shared: str | None) -> None:
 
 
 def _base_name(op: ConvertOp) -> str:
-    """``<function>[_<name>]_l<line>c<col>`` from the op's source location, else ``<function>_ir<line in the dump>``."""
-    loc = op.location
-    parts = [op.func or "kernel", *([loc.name] if loc.name else [])]
-    parts.append(f"l{loc.line}c{loc.col}" if loc.line is not None else f"ir{op.line}")
-    return "_".join(parts)
+    """The op's name as `llgen emit --ttgir` names its header, less the digest emit adds (names.ttgir_name)."""
+    from ..names import ttgir_name
+
+    return ttgir_name(op.func, op.location, op.line)
 
 
 def _unique(name: str, used: set[str]) -> str:
@@ -110,7 +123,8 @@ def _unique(name: str, used: set[str]) -> str:
 def _header(op: ConvertOp) -> str:
     """``line 124 (kernel.py:85:55) in @attention_fwd: tensor<128x64xf16>, #mma -> #blocked``; a local op named:
     ``line 53 (...) in @matmul: ttg.local_alloc tensor<128x64xf16, #blocked> -> !ttg.memdesc<...>``."""
-    return f"{op.where()} in @{op.func or '?'}: {op.name + ' ' if op.local else ''}{op.types()}"
+    named = op.local or not op.name.endswith(".convert_layout")  # a local op, or a shape op that moves data
+    return f"{op.where()} in @{op.func or '?'}: {op.name + ' ' if named else ''}{op.types()}"
 
 
 def noun(items: list[Item]) -> str:
@@ -155,11 +169,16 @@ def plan_file(
     **options,
 ) -> int:
     """``llgen plan --ttgir FILE``: each module's setting, then every op with its plan (or why none); the exit status."""
-    modules, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, **options)
+    checks: list = []
+    modules, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, shape_checks=checks, **options)
     if as_json:
         click.echo(json.dumps([_json(it, items) for it in items]))
     else:
-        click.echo("\n".join([*_settings(path, modules), *_each(items, lambda i: items[i].plan.explain().splitlines())]))
+        shape_lines = ["", f"{len(checks)} shape ops, each result against the layout Triton infers for it:"] if checks else []
+        shape_lines += [c.line() for c in checks]
+        click.echo(
+            "\n".join([*_settings(path, modules), *shape_lines, *_each(items, lambda i: items[i].plan.explain().splitlines())])
+        )
     warn_registers(items)
     return skip_status(items, allow_skips, listed=not as_json)
 
@@ -230,59 +249,6 @@ def _json(it: Item, items: list[Item]) -> dict:
         "same_as_line": items[it.same_as].op.line if it.same_as is not None else None,
         "not_planned": it.why or None,
     }
-
-
-def emit_file(
-    path,
-    output,
-    form,
-    force,
-    command,
-    allow_skips,
-    warps=None,
-    threads_per_warp=None,
-    target=None,
-    path_=None,
-    smem_budget=None,
-    **options,
-) -> int:
-    """``llgen emit --ttgir FILE -o DIR/``: one ``form`` file per distinct conversion, then DIR/index.txt, all of
-    them or none; the exit status."""
-    from ..emit import file_names
-    from ..version import llgen_version
-    from .sources import sources, write_all
-
-    if output is None:
-        raise LlgenError("emit --ttgir writes one header per conversion: give a folder with -o DIR/.")
-    out = Path(output)
-    if out.is_file():
-        raise LlgenError(f"-o '{output}' is a file; emit --ttgir writes a folder of headers.")
-    _, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, **options)
-    forms = ["kernel", "header"] if form == "both" else [form]
-    files, written = [], {}
-    for i, it in enumerate(items):
-        if it.plan is None or it.same_as is not None:
-            continue
-        names, texts = file_names(it.plan, it.name), sources(it.plan, forms, it.name, command)
-        written[i] = [names[f] for f in forms]
-        files += [(out / names[f], texts[f]) for f in forms]
-    lines = [
-        f"Generated by llgen {llgen_version()}: {command}",
-        f"One {form} per distinct {noun(items)} of {path}.",
-        "",
-    ]
-    for i, it in enumerate(items):
-        where = f"{it.op.where()}: {it.op.name + ' ' if it.op.local else ''}{it.op.types()}"
-        if it.why:
-            lines.append(f"not written  {where}: {it.why}")
-        else:
-            first = it.same_as if it.same_as is not None else i
-            lines.append(f"{', '.join(written[first])}  {where}, path {it.plan.path}")
-    files.append((out / INDEX, "\n".join(lines) + "\n"))
-    write_all(files, force, make_dirs=True)
-    click.echo(f"{len(written)} conversion(s) of {len(items)} {noun(items)} written to {out}", err=True)
-    warn_registers(items)
-    return skip_status(items, allow_skips)
 
 
 def planned(path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, **options) -> list[Item]:

@@ -1,6 +1,8 @@
 """A shared-memory endpoint plan (plan/endpoint.py, a local_store or local_load) as source text: a vendorable header
 (``store``/``store_bits`` or ``load``/``load_bits``, with the global helper the standalone kernel needs) and a
-standalone kernel that `llgen check` runs (runtime/endpointcheck.py).
+standalone kernel that `llgen check` runs (runtime/endpointcheck.py); and a tile (`TilePlan`: a store and a load of
+one shared layout) as one vendorable header holding both (`emit_tile`). A vendorable header's comments say how to
+declare the tile and which element each register holds (llgen.emit.registers); the check kernels print as before.
 
 The shared access is the plan's Side, printed as the conversion templates print a shared plan's stores or loads
 (the same macros: vector pointer casts, the ldmatrix/stmatrix helpers); a two-step plan's Q <-> D conversion is
@@ -13,11 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import dataclass
 
 from ..errors import LlgenError
 from ..plan.hw import Hw
 from .context import access_dict, body_ctx, called_helpers, element_and_group, global_tables, provenance
 from .environment import check_name, environment
+from .registers import register_lines
 from .spelling import RegArray, address, affine_expr, hexu, loads_named, name_loads
 
 
@@ -120,7 +124,8 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "per": d_arr.per,
         "q_words": q_arr.words if q_arr else 0,
         "shape": "x".join(map(str, plan.dist.shape)),
-        "tile": 1 << plan.dist.total_out_bits,
+        "tile": False,  # one side; a tile header holds a store and a load (tile_context)
+        "tile_elems": 1 << plan.dist.total_out_bits,
         "cols": plan.dist.shape[-1],
         "dist_json": plan.dist.to_dict(),
         "shared_json": plan.shared.to_dict(),
@@ -150,8 +155,127 @@ def context(plan, name: str, command: str | None = None) -> dict:
     }
     # byte_perm where a vector packs scattered registers or a loaded word joins two loads' halves
     ctx["helpers"] = called_helpers(ctx["accesses"], ctx["fills"], conv, copies)
+    ctx.update(_documentation(plan))
+    ctx["matrix_ops"] = (
+        [{"op": "stmatrix" if store else "ldmatrix", "n": side.matrices, "trans": ctx["trans"]}] if side.matrices else []
+    )
     ctx["_ctx"] = ctx
     return ctx
+
+
+def _documentation(plan) -> dict:
+    """What a vendorable header adds for its reader: which element each register holds (comments, and the flat_/coord_
+    functions' tables), and how to declare the tile (opt_in: over what a static __shared__ array may hold)."""
+    hw = Hw.of(plan.dist)
+    shape = plan.dist.shape
+    return {
+        "reg_doc": register_lines(plan.dist, plan.dtype.bits, "in" if plan.direction == "store" else "out"),
+        "flat": {k: [hexu(c) for c in getattr(hw, k)] or ["0u"] for k in ("reg", "lane", "warp")},
+        "nbits": [len(hw.reg), len(hw.lane), len(hw.warp)],
+        "rank": len(shape),
+        "dims": list(shape),
+        "opt_in": plan.smem_bytes > plan.target.static_smem,
+        "static_smem": plan.target.static_smem,
+    }
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    """One shared tile and both its endpoints: a local_store from registers in A into S and a local_load from S into
+    registers in B (llgen.plan.endpoint plans each), emitted as one header (`emit_tile`)."""
+
+    kind = "tile"
+    store: object  # the EndpointPlan of direction store (A -> S)
+    load: object  # the EndpointPlan of direction load (S -> B)
+
+    @property
+    def target(self):
+        return self.store.target
+
+    @property
+    def dtype(self):
+        return self.store.dtype
+
+    @property
+    def warps(self) -> int:
+        return self.store.warps
+
+    @property
+    def path(self) -> str:
+        return "tile"
+
+    @property
+    def smem_bytes(self) -> int:
+        return self.store.smem_bytes
+
+    @property
+    def smem_align(self) -> int:
+        return max(self.store.smem_align, self.load.smem_align)
+
+    def explain(self) -> str:
+        return f"store (local_store):\n{self.store.explain()}\n\nload (local_load):\n{self.load.explain()}"
+
+
+def tile_plan(store, load) -> TilePlan:
+    """The tile of a store plan and a load plan of one shared layout, element type, target and warp count; an error
+    naming what differs otherwise."""
+    if (store.direction, load.direction) != ("store", "load"):
+        raise LlgenError("a tile header takes a local_store plan and a local_load plan, in that order.")
+    if store.dist.shape != load.dist.shape:
+        raise LlgenError(f"the store's tile is {store.dist.shape} and the load's {load.dist.shape}: one tile has one shape.")
+    same_s = store.shared == load.shared and _padding(store) == _padding(load)
+    for what, ok in (
+        ("shared layout", same_s),
+        ("element type", store.dtype == load.dtype),
+        ("target", store.target == load.target),
+        ("warp count", store.warps == load.warps),
+    ):
+        if not ok:
+            raise LlgenError(f"the store and the load of a tile must share one {what}.")
+    return TilePlan(store, load)
+
+
+def _padding(plan) -> list:
+    return [list(p) for p in getattr(plan.encoding, "intervals", ())]
+
+
+def default_tile_name(tile: TilePlan, kinds: tuple[str, str] | None = None) -> str:
+    """``tile_<A's kind>2<B's kind>_<dtype>_<shape>_<hash>``: the hash covers A, S (with its padding), B, the dtype,
+    the target and the warps; without kinds the name says ``tile``."""
+    st, ld = tile.store, tile.load
+    key = json.dumps(
+        [st.dist.to_dict(), st.shared.to_dict(), _padding(st), ld.dist.to_dict(), st.dtype.name, st.target.name, st.warps],
+        sort_keys=True,
+    )
+    digest = hashlib.sha256(key.encode()).hexdigest()[:6]
+    what = "_" + "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else ""
+    return f"tile{what}_{st.dtype.name}_{'x'.join(map(str, st.dist.shape))}_{digest}"
+
+
+def tile_context(tile: TilePlan, name: str, command: str | None = None) -> dict:
+    """The context endpoint.j2 prints for a tile: each side's own (st, ld), and what the header holds once."""
+    st, ld = context(tile.store, name, command), context(tile.load, name, command)
+    align = max((tile.store, tile.load), key=lambda p: p.smem_align)
+    ctx = {k: v for k, v in st.items() if k not in ("_ctx", "store")}
+    ctx.update(
+        tile=True,
+        st=st,
+        ld=ld,
+        in_kernel=False,
+        helpers=sorted(set(st["helpers"]) | set(ld["helpers"])),
+        matrix_ops=st["matrix_ops"] + ld["matrix_ops"],
+        smem_align=align.smem_align,
+        align_reason=align.align_reason,
+        global_align=max(st["global"]["width"], ld["global"]["width"]) * tile.dtype.bytes,
+    )
+    return ctx
+
+
+def emit_tile(tile: TilePlan, name: str | None = None, command: str | None = None) -> str:
+    """The vendorable header of a shared tile: kSmemBytes, kSmemAlign, store/store_bits (A -> S), load/load_bits
+    (S -> B), load_a and store_b for dense global tiles, coord_a and coord_b."""
+    ctx = tile_context(tile, check_name(name or default_tile_name(tile)), command)
+    return environment().get_template("endpoint.j2").render(**ctx)
 
 
 def emit_endpoint(

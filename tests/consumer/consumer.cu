@@ -1,8 +1,9 @@
-// A user's program that vendors four headers llgen generated (tests/consumer/generate.py writes them into
+// A user's program that vendors five headers llgen generated (tests/consumer/generate.py writes them into
 // third_party/) and uses every part of their API: the typed convert of a shared-memory, a register-permutation and
 // a warp-shuffle plan with one signature, dense and strided load_a/store_b, coord_a/coord_b, a warp-specialised
-// kernel whose warps 4-7 convert behind a named barrier while warps 0-3 do other work behind their own, and a plan
-// whose 64 KB of scratch takes dynamic shared memory (the pattern that works for every plan).
+// kernel whose warps 4-7 convert behind a named barrier while warps 0-3 do other work behind their own, a plan
+// whose 64 KB of scratch takes dynamic shared memory (the pattern that works for every plan), and a shared tile's
+// store and load (an NVMMA tile, stored from A and loaded as an mma's first operand) with a barrier between them.
 //
 //   nvcc -std=c++17 -arch=sm_90 -Werror all-warnings consumer.cu -o consumer && ./consumer
 //
@@ -12,6 +13,7 @@
 #include "third_party/cvt_regs.cuh"
 #include "third_party/cvt_shared.cuh"
 #include "third_party/cvt_shfl.cuh"
+#include "third_party/tile_a2dot.cuh"
 
 #include <cuda_fp16.h>
 
@@ -23,11 +25,14 @@ namespace sh = llgen::cvt_shared;
 namespace rg = llgen::cvt_regs;
 namespace sf = llgen::cvt_shfl;
 namespace bg = llgen::cvt_big;
+namespace tl = llgen::tile_a2dot;
 
 static_assert(sh::kSmemBytes > 0 && rg::kSmemBytes == 0 && sf::kSmemBytes == 0, "one plan of each kind");
 static_assert(sh::kSmemAlign <= 16 && sh::kGlobalAlign <= 16, "alignas(16) covers what the header asks");
 static_assert(sh::kThreads == 128 && sh::kCols == 64 && sh::kTileElems == 64 * 64, "a 64x64 tile on 4 warps");
 static_assert(bg::kSmemOptIn && bg::kSmemBytes > 48 * 1024, "over the 48 KB a static __shared__ array may hold");
+static_assert(tl::kSmemBytes == 64 * 64 * 2 && tl::kSmemAlign == 1024 && !tl::kSmemOptIn, "one 8 KB NVMMA tile");
+static_assert(tl::kInRegs == sh::kInRegs && tl::kOutRegs == sh::kOutRegs, "A's registers in, the operand's out");
 
 constexpr int kRows = 64, kCols = 64;
 
@@ -130,6 +135,23 @@ __global__ void __launch_bounds__(bg::kThreads) dynamic_smem(const __half* in, _
   bg::load_a(in, a);
   bg::convert(a, b, dyn_smem);
   bg::store_b(out, b);
+}
+
+// The shared tile: A's registers stored into the 128-byte-swizzled tile, a barrier, the tile loaded as the mma's
+// first operand (each register checked against coord_b), stored back. Dynamic shared memory at kSmemAlign, whose
+// launch gives it tl::kSmemBytes.
+__global__ void __launch_bounds__(tl::kThreads) tile_round_trip(const __half* in, __half* out, int* bad) {
+  extern __shared__ __align__(tl::kSmemAlign) unsigned char tile_smem[];
+  __half a[tl::kInRegs], b[tl::kOutRegs];
+  tl::load_a(in, a);
+  tl::store(a, tile_smem);  // local_store
+  __syncthreads();          // the store's writes before any thread's load
+  tl::load(tile_smem, b);   // local_load
+  for (int r = 0; r < tl::kOutRegs; ++r) {
+    const tl::Coord c = tl::coord_b(r);
+    if (bits(b[r]) != bits(in[c.d[0] * kCols + c.d[1]])) atomicAdd(bad, 1);
+  }
+  tl::store_b(out, b);
 }
 
 static int failures = 0;
@@ -236,6 +258,12 @@ int main() {
   dynamic_smem<<<1, bg::kThreads, bg::kSmemBytes>>>(bin, bout);
   CUDA_OK(cudaMemcpy(big_got.data(), bout, nb * 2, cudaMemcpyDeviceToHost));
   expect("64 KB of scratch in dynamic shared memory (kSmemOptIn)", big_got == big_tile);
+
+  CUDA_OK(cudaMemset(out, 0, n * 2));
+  CUDA_OK(cudaMemset(bad, 0, sizeof(int)));
+  tile_round_trip<<<1, tl::kThreads, tl::kSmemBytes>>>(in, out, bad);
+  CUDA_OK(cudaMemcpy(&nbad, bad, sizeof(int), cudaMemcpyDeviceToHost));
+  expect("tile: store, __syncthreads, load as the mma's A, store_b", same_tile() == 1 && nbad == 0);
 
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());

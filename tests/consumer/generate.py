@@ -4,9 +4,11 @@
 
 Three conversions of one 64x64 f16 tile on 4 warps, from one blocked layout A: a shared-memory plan (B is the
 first operand of an mma), a register permutation (A's registers reordered across packed words) and a warp shuffle
-(A's lanes rotated); and a 128x256 f16 transpose whose 64 KB of scratch is over the 48 KB a static __shared__ array
-may hold (kSmemOptIn: dynamic shared memory). The test suite runs this into a temporary copy and builds it; it is
-never checked in.
+(A's lanes rotated); a 128x256 f16 transpose whose 64 KB of scratch is over the 48 KB a static __shared__ array
+may hold (kSmemOptIn: dynamic shared memory); and a shared tile (`llgen emit --src A --dst nvmma:128 --then
+dot:op=0,k_width=2`): A stored into a 128-byte-swizzled NVMMA tile and loaded as an mma's first operand, planned for
+sm_80 so that one header serves both architectures the project builds for (sm_90 adds stmatrix, which sm_80 lacks).
+The test suite runs this into a temporary copy and builds it; it is never checked in.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from pathlib import Path
 
 from llgen import LinearLayout
 from llgen.emit import emit
+from llgen.emit.endpoint import emit_tile, tile_plan
 from llgen.plan import plan_conversion
-from llgen.spec import parse_layout
+from llgen.plan.endpoint import plan_load, plan_store
+from llgen.spec import parse_encoding, parse_layout
 
 SHAPE = (64, 64)
 BIG = (128, 256)
@@ -43,14 +47,25 @@ def plans() -> dict:
     }
 
 
+def tile():
+    """A's tile through a 128-byte-swizzled NVMMA buffer into the registers of an mma's first operand."""
+    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", SHAPE, 4, 32, 2)
+    s = parse_encoding("nvmma:128", SHAPE, 4, 32, 2)
+    dot = parse_layout("dot:op=0,k_width=2", SHAPE, 4, 32, 2)
+    return tile_plan(plan_store(a, s, "f16", "sm_80"), plan_load(s, dot, "f16", "sm_80"))
+
+
 def write(out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    command = "python tests/consumer/generate.py"
     for name, plan in plans().items():
         path = out / f"{name}.cuh"
-        path.write_text(emit(plan, "header", name, "python tests/consumer/generate.py"))
+        path.write_text(emit(plan, "header", name, command))
         written.append(path)
-    return written
+    path = out / "tile_a2dot.cuh"
+    path.write_text(emit_tile(tile(), "tile_a2dot", command))
+    return [*written, path]
 
 
 if __name__ == "__main__":
