@@ -31,6 +31,7 @@ from .layouts import (
     slice_layout,
     swizzled_shared,
 )
+from .shapeops import TensorLayout
 from .spec import parse_layout
 
 mma = nvidia_mma  # the short names users reach for first
@@ -53,6 +54,7 @@ __all__ = [
     "SharedLinear",
     "Slice",
     "SwizzledShared",
+    "TensorLayout",
     "amd_mfma",
     "amd_rotating_shared",
     "amd_wmma",

@@ -373,6 +373,47 @@ class LinearLayout:
             raise LlgenError("with_out_dims only grows out-dims.")
         return LinearLayout(self.ins, new, tuple(_reflatten(c, self.outs, new) for c in self.cols))
 
+    # ------------------------------------------------------------------ shape ops (llgen.shapeops)
+    # The layout a shape op leaves, as Triton 3.6 infers it for a tensor in this layout written as #ttg.linear: each
+    # returns the result's LinearLayout over the result shape; Triton's refusals are LlgenErrors. For a family
+    # encoding (blocked, slice, dot operand, ...) use llgen.TensorLayout, whose results keep the family where
+    # Triton keeps it.
+    def _shaped(self):
+        from .shapeops import TensorLayout
+
+        return TensorLayout.of(self)
+
+    def trans(self, perm: Sequence[int]) -> LinearLayout:
+        """tt.trans: result dim i is this layout's dim ``perm[i]``; every thread keeps its registers."""
+        return self._shaped().trans(perm).layout
+
+    def reshape(self, shape: Sequence[int]) -> LinearLayout:
+        """tt.reshape (no reordering): the row-major element index re-split into ``shape``."""
+        return self._shaped().reshape(shape).layout
+
+    def join(self) -> LinearLayout:
+        """tt.join of two tensors in this layout: a new last dim of 2, walked by a new lowest register."""
+        return self._shaped().join().layout
+
+    def split(self) -> LinearLayout:
+        """tt.split along the last dim (of size 2): the register that walks it is dropped; Triton refuses (an
+        LlgenError) where no register of a thread holds the pair."""
+        return self._shaped().split().layout
+
+    def expand_dims(self, axis: int) -> LinearLayout:
+        """tt.expand_dims: Triton 3.6 infers it only for a slice layout, so for a #ttg.linear this raises the
+        LlgenError Triton's refusal becomes; expand a `llgen.Slice` through llgen.TensorLayout instead."""
+        return self._shaped().expand_dims(axis).layout
+
+    def broadcast(self, shape: Sequence[int]) -> LinearLayout:
+        """tt.broadcast to ``shape`` (size-1 dims grow): the same #ttg.linear over the larger shape."""
+        return self._shaped().broadcast(shape).layout
+
+    def fp4_to_fp(self, axis: int) -> LinearLayout:
+        """ttg.fp4_to_fp: packed fp4 pairs (one u8 per element) upcast along ``axis``, which doubles; each register
+        becomes two, the new lowest register walking the pair."""
+        return self._shaped().fp4_to_fp(axis).layout
+
     # ------------------------------------------------------------------ properties
     def free_variable_masks(self) -> dict[str, int]:
         """Per in-dim, the mask of bits whose basis is a combination of earlier bits (in flat

@@ -1,6 +1,8 @@
-"""``llgen layout``: a spec as the TTGIR attribute it resolves to, its bases as ``#ttg.linear``, a thread grid
-(or, with --hw, each thread's registers) and its F2 matrix; or, with --ttgir and no spec, every layout of a dump:
-its aliases and each distinct (layout, shape) of its tensor types as ``#ttg.linear``."""
+"""``llgen layout``: a spec as the TTGIR attribute it resolves to, its bases as ``#ttg.linear``, its longest vector
+per thread, a thread grid (or, with --hw, each thread's registers) and its F2 matrix; with --op, the layout each
+shape op leaves, as Triton infers it (llgen.shapeops), forward or, with --backward, from a wanted result back to the
+input; or, with --ttgir and no spec, every layout of a dump: its aliases and each distinct (layout, shape) of its
+tensor types as ``#ttg.linear``."""
 
 from __future__ import annotations
 
@@ -45,7 +47,69 @@ def describe(spec: str, shape: str, warps, threads_per_warp, dtype: str, module,
         if text and text not in shown:
             head.append(f"{label}: {text}")
             shown.add(text)
-    return layout_text(lay, "\n".join(head), hw)
+    first, sep, rest = layout_text(lay, "\n".join(head), hw).partition("\n\n")
+    if "offset" not in lay.in_names:  # a distributed layout: its vector width (the paper's §5.1)
+        first += f"\n{vector_line(lay)}"
+    return first + sep + rest
+
+
+def vector_line(lay) -> str:
+    """The layout's longest vector: the largest u with L^-1(i) = i for i < u, i.e. how many consecutive row-major
+    elements (running on into the next dim where a dim is held whole) one thread holds in consecutive registers."""
+    n = lay.num_consecutive()
+    return f"vector: {n} element{'s' if n != 1 else ''} (consecutive in row-major order, in consecutive registers of one thread)"
+
+
+def ops_text(spec, shape, ops, backward, warps, threads_per_warp, dtype, module, as_json, hw) -> str:
+    """``llgen layout SPEC --op ...``: every step's shape, vector and layout as Triton prints it, then the last
+    layout (with --backward: the input's) as ``llgen layout RESULT --shape RESULT_SHAPE`` prints it."""
+    from ..dtypes import dtype as to_dtype
+    from ..errors import LlgenError
+    from ..shapeops import TensorLayout, parse_op, result_shapes
+    from ..spec import parse_encoding, parse_layout
+    from ..spec.facts import spec_facts
+    from ..spec.pair import parse_shape
+    from ..spec.request import resolve
+
+    if as_json and hw:
+        raise LlgenError("--json prints the bases only: leave out --hw.")
+    parsed = [parse_op(o) for o in ops]
+    shp, dt = parse_shape(shape), to_dtype(dtype)
+    shapes = result_shapes(shp, parsed)
+    at = shapes[-1] if backward else shp  # the shape SPEC is over
+    aliases = module.aliases if module is not None else None
+    setting = resolve(
+        {"SPEC": spec_facts(spec, aliases)}, warps=warps, threads_per_warp=threads_per_warp, module=module, need_target=False
+    )
+    if spec.strip().startswith("@"):
+        given = TensorLayout.of(parse_layout(spec, at, setting.warps, setting.lanes, dt.bytes, aliases))
+    else:
+        given = TensorLayout(parse_encoding(spec, at, setting.warps, setting.lanes, dt.bytes, aliases), at)
+    steps = [None] * len(parsed) + [given] if backward else [given]
+    for i in range(len(parsed)):  # forward from the input, or backward from the wanted result, one op at a time
+        k = len(parsed) - 1 - i if backward else i
+        try:
+            if backward:
+                steps[k] = steps[k + 1].source(parsed[k], shapes[k])
+            else:
+                steps.append(steps[-1].apply(parsed[k]))
+        except LlgenError as e:
+            raise LlgenError(f"--op {parsed[k]}{' (backward)' if backward else ''}: {e}") from None
+    if backward:
+        rows = [("wanted", steps[-1])] + [(f"<- {parsed[k]}", steps[k]) for k in range(len(parsed) - 1, -1, -1)]
+        last = steps[0]
+    else:
+        rows = list(zip(["input", *map(str, parsed)], steps, strict=True))
+        last = steps[-1]
+    dims = "x".join(map(str, last.shape))
+    described = describe(last.text, dims, None, None, dtype, None, as_json, hw)
+    if as_json:
+        return described
+    w = max(len(label) for label, _ in rows)
+    wd = max(len("x".join(map(str, t.shape))) for _, t in rows)
+    table = [f"{label:<{w}}  {'x'.join(map(str, t.shape)):<{wd}}  vector {t.vector:<3} {t.text}" for label, t in rows]
+    what = "backward (Triton's inferSrcEncoding, last op first)" if backward else "shape ops (the layouts Triton 3.6 infers)"
+    return "\n".join([f"{what}:", *table, "", described])
 
 
 def aliases_text(module) -> str:
@@ -135,19 +199,25 @@ def _module_end(lines: list[str], first: int) -> int:
     return len(lines)
 
 
-def layout_command(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, hw) -> None:
-    """``llgen layout``: print SPEC described over --shape, or with --ttgir and no SPEC every layout of the file."""
+def layout_command(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, hw, ops=(), backward=False) -> None:
+    """``llgen layout``: print SPEC described over --shape (with --op: through the shape ops), or with --ttgir and
+    no SPEC every layout of the file."""
     import click
 
     from ..errors import LlgenError
     from .options import given, tpw, ttgir_module
 
+    if backward and not ops:
+        raise LlgenError("--backward needs the ops to go back through: give at least one --op.")
     if spec is None:
         if ttgir is None:
             raise LlgenError("give a layout SPEC, or --ttgir FILE to list the layouts it defines.")
-        named = [f"--{name}" for name in ("shape", "dtype", "json", "hw") if given(name.replace("json", "as_json"))]
+        params = {"shape": "shape", "dtype": "dtype", "json": "as_json", "hw": "hw", "op": "ops"}
+        named = [f"--{flag}" for flag, param in params.items() if given(param)]
         if named:
             raise LlgenError(f"{named[0]} needs a layout SPEC; --ttgir alone lists every tensor type with its own shape.")
         click.echo(file_text(ttgir, warps, tpw(threads_per_warp)))
+    elif ops:
+        click.echo(ops_text(spec, shape, ops, backward, warps, tpw(threads_per_warp), dtype, ttgir_module(ttgir), as_json, hw))
     else:
         click.echo(describe(spec, shape, warps, tpw(threads_per_warp), dtype, ttgir_module(ttgir), as_json, hw))

@@ -19,20 +19,29 @@ def coalesced_blocked(shape: Sequence[int], num_warps: int, threads_per_warp: in
     per_thread = min(16 // dtype_bytes, shape[-1], max(1, math.prod(shape) // (num_warps * threads_per_warp)))
     spt = [1] * rank
     spt[-1] = per_thread
+    tpw, wpc = blocked_threads([s // t for s, t in zip(shape, spt, strict=True)], order, threads_per_warp, num_warps)
+    return L.Blocked(tuple(spt), tpw, wpc, tuple(order))
+
+
+def blocked_threads(extents: Sequence[int], order: Sequence[int], lanes: int, warps: int) -> tuple[tuple, tuple]:
+    """(threadsPerWarp, warpsPerCTA) as BlockedEncodingAttr::get hands a warp's lanes and the CTA's warps to the dims,
+    fastest first, each dim taking at most its ``extents`` (elements over sizePerThread); the slowest dim takes the
+    rest."""
+    rank = len(extents)
     tpw, wpc = [1] * rank, [1] * rank
-    lanes, threads, warps, prev_lanes, prev_warps = threads_per_warp, num_warps * threads_per_warp, num_warps, 1, 1
+    left_lanes, left_threads, left_warps, prev_lanes, prev_warps = lanes, warps * lanes, warps, 1, 1
     for i in order[:-1]:
-        per_cta = min(max(threads, 1), max(1, shape[i] // spt[i]))
-        tpw[i] = min(max(per_cta, 1), lanes)
-        wpc[i] = min(max(per_cta // tpw[i], 1), warps)
-        warps //= wpc[i]
-        lanes //= tpw[i]
-        threads //= per_cta
+        threads = min(max(left_threads, 1), max(1, extents[i]))
+        tpw[i] = min(max(threads, 1), left_lanes)
+        wpc[i] = min(max(threads // tpw[i], 1), left_warps)
+        left_warps //= wpc[i]
+        left_lanes //= tpw[i]
+        left_threads //= threads
         prev_lanes *= tpw[i]
         prev_warps *= wpc[i]
-    tpw[order[-1]] = threads_per_warp // prev_lanes
-    wpc[order[-1]] = num_warps // prev_warps
-    return L.Blocked(tuple(spt), tuple(tpw), tuple(wpc), tuple(order))
+    tpw[order[-1]] = lanes // prev_lanes
+    wpc[order[-1]] = warps // prev_warps
+    return tuple(tpw), tuple(wpc)
 
 
 def warps_per_tile(shape: Sequence[int], num_warps: int, shape_per_warp: Sequence[int]) -> tuple[int, ...]:

@@ -162,6 +162,90 @@ def main() -> None:
         print(f"{name}: {len(text.splitlines())} lines")
     (OUT / "layernorm.mlir-dump.txt").write_text(mlir_dump())
     print("layernorm.mlir-dump.txt written")
+    for name in GLUON_DUMPS:
+        text = compile_gluon_ttgir(name)
+        (OUT / name).write_text(text)
+        print(f"{name}: {len(text.splitlines())} lines")
+
+
+# ---- Two Gluon kernels for sm_90 exercise the shape ops (tests/test_ttgir_shapeops.py): `attention_shapes.ttgir`
+# (permute, reshape, split, join, expand_dims, broadcast, and a shared buffer's permute and reshape) and
+# `mxfp4_upcast.ttgir` (packed fp4 weights upcast by fp4_to_fp, their scales expanded, broadcast and reshaped).
+# They sit below the Triton kernels so that adding them moved none of those kernels' source locations. Gluon states
+# every layout it is given; Triton infers each shape op's result layout.
+from triton.experimental import gluon  # noqa: E402 - see above
+from triton.experimental.gluon import language as gl  # noqa: E402
+
+
+@gluon.jit
+def attention_shapes(q_ptr, k_ptr, o_ptr, BM: gl.constexpr, BN: gl.constexpr, D: gl.constexpr):
+    L2: gl.constexpr = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    L3: gl.constexpr = gl.BlockedLayout([1, 1, 4], [1, 4, 8], [4, 1, 1], [2, 1, 0])
+    rm = gl.arange(0, BM, layout=gl.SliceLayout(1, L2))
+    rd = gl.arange(0, D, layout=gl.SliceLayout(0, L2))
+    q = gl.load(q_ptr + gl.expand_dims(rm, 1) * D + gl.expand_dims(rd, 0))
+    rn = gl.arange(0, BN, layout=gl.SliceLayout(1, L2))
+    k = gl.load(k_ptr + gl.expand_dims(rn, 1) * D + gl.expand_dims(rd, 0))
+    kt = gl.permute(k, (1, 0))
+    q3 = gl.reshape(q, (BM, D // 2, 2))
+    qa, qb = gl.split(q3)
+    q2 = gl.reshape(gl.join(qb, qa), (BM, D))
+    smem = gl.allocate_shared_memory(gl.float16, [BN, D], gl.NVMMASharedLayout.get_default_for([BN, D], gl.float16), k)
+    k_back = gl.permute(smem.permute((1, 0)).load(kt.type.layout), (1, 0))
+    k_flat = smem.reshape((BN // 2, 2 * D)).load(L2)
+    qe = gl.expand_dims(gl.convert_layout(q2, gl.SliceLayout(1, L3)), 1)
+    ke = gl.expand_dims(gl.convert_layout(k_back, gl.SliceLayout(0, L3)), 0)
+    qb3, kb3 = gl.broadcast(qe, ke)
+    s = gl.sum(qb3 * kb3, 2)
+    cn = gl.arange(0, BN, layout=gl.SliceLayout(0, s.type.layout))
+    cm = gl.arange(0, BM, layout=gl.SliceLayout(1, s.type.layout))
+    gl.store(o_ptr + gl.expand_dims(cm, 1) * BN + gl.expand_dims(cn, 0), s)
+    fr = gl.arange(0, BN // 2, layout=gl.SliceLayout(1, L2))
+    fc = gl.arange(0, 2 * D, layout=gl.SliceLayout(0, L2))
+    gl.store(k_ptr + gl.expand_dims(fr, 1) * (2 * D) + gl.expand_dims(fc, 0), k_flat)
+
+
+@gluon.jit
+def mxfp4_upcast(w_ptr, s_ptr, o_ptr, N: gl.constexpr, K: gl.constexpr):
+    LW: gl.constexpr = gl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    rn = gl.arange(0, N, layout=gl.SliceLayout(1, LW))
+    rk = gl.arange(0, K // 2, layout=gl.SliceLayout(0, LW))
+    w = gl.load(w_ptr + gl.expand_dims(rn, 1) * (K // 2) + gl.expand_dims(rk, 0))
+    wf = gl.fp4_to_fp(w, gl.bfloat16, 1)
+    L3: gl.constexpr = gl.BlockedLayout([1, 1, 8], [8, 1, 4], [4, 1, 1], [2, 1, 0])
+    SL: gl.constexpr = gl.SliceLayout(2, L3)
+    sn = gl.arange(0, N, layout=gl.SliceLayout(1, SL))
+    sk = gl.arange(0, K // 32, layout=gl.SliceLayout(0, SL))
+    s = gl.load(s_ptr + gl.expand_dims(sn, 1) * (K // 32) + gl.expand_dims(sk, 0))
+    s3 = gl.expand_dims(s.to(gl.float32), 2)
+    ones = gl.full((N, K // 32, 32), 1.0, gl.float32, L3)
+    s3b, ones = gl.broadcast(s3, ones)
+    scale = gl.reshape(s3b, (N, K))
+    out = wf.to(gl.float32) * gl.convert_layout(scale, wf.type.layout)
+    on = gl.arange(0, N, layout=gl.SliceLayout(1, wf.type.layout))
+    ok = gl.arange(0, K, layout=gl.SliceLayout(0, wf.type.layout))
+    gl.store(o_ptr + gl.expand_dims(on, 1) * K + gl.expand_dims(ok, 0), out.to(gl.bfloat16))
+
+
+# file name -> (kernel, argument types, constexprs, warps), compiled for sm_90
+GLUON_DUMPS = {
+    "attention_shapes.ttgir": (
+        attention_shapes,
+        {"q_ptr": "*fp16", "k_ptr": "*fp16", "o_ptr": "*fp16"},
+        {"BM": 32, "BN": 32, "D": 64},
+        4,
+    ),
+    "mxfp4_upcast.ttgir": (mxfp4_upcast, {"w_ptr": "*u8", "s_ptr": "*u8", "o_ptr": "*bf16"}, {"N": 32, "K": 64}, 4),
+}
+
+
+def compile_gluon_ttgir(name: str) -> str:
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    fn, args, consts, warps = GLUON_DUMPS[name]
+    src = GluonASTSource(fn, {**args, **dict.fromkeys(consts, "constexpr")}, constexprs=consts, attrs={})
+    compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    return relative(compiled.asm["ttgir"])
 
 
 if __name__ == "__main__":
