@@ -48,10 +48,27 @@ def main() -> None:
 @TTGIR
 @click.option("--json", "as_json", is_flag=True, help="Print Triton's bases form only.")
 @click.option("--hw", is_flag=True, help="Print each thread's registers and the elements they hold instead of the grid.")
+@click.option(
+    "--op",
+    "ops",
+    multiple=True,
+    metavar="OP",
+    help="Apply a shape op to SPEC over --shape, in the order given: trans=1,0, reshape=64x2x32, join, split, "
+    "expand_dims=AXIS, broadcast=SHAPE, fp4_to_fp=AXIS. Prints each result layout as Triton 3.6 infers it, then "
+    "the last one as `llgen layout RESULT --shape RESULT_SHAPE` prints it (--json: its bases).",
+)
+@click.option(
+    "--backward",
+    is_flag=True,
+    help="With --op: SPEC is the wanted result of the ops (over the shape they make from --shape); print the layout "
+    "over --shape that Triton's backward inference gives the ops' input.",
+)
 def layout(**options) -> None:
     """Print SPEC (short form, #ttg attribute, #alias with --ttgir, or @file.json) over --shape: the TTGIR
-    attribute it resolves to, its bases as #ttg.linear, a thread grid (--hw: each thread's registers) and the F2
-    matrix. With --ttgir and no SPEC: the file's aliases and every tensor type's layout as #ttg.linear."""
+    attribute it resolves to, its bases as #ttg.linear, its longest vector per thread, a thread grid (--hw: each
+    thread's registers) and the F2 matrix. With --op: the layout each shape op leaves (the layout that makes it a
+    no-op, as Triton infers it). With --ttgir and no SPEC: the file's aliases and every tensor type's layout as
+    #ttg.linear."""
 
     def body() -> None:
         from .commands.layout import layout_command
@@ -73,13 +90,27 @@ def layout(**options) -> None:
     help="Output file, or a folder DIR/ (needed for --ttgir); missing folders are created. --form both -o NAME.cu writes NAME.cu and "
     "its header NAME.cuh beside it (HIP: NAME.hip and NAME.hip.h); every file is written or none.",
 )
-@click.option("--name", default=None, help="Namespace / kernel name (a C++ identifier).")
+@click.option(
+    "--then",
+    default=None,
+    metavar="SPEC",
+    help="With --dst a shared layout: the registers the tile is loaded into. One header holds the tile's store "
+    "(--src -> --dst) and load (--dst -> --then).",
+)
+@click.option(
+    "--name",
+    default=None,
+    help="Namespace / kernel name (a C++ identifier); with --ttgir, the prefix of every header's name (in place of "
+    "the function and the hash).",
+)
 @click.option("--force", is_flag=True, help="Write over files llgen did not produce.")
 @click.option("--explain", is_flag=True, help="Also explain the plan on stderr.")
 def emit(**options) -> None:
-    """Emit CUDA or HIP source for SRC -> DST (the language follows --target). With --ttgir and no --src/--dst:
-    one header per distinct ttg.convert_layout of the file, named from its source location, and index.txt; exit
-    status 1 when an op is skipped (--allow-skips: 0)."""
+    """Emit CUDA or HIP source for SRC -> DST (the language follows --target); with --then, the header of the
+    shared tile DST, stored from SRC and loaded into THEN. With --ttgir and no --src/--dst: one header per distinct
+    op of the file, named from its function, source location and a hash of its code (the local_store and
+    local_load of one allocation share a tile header), and index.txt; exit status 1 when an op is skipped
+    (--allow-skips: 0)."""
 
     def body() -> None:
         from .commands.emit import emit_command
@@ -120,7 +151,8 @@ def plan(**options) -> None:
     type=click.Choice(["nvmma", "swizzled", "padded", "any"]),
     default=None,
     help="List this family's shared layouts for the tile, each with the wavefronts of its store from SRC and load "
-    "into DST, the best marked, as #ttg text to paste into TTGIR (any: all families and llgen's optimal swizzle).",
+    "into DST and the cycles of both in the cost model, the cheapest marked, as #ttg text to paste into TTGIR (any: "
+    "all families and llgen's optimal swizzle).",
 )
 def swizzle(**options) -> None:
     """Unswizzled, classic and optimal shared layouts side by side, with wavefronts per access (at the access width
@@ -300,7 +332,14 @@ def check_command(**options) -> None:
 @click.option(
     "--runs", type=Integer(1, 10_000), default=2, show_default=True, help="Runs per kernel, each on fresh random input."
 )
-@click.option("--budget", type=click.FloatRange(1, 86_400), default=420, show_default=True, help="Seconds for the whole run.")
+@click.option(
+    "--budget",
+    type=click.FloatRange(1, 86_400),
+    default=600,
+    show_default=True,
+    help="Seconds for the whole run, each part given its share. The default finishes every part at the default counts "
+    "on an H100 or H200 (about 550 s); the report says what a smaller budget left unfinished.",
+)
 @click.option(
     "--ncu-random",
     type=Integer(0, 1_000_000),
@@ -324,6 +363,14 @@ def check_command(**options) -> None:
     help="Of those, the first N also run under the sanitizers.",
 )
 @click.option(
+    "--bench-kernels",
+    type=click.Choice(["all", "picks"]),
+    default="all",
+    show_default=True,
+    help="The bench's own kernels to check: every variant of core, wide, warplocal and smem and the scratch-sharing "
+    "chains, or llgen's picks of core only (quicker).",
+)
+@click.option(
     "--skip",
     default="",
     help="Comma list of parts to skip: correctness, endpoints, ncu, endpoint-ncu, memcheck, synccheck, racecheck.",
@@ -337,12 +384,31 @@ def check_command(**options) -> None:
 def gpu_check(**options) -> None:
     """On a GPU machine: every suite case and 2,000 random pairs against NumPy, shared-memory endpoints (every shared
     family, store, load and round trip), Nsight Compute's bank counters against the planner, and compute-sanitizer;
-    writes PREFIX.md and PREFIX.json. Exit status 1 if a part failed, 2 without CuPy or a GPU (nothing written)."""
+    writes PREFIX.md and PREFIX.json. The verdict: FAIL (exit status 1) if a part found a wrong element, an error or
+    a counter off the prediction; INCOMPLETE (exit status 4) if none did but the budget cut a part short (it says
+    'not finished' and how far it got); else PASS. Exit status 2 without CuPy or a GPU (nothing written)."""
 
     def body() -> None:
         from .commands.gpu_check import gpu_check_command
 
         gpu_check_command(**options)
+
+    run(body)
+
+
+@main.command()
+@click.option(
+    "--env", "as_env", is_flag=True, help="Print the shell's `export PATH=...` and `export LIBRARY_PATH=...` lines only."
+)
+def toolchain(as_env) -> None:
+    """The CUDA toolchain llgen's tests and docs/vendoring.md build with: pip's nvcc (which `make test` installs), its
+    libraries and this llgen's bin folder. --env prints them as exports for a shell to take: eval "$(.venv/bin/llgen
+    toolchain --env)" puts llgen and nvcc on PATH and the CUDA libraries nvcc links on LIBRARY_PATH."""
+
+    def body() -> None:
+        from .commands.toolchain import toolchain_command
+
+        toolchain_command(as_env)
 
     run(body)
 

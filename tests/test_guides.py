@@ -10,9 +10,9 @@ The rule for a fenced block, by the line just above its opening fence and its in
 Output shown under `<!-- output of: -->` / `<!-- lines of: -->` markers is checked by tests/test_docs.py.
 
 The folder holds what a clone holds that the commands read: `.venv` (this test's environment, so `.venv/bin/llgen`
-is the llgen under test) and `tests/data`. PATH has the environment's bin folder (`llgen`) and nvcc's (pip's
-nvidia-cuda-nvcc, see llgen.runtime.toolchain.nvcc); LIBRARY_PATH has pip's CUDA libraries, so CMake's check of
-its CUDA compiler links.
+is the llgen under test) and `tests/data`. The environment is what `llgen toolchain --env` prints for a user
+(llgen.commands.toolchain): PATH has the environment's bin folder (`llgen`) and nvcc's (pip's nvidia-cuda-nvcc, see
+llgen.runtime.toolchain.nvcc); LIBRARY_PATH has pip's CUDA libraries, so CMake's check of its CUDA compiler links.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from llgen.runtime.toolchain import ToolchainUnavailable, nvcc
+from llgen.commands.toolchain import find_toolchain
+from llgen.errors import LlgenError
 
 GUIDES = ["README.md", "docs/vendoring.md"]
 COMMANDS = ("llgen", ".venv/bin/", "nvcc", "cmake", "make", "pip", "python", "mkdir", "cd", "cp")
@@ -90,17 +91,34 @@ def test_every_command_and_code_block_is_run_or_says_why(guide):
 
 
 def _environment() -> dict[str, str]:
+    """os.environ with what `llgen toolchain --env` exports, which the README tells a user to eval."""
     try:
-        compiler = Path(nvcc())
-    except ToolchainUnavailable as e:
+        toolchain = find_toolchain()
+    except LlgenError as e:
         pytest.skip(str(e))
     if shutil.which("cmake") is None:
         pytest.skip("cmake is not installed (docs/vendoring.md builds with it)")
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), str(compiler.parent), env.get("PATH", "")])
-    libs = compiler.parent.parent / "lib"  # pip's libcudart_static.a, which nvcc's own profile looks for in lib64
-    env["LIBRARY_PATH"] = os.pathsep.join(p for p in (str(libs), env.get("LIBRARY_PATH", "")) if p)
-    return env
+    return toolchain.env(dict(os.environ))
+
+
+def test_toolchain_env_exports_what_the_guides_run_with(tmp_path):
+    """`llgen toolchain --env`, evaluated by bash, gives the PATH and LIBRARY_PATH the guides' test runs with: this
+    environment's llgen and pip's nvcc first, then what the shell had."""
+    try:
+        toolchain = find_toolchain()
+    except LlgenError as e:
+        pytest.skip(str(e))
+    r = subprocess.run([sys.executable, "-m", "llgen", "toolchain", "--env"], capture_output=True, text=True, check=False)
+    assert r.returncode == 0 and r.stdout.startswith("export PATH="), r.stderr
+    script = r.stdout + 'command -v llgen nvcc; echo "$LIBRARY_PATH"'
+    env = {"PATH": "/usr/bin:/bin", "LIBRARY_PATH": "/x", "HOME": str(tmp_path)}
+    found = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True).stdout.split()
+    assert found == [
+        str(toolchain.llgen_bin / "llgen"),
+        str(toolchain.nvcc),
+        ":".join([*toolchain.library_path, "/x"]),
+    ]
+    assert toolchain.env(env)["PATH"] == ":".join([*toolchain.path, "/usr/bin:/bin"])
 
 
 def run_guide(guide: str, folder: Path, env: dict[str, str]) -> None:
@@ -139,7 +157,9 @@ def test_vendoring_guide_runs_as_printed_and_its_code_builds_for_a_plan_over_48_
     big = "blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", "blocked:spt=8x1,tpw=16x2,wpc=1x4,order=0x1"
     cmd = ["llgen", "emit", "--src", big[0], "--dst", big[1], "--shape", "128x256", "--dtype", "f16", "--target", "sm_90"]
     cmd += ["--form", "header", "--name", "b2dotA_f16", "-o", "my_project/third_party/"]
-    for step in (cmd, ["cmake", "--build", "build"]):
+    # the scratch rule's example converts there and back: the way back of the 64 KB plan under its name too
+    back = [*cmd[:2], "--src", big[1], "--dst", big[0], *cmd[6:-4], "--name", "dotA2b_f16", "-o", "my_project/third_party/"]
+    for step in (cmd, back, ["cmake", "--build", "build"]):
         r = subprocess.run(step, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
         assert r.returncode == 0, f"{shlex.join(step)}:\n{r.stdout}\n{r.stderr}"
         if step is cmd:
