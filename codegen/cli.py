@@ -195,9 +195,18 @@ def swizzle(**options) -> None:
 @click.option(
     "--step", default=0, show_default=True, type=Integer(0, 1 << 24), help="Register step of the --access layout (warp 0)."
 )
+@click.option(
+    "--op",
+    "ops",
+    multiple=True,
+    metavar="OP",
+    help="Draw SPEC beside the layout each shape op makes of it, in order (as `llgen layout --op`: trans=1,0, "
+    "reshape=SHAPE, join, split, expand_dims=AXIS, broadcast=SHAPE, fp4_to_fp=AXIS).",
+)
 @click.option("-o", "output", required=True, help="Output picture: FILE.svg or FILE.png.")
 def show(**options) -> None:
-    """Draw SPEC (thread grid or bank map), its --matrix, or the conversion --src -> --dst, to an SVG or PNG."""
+    """Draw SPEC (thread grid or bank map), its --matrix, the conversion --src -> --dst, or SPEC through --op shape
+    ops, to an SVG or PNG."""
 
     def body() -> None:
         from .commands.show import show_command

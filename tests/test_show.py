@@ -602,3 +602,18 @@ def test_bank_map_counts_wavefronts_as_the_planner_does(tgt, lanes, dtype):
     for ins in p.detail.load.instrs:
         (reg,) = ins.regs
         assert show.access_step(mem, b, reg, p.dtype.bytes, target(tgt)).wavefronts == p.detail.load.wavefronts_per_instr
+
+
+# ---------------------------------------------------------------------- shape ops
+def test_show_op_draws_the_input_beside_each_ops_result(tmp_path):
+    """`llgen show SPEC --op trans=1,0` draws the 16x32 input and its 32x16 transpose side by side, every cell of
+    both labelled; --op with a conversion is one error sentence."""
+    out = tmp_path / "ops.svg"
+    r = invoke("blocked:spt=1x4,tpw=4x8,wpc=1x1,order=1x0", "--shape", "16x32", "--op", "trans=1,0", "-o", str(out))
+    assert r.exit_code == 0, r.output
+    root = ET.parse(out).getroot()
+    assert len(groups(root, "step0-lbl-")) == len(groups(root, "step1-lbl-")) == 512
+    titles = " ".join(t.text or "" for t in root.iter(f"{SVG}text"))
+    assert "input: 16x32" in titles and "trans=1,0: 32x16" in titles
+    r = invoke("--src", "blocked", "--dst", "mma", "--op", "trans=1,0", "-o", str(out))
+    assert r.exit_code == 2 and "give SPEC, not --src/--dst" in r.output

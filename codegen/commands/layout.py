@@ -60,23 +60,20 @@ def vector_line(lay) -> str:
     return f"vector: {n} element{'s' if n != 1 else ''} (consecutive in row-major order, in consecutive registers of one thread)"
 
 
-def ops_text(spec, shape, ops, backward, warps, threads_per_warp, dtype, module, as_json, hw) -> str:
-    """``llgen layout SPEC --op ...``: every step's shape, vector and layout as Triton prints it, then the last
-    layout (with --backward: the input's) as ``llgen layout RESULT --shape RESULT_SHAPE`` prints it."""
+def op_steps(spec, shape, ops, backward, warps, threads_per_warp, dtype, module) -> tuple[list, object]:
+    """SPEC over --shape through the shape ops (llgen.shapeops): ``([(label, TensorLayout)], last)``, the rows in
+    the order the ops run (with --backward, from the wanted result back to the input, which is ``last``)."""
     from ..dtypes import dtype as to_dtype
     from ..errors import LlgenError
-    from ..shapeops import TensorLayout, parse_op, result_shapes
+    from ..shapeops import TensorLayout, parse_op, result_shapes, source_of
     from ..spec import parse_encoding, parse_layout
     from ..spec.facts import spec_facts
     from ..spec.pair import parse_shape
     from ..spec.request import resolve
 
-    if as_json and hw:
-        raise LlgenError("--json prints the bases only: leave out --hw.")
     parsed = [parse_op(o) for o in ops]
     shp, dt = parse_shape(shape), to_dtype(dtype)
-    shapes = result_shapes(shp, parsed)
-    at = shapes[-1] if backward else shp  # the shape SPEC is over
+    at = result_shapes(shp, parsed)[-1] if backward else shp  # the shape SPEC is over
     aliases = module.aliases if module is not None else None
     setting = resolve(
         {"SPEC": spec_facts(spec, aliases)}, warps=warps, threads_per_warp=threads_per_warp, module=module, need_target=False
@@ -85,22 +82,30 @@ def ops_text(spec, shape, ops, backward, warps, threads_per_warp, dtype, module,
         given = TensorLayout.of(parse_layout(spec, at, setting.warps, setting.lanes, dt.bytes, aliases))
     else:
         given = TensorLayout(parse_encoding(spec, at, setting.warps, setting.lanes, dt.bytes, aliases), at)
-    steps = [None] * len(parsed) + [given] if backward else [given]
-    for i in range(len(parsed)):  # forward from the input, or backward from the wanted result, one op at a time
-        k = len(parsed) - 1 - i if backward else i
-        try:
-            if backward:
-                steps[k] = steps[k + 1].source(parsed[k], shapes[k])
-            else:
-                steps.append(steps[-1].apply(parsed[k]))
-        except LlgenError as e:
-            raise LlgenError(f"--op {parsed[k]}{' (backward)' if backward else ''}: {e}") from None
     if backward:
+        try:
+            steps = source_of(given, parsed, shp)
+        except LlgenError as e:
+            raise LlgenError(f"--op (backward): {e}") from None
         rows = [("wanted", steps[-1])] + [(f"<- {parsed[k]}", steps[k]) for k in range(len(parsed) - 1, -1, -1)]
-        last = steps[0]
-    else:
-        rows = list(zip(["input", *map(str, parsed)], steps, strict=True))
-        last = steps[-1]
+        return rows, steps[0]
+    steps = [given]
+    for op in parsed:
+        try:
+            steps.append(steps[-1].apply(op))
+        except LlgenError as e:
+            raise LlgenError(f"--op {op}: {e}") from None
+    return list(zip(["input", *map(str, parsed)], steps, strict=True)), steps[-1]
+
+
+def ops_text(spec, shape, ops, backward, warps, threads_per_warp, dtype, module, as_json, hw) -> str:
+    """``llgen layout SPEC --op ...``: every step's shape, vector and layout as Triton prints it, then the last
+    layout (with --backward: the input's) as ``llgen layout RESULT --shape RESULT_SHAPE`` prints it."""
+    from ..errors import LlgenError
+
+    if as_json and hw:
+        raise LlgenError("--json prints the bases only: leave out --hw.")
+    rows, last = op_steps(spec, shape, ops, backward, warps, threads_per_warp, dtype, module)
     dims = "x".join(map(str, last.shape))
     described = describe(last.text, dims, None, None, dtype, None, as_json, hw)
     if as_json:

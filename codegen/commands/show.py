@@ -19,14 +19,31 @@ def need_matplotlib() -> None:
 
 def show_command(
     spec, src, dst, swizzle_name, shape, warps, threads_per_warp, dtype, target, ttgir, path_, matrix, region, access, step,
-    output,
+    output, ops=(),
 ) -> None:  # fmt: skip
     from .options import tpw, ttgir_module
 
+    if ops:
+        draw_ops(spec, shape, ops, warps, tpw(threads_per_warp), dtype, ttgir_module(ttgir), region, output, bool(src or dst))
+        return
     draw(
         spec, src, dst, swizzle_name, shape, warps, tpw(threads_per_warp), dtype, target, ttgir_module(ttgir), path_, matrix,
         region, access, step, output,
     )  # fmt: skip
+
+
+def draw_ops(spec, shape, ops, warps, tpw, dtype, module, region, output, conversion: bool) -> None:
+    """``llgen show SPEC --op ...``: SPEC and the layout each shape op makes of it, side by side."""
+    need_matplotlib()
+    from .. import show as pictures
+    from .layout import op_steps
+
+    pictures.check_output(output)
+    if spec is None or conversion:
+        raise LlgenError("--op draws one layout SPEC through shape ops: give SPEC, not --src/--dst.")
+    rows, _ = op_steps(spec, shape, ops, False, warps, tpw, dtype, module)
+    fig = pictures.steps_figure([(label, t.layout) for label, t in rows], pictures.parse_region(region))
+    pictures.save(fig, output)
 
 
 def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path_, matrix, region, access, step, output):

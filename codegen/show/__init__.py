@@ -18,6 +18,7 @@ PNG's pixel size is known in advance: ``figure_size_px``):
   for the first), columns the hardware bits (``r``/``l``/``w`` or ``o``).
 * ``conversion_figure``: source and destination grids side by side with the plan's path, then
   the shuffle rounds or the swizzle's bank map.
+* ``steps_figure``: a layout and the layouts shape ops make of it (``--op``), side by side.
 * ``endpoint_figure``: a shared-memory endpoint (local_store / local_load): D's grid (and a two-step plan's staging
   layout Q), the plan in words, and S's bank map with one instruction of warp 0 lit (``--step`` picks which),
   the lanes of each phase that share a wavefront listed.
@@ -43,7 +44,7 @@ Modules, one idea each: ``inputs`` (output file, ``--region``, size limits), ``t
 
 from .banks import BANK_BYTES, BANK_MODEL, BANKS, SEGMENT_BYTES, AccessStep, access_step, bank_map_figure, memory_from_swizzle
 from .cells import lane_hue, thread_colour
-from .conversion import conversion_figure
+from .conversion import conversion_figure, steps_figure
 from .endpoint import endpoint_figure
 from .figure import DPI, PLAIN, TITLED, Panel, figure_size, figure_size_px, save
 from .grid import Ownership, images, layout_figure, ownership
@@ -77,6 +78,7 @@ __all__ = [
     "bank_map_figure",
     "check_output",
     "conversion_figure",
+    "steps_figure",
     "endpoint_figure",
     "figure_size",
     "figure_size_px",

@@ -105,3 +105,19 @@ def conversion_figure(plan, region: Region | None = None, src_name: str = "A", d
     )
     notes = [f"{side}: {note}" for side, note in ((src_name, note_a), (dst_name, note_b)) if note]
     return _compose(rows, title + (f"  [{'; '.join(notes)}]" if notes else ""))
+
+
+def steps_figure(steps: Sequence[tuple[str, object]], region: Region | None = None):
+    """The layouts of a chain of shape ops (``llgen show SPEC --op ...``): the input and each op's result, each
+    titled by the op that made it, side by side where each is one panel (a small tensor), else one under another."""
+    drawn = [
+        _grid_panels(lay, region, f"{label}: {'x'.join(map(str, lay.shape))}", f"step{i}-")
+        for i, (label, lay) in enumerate(steps)
+    ]
+    if all(len(panels) == 1 for panels, _ in drawn):
+        rows = _aligned([[panels[0] for panels, _ in drawn]])
+    else:
+        rows = [[p] for panels, _ in drawn for p in panels]
+    notes = [f"{label}: {note}" for (label, _), (_, note) in zip(steps, drawn, strict=True) if note]
+    title = " -> ".join(label for label, _ in steps)
+    return _compose(rows, title + (f"  [{'; '.join(notes)}]" if notes else ""))
