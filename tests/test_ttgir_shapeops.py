@@ -12,7 +12,7 @@ import re
 import pytest
 from helpers import ROOT, invoke
 
-from llgen.shapeops.ttgir import MOVES, NOOP, UNCHECKED, check_module
+from llgen.shapeops.ttgir import DISAGREES, MOVES, NOOP, check_module
 from llgen.spec.module import read_ttgir
 
 DATA = ROOT / "tests" / "data" / "ttgir"
@@ -35,11 +35,8 @@ def test_every_shape_op_gets_its_line(name):
     lines = [x for x in res.stdout.splitlines() if any(x.startswith(f"line {n} ") and f": {op} " in x for n, op in ops)]
     assert len(lines) == len(ops), res.stdout
     assert f"{len(ops)} shape ops, each result against the layout Triton infers for it:" in res.stdout
-    for line, (_, op) in zip(lines, ops, strict=True):
-        if op.startswith("ttg.memdesc_"):
-            assert "not checked: it views a shared-memory layout" in line, line
-        else:  # Triton wrote each result: it is the no-op layout
-            assert line.endswith(NOOP_TAIL), line
+    for line in lines:
+        assert line.endswith(NOOP_TAIL), line  # Triton wrote each result: the no-op layout (a memdesc op: its view)
 
 
 def test_the_attention_dump_holds_every_kind_and_its_attributes_are_read():
@@ -60,8 +57,7 @@ def test_the_attention_dump_holds_every_kind_and_its_attributes_are_read():
     assert str(by_kind["tt.trans"].shape_op) == "trans=1,0"
     assert str(by_kind["tt.split"].shape_op) == "split" and str(by_kind["tt.join"].shape_op) == "join"
     assert {str(c.shape_op) for c in checks.values() if c.op.name == "tt.expand_dims"} >= {"expand_dims=0", "expand_dims=1"}
-    assert {c.status for c in checks.values() if not c.op.memdesc} == {NOOP}
-    assert {c.status for c in checks.values() if c.op.memdesc} == {UNCHECKED}
+    assert {c.status for c in checks.values()} == {NOOP}
     reshape = by_kind["ttg.memdesc_reshape"].op
     assert (reshape.src[1], reshape.dst[1]) == ((32, 64), (16, 128))
 
@@ -128,3 +124,20 @@ def test_the_gluon_dumps_are_what_triton_writes_today():
     spec.loader.exec_module(script)
     for name in script.GLUON_DUMPS:
         assert script.compile_gluon_ttgir(name) == (DATA / name).read_text(), name
+
+
+def test_a_memdesc_view_whose_layout_maps_other_elements_is_named_and_not_planned(tmp_path):
+    """memdesc_trans views the buffer: its result must be the source's memory layout with the dims permuted. With the
+    result's encoding swapped for a plain row-major one, the line says the dump's layouts disagree, and nothing is
+    planned for it."""
+    text = (DATA / "attention_shapes.ttgir").read_text().splitlines()
+    k = next(i for i, x in enumerate(text) if "ttg.memdesc_trans" in x)
+    plain = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>"
+    text[k] = text[k].replace("-> !ttg.memdesc<64x32xf16, #shared1,", f"-> !ttg.memdesc<64x32xf16, {plain},")
+    path = tmp_path / "edited.ttgir"
+    path.write_text("\n".join(text) + "\n")
+    module = read_ttgir(str(path))[0]
+    (c,) = [c for c in check_module(module, module.num_warps, module.threads_per_warp) if c.op.name == "ttg.memdesc_trans"]
+    assert c.status == DISAGREES and "not a view of the source" in c.line()
+    res = invoke("plan", "--ttgir", str(path))
+    assert "ttg.memdesc_trans tensor" not in res.stdout  # never planned as a conversion

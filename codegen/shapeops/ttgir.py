@@ -2,8 +2,9 @@
 no-op result layout llgen.shapeops infers from the op's source layout and attributes, and whether the dump's
 result layout is it (the same map over the result shape). Where it is not, the op moves data: `as_conversion` gives
 the convert_layout from the no-op layout to the dump's result layout that `llgen plan --ttgir` plans for it.
-``ttg.memdesc_trans`` and ``ttg.memdesc_reshape`` view a shared-memory buffer; llgen.shapeops infers distributed
-layouts only, so those are listed as not checked."""
+``ttg.memdesc_trans`` and ``ttg.memdesc_reshape`` view a shared-memory buffer: no data moves, so the result's memory
+layout must be the source's with its tensor dims permuted or re-split (the same offset -> element map); one that is
+not is a dump whose layouts disagree, listed as such and never planned."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from ..errors import LlgenError
 from ..spec.module import ConvertOp, Module, ShapeOp
 from . import Op, TensorLayout
 
-NOOP, MOVES, UNCHECKED = "noop", "moves", "unchecked"
+NOOP, MOVES, UNCHECKED, DISAGREES = "noop", "moves", "unchecked", "disagrees"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,11 @@ class Checked:
             return head + "no-op, the result is the layout Triton infers."
         if self.status == MOVES:
             return head + f"not the no-op layout {self.noop}: the op moves data, planned as a conversion from it."
+        if self.status == DISAGREES:
+            return (
+                head
+                + "not a view of the source: its memory layout maps offsets to other elements, and a memdesc op moves no data."
+            )
         return head + f"not checked: {self.why}"
 
 
@@ -44,16 +50,12 @@ def check(module: Module, op: ShapeOp, warps: int, lanes: int | None) -> Checked
 
     if op.problem:
         return Checked(op, UNCHECKED, why=op.problem)
-    if op.memdesc:
-        return Checked(
-            op,
-            UNCHECKED,
-            why="it views a shared-memory layout, and llgen infers shape ops on distributed (register) layouts only.",
-        )
     try:
         sop = shape_op(op)
     except LlgenError as e:
         return Checked(op, UNCHECKED, why=str(e))
+    if op.memdesc:
+        return _check_view(module, op, sop, warps, lanes)
     if "allow_reorder" in op.flags:
         return Checked(op, UNCHECKED, sop, why="allow_reorder leaves the element order to Triton, so no one layout is the no-op.")
     try:
@@ -68,9 +70,30 @@ def check(module: Module, op: ShapeOp, warps: int, lanes: int | None) -> Checked
     return Checked(op, NOOP if same else MOVES, sop, want.text)
 
 
+def _check_view(module: Module, op: ShapeOp, sop: Op, warps: int, lanes: int | None) -> Checked:
+    """A memdesc_trans / memdesc_reshape: the result's memory layout against the source's with its tensor dims
+    permuted (trans) or re-split row-major (reshape), as maps from offset to element."""
+    from ..dtypes import from_mlir
+    from ..layout import LinearLayout
+    from ..spec import parse_layout
+
+    try:
+        width = from_mlir(op.src[2]).bytes
+        src = parse_layout(op.src[3], op.src[1], warps, lanes, width, module.aliases)
+        dst = parse_layout(op.dst[3], op.dst[1], warps, lanes, width, module.aliases)
+        if sop.kind == "trans":
+            moved = src.transpose_outs([f"dim{p}" for p in sop.arg])
+            view = LinearLayout(moved.ins, tuple((f"dim{i}", k) for i, (_, k) in enumerate(moved.outs)), moved.cols)
+        else:
+            view = src.reshape_outs([(f"dim{i}", n) for i, n in enumerate(op.dst[1])])
+    except LlgenError as e:
+        return Checked(op, UNCHECKED, sop, why=str(e))
+    return Checked(op, NOOP if view == dst else DISAGREES, sop)
+
+
 def shape_op(op: ShapeOp) -> Op:
     """The llgen.shapeops op the dump's op is: its kind, and its order, axis or result shape."""
-    kind = op.name.split(".", 1)[1]
+    kind = op.name.split(".", 1)[1].removeprefix("memdesc_")  # a memdesc view: the same op on the memory layout
     if kind == "trans":
         return Op("trans", op.order)
     if kind in ("reshape", "broadcast"):

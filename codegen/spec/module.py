@@ -323,7 +323,7 @@ def _shape_op(line: str, number: int, func: str, loc_aliases: dict[str, str], na
     out = replace(out, src=(ta, tuple(int(d) for d in da), ea, enc_a), dst=(tb, tuple(int(d) for d in db), eb, enc_b))
     if not enc_a or not enc_b:
         return replace(out, problem=f"the op's {'source' if not enc_a else 'result'} type has no layout encoding.")
-    if name.endswith(".trans"):
+    if name.endswith((".trans", ".memdesc_trans")):
         o = re.search(r"order\s*=\s*array<i32:\s*([0-9,\s]*)>", head)
         if not o:
             return replace(out, problem="the op has no order = array<i32: ...> attribute.")
