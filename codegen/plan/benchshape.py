@@ -67,10 +67,11 @@ def loop_scratch(fwd, bwd) -> LoopScratch:
     barrier between its stores and its loads already stands between a buffer's last load and its next store, so
     each conversion saves a barrier. That holds when both synchronise the CTA and both fit in one CTA's shared
     memory. A warp barrier costs next to nothing, so two buffers would only cost registers where both plans are
-    warp-local and each warp owns the same bytes both ways: those keep one buffer, __syncwarp before each store. Where
-    a warp-local plan's warps own other bytes than the other plan's, one buffer would take the CTA's barrier before
-    each store (the scratch rule, scratch.py): each gets its own buffer and follows itself, if they fit. A -> B's buffer goes after B -> A's, on a 128-byte boundary so its banks are unchanged: that
-    order compiled to fewer registers than the other. The measurements are in bench/NOTES.md (session 4, "One
+    warp-local and each warp owns the same bytes both ways: those keep one buffer, __syncwarp before each store.
+    Where a warp-local plan's warps own other bytes than the other plan's, one buffer would take the CTA's barrier
+    before each store (the scratch rule, scratch.py): each gets its own buffer and follows itself, if they fit.
+    A -> B's buffer goes after B -> A's, on a 128-byte boundary so its banks are unchanged: that order compiled to
+    fewer registers than the other. The measurements are in bench/NOTES.md (session 4, "One
     barrier per conversion"). Two buffers must also leave an SM at least MIN_WARPS_PER_SM warps of such CTAs: with
     fewer, the CTAs lost cost more than the barrier saved (b2bT_f32's 2 x 64 KB held one 4-warp CTA an SM;
     bench/NOTES.md, session 12), unless one buffer would hold more than MAX_WORDS_AT_BARRIER words of B live at a
