@@ -242,13 +242,10 @@ def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarr
     regtab = np.array([i.regs for i in instrs], dtype=np.int64)  # [instr, e]
     if (regtab < 0).any() or (regtab >= sweep.n).any():
         raise SimError(f"an instruction moves a register outside 0..{sweep.n - 1}")
-    xor, add = np.array([(i.xor_const, i.add_const) for i in instrs], dtype=np.int64).T[:, :, None, None]
-    base = (sweep.base ^ xor) + add  # [instr, warp, lane]
+    base, offs = _offsets(sweep, instrs, lanes)  # [instr, warp, lane], [instr, warp, lane, e]
     ni, nw = base.shape[0], base.shape[1]
     if side.matrices:
         mats, k = side.matrices, nregs // side.matrices  # k: elements per thread per matrix
-        row_lane, col = _matrix_lanes(lanes, mats, k, side.op.endswith("trans"))
-        offs = (base[:, :, row_lane] + col).reshape(ni, nw, lanes, mats * k)  # [instr, warp, lane, e]
         lo, hi = offs.min(), offs.max()
         regtab = regtab[:, : mats * k]  # element m * k + e is register regs[m * k + e]
         # a phase: one matrix of one instruction on one warp
@@ -261,7 +258,6 @@ def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarr
         if not store and vbytes == 16 and lanes == 32 and _addresses_per_group(phase) <= 2:
             per *= 2  # a 16-byte load whose quarter-warps each read at most two addresses: half-warps serve it (H100)
         phases = lanes * max(4, vbytes) // 128  # the data-volume minimum reported beside the count
-        offs = base[..., None] + np.arange(nregs)  # [instr, warp, lane, e]
         lo, hi = base.min(), base.max() + nregs - 1
         phase_offs = offs.reshape(ni * nw * (lanes // per), per * nregs)  # a phase: `per` lanes of one instruction and warp
     if offs.size and (lo < 0 or hi >= len(smem)):
@@ -284,6 +280,19 @@ def _access(plan, sweep: _Sweep, rnd: int, smem: np.ndarray, *, writer: np.ndarr
         sweep.flat[slot] = smem[offs]
     per_phase = _wavefronts(phase_offs, len(smem), w, plan.target.banks, plan.target.bank_bytes)
     return per_phase.reshape(ni, -1).sum(1).tolist(), [nw * phases] * ni
+
+
+def _offsets(sweep: _Sweep, instrs, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The element offsets of ``instrs`` (one side, one round) on every warp that runs them: each thread's base
+    ([instr, warp, lane]) and every element it moves ([instr, warp, lane, e]; ldmatrix/stmatrix: matrix by matrix)."""
+    side, nregs = sweep.side, len(instrs[0].regs)
+    xor, add = np.array([(i.xor_const, i.add_const) for i in instrs], dtype=np.int64).T[:, :, None, None]
+    base = (sweep.base ^ xor) + add
+    if side.matrices:
+        k = nregs // side.matrices  # elements per thread per matrix
+        row_lane, col = _matrix_lanes(lanes, side.matrices, k, side.op.endswith("trans"))
+        return base, (base[:, :, row_lane] + col).reshape(*base.shape, side.matrices * k)
+    return base, base[..., None] + np.arange(nregs)
 
 
 def _check_writes(offs: np.ndarray, warp: np.ndarray, writer: np.ndarray, reader) -> None:
@@ -497,14 +506,7 @@ def _warps_touching(plan, side, *, store: bool) -> np.ndarray:
     for instrs in sweep.rounds:
         if not instrs:
             continue
-        xor, add = np.array([(i.xor_const, i.add_const) for i in instrs], dtype=np.int64).T[:, :, None, None]
-        base = (sweep.base ^ xor) + add  # [instr, warp, lane]
-        nregs = len(instrs[0].regs)
-        if side.matrices:
-            row_lane, col = _matrix_lanes(lanes, side.matrices, nregs // side.matrices, side.op.endswith("trans"))
-            offs = base[:, :, row_lane] + col
-        else:
-            offs = base[..., None] + np.arange(nregs)
+        offs = _offsets(sweep, instrs, lanes)[1]
         offs = offs.reshape(offs.shape[0], offs.shape[1], -1)
         bits = np.broadcast_to((1 << sweep.warps)[None, :, None], offs.shape)
         np.bitwise_or.at(mask, offs.ravel(), bits.ravel())
