@@ -20,7 +20,6 @@ from .commands.options import (
     ALLOW_SKIPS,
     DTYPE,
     FORMS,
-    OBJECTIVES,  # noqa: F401 - tests hold llgen.cli's PATHS and OBJECTIVES equal to the planner's
     PATHS,
     SHAPE,
     TARGET,

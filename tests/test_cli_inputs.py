@@ -298,7 +298,6 @@ def test_choices_are_listed_in_help():
     from llgen.suite import SUITES
     from llgen.target import TARGETS
 
-    assert cli.PATHS == PATHS
     text = invoke("plan", "--help").stdout
     for value in [*TARGETS, *DTYPES, *ALIASES, *PATHS]:
         assert value in text, value

@@ -13,7 +13,7 @@ from llgen import cli
 from llgen.dtypes import dtype as to_dtype
 from llgen.errors import LlgenError
 from llgen.plan import plan_conversion
-from llgen.plan.cost import OBJECTIVES, shared_cost
+from llgen.plan.cost import shared_cost
 from llgen.plan.hw import Hw
 from llgen.plan.latency import MULTI_WARP_ROUND_ACCESSES, access_class, shared_latency, shuffle_latency
 from llgen.plan.latency_table import CLASSES, TABLE, check_table
@@ -25,6 +25,7 @@ from llgen.runtime.check import check_many
 from llgen.simulate import simulate
 from llgen.suite import suite
 from llgen.target import target as to_target
+from llgen.vocab import OBJECTIVES
 
 B8 = "blocked:spt=1x8,tpw=4x8,order=1x0"
 B4 = "blocked:spt=1x4,tpw=2x16,order=1x0"
@@ -237,7 +238,6 @@ def test_an_unknown_objective_is_one_sentence():
 
 
 def test_cli_objective_prints_both_predictions_and_which_picked():
-    assert cli.OBJECTIVES == OBJECTIVES
     args = ["plan", "--src", B8, "--dst", B4, "--shape", "64x64", "--warps", "1"]
     out = {o: CliRunner().invoke(cli.main, [*args, "--objective", o]) for o in OBJECTIVES}
     for o, res in out.items():

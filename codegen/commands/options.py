@@ -9,9 +9,8 @@ from ..cliapp import Integer
 from ..dtypes import ALIASES, DTYPES
 from ..errors import LlgenError
 from ..target import TARGETS
+from ..vocab import OBJECTIVES, PATHS  # noqa: F401 - PATHS for llgen.cli: the CLI's choices, defined once
 
-PATHS = ("noop", "registers", "shuffle", "shared")  # llgen.plan.PATHS (a test holds them equal)
-OBJECTIVES = ("throughput", "latency")  # llgen.plan.cost.OBJECTIVES (a test holds them equal)
 FORMS = ("kernel", "header", "both")
 DTYPE_NAMES = (*DTYPES, *ALIASES)
 

@@ -21,23 +21,17 @@ from ..errors import LlgenError
 from ..layout import LinearLayout
 from ..target import Target
 from ..target import target as to_target
-from .cost import OBJECTIVES, choose_path, shared_cost, shuffle_cost
+from ..vocab import OBJECTIVES
+from ..vocab import PATHS as VOCAB_PATHS
+from .cost import choose_path, shared_cost, shuffle_cost
 from .hw import Hw
 from .io import GlobalIO, global_io
 from .latency import shared_latency, shuffle_latency
 from .shared import Barrier, SharedPlan, interleaved_rounds, plan_shared
 from .shuffle import ShufflePlan, plan_shuffle
 
-
-class Path(StrEnum):
-    """The kinds of plan, cheapest first (str-valued: JSON and the templates read them as text)."""
-
-    NOOP = "noop"
-    REGISTERS = "registers"
-    SHUFFLE = "shuffle"
-    SHARED = "shared"
-
-
+# The kinds of plan, cheapest first (llgen.vocab.PATHS; str-valued: JSON and the templates read them as text)
+Path = StrEnum("Path", [(p.upper(), p) for p in VOCAB_PATHS], module=__name__)
 PATHS = tuple(Path)
 
 
@@ -67,7 +61,7 @@ class Plan:
     global_store: GlobalIO  # how they write B's registers (one replica writes)
     fallback: Plan | None = None  # for a plan with stmatrix: the same conversion planned for sm_80
     latencies: tuple[tuple[str, float], ...] = ()  # one CTA's latency in cycles for each valid path (latency.py)
-    objective: str = "throughput"  # what the path was picked for: throughput or latency (cost.OBJECTIVES)
+    objective: str = "throughput"  # what the path was picked for: throughput or latency (llgen.vocab.OBJECTIVES)
 
     @property
     def uses_shared(self) -> bool:

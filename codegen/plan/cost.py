@@ -22,8 +22,6 @@ BARRIER_CLK = 12.0
 # shared memory for a store, a barrier and a load. Ties there go to shuffles (r1_64_i8 on the H100: 1.0 ns a round
 # trip by shuffles, 1.7 by shared memory, 2 cycles each in the model); above it to shared memory (bench/NOTES.md).
 LATENCY_BOUND_CLK = 32.0
-# What a plan's path is picked for: the throughput of many CTAs (this module), or one CTA's latency (latency.py)
-OBJECTIVES = ("throughput", "latency")
 
 
 def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
