@@ -14,6 +14,7 @@ from llgen.randlayout.chains import issue_chains, warp_local_chains
 from llgen.suite import suite
 
 from .check import CheckResult, check_bench
+from .compile import CUDA_OPTIONS
 from .compile import compile as compile_source
 from .gpucheck_settings import TARGET
 
@@ -26,14 +27,12 @@ def conversion_jobs(chains_only: bool = False, picks_only: bool = False) -> list
     only the chains, or only llgen's pick of each core case."""
     if picks_only:
         return [(c.id, v.fwd, v.bwd, bench_shape(v.fwd, v.bwd)) for c in suite("core") for v in variants(c, TARGET)[:1]]
-    jobs, seen = [], set()
-    for name in () if chains_only else SUITES:
-        for case in suite(name):
-            for v in variants(case, TARGET):
-                key = (case.id, id(v.fwd), id(v.bwd))
-                if key not in seen:
-                    seen.add(key)
-                    jobs.append((f"{case.id}/{v.name}", v.fwd, v.bwd, bench_shape(v.fwd, v.bwd)))
+    jobs = [
+        (f"{case.id}/{v.name}", v.fwd, v.bwd, bench_shape(v.fwd, v.bwd))
+        for name in (() if chains_only else SUITES)
+        for case in suite(name)
+        for v in variants(case, TARGET)  # distinct kernels: an alternative that repeats one is in its same_as
+    ]
     for label, fwd, bwd in issue_chains(TARGET) + warp_local_chains(CHAINS, 7, TARGET):
         jobs.append((f"chain/{label}", fwd, bwd, one_buffer(fwd, bwd)))
     return jobs
@@ -49,26 +48,18 @@ def _name(i: int) -> str:
     return f"bk{i}"
 
 
-def run_conversion_benches(
-    on_result, tiles: int = 19, batch: int = 8, chains_only: bool = False, picks_only: bool = False
-) -> list[CheckResult]:
-    """Every conversion bench job's STREAM, copy and LOOP kernels on ``tiles`` tiles of fresh input (check_bench): sources of ``batch``
-    jobs each, compiled by NVRTC on threads (a few hundred kernels: serial compiles took minutes), then run."""
+def compile_all(sources: list[str]) -> list:
+    """Each source's module, or the exception compiling it raised. NVRTC runs on threads only to fill CuPy's kernel
+    cache; the modules load on this thread (built on worker threads under compute-sanitizer, they found no GPU)."""
     import os
     from concurrent.futures import ThreadPoolExecutor
 
-    jobs = conversion_jobs(chains_only, picks_only)
-    # a batch shares one LLGEN_KEEP, whose register constraint follows the word: 64-bit words batch apart
-    kinds = [[j for j in enumerate(jobs) if (j[1][1].dtype.bits == 64) == wide] for wide in (False, True)]
-    parts = [kind[i : i + batch] for kind in kinds for i in range(0, len(kind), batch)]
-    sources = ["\n".join(emit_bench(f, b, _name(i), shape) for i, (_, f, b, shape) in part) for part in parts]
-
-    def warm(src):  # NVRTC on threads fills CuPy's kernel cache; the modules are then loaded on this thread
+    def warm(src):
         import cupy as cp
 
         try:
-            cp.RawModule(code=src, options=("-std=c++17",)).compile()
-        except Exception:  # noqa: BLE001 - compile_source below raises it again, as the batch's result
+            cp.RawModule(code=src, options=CUDA_OPTIONS).compile()
+        except Exception:  # noqa: BLE001 - compile_source below raises it again, as the source's result
             pass
 
     with ThreadPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as pool:
@@ -77,8 +68,21 @@ def run_conversion_benches(
     for src in sources:
         try:
             modules.append(compile_source(src, TARGET))
-        except Exception as e:  # noqa: BLE001 - a batch that does not compile fails its jobs, the run goes on
+        except Exception as e:  # noqa: BLE001 - a source that does not compile fails its jobs, the run goes on
             modules.append(e)
+    return modules
+
+
+def run_conversion_benches(
+    on_result, tiles: int = 19, batch: int = 8, chains_only: bool = False, picks_only: bool = False
+) -> list[CheckResult]:
+    """Every conversion bench job's STREAM, copy and LOOP kernels on ``tiles`` tiles of fresh input (check_bench),
+    ``batch`` jobs a source."""
+    jobs = conversion_jobs(chains_only, picks_only)
+    # a batch shares one LLGEN_KEEP, whose register constraint follows the word: 64-bit words batch apart
+    kinds = [[j for j in enumerate(jobs) if (j[1][1].dtype.bits == 64) == wide] for wide in (False, True)]
+    parts = [kind[i : i + batch] for kind in kinds for i in range(0, len(kind), batch)]
+    modules = compile_all(["\n".join(emit_bench(f, b, _name(i), shape) for i, (_, f, b, shape) in part) for part in parts])
     out = []
     for part, mod in zip(parts, modules, strict=True):
         for i, (label, f, b, shape) in part:
@@ -94,38 +98,34 @@ def run_conversion_benches(
 
 
 def run_smem_benches(on_result, grid: int = 4) -> list[CheckResult]:
-    """The smem suite's LOOP kernel of every variant, two round trips on ``grid`` CTAs, against NumPy (compiled on
-    threads, then run)."""
-    import os
-    from concurrent.futures import ThreadPoolExecutor
-
+    """The smem suite's LOOP kernel of every variant on ``grid`` CTAs, checked as the bench checks it (check_loop)."""
     import cupy as cp
 
     from llgen.emit.endpoint_bench import emit_smem_loop
     from llgen.suite_smem import smem
 
-    from .bench.loopcheck import LoopReference
+    from .bench.loopcheck import LoopReference, check_loop
     from .bench.smem import smem_variants
     from .reference import loop_input, raw_dtype
 
-    jobs = [(case, v) for case in smem() for v in smem_variants(case, TARGET)[0]]
-
-    def build(job):
-        try:
-            loop = emit_smem_loop(job[1].plans, "s")
-            return loop, compile_source(loop.source, TARGET).function(loop.kernel)
-        except Exception as e:  # noqa: BLE001 - the variant's result says why
-            return e
-
-    with ThreadPoolExecutor(max(1, min(16, os.cpu_count() or 1))) as pool:
-        built = list(pool.map(build, jobs))
+    jobs, loops = [], []
+    for case in smem():
+        for v in smem_variants(case, TARGET)[0]:
+            try:
+                loops.append(emit_smem_loop(v.plans, "s"))
+            except Exception as e:  # noqa: BLE001 - the variant's result says why
+                loops.append(e)
+            jobs.append((case, v))
+    modules = compile_all([loop.source for loop in loops if not isinstance(loop, Exception)])
+    built = iter(modules)
     out, refs = [], {}
-    for (case, v), b in zip(jobs, built, strict=True):
+    for (case, v), loop in zip(jobs, loops, strict=True):
         r = CheckResult(f"bench/smem/{case.id}/{v.name}", "s", v.path, case.dtype, TARGET, case.warps, tuple(case.shape))
         try:
-            if isinstance(b, Exception):
-                raise b
-            loop, fn = b
+            mod = loop if isinstance(loop, Exception) else next(built)
+            if isinstance(mod, Exception):
+                raise mod
+            fn = mod.function(loop.kernel)
             tile = int(np.prod(case.shape))
             if case.id not in refs:
                 x_host = loop_input(case.dtype, raw_dtype(case.dtype).type, tile * grid, np.random.default_rng())
@@ -134,9 +134,13 @@ def run_smem_benches(on_result, grid: int = 4) -> list[CheckResult]:
             y = cp.empty_like(x)
             if loop.launch_smem:
                 fn.max_dynamic_shared_size_bytes = loop.launch_smem
-            fn((grid,), (loop.threads,), (x, y, np.int32(2)), shared_mem=loop.launch_smem)
-            cp.cuda.runtime.deviceSynchronize()
-            r.tile_bad, r.tiles, r.grid, r.elems, r.runs = int(cp.count_nonzero(y != ref.expect(2))), grid, grid, x.size, 1
+
+            def launch(k, f=fn, lp=loop, xy=(x, y)):
+                f((grid,), (lp.threads,), (*xy, np.int32(k)), shared_mem=lp.launch_smem)
+
+            got = check_loop(launch, y, ref, case.shape)
+            r.tile_bad, r.tiles, r.grid, r.elems, r.runs = got.get("loop_bad", 0), grid, grid, x.size, 1
+            r.first_bad_tile = got.get("loop_first_bad")
         except Exception as e:  # noqa: BLE001 - a launch error is a result
             r.error = str(e).splitlines()[0][:300]
         out.append(r)

@@ -83,6 +83,9 @@ def _cuda_version(v: int) -> str:
     return f"{v // 1000}.{v % 1000 // 10}"
 
 
+CUDA_OPTIONS = ("-std=c++17",)  # NVRTC flags of every CUDA module (and so CuPy's kernel-cache key)
+
+
 class CudaModule:
     """Kernels of one CUDA source, compiled by NVRTC through `cupy.RawModule`."""
 
@@ -92,7 +95,7 @@ class CudaModule:
         cp = _cupy()
         self.cp, self.target = cp, target
         try:
-            self._mod = cp.RawModule(code=source, options=("-std=c++17",))
+            self._mod = cp.RawModule(code=source, options=CUDA_OPTIONS)
             if hasattr(self._mod, "compile"):
                 self._mod.compile()
         except cp.cuda.compiler.CompileException as e:
