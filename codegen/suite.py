@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .layout import LinearLayout
-from .layouts import NvidiaMma, blocked, dot_operand, linear, nvidia_mma
+from .layouts import NvidiaMma, blocked, dot_operand, linear, nvidia_mma, swapped
 
 
 @dataclass(frozen=True)
@@ -456,11 +456,7 @@ _WARPLOCAL_SWAPS = (
 
 def _swapped(cid: str, dtype: str, a: LinearLayout, swaps, note: str) -> Case:
     """A case whose B is A with the given (dim, index) bases exchanged pairwise, one transposition after another."""
-    bases = {n: [list(a.basis(n, i)) for i in range(a.in_bits(n))] for n in ("register", "lane", "warp")}
-    for (d1, i1), (d2, i2) in swaps:
-        bases[d1][i1], bases[d2][i2] = bases[d2][i2], bases[d1][i1]
-    b = linear(bases["register"], bases["lane"], bases["warp"], [], a.shape)
-    return Case(cid, dtype, a.shape, a.in_size("warp"), a, b, note)
+    return Case(cid, dtype, a.shape, a.in_size("warp"), a, swapped(a, swaps), note)
 
 
 def warplocal() -> list[Case]:

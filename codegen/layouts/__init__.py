@@ -2,7 +2,7 @@
 for the conventions they share)."""
 
 from .amd import AmdMfma, AmdWmma, amd_mfma, amd_wmma
-from .blocked import Blocked, Linear, Slice, blocked, linear, slice_layout
+from .blocked import Blocked, Linear, Slice, blocked, linear, slice_layout, swapped
 from .common import cga_from_split
 from .dot import DotOperand, dot_operand
 from .nvidia import NvidiaMma, nvidia_mma
@@ -33,6 +33,7 @@ __all__ = [
     "nvmma_shared",
     "padded_shared",
     "shared_linear",
+    "swapped",
     "slice_layout",
     "swizzled_shared",
 ]

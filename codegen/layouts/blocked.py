@@ -219,3 +219,12 @@ def linear(
         return tuple(tuple(v) for v in vs)
 
     return Linear(tup(register), tup(lane), tup(warp), tup(block)).to_linear(shape)
+
+
+def swapped(layout: LinearLayout, swaps: Sequence[tuple[tuple[str, int], tuple[str, int]]]) -> LinearLayout:
+    """``layout`` (a distributed one) with its (in-dim, index) bases exchanged pairwise, one transposition after
+    another: the same elements, other owners (register and lane swaps keep every warp's data in its warp)."""
+    bases = {n: [list(layout.basis(n, i)) for i in range(layout.in_bits(n))] for n in ("register", "lane", "warp")}
+    for (d1, i1), (d2, i2) in swaps:
+        bases[d1][i1], bases[d2][i2] = bases[d2][i2], bases[d1][i1]
+    return linear(bases["register"], bases["lane"], bases["warp"], [], layout.shape)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from ..layouts import linear
+from ..layouts import swapped
 from ..plan import plan_conversion
 from ..plan.scratch import entry_barrier
 from ..plan.shared import Barrier
@@ -46,12 +46,8 @@ def issue_chains(target: str = "sm_90") -> list[tuple[str, object, object]]:
 
 def _swapped(rng: random.Random, lay):
     """``lay`` with 1 to 4 random transpositions among its register and lane bases (its warp bases kept)."""
-    bases = {n: [list(lay.basis(n, i)) for i in range(lay.in_bits(n))] for n in ("register", "lane", "warp")}
-    slots = [("register", i) for i in range(len(bases["register"]))] + [("lane", i) for i in range(len(bases["lane"]))]
-    for _ in range(rng.randint(1, 4)):
-        (d1, i1), (d2, i2) = rng.sample(slots, 2)
-        bases[d1][i1], bases[d2][i2] = bases[d2][i2], bases[d1][i1]
-    return linear(bases["register"], bases["lane"], bases["warp"], [], lay.shape)
+    slots = [(n, i) for n in ("register", "lane") for i in range(lay.in_bits(n))]
+    return swapped(lay, [rng.sample(slots, 2) for _ in range(rng.randint(1, 4))])
 
 
 def warp_local_chains(n: int, seed: int, target: str = "sm_90", tries: int = 4000) -> list[tuple[str, object, object]]:
