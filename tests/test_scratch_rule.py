@@ -8,6 +8,7 @@ Python on every pair tried."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import pytest
@@ -27,7 +28,8 @@ def chains():
     return issue_chains() + warp_local_chains(4, 11)
 
 
-def _warp_local_plans() -> list:
+@functools.cache  # three tests read them: planned once
+def _warp_local_plans() -> tuple:
     out = []
     for name in ("warplocal", "core"):
         for case in suite(name):
@@ -38,7 +40,7 @@ def _warp_local_plans() -> list:
                     continue
                 if p.barrier == Barrier.WARP:
                     out.append(p)
-    return out
+    return tuple(out)
 
 
 def test_chains_race_behind_syncwarp_and_not_behind_the_rules_barrier(chains):
@@ -102,7 +104,7 @@ def test_the_header_tags_agree_with_the_rule_at_compile_time(chains):
     C++ rule gives 1 (__syncwarp) exactly where entry_barrier says WARP, 2 where it says CTA, 0 after scratch_free."""
     from llgen.runtime import host
 
-    plans = [p for _, f, b in chains[:3] for p in (f, b)] + _warp_local_plans()[:6]
+    plans = [p for _, f, b in chains[:3] for p in (f, b)] + list(_warp_local_plans()[:6])
     cta = plan_conversion(*_pair("b2bT_f16"), "f16", path="shared")
     plans.append(cta)
     names = [f"s{i}" for i in range(len(plans))]
