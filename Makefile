@@ -6,7 +6,7 @@ STAMP     := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run-show
 RUN_OUT   := out
 
-.PHONY: setup run test perf examples docs gpu-check gpu-install bench hip-toolchain clean
+.PHONY: setup run test test-deep perf examples docs gpu-check gpu-install bench hip-toolchain clean
 
 # the package with its runtime dependencies (numpy, jinja2, click) and the show extra (matplotlib, for `llgen show`):
 # what `make run` and the README's tour need (the stamp names the extra, so a venv from before it gets it); `pip install .`
@@ -40,7 +40,11 @@ run: $(RUN_STAMP)
 test: setup hip-toolchain
 	$(BIN)/ruff check codegen runtime tests bench
 	$(BIN)/ruff format --check codegen runtime tests bench
-	$(BIN)/pytest -m "not gpu and not perf" -n auto --dist worksteal --durations=15
+	LLGEN_PROPERTY_PAIRS=$(or $(LLGEN_PROPERTY_PAIRS),3000) $(BIN)/pytest -m "not gpu and not perf" -n auto --dist worksteal --durations=15
+
+# make test, with the property run at 10,000 random pairs instead of 3,000 (about 3 more minutes on two cores)
+test-deep:
+	$(MAKE) test LLGEN_PROPERTY_PAIRS=10000
 
 # timings against their targets, with a table at the end (never part of `make test`)
 perf: setup

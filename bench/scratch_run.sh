@@ -4,6 +4,7 @@
 # merged into one report; then, in what is left of the budget, gpu-check's correctness part and
 # synccheck/racecheck over every suite kernel and every bench kernel (core, wide, warplocal and smem by every variant,
 # and chains of warp-local plans on one buffer). Ends with a short table. Usage: bench/scratch_run.sh [CHECK_BUDGET_S]
+# (0: no gpu-check); WL_CASES= benches the whole warplocal suite, CHAIN_TOOLS= skips the chains' sanitizers.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-150}
@@ -15,12 +16,13 @@ python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 date -u
 rc=0
-for tool in racecheck synccheck; do  # the chains first: the pairs that raced, and random ones like them
+for tool in ${CHAIN_TOOLS-racecheck synccheck}; do  # the chains first: the pairs that raced, and random ones like them
   timeout ${SAN_S:-90} compute-sanitizer --tool $tool --print-limit 10 python3 -m llgen.runtime.bench_kernels > "$out/chains-$tool.log" 2>&1
   rc=$((rc | $?))
   echo "chains under $tool: $(grep -c ' ok$' "$out/chains-$tool.log") ok, $(grep -c ' FAIL' "$out/chains-$tool.log") failed; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/chains-$tool.log" | tr '\n' ' ')"
 done
-timeout ${WL_S:-120} python3 -m llgen.cli bench --suite warplocal --cases wl1_tpw2x16_to_spt4_f16,wl1_tpw8x4_to_spt4_f16 \
+wl_cases=${WL_CASES-wl1_tpw2x16_to_spt4_f16,wl1_tpw8x4_to_spt4_f16}  # WL_CASES= (empty): the whole warplocal suite
+timeout ${WL_S:-120} python3 -m llgen.cli bench --suite warplocal ${wl_cases:+--cases $wl_cases} \
   --measures loop -o "$parts/warplocal.json" > "$out/bench.log" 2>&1
 rc=$((rc | $?))
 timeout ${WIDE_S:-90} python3 -m llgen.cli bench --suite wide --cases b2dotB_f32 --measures loop,stream -o "$parts/wide.json" \

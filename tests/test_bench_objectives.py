@@ -20,7 +20,7 @@ def _warplocal(cid: str):
 
 @pytest.mark.parametrize(
     "cid,holder",
-    [("wl1_b2bT_f16", PICK), ("wl1_b2dotA_i8", "shared"), ("wl1_mma2dotA_f32", "shared")],
+    [("wl1_b2bT_f16", PICK), ("wl1_b2dotA_i8", "shared_vec"), ("wl1_mma2dotA_f32", "shared")],
 )
 def test_the_latency_pick_is_a_variant_kept_once_with_the_kernels_it_shares(cid, holder):
     """Where both objectives pick the same kernels (most cases), the latency pick is the pick's same_as; where the

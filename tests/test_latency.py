@@ -303,3 +303,32 @@ def test_the_model_tracks_the_measured_one_cta_loop():
     assert all(0.4 <= r <= 2.5 for r in ratios.values()), {k: round(r, 2) for k, r in ratios.items() if not 0.4 <= r <= 2.5}
     median = sorted(ratios.values())[len(ratios) // 2]
     assert 0.85 <= median <= 1.15, median
+
+
+def test_the_latency_pick_is_the_fastest_variant_measured_at_one_cta():
+    """Every warplocal case of the H200 run committed in bench/runs/2026-11-28-session18/callB-report.json: the plans
+    the latency objective picks now are kernels that run measured, at one CTA an SM, within 5% of the fastest of
+    llgen's variants (wl1_tpw2x16_to_spt4_f16's pick was shared A -> B and shuffle B -> A, 1.26x its shared/shared
+    variant on the H100, before one warp's PRMTs overlapped its accesses in the model). A pick whose kernels that run
+    did not measure fails: the planner changed, and the suite wants measuring again."""
+    from pathlib import Path
+
+    from llgen.plan.variants import LATENCY_PICK, OWN, plan_key, variants
+
+    run = Path(__file__).parents[1] / "bench" / "runs" / "2026-11-28-session18" / "callB-report.json"
+    rows = {r["id"]: r["variants"] for r in json.loads(run.read_text())["cases"] if r.get("suite") == "warplocal"}
+    slow = {}
+    for case in suite("warplocal"):
+        measured = rows[case.id]
+        by_key, pick = {}, None
+        for v in variants(case, "sm_90", baselines=False):
+            for name in (v.name, *v.same_as):
+                if name == LATENCY_PICK:
+                    pick = (plan_key(v.fwd), plan_key(v.bwd))
+                if name in measured and name in OWN:
+                    by_key[plan_key(v.fwd), plan_key(v.bwd)] = measured[name]["loop_lat_ns"]
+        best = min(by_key.values())
+        assert pick in by_key, f"{case.id}: the latency pick's kernels were not measured"
+        if by_key[pick] > 1.05 * best:
+            slow[case.id] = round(by_key[pick] / best, 2)
+    assert len(rows) >= 25 and not slow, slow

@@ -114,7 +114,8 @@ def test_show_128x128(timing, tmp_path):
 
 
 def test_random_pairs_property(timing):
-    """The property run of tests/test_plan.py (10,000 pairs of real layouts by every path, two workers)."""
+    """The property run of tests/test_plan.py (PAIRS pairs of real layouts by every path, two workers; its target is
+    for the deep run's 10,000, LLGEN_PROPERTY_PAIRS)."""
     from test_plan import CHUNKS, PAIRS, run_pairs
 
     t0 = time.perf_counter()
