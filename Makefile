@@ -38,8 +38,8 @@ run: $(RUN_STAMP)
 
 # every CPU check, one pytest worker a core (pytest-xdist); a text compiled twice is read from .cache/llgen-compile/
 test: setup hip-toolchain
-	$(BIN)/ruff check codegen runtime tests bench
-	$(BIN)/ruff format --check codegen runtime tests bench
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
 	LLGEN_PROPERTY_PAIRS=$(or $(LLGEN_PROPERTY_PAIRS),3000) $(BIN)/pytest -m "not gpu and not perf" -n auto --dist worksteal --durations=15
 
 # make test, with the property run at 10,000 random pairs instead of 3,000 (about 3 more minutes on two cores)
@@ -51,11 +51,11 @@ perf: setup
 	$(BIN)/pytest -m perf -p no:cacheprovider tests/test_perf.py
 
 examples: setup
-	$(BIN)/python -m llgen.examples kernels_out
+	$(BIN)/python -m llgen.cli.examples kernels_out
 
 # docs/img/*.svg (drawn by llgen show) and docs/cli.md (from the click commands); tests/test_docs.py checks they are current
 docs: setup
-	$(BIN)/python -m llgen.docs docs
+	$(BIN)/python -m llgen.cli.docs docs
 
 # On the GPU machine, as one command (no internet needed): every suite case by every path, the gather kernels and
 # random pairs against NumPy, shared-memory endpoints of every family (store, load, round trip), ncu's shared-memory

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from llgen.cases.suite import suite
+from llgen.cli.examples import _wave64
+from llgen.core.errors import LlgenError
 from llgen.emit import emit
-from llgen.errors import LlgenError
-from llgen.examples import _wave64
 from llgen.plan import plan_conversion
 from llgen.plan.cost import BARRIER_CLK
 from llgen.plan.shared import Barrier
 from llgen.randlayout import random_cases
-from llgen.suite import suite
 
 TARGETS = ("sm_80", "sm_90", "gfx90a", "gfx942")
 CALLS = {"__syncwarp();": Barrier.WARP, "group_sync<Barrier>();": Barrier.CTA}

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from llgen.cases.suite import core, wide
 from llgen.cli import main
 from llgen.plan.variants import variant_table, variants
 from llgen.runtime.bench import counters, device, measure, report, rules, targets, timing
 from llgen.runtime.reference import loop_input, plus_one, raw_dtype
-from llgen.suite import core, wide
 
 
 def test_bench_without_cupy_is_one_sentence(monkeypatch, tmp_path):
@@ -160,10 +160,10 @@ def test_loop_one_cta_keeps_a_loop_ptxas_spills_in_registers():
     """r18_178_i64's LOOP (2 warps, 32 i64 a thread each way): under ptxas's own register budget it takes 80
     registers and a stack frame, and rereads the lane id every step; bench then builds it with LOOP_ONE_CTA, which
     leaves it no stack. The emitted text is the same either way (a macro picks the bounds)."""
+    from llgen.cases.suite import suite
     from llgen.emit import emit_bench
     from llgen.plan.benchshape import bench_shape
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
-    from llgen.suite import suite
 
     case = next(c for c in suite("wide") if c.id == "r18_178_i64")
     src = emit_bench(*_pair(case), "b", bench_shape(*_pair(case)))
@@ -181,10 +181,10 @@ def test_the_one_cta_build_of_a_warp_local_shuffle_loop_holds_more_registers_and
     and waits out each SHFL; built for one CTA (the build its one-CTA latency is timed on) it takes more (80) to keep
     the shuffles in flight, and still no stack or local memory. (wl4_mma2b_f32, the case here until its f32 selects
     became FSEL in session 16, now takes 95 registers in both builds.)"""
+    from llgen.cases.suite import warplocal
     from llgen.emit import emit_bench
     from llgen.plan.benchshape import bench_shape
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda
-    from llgen.suite import warplocal
 
     case = next(c for c in warplocal() if c.id == "wl4_mma2dotA_i8")
     fwd, bwd = _pair(case)
@@ -205,7 +205,7 @@ def test_the_one_cta_latency_is_timed_on_the_loop_built_for_one_cta(monkeypatch,
     throughput, LOOP_ONE_CTA for the one-CTA latency; each number is timed on its own build, and the row names both
     builds and the registers of both. Where the own build spills it already is the one-CTA build: two builds, not
     three, and both numbers come from it. A source without the bound is built once."""
-    from llgen.suite import warplocal
+    from llgen.cases.suite import warplocal
 
     builds, timed, spilling = [], [], [spills]
 
@@ -391,9 +391,9 @@ def test_check_bench_passes_the_bench_kernels_and_catches_wrong_ones(case_id, ti
 def test_loop_scratch_gives_each_direction_a_buffer_only_where_the_other_barrier_covers_it():
     from dataclasses import replace
 
+    from llgen.core.target import target
     from llgen.plan import plan_conversion
     from llgen.plan.benchshape import LoopScratch, loop_scratch
-    from llgen.target import target
 
     by_id = {c.id: c for c in core()}
     assert loop_scratch(*_pair(by_id["b2bT_f16"])) == LoopScratch(65536, 32768)

@@ -8,10 +8,10 @@ import types
 
 import pytest
 
+from llgen.cases.suite import _parsed, warplocal
 from llgen.plan.explain import to_json
 from llgen.plan.variants import LATENCY_PICK, PICK, plan_cost, plan_latency, variant_table
 from llgen.runtime.bench import measure, report, rules, targets
-from llgen.suite import _parsed, warplocal
 
 
 def _warplocal(cid: str):

@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner
 from helpers import ROOT, recorded_facts, write_record
 
+from llgen.cases.suite import Case, core, describe, gather_bench_cases, wide
 from llgen.cli import main
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.plan.variants import variant_table, variants
 from llgen.runtime import host
 from llgen.runtime.bench import gather, measure, merge, report, rules, targets
 from llgen.runtime.bench import run as runner
-from llgen.suite import Case, core, describe, gather_bench_cases, wide
 
 # CUDA's f16 `+ 1` is inline PTX; on CPU threads the same arithmetic in _Float16 (bench.j2 guards its own definitions)
 HOST_F16 = r"""
@@ -70,8 +70,8 @@ def test_wide_has_forty_cases_beyond_core_with_stable_ids_and_every_kind():
 
 def test_the_wide_suite_matches_its_snapshot():
     """A change of the suite, or of the generator its random pairs come from, shows here (and in the calibration
-    table's case ids): tests/data/wide_cases.json holds each case as llgen.suite.describe gives it. After a change
-    on purpose: python -c "import json; from llgen.suite import wide, describe;
+    table's case ids): tests/data/wide_cases.json holds each case as llgen.cases.suite.describe gives it. After a change
+    on purpose: python -c "import json; from llgen.cases.suite import wide, describe;
     print(json.dumps([describe(c) for c in wide()]))" > tests/data/wide_cases.json"""
     snap = json.loads((ROOT / "tests" / "data" / "wide_cases.json").read_text())
     assert snap == [describe(c) for c in wide()]
@@ -242,8 +242,8 @@ def test_every_variant_gets_both_loop_forms_and_each_pick_its_alternating_rounds
     """Issue 27 on CPU threads, the clock a stand-in: every variant (forced alternatives, Triton too) has LOOP's
     throughput and one-CTA forms and both models' predictions; the throughput pick and Triton alternate rounds of
     LOOP, and the latency pick (wl1_b2dotA_i8's: the forced shared path's kernels) and Triton rounds of one CTA."""
+    from llgen.cases.suite import warplocal
     from llgen.runtime.bench import timing
-    from llgen.suite import warplocal
 
     grids = []
 

@@ -1,6 +1,6 @@
 """The models against the GPU (issues 18 and 27): tests/data/calibration.json holds, per case and variant, the LOOP
-time a bench run measured and, where it ran one, the one-CTA LOOP time; the cost model (codegen/plan/cost.py) must
-order each case's variants as their LOOP measured and the latency model (codegen/plan/latency.py) as their one-CTA
+time a bench run measured and, where it ran one, the one-CTA LOOP time; the cost model (src/llgen/plan/cost.py) must
+order each case's variants as their LOOP measured and the latency model (src/llgen/plan/latency.py) as their one-CTA
 LOOP measured, a gap under the table's tie (2%) being a tie. Regenerate the table from a bench report with
 `llgen bench calibrate bench/report.json -o tests/data/calibration.json`; the table's `unexplained` list names each
 case a model orders against its measurement, with the times and why (a case that comes right must leave the list)."""

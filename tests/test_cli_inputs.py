@@ -201,8 +201,8 @@ def _emitted(folder):
 def test_write_every_leaves_nothing_when_a_write_fails(tmp_path, monkeypatch, fails):
     from pathlib import Path
 
-    from llgen import files
-    from llgen.errors import LlgenError
+    from llgen.core import files
+    from llgen.core.errors import LlgenError
 
     real = files._temporary
     calls = []
@@ -293,10 +293,10 @@ def test_swizzle_takes_src_dst_and_keeps_write_read():
 
 
 def test_choices_are_listed_in_help():
-    from llgen.dtypes import ALIASES, DTYPES
+    from llgen.cases.suite import SUITES
+    from llgen.core.dtypes import ALIASES, DTYPES
+    from llgen.core.target import TARGETS
     from llgen.plan import PATHS
-    from llgen.suite import SUITES
-    from llgen.target import TARGETS
 
     text = invoke("plan", "--help").stdout
     for value in [*TARGETS, *DTYPES, *ALIASES, *PATHS]:
@@ -378,8 +378,8 @@ def test_emit_creates_missing_folders_of_a_file_path(tmp_path):
 
 
 def test_error_line_is_the_one_rule_for_an_exception_as_a_line():
-    """llgen.errors.error_line serves the crash message, check's launch errors and the bench's report rows."""
-    from llgen.errors import error_line
+    """llgen.core.errors.error_line serves the crash message, check's launch errors and the bench's report rows."""
+    from llgen.core.errors import error_line
 
     log = RuntimeError("nvrtc: compile failed\nkernel.cu(3):  error:   identifier   x undefined\nmore")
     assert error_line(log) == "RuntimeError: kernel.cu(3): error: identifier x undefined"  # the line saying "error"

@@ -122,8 +122,8 @@ def test_a_linear_spec_is_not_printed_twice():
 
 
 def layouts_of_the_suites_and_random_pairs():
+    from llgen.cases.suite import suite
     from llgen.randlayout import random_pairs
-    from llgen.suite import suite
 
     for name in ("core", "regressions", "wide", "warplocal"):
         for case in suite(name):
@@ -140,7 +140,7 @@ def layouts_of_the_suites_and_random_pairs():
 def test_every_layout_prints_as_ttg_linear_and_reads_back():
     """The suites' layouts and random real layouts (every family, replicas, wave64, ranks 1-3): the printed text
     parses back to the same layout over the same shape."""
-    from llgen.commands.layout import linear_text
+    from llgen.cli.commands.layout import linear_text
 
     bad = []
     for label, lay in layouts_of_the_suites_and_random_pairs():
@@ -155,7 +155,7 @@ def test_ttg_linear_text_is_tritons_own():
     """Triton 3.6 prints the same bases as exactly this text (a LinearEncodingAttr in a tensor type)."""
     gl = pytest.importorskip("triton.experimental.gluon.language")
     libtriton = pytest.importorskip("triton._C.libtriton")
-    from llgen.commands.layout import linear_text
+    from llgen.cli.commands.layout import linear_text
 
     ctx = libtriton.ir.context()
     libtriton.ir.load_dialects(ctx)
@@ -206,7 +206,7 @@ def hw_rows(output: str) -> dict[tuple[int, ...], list[tuple[int, tuple[int, ...
     ],
 )
 def test_hw_lists_every_threads_registers_in_order_and_marks_replicas(spec, shape, warps):
-    from llgen.layout import unflatten
+    from llgen.core.layout import unflatten
 
     res = invoke(spec, "--shape", shape, "--warps", str(warps), "--hw")
     assert res.exit_code == 0, res.output
@@ -240,7 +240,7 @@ TTGIR_FILES = sorted((__import__("pathlib").Path(__file__).parent / "data" / "tt
 def test_ttgir_file_lists_aliases_and_every_tensor_layout_as_linear(path):
     import re
 
-    from llgen.commands.layout import aliases_text
+    from llgen.cli.commands.layout import aliases_text
     from llgen.spec.module import read_ttgir
 
     res = invoke("--ttgir", str(path))

@@ -11,7 +11,7 @@ pytest.importorskip("matplotlib")
 
 from helpers import ROOT  # noqa: E402 (the shared test helpers)
 
-from llgen import docs
+from llgen.cli import docs
 
 
 def test_cli_reference_is_current():

@@ -9,8 +9,8 @@ import re
 import pytest
 from helpers import ROOT, recorded_facts, sass_summary, summary_sass, write_record
 
+from llgen.cli.examples import example_files
 from llgen.emit import emit
-from llgen.examples import example_files
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_plans
 from llgen.runtime.toolchain import ToolchainError, ToolchainUnavailable, compile_cuda, compile_hip, disassemble
@@ -44,7 +44,7 @@ def test_emitted_text_is_byte_identical_to_the_committed_hashes():
     `make examples` rewrites tests/data/emitted-hashes.json; the diff then shows which texts changed."""
     import json
 
-    from llgen.examples import emitted_hashes
+    from llgen.cli.examples import emitted_hashes
 
     want = json.loads((ROOT / "tests" / "data" / "emitted-hashes.json").read_text())
     got = emitted_hashes()
@@ -166,7 +166,7 @@ def test_hip_outputs_compile(arch):
     except ToolchainUnavailable as e:
         pytest.skip(str(e))
     isa = disassemble(obj)
-    from llgen.suite import core
+    from llgen.cases.suite import core
 
     for case in core():
         k = isa.get(f"{case.id}_debug")
@@ -177,7 +177,7 @@ def test_hip_outputs_compile(arch):
 
 
 def test_emit_is_deterministic():
-    from llgen.suite import core
+    from llgen.cases.suite import core
 
     case = core()[1]
     p1 = plan_conversion(case.src, case.dst, case.dtype, "sm_90")

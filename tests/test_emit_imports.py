@@ -1,5 +1,5 @@
-"""The planner decides, the emitter spells: codegen/emit/* takes from the planner (llgen.plan) only its data types,
-never a function that decides something (docs/design.md; codegen/emit/__init__.py)."""
+"""The planner decides, the emitter spells: src/llgen/emit/* takes from the planner (llgen.plan) only its data types,
+never a function that decides something (docs/design.md; src/llgen/emit/__init__.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import inspect
 
 from helpers import ROOT  # noqa: E402 (the shared test helpers)
 
-EMIT = ROOT / "codegen" / "emit"
+EMIT = ROOT / "src" / "llgen" / "emit"
 
 
 def _plan_imports(path) -> list[tuple[str, str]]:

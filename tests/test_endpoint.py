@@ -1,5 +1,5 @@
 """Shared memory as an endpoint (llgen.plan.endpoint): local_store and local_load plans between real distributed
-layouts and every shared family, each run by the independent simulator (llgen.simulate_endpoint), which must place
+layouts and every shared family, each run by the independent simulator (llgen.verify.simulate_endpoint), which must place
 every element where the shared layout's own map says and count the wavefronts the plan predicts."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from llgen.cli import main
 from llgen.layouts import PaddedShared
 from llgen.plan.endpoint import plan_load, plan_store, staging_layout
 from llgen.randlayout import random_layout
-from llgen.simulate_endpoint import simulate_endpoint
 from llgen.spec import parse_encoding, parse_layout
+from llgen.verify.simulate_endpoint import simulate_endpoint
 
 DIST = ["blocked", "mma", "dot:0", "dot:1", "wgmma"]
 
@@ -49,7 +49,7 @@ SHARED = [
 
 
 def _layouts(dist: str, shared: str, dtype: str, shape, warps: int = 4, lanes: int = 32):
-    from llgen.dtypes import dtype as to_dtype
+    from llgen.core.dtypes import dtype as to_dtype
 
     w = to_dtype(dtype).bytes
     return parse_layout(dist, shape, warps, lanes, w), parse_encoding(shared, shape, warps, lanes, w)
@@ -125,9 +125,9 @@ def test_row_major_tile_read_column_major_cannot_vectorise_directly():
 
 def test_a_staging_layout_keeps_the_warps_and_walks_s_contiguously():
     d, s = _layouts("blocked:spt=1x1,tpw=4x8,wpc=4x1,order=0x1", "nvmma:128", "f16", (64, 64))
-    from llgen.dtypes import dtype as to_dtype
+    from llgen.core.dtypes import dtype as to_dtype
+    from llgen.core.target import target
     from llgen.plan.endpoint import shared_map
-    from llgen.target import target
 
     lay, _ = shared_map(s, d)
     q = staging_layout(d, lay, to_dtype("f16"), target("sm_90"), 16)

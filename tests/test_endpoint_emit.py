@@ -1,7 +1,7 @@
 """Shared endpoints as source text (llgen.emit.endpoint): the header and the check kernel of local_store and
 local_load plans. The text is deterministic; every header compiles alone (NVRTC for sm_80 and sm_90, clang-19 for
 gfx942) in its debug build; SASS holds the planned instructions and no local memory; and the emitted kernels run
-exact on CPU threads (runtime/host.py, ldmatrix/stmatrix emulated): a store leaves every byte of the shared buffer
+exact on CPU threads (src/llgen/runtime/host.py, ldmatrix/stmatrix emulated): a store leaves every byte of the shared buffer
 where S's own map says, poison in its padding, and a load fills every slot of D."""
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from test_endpoint import SHARED, _layouts
 from test_ttgir_local import PIPE
 
 from llgen.cli import main
+from llgen.core.errors import LlgenError
 from llgen.emit import emit
 from llgen.emit.endpoint import TilePlan, emit_tile, endpoint_dynamic_smem, tile_plan
 from llgen.emit.registers import fragments, register_coords
-from llgen.errors import LlgenError
 from llgen.plan.endpoint import plan_load, plan_store
 from llgen.randlayout import random_layout
 from llgen.runtime import endpointcheck as ec
@@ -429,7 +429,7 @@ extern "C" __global__ void {name}_run(const {raw}* __restrict__ in, unsigned cha
 
 
 def _run_tile(module, name: str, tile: TilePlan, rng) -> list[str]:
-    from llgen.simulate import element_ids
+    from llgen.verify.simulate import element_ids
 
     st, ld = tile.store, tile.load
     raw = raw_dtype(tile.dtype)
@@ -596,7 +596,7 @@ def _ptx(name: str, i: int, lane: int) -> tuple[int, int]:
 )
 def test_fragments_are_ptx_s(spec, dtype, names):
     """Each fragment llgen names holds, in every lane, the element PTX's table puts there."""
-    from llgen.dtypes import dtype as to_dtype
+    from llgen.core.dtypes import dtype as to_dtype
     from llgen.spec import parse_layout
 
     dt = to_dtype(dtype)

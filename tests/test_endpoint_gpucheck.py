@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.runtime import endpoint_cases, endpoint_report, gpucheck, ncu
 from llgen.runtime import endpoint_gpucheck as epc
 from llgen.runtime.compile import CompileFailed

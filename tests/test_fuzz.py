@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llgen.cli import main
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.spec import parse_layout
 from llgen.spec.facts import spec_facts
 from llgen.spec.module import parse_ttgir

@@ -11,14 +11,14 @@ import pytest
 
 from llgen import LinearLayout as L
 from llgen import LlgenError
+from llgen.cases.suite import gather_cases
 from llgen.emit.gather import emit_gather, gather_file_names
 from llgen.layouts import blocked
 from llgen.plan.gather import plan_gather
 from llgen.randlayout import random_layout
 from llgen.runtime.cases import gather_plans
 from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, compile_hip, disassemble
-from llgen.simulate import simulate_gather
-from llgen.suite import gather_cases
+from llgen.verify.simulate import simulate_gather
 
 S32 = (32, 32)
 WARP_LOCAL = blocked([1, 1], [1, 32], [4, 1], [1, 0], S32)  # a row per warp's lanes: shuffles

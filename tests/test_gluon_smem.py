@@ -1,4 +1,4 @@
-"""Triton's side of the smem suite (runtime/gluon_smem.py) on the CPU: for a spread of shared families, element
+"""Triton's side of the smem suite (src/llgen/runtime/gluon_smem.py) on the CPU: for a spread of shared families, element
 widths, ranks and register layouts, the Gluon LOOP is compiled for sm_90 without a GPU, and llgen's own TTGIR reader
 (llgen.spec.module) reads its local_store/local_load ops back: the shared layout Triton allocated and both
 register layouts must be ours, so llgen and Triton are timed on bit-identical layouts. The PTX's barriers are
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 from helpers import one_sentence
 
-from llgen.dtypes import dtype as to_dtype
-from llgen.dtypes import from_mlir
-from llgen.errors import LlgenError
+from llgen.cases.suite_smem import SmemCase, smem
+from llgen.core.dtypes import dtype as to_dtype
+from llgen.core.dtypes import from_mlir
+from llgen.core.errors import LlgenError
 from llgen.layouts import PaddedShared
 from llgen.spec import parse_encoding, parse_layout
 from llgen.spec.module import parse_ttgir
-from llgen.suite_smem import SmemCase, smem
 
 pytest.importorskip("triton")
 gluon_smem = pytest.importorskip("llgen.runtime.gluon_smem")
@@ -80,7 +80,7 @@ CASES = [
 
 @pytest.mark.parametrize("c", [*CASES, *smem()], ids=lambda c: c.id)
 def test_triton_allocates_our_shared_layout_and_moves_our_register_layouts(c):
-    """Here and in the smem suite (llgen.suite_smem): Triton takes each case on our layouts, in one CTA's shared
+    """Here and in the smem suite (llgen.cases.suite_smem): Triton takes each case on our layouts, in one CTA's shared
     memory, with one barrier before each store and load of the LOOP body."""
     compiled = gluon_smem.compile_offline(c)
     (module,) = parse_ttgir(compiled.asm["ttgir"])

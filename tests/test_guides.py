@@ -11,7 +11,7 @@ Output shown under `<!-- output of: -->` / `<!-- lines of: -->` markers is check
 
 The folder holds what a clone holds that the commands read: `.venv` (this test's environment, so `.venv/bin/llgen`
 is the llgen under test) and `tests/data`. The environment is what `llgen toolchain --env` prints for a user
-(llgen.commands.toolchain): PATH has the environment's bin folder (`llgen`) and nvcc's (pip's nvidia-cuda-nvcc, see
+(llgen.cli.commands.toolchain): PATH has the environment's bin folder (`llgen`) and nvcc's (pip's nvidia-cuda-nvcc, see
 llgen.runtime.toolchain.nvcc); LIBRARY_PATH has pip's CUDA libraries, so CMake's check of its CUDA compiler links.
 """
 
@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 from helpers import ROOT
 
-from llgen.commands.toolchain import find_toolchain
-from llgen.errors import LlgenError
+from llgen.cli.commands.toolchain import find_toolchain
+from llgen.core.errors import LlgenError
 
 GUIDES = ["README.md", "docs/vendoring.md"]
 COMMANDS = ("llgen", ".venv/bin/", "nvcc", "cmake", "make", "pip", "python", "mkdir", "cd", "cp")

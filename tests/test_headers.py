@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
+from llgen.cases.suite import core
+from llgen.cli.examples import example_files
 from llgen.emit import emit
-from llgen.examples import example_files
 from llgen.plan import plan_conversion
 from llgen.runtime.toolchain import HIP_SHIM, ToolchainUnavailable, cuda_include_dir, nvcc, nvrtc_library
 from llgen.spec import parse_layout
-from llgen.suite import core
 
 # the 128x256 f16 transpose: 64 KB of scratch (wave64 on HIP, where it fits gfx942's 64 KB of LDS)
 BIG = {
@@ -49,7 +49,7 @@ def _examples() -> dict[str, str]:
 
 def headers(lang: str, folder: Path) -> dict[str, tuple[Path, object]]:
     """Write kernels_out/'s headers of `lang` and the 64 KB plan's into `folder`: name -> (path, dtype)."""
-    from llgen.dtypes import dtype
+    from llgen.core.dtypes import dtype
 
     dtypes = {case.id: dtype(case.dtype) for case in core()}
     suffix = ".cuh" if lang == "cuda" else ".hip.h"

@@ -11,11 +11,11 @@ from __future__ import annotations
 import pytest
 
 from llgen import LinearLayout, LlgenError, plan_conversion
+from llgen.cases.suite import core
 from llgen.emit import emit
 from llgen.randlayout import random_cases
 from llgen.runtime import host
 from llgen.runtime.check import check_many
-from llgen.suite import core
 
 
 def _ll(shape: tuple[int, ...], register, lane, warp) -> LinearLayout:

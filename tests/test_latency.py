@@ -1,4 +1,4 @@
-"""The one-CTA latency model (codegen/plan/latency.py) and its table (codegen/plan/latency_table.py), and
+"""The one-CTA latency model (src/llgen/plan/latency.py) and its table (src/llgen/plan/latency_table.py), and
 --objective: every plan carries both predictions for each path it considered, and the objective picks by one."""
 
 from __future__ import annotations
@@ -10,29 +10,30 @@ import pytest
 from click.testing import CliRunner
 
 from llgen import cli
-from llgen.dtypes import dtype as to_dtype
-from llgen.errors import LlgenError
+from llgen.cases.suite import suite
+from llgen.core.dtypes import dtype as to_dtype
+from llgen.core.errors import LlgenError
+from llgen.core.target import target as to_target
+from llgen.core.vocab import OBJECTIVES
 from llgen.plan import plan_conversion
 from llgen.plan.cost import shared_cost
 from llgen.plan.hw import Hw
 from llgen.plan.latency import MULTI_WARP_ROUND_ACCESSES, access_class, shared_latency, shuffle_latency
 from llgen.plan.latency_table import CLASSES, TABLE, check_table
+from llgen.plan.request import plan_pair
 from llgen.plan.shared import interleaved_rounds, plan_shared
-from llgen.replay import replay
 from llgen.runtime import host
 from llgen.runtime.bench.rules import sm_clock_mhz
 from llgen.runtime.check import check_many
-from llgen.simulate import simulate
-from llgen.suite import suite
-from llgen.target import target as to_target
-from llgen.vocab import OBJECTIVES
+from llgen.verify.replay import replay
+from llgen.verify.simulate import simulate
 
 B8 = "blocked:spt=1x8,tpw=4x8,order=1x0"
 B4 = "blocked:spt=1x4,tpw=2x16,order=1x0"
 
 
 def _pair(src: str, dst: str, shape=(64, 64), warps: int = 1, dtype: str = "f16"):
-    from llgen.dtypes import dtype as to_dtype
+    from llgen.core.dtypes import dtype as to_dtype
     from llgen.spec.pair import parse_pair
 
     return parse_pair(src, dst, shape, to_dtype(dtype), warps=warps, target="sm_90")
@@ -92,7 +93,7 @@ def test_latency_objective_picks_the_lowest_latency_and_throughput_is_the_defaul
 def test_the_chain_pays_one_shfl_latency_and_each_round_one_store_barrier_and_load():
     """Raising SHFL's latency by 10 adds 10 to a shuffle plan (one chain waits for it); raising the barrier's adds
     (2 rounds - 1) barriers per round to a shared plan; the throughput model does not move."""
-    p = _pair(B8, B4).plan(path="shuffle")
+    p = plan_pair(_pair(B8, B4), path="shuffle")
     slow = copy.deepcopy(TABLE)
     slow["cycles"]["shfl"]["latency"] += 10
     assert shuffle_latency(p.detail, 1, slow) == shuffle_latency(p.detail, 1) + 10
@@ -180,7 +181,7 @@ def test_a_shuffle_pays_its_selects_and_shfls_one_after_another_or_waits_on_its_
     """One CTA: each warp issues its SHFLs and selects in turn (the warps of a scheduler one after another), or waits
     on its SHFLs where they outnumber that work, then on the last SHFL's latency (session 15): four warps (one a
     scheduler) take as long as one, a fifth shares a scheduler and adds one warp's issue."""
-    p = _pair(B8, B4).plan(path="shuffle")
+    p = plan_pair(_pair(B8, B4), path="shuffle")
     cyc = TABLE["cycles"]
     assert shuffle_latency(p.detail, 4) == shuffle_latency(p.detail, 1)
     one_warp = p.detail.shuffles * cyc["issue"]["interval"] + p.detail.assembly.instructions() * cyc["alu"]["interval"]
@@ -216,16 +217,16 @@ def _layouts(src, dst, shape, warps):
 
 
 def test_access_classes_follow_the_plan_widths():
-    s = _pair(B8, "dot:op=0,k_width=2").plan()
+    s = plan_pair(_pair(B8, "dot:op=0,k_width=2"))
     assert s.path == "shared" and s.detail.store.op.startswith("stmatrix")
     assert access_class(s.detail.store, 2) == f"stsm_x{s.detail.store.matrices}"
-    v = _pair(B8, B4).plan(path="shared", matrix=False)
+    v = plan_pair(_pair(B8, B4), path="shared", matrix=False)
     assert access_class(v.detail.store, 2) in {"sts_4", "sts_8", "sts_16"}
     assert access_class(v.detail.load, 2).startswith("lds_")
 
 
 def test_plan_json_carries_both_and_still_replays():
-    p = _pair(B8, B4).plan(objective="latency")
+    p = plan_pair(_pair(B8, B4), objective="latency")
     doc = json.loads(json.dumps(p.to_json()))
     assert doc["objective"] == "latency" and set(doc["latencies"]) == set(doc["costs"]) == {"shuffle", "shared"}
     replay(doc)

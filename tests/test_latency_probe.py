@@ -1,6 +1,6 @@
 """bench/probes/latency_table.py on the CPU: every kernel text compiles for sm_90 through NVRTC, its SASS holds the
 instructions the probe means to time (ptxas drops or forwards none of them, except the converged __syncwarp), and
-its measurements become a table that codegen/plan/latency_table.py accepts."""
+its measurements become a table that src/llgen/plan/latency_table.py accepts."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ import random
 import pytest
 
 import llgen.layouts as L
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.randlayout import draw_layout
 from llgen.spec import parse_layout
 

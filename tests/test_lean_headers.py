@@ -7,12 +7,12 @@ import re
 
 import pytest
 
+from llgen.cases.suite import suite
+from llgen.cli.examples import _wave64
+from llgen.core.errors import LlgenError
 from llgen.emit import emit
-from llgen.errors import LlgenError
-from llgen.examples import _wave64
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_cases
-from llgen.suite import suite
 
 HELPERS = ("shfl_idx", "shfl_xor", "byte_perm")
 # expressions whose value or shape generation already knows

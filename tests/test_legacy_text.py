@@ -19,8 +19,8 @@ import re
 import pytest
 from helpers import ROOT, invoke, one_sentence
 
-from llgen.dtypes import from_mlir
-from llgen.errors import LlgenError
+from llgen.core.dtypes import from_mlir
+from llgen.core.errors import LlgenError
 from llgen.spec import parse_encoding, parse_layout
 from llgen.spec.location import split_top
 from llgen.spec.module import parse_ttgir, read_ttgir

@@ -1,4 +1,4 @@
-"""The planner against the CPU oracle (llgen.simulate): exact data movement for every slot and
+"""The planner against the CPU oracle (llgen.verify.simulate): exact data movement for every slot and
 replica, and predicted shared-memory wavefronts equal to a brute-force bank count."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from llgen import LinearLayout as L
 from llgen import LlgenError
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_pairs
-from llgen.replay import replay
-from llgen.simulate import simulate
 from llgen.spec import parse_layout
+from llgen.verify.replay import replay
+from llgen.verify.simulate import simulate
 
 DTYPES = ["f64", "i64", "f32", "i32", "f16", "bf16", "i16", "f8e4m3", "f8e5m2", "i8"]
 LANE_BITS = {"sm_80": 5, "sm_90": 5, "gfx90a": 6, "gfx942": 6}
@@ -127,7 +127,7 @@ def test_broadcast_16_byte_loads_take_the_wavefronts_the_h100_counted(zero, dtyp
 def test_two_addresses_a_quarter_warp_load_in_half_warps_and_four_in_quarters():
     """r18_7_i8's B -> A loads (two addresses a quarter, bench/report.md: 16 measured, 32 by the quarter rule) and
     r1_slice_256_f16's B -> A loads (the same four addresses in every quarter: 128 measured, as quarters)."""
-    from llgen.suite import suite
+    from llgen.cases.suite import suite
 
     cases = {c.id: c for c in suite("wide")}
     for cid, wavefronts in (("r18_7_i8", 16), ("r1_slice_256_f16", 128)):

@@ -8,13 +8,13 @@ from __future__ import annotations
 import pytest
 
 from llgen import LinearLayout, LlgenError, plan_conversion
+from llgen.cases.suite import regressions
 from llgen.emit import emit, kernel_dynamic_smem
-from llgen.replay import ReplayError, replay
 from llgen.runtime import host
 from llgen.runtime.check import check_many
-from llgen.simulate import SimError, simulate
 from llgen.spec import parse_layout
-from llgen.suite import regressions
+from llgen.verify.replay import ReplayError, replay
+from llgen.verify.simulate import SimError, simulate
 
 CASES = {c.id: c for c in regressions()}
 

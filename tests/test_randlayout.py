@@ -8,7 +8,7 @@ import random
 import pytest
 
 import llgen.layouts as L
-from llgen.layout import LinearLayout
+from llgen.core.layout import LinearLayout
 from llgen.randlayout import (
     DTYPES,
     Pair,

@@ -4,7 +4,6 @@ gpu-check script's parsers. Tests marked `gpu` run the real checks and skip wher
 
 from __future__ import annotations
 
-import ast
 import functools
 import importlib.abc
 import importlib.util
@@ -13,12 +12,12 @@ import re
 import subprocess
 import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from llgen.cases.suite import core
 from llgen.cli import main
 from llgen.emit import emit
 from llgen.plan import plan_conversion
@@ -44,8 +43,7 @@ from llgen.runtime.reference import (
     slot_ids,
 )
 from llgen.runtime.report import counts, markdown, write_report
-from llgen.simulate import simulate
-from llgen.suite import core
+from llgen.verify.simulate import simulate
 
 RAWS = [np.uint8, np.uint16, np.uint32, np.uint64]
 
@@ -59,7 +57,7 @@ def _suite_plans(suites=("core",)) -> tuple:
 
 # ------------------------------------------------------------------------------------ a CPU "GPU"
 class SimModule:
-    """Stands in for a compiled module: the debug and tile kernels run through llgen.simulate, so check()'s whole
+    """Stands in for a compiled module: the debug and tile kernels run through llgen.verify.simulate, so check()'s whole
     path (poisoning, launches, downloads, comparisons, first bad slot) is exercised without a GPU."""
 
     lang = "sim"
@@ -272,27 +270,6 @@ def test_llgen_check_without_runtime_exits_2_with_one_line(monkeypatch):
     assert r.output.strip().startswith("error: CuPy is not installed") and len(r.output.strip().splitlines()) == 1
     r = runner.invoke(main, ["check", "--random", "3", "--target", "gfx942"])
     assert r.exit_code == 2 and "error: no ROCm runtime found" in r.output
-
-
-def test_imports_across_codegen_and_runtime_are_absolute():
-    """codegen/ is installed as llgen and runtime/ as llgen.runtime, so a relative import from one into the other
-    resolves only through that mapping: each crossing spells llgen.* (ruff's TID252 also holds runtime/ to it)."""
-    root = Path(__file__).resolve().parents[1]
-    crossing = []
-    for tree, leaves in (("codegen", lambda level, depth, mod: level == depth and mod.split(".")[0] == "runtime"),
-                         ("runtime", lambda level, depth, _mod: level > depth)):  # fmt: skip
-        for path in sorted((root / tree).rglob("*.py")):
-            depth = len(path.relative_to(root / tree).parts)  # the level that names the tree's own package
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.ImportFrom) and node.level and leaves(node.level, depth, node.module or ""):
-                    crossing.append(f"{path.relative_to(root)}:{node.lineno}")
-    assert crossing == []
-
-
-def test_the_tree_imported_as_codegen_says_to_import_llgen():
-    root = Path(__file__).resolve().parents[1]
-    r = subprocess.run([sys.executable, "-m", "codegen"], cwd=root, capture_output=True, text=True, check=False)
-    assert r.returncode != 0 and "import llgen, not codegen." in r.stderr.strip().splitlines()[-1]
 
 
 def test_cli_start_up_imports_neither_numpy_nor_the_runtime():
@@ -516,9 +493,9 @@ def test_a_kernel_over_the_prediction_is_measured_again_with_its_slot_stores_fen
 def test_the_fence_keeps_a_large_tiles_slot_stores_after_its_shared_loads():
     """wgmma2b_128x256_f32 at 32 KB (4 rounds): as emitted, ptxas stores finished slots (STG) before the last
     round's shared loads; with fence_slot_stores no STG comes before the last LDS (SASS on sm_90)."""
+    from llgen.cases.suite import wide
     from llgen.emit import emit
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_cuda, disassemble
-    from llgen.suite import wide
 
     c = next(x for x in wide() if x.id == "wgmma2b_128x256_f32")
     p = plan_conversion(c.src, c.dst, c.dtype, "sm_90", smem_budget=32 * 1024)
@@ -853,8 +830,8 @@ FAKE_CUPY = '''
 A/B comments of the emitted source), so the harness, not the kernels, is what this exercises."""
 import json, re, types
 import numpy as np
-from llgen.layout import LinearLayout
-from llgen.simulate import element_ids
+from llgen.core.layout import LinearLayout
+from llgen.verify.simulate import element_ids
 __version__ = "0-fake"
 def is_available():
     return True

@@ -13,14 +13,14 @@ import itertools
 
 import pytest
 
+from llgen.cases.suite import suite
 from llgen.emit import emit, emit_bench
 from llgen.plan import plan_conversion
 from llgen.plan.benchshape import bench_shape, loop_scratch
 from llgen.plan.scratch import entry_barrier, warp_regions
 from llgen.plan.shared import Barrier
 from llgen.randlayout.chains import issue_chains, warp_local_chains
-from llgen.simulate import chain_hazard
-from llgen.suite import suite
+from llgen.verify.simulate import chain_hazard
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,7 @@ def test_the_rule_allows_syncwarp_only_where_the_simulator_finds_no_race():
 
 def test_warp_regions_name_the_warp_of_every_access():
     """The rows are the owner map of the bytes each warp's own instructions touch (per the simulator's sweep)."""
-    from llgen.simulate import _warps_touching
+    from llgen.verify.simulate import _warps_touching
 
     for p in _warp_local_plans()[::4]:
         r = warp_regions(p)

@@ -28,7 +28,7 @@ from click.testing import CliRunner
 import llgen
 import llgen.layouts as L
 from llgen.cli import main
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.shapeops import KINDS, Op, TensorLayout, apply_ops, parse_op, result_shapes, source_of
 from llgen.spec import parse_encoding, parse_layout
 
@@ -200,7 +200,7 @@ def test_backward_gives_the_source_triton_verifies_for_fp4():
 def same_elements_per_thread(a, b) -> bool:
     """Whether every thread (lane, warp, block) holds the same set of elements in both layouts, register order
     aside: the same span of register images, and each thread bit moving to the same coset of it."""
-    from llgen import f2
+    from llgen.core import f2
 
     regs = f2.reduce(a.flat_cols("register"))
     if regs != f2.reduce(b.flat_cols("register")):
@@ -283,15 +283,16 @@ def test_vector_width_is_the_definition_on_every_oracle_layout():
 
 
 # ---------------------------------------------------------------------- the API
-def test_linear_layout_methods_are_the_linear_encodings_inference():
+def test_a_bare_linear_layout_takes_the_linear_encodings_inference():
     lay = llgen.blocked([1, 4], [8, 4], [4, 1], [1, 0], [64, 32])
-    assert lay.trans((1, 0)) == TensorLayout(L.Blocked((1, 4), (8, 4), (4, 1), (1, 0)), (64, 32)).trans((1, 0)).layout
-    assert lay.trans((1, 0)).trans((1, 0)) == lay
-    assert lay.reshape((2048,)).reshape((64, 32)) == lay
-    assert lay.join().shape == (64, 32, 2) and lay.join().split() == lay
-    assert lay.broadcast((64, 32)) == lay and lay.fp4_to_fp(1).shape == (64, 64)
+    t = TensorLayout.of(lay)
+    assert t.trans((1, 0)).layout == TensorLayout(L.Blocked((1, 4), (8, 4), (4, 1), (1, 0)), (64, 32)).trans((1, 0)).layout
+    assert t.trans((1, 0)).trans((1, 0)).layout == lay
+    assert t.reshape((2048,)).reshape((64, 32)).layout == lay
+    assert t.join().shape == (64, 32, 2) and t.join().split().layout == lay
+    assert t.broadcast((64, 32)).layout == lay and t.fp4_to_fp(1).shape == (64, 64)
     with pytest.raises(LlgenError, match="only for #ttg.slice"):
-        lay.expand_dims(0)
+        t.expand_dims(0)
     assert llgen.TensorLayout is TensorLayout
 
 
@@ -436,6 +437,9 @@ def test_cli_takes_a_ttgir_alias_and_a_json_file(tmp_path):
     path.write_text(json.dumps(llgen.blocked([1, 4], [8, 4], [4, 1], [1, 0], [64, 32]).to_dict()))
     res = invoke(f"@{path}", "--shape", "64x32", "--op", "trans=1,0", "--json")
     assert res.exit_code == 0
-    assert json.loads(res.output) == llgen.blocked([1, 4], [8, 4], [4, 1], [1, 0], [64, 32]).trans((1, 0)).to_dict()
+    assert (
+        json.loads(res.output)
+        == TensorLayout.of(llgen.blocked([1, 4], [8, 4], [4, 1], [1, 0], [64, 32])).trans((1, 0)).layout.to_dict()
+    )
     res = invoke("#blocked", "--ttgir", "tests/data/ttgir/attention_fwd.ttgir", "--shape", "128x64", "--op", "trans=1,0")
     assert res.exit_code == 0 and "trans=1,0" in res.output

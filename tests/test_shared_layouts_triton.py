@@ -18,7 +18,7 @@ import re
 import pytest
 
 import llgen.layouts as L
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.spec import parse_encoding
 from llgen.spec.render import attribute
 

@@ -305,7 +305,7 @@ def test_matrix_has_one_cell_per_set_bit_and_labelled_bits(tmp_path, spec, shape
     root = svg_of(show.matrix_figure(lay), tmp_path)
     ones = groups(root, "ones")["ones"]
     assert len(list(ones.iter(f"{SVG}path"))) == sum(c.bit_count() for c in lay.cols)
-    from llgen.view import hardware_bit_names, logical_bit_names
+    from llgen.core.view import hardware_bit_names, logical_bit_names
 
     assert set(groups(root, "row-")) == {f"row-{n}" for n in logical_bit_names(lay)}
     assert set(groups(root, "col-")) == {f"col-{n}" for n in hardware_bit_names(lay)}
@@ -590,10 +590,10 @@ def test_the_cli_does_not_import_matplotlib():
 @pytest.mark.parametrize("dtype", ["f32", "f64", "i8"])
 def test_bank_map_counts_wavefronts_as_the_planner_does(tgt, lanes, dtype):
     """One hardware model: the wavefronts `llgen show --access` reports for one register step of a scalar access
-    are the planner's prediction for that load instruction (phases and banks from llgen.target)."""
+    are the planner's prediction for that load instruction (phases and banks from llgen.core.target)."""
     from llgen import plan_conversion
+    from llgen.core.target import target
     from llgen.layouts import blocked
-    from llgen.target import target
 
     a = blocked([1, 4], [lanes // 8, 8], [1, 1], [1, 0], (64, 32))
     b = blocked([4, 1], [8, lanes // 8], [1, 1], [0, 1], (64, 32))

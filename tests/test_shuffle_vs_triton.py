@@ -108,7 +108,7 @@ def _mixed(case) -> int:
 
 
 def _case(cid):
-    from llgen.suite import warplocal, wide
+    from llgen.cases.suite import warplocal, wide
 
     return next(c for c in [*warplocal(), *wide()] if c.id == cid)
 
@@ -186,8 +186,8 @@ def test_f32_words_select_with_fsel_where_triton_shuffles_and_sel_elsewhere():
 
 
 if __name__ == "__main__":
-    from llgen.errors import LlgenError
-    from llgen.suite import suite
+    from llgen.cases.suite import suite
+    from llgen.core.errors import LlgenError
 
     names = sys.argv[1:] or ["warplocal", "core", "wide"]
     plans, cases = {}, []

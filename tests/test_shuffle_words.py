@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from llgen.cases.suite import wide
 from llgen.emit import emit
 from llgen.plan import plan_conversion
-from llgen.suite import wide
 
 
 def _case(cid):
@@ -142,9 +142,9 @@ def test_joins_of_two_words_a_class_are_one_byte_permute_of_selected_operands():
     they would send, so that B's select trees share their nodes as a butterfly. The register-lane swaps of the
     warplocal suite take 2 m R selects and permutes at most for m mixed bits and R words of B, as Triton's warp-local
     lowering, and run exactly."""
+    from llgen.cases.suite import warplocal
     from llgen.runtime import host
     from llgen.runtime.check import check_many
-    from llgen.suite import warplocal
 
     cases = {c.id: c for c in warplocal()}
     items = []

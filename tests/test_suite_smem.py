@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from helpers import ROOT, invoke, one_sentence, recorded_facts, sass_summary, summary_sass, write_record
 
+from llgen.cases.suite import suite
+from llgen.cases.suite_smem import SmemCase
+from llgen.core.errors import LlgenError
 from llgen.emit.endpoint_bench import emit_smem_loop
-from llgen.errors import LlgenError
 from llgen.plan.endpoint import plan_load
 from llgen.runtime.bench.smem import PICK, floor_wavefronts, smem_variants
 from llgen.runtime.bench.smem_report import smem_flags, smem_lines, smem_targets
 from llgen.runtime.reference import loop_input, plus_one, raw_dtype
-from llgen.suite import suite
-from llgen.suite_smem import SmemCase
 
 CASES = {c.id: c for c in suite("smem")}
 
@@ -226,7 +226,7 @@ def test_bench_smem_is_one_sentence_without_a_gpu(tmp_path):
 
 def test_bench_of_one_endpoint_is_its_loop_through_s():
     """`llgen bench --src P --dst S` (a local_store; --src S --dst P a load) times the smem LOOP with P = Q."""
-    from llgen.commands.bench import custom_case
+    from llgen.cli.commands.bench import custom_case
 
     for src, dst in (("mma", "nvmma:128"), ("nvmma:128", "mma")):
         case, tgt = custom_case(src, dst, "64x64", "f16", 4, None, None, None, None, None)

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from llgen.cli import main
-from llgen.dtypes import dtype as to_dtype
+from llgen.core.dtypes import dtype as to_dtype
 from llgen.plan.endpoint import plan_load
 from llgen.spec import parse_encoding, parse_layout
 

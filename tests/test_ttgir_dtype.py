@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from helpers import invoke
 
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.spec.module import parse_ttgir
 
 # Triton 3.6's TTGIR of an i8 matmul for sm_80 (the i8 operands go through shared memory, the i32 accumulator is
@@ -163,7 +163,7 @@ def test_a_dumps_op_whose_memdesc_contradicts_its_tensor_is_skipped(tmp_path):
 
 
 def test_the_dtype_check_is_in_the_api_too():
-    from llgen.dtypes import dtype
+    from llgen.core.dtypes import dtype
     from llgen.spec.pair import parse_pair
 
     with pytest.raises(LlgenError, match="--dtype f16 has 16-bit elements"):

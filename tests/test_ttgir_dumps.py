@@ -13,7 +13,7 @@ import re
 import pytest
 from helpers import ROOT, invoke
 
-from llgen.errors import LlgenError
+from llgen.core.errors import LlgenError
 from llgen.spec import parse_layout
 from llgen.spec.module import parse_ttgir, read_ttgir
 

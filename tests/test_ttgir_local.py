@@ -10,7 +10,7 @@ import re
 import pytest
 from helpers import ROOT, invoke
 
-from llgen.commands.ttgir import bench_cases, collect
+from llgen.cli.commands.ttgir import bench_cases, collect
 from llgen.spec.module import parse_ttgir, read_ttgir
 
 DATA = ROOT / "tests" / "data" / "ttgir"

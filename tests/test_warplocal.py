@@ -1,20 +1,20 @@
 """The warplocal suite (issue 27): one- and four-warp conversions whose data never leaves a warp, from the families
 Triton's Gluon tests pair, each planned by every variant `llgen check` runs and by both objectives, and simulated
-exactly (llgen.simulate) with its JSON replayed."""
+exactly (llgen.verify.simulate) with its JSON replayed."""
 
 from __future__ import annotations
 
 import pytest
 
-from llgen.dtypes import dtype as to_dtype
-from llgen.errors import LlgenError
+from llgen.cases.suite import suite
+from llgen.core.dtypes import dtype as to_dtype
+from llgen.core.errors import LlgenError
 from llgen.plan import plan_conversion
 from llgen.plan.hw import Hw
 from llgen.plan.shuffle import warp_local
 from llgen.plan.variants import CHECKED
-from llgen.replay import replay
-from llgen.simulate import simulate
-from llgen.suite import suite
+from llgen.verify.replay import replay
+from llgen.verify.simulate import simulate
 
 CASES = suite("warplocal")
 

@@ -23,13 +23,13 @@ import time
 import cupy as cp
 import numpy as np
 
+from llgen.cases.suite import core
 from llgen.emit import emit_bench
 from llgen.plan.benchshape import bench_shape, stream_groups, stream_smem
 from llgen.plan.variants import variants
 from llgen.runtime.bench.device import d2d_copy_gbps
 from llgen.runtime.bench.rules import STREAM_BYTES
 from llgen.runtime.bench.timing import median_ms, per_sm_ns, stream_grid
-from llgen.suite import core
 
 REP = 200
 T16X32 = variants(next(c for c in core() if c.id == "t16x32"), "sm_90")[0]

@@ -14,9 +14,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from llgen.cases.suite import suite
 from llgen.runtime.bench.counters import WORKER, save_cases
 from llgen.runtime.ncu import ALU_BUSY, PIPE_BUSY, pipe_busy
-from llgen.suite import suite
 
 CASES = "wl1_spt1_to_spt16_f16,wl1_mma2dotA_f32"
 STALLS = (

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from llgen import plan_conversion
-from llgen.suite import wide
+from llgen.cases.suite import wide
 
 LAUNCHES = 3
 

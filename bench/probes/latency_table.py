@@ -1,4 +1,4 @@
-"""Probe: one warp's latency and issue interval per instruction class, the numbers codegen/plan/latency_table.py
+"""Probe: one warp's latency and issue interval per instruction class, the numbers src/llgen/plan/latency_table.py
 holds (issue 27). Run on the GPU machine: `python3 bench/probes/latency_table.py -o OUT.json`; prints a table and
 writes JSON in the table's format (``llgen.latency/1``), to paste into latency_table.py's TABLE.
 
@@ -170,7 +170,7 @@ def per_instruction(t_short: float, t_long: float) -> float:
 
 
 def table_from(cycles: dict[str, dict[str, float]], device: str, date: str) -> dict:
-    """The latency table (codegen/plan/latency_table.py's form) from per-class raw measurements: ``cycles[cls]`` has
+    """The latency table (src/llgen/plan/latency_table.py's form) from per-class raw measurements: ``cycles[cls]`` has
     ``chain`` and ``indep`` (cycles per instruction). A store's latency is its round trip less its load's."""
     out = {}
     for cls in CLASSES:

@@ -6,11 +6,11 @@ Usage: ncu --metrics ... python3 bench/probes/replicas.py (see device_run.sh), o
 import cupy as cp
 import numpy as np
 
+from llgen.cases.suite import core
 from llgen.emit import emit_bench
 from llgen.plan.benchshape import bench_shape, loop_scratch
 from llgen.plan.variants import variants
 from llgen.runtime.reference import loop_input, raw_dtype
-from llgen.suite import core
 
 case = next(c for c in core() if c.id == "b2dotA_i8")
 v = next(v for v in variants(case, "sm_90") if v.name == "llgen")

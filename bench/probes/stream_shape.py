@@ -21,13 +21,13 @@ from pathlib import Path
 import cupy as cp
 import numpy as np
 
+from llgen.cases.suite import suite
 from llgen.emit import emit_bench
 from llgen.plan.benchshape import bench_shape, loop_scratch, stream_groups, stream_smem, stream_unroll
 from llgen.plan.variants import variant_table
 from llgen.runtime.bench.rules import stream_tiles
 from llgen.runtime.bench.timing import median_ms, rotating_rounds, stream_grid
 from llgen.runtime.reference import loop_input, raw_dtype
-from llgen.suite import suite
 
 REP = 60
 TARGET = "sm_90"

@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 
 from llgen import LinearLayout, plan_conversion
+from llgen.cases.suite import wide
 from llgen.runtime.ncu import measure
-from llgen.suite import wide
 
 
 def _broadcast_1d(zero_lanes: int, vec: int) -> tuple[LinearLayout, LinearLayout]:

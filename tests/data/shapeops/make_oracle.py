@@ -249,7 +249,7 @@ def expand_aliases(text: str) -> tuple[dict[str, str], str]:
 
 def stored_types(ttgir: str) -> list[tuple[list[int], str]]:
     """(shape, encoding text) of every tt.store's value, in program order."""
-    from llgen.commands.layout import tensor_types
+    from llgen.cli.commands.layout import tensor_types
 
     _, full = expand_aliases(ttgir)
     out = []

@@ -1,6 +1,0 @@
-"""``python -m llgen``: the ``llgen`` command line."""
-
-from .cli import main
-
-if __name__ == "__main__":
-    main(prog_name="llgen")

@@ -1,0 +1,128 @@
+"""``llgen bench`` on a GPU: time llgen's conversions (a suite, one pair, or every distinct ttg.convert_layout of
+--ttgir) against Triton, naive and classic baselines and write the report; ``bench merge`` joins the JSON of several
+runs into one report, ``bench calibrate`` writes the cost model's calibration table from one."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from llgen.cli.commands.options import given, objective_option, pair_from, tpw, whole_file
+from llgen.core.errors import LlgenError
+from llgen.plan.request import plan_pair
+from llgen.spec.module import read_ttgir
+
+MEASURES = ("loop", "stream", "wavefronts", "gather")
+
+
+def bench_command(
+    suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective, allow_skips, measures,
+    shard, case_ids, time_budget, out, rep, no_triton,
+) -> None:  # fmt: skip
+    meas = [m.strip() for m in measures.split(",") if m.strip()]
+    if set(meas) - set(MEASURES):
+        raise LlgenError(f"unknown measure(s) {sorted(set(meas) - set(MEASURES))}; use {', '.join(MEASURES)}.")
+    if not out.strip():
+        raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
+    from llgen.runtime.bench.run import parse_shard, select_cases
+
+    parts = parse_shard(shard) if shard else None
+    skip_code = 0
+    if suite is not None:
+        from llgen.cases.suite import suite as suite_cases
+
+        cases, tgt = select_cases(suite_cases(suite), case_ids), target or "sm_90"
+    elif whole_file(ttgir):
+        from llgen.cli.commands.ttgir import bench_cases
+        from llgen.runtime.compile import device
+
+        # no GPU runtime: one line of error before the file's ops are planned and their skips listed
+        hip = (target or "").startswith("gfx") or any((m.target or "").startswith("hip") for m in read_ttgir(ttgir))
+        device("gfx942" if hip else "sm_90")
+        cases, tgt, skip_code = bench_cases(
+            ttgir, allow_skips, warps, tpw(threads_per_warp), target, smem_budget, **objective_option(objective)
+        )
+    else:
+        case, tgt = custom_case(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective)
+        cases = [case]
+    from llgen.cases.suite_smem import SmemCase
+
+    if any(isinstance(c, SmemCase) for c in cases):  # its LOOP through the fixed shared layout is all it measures
+        if given("measures") and meas != ["loop"]:
+            raise LlgenError(f"a shared-memory endpoint's bench measures loop only, not {','.join(meas)}.")
+        meas = ["loop"]
+    from llgen.runtime.bench.report import write_json, write_report
+    from llgen.runtime.bench.run import run as run_bench
+
+    to_json = out.endswith(".json")
+    report = run_bench(
+        cases,
+        tgt,
+        meas,
+        rep,
+        not no_triton,
+        log=lambda m: click.echo(m, err=True),
+        plan_options=({"smem_budget": smem_budget} if smem_budget else {}) | objective_option(objective),
+        suite=suite,
+        shard=parts,
+        baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
+        time_budget_s=time_budget,
+        on_case=(lambda r: write_json(r, out)) if to_json else None,
+    )
+    if to_json:
+        write_json(report, out)
+        click.echo(out)
+    else:
+        for p in write_report(report, out):
+            click.echo(str(p))
+    exit_if_wrong(report)
+    if skip_code:
+        sys.exit(skip_code)
+
+
+def exit_if_wrong(report: dict) -> None:
+    """A wrong result is a failure of the run, never only a line under Flags: name them and exit 1."""
+    from llgen.runtime.bench.report import wrong_results
+
+    wrong = wrong_results(report)
+    if wrong:
+        click.echo(f"llgen bench: {len(wrong)} kernel(s) gave wrong results: {', '.join(wrong[:8])}", err=True)
+        sys.exit(1)
+
+
+def custom_case(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective) -> tuple:
+    """(case, target) of one --src/--dst pair: a conversion's Case, or for a shared-memory endpoint (a local_store or
+    local_load) the smem suite's SmemCase whose register layout both stores and loads (P = Q)."""
+    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    if pair.shared:
+        from llgen.cases.suite_smem import SmemCase
+
+        dist, spec = (pair.src, dst) if pair.shared == "--dst" else (pair.dst, src)
+        return SmemCase("custom", pair.dtype.name, tuple(dist.shape), pair.warps, dist, spec, dist), pair.target
+    from llgen.cases.suite import Case
+
+    p = plan_pair(pair, None, smem_budget, **objective_option(objective))
+    return Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst), p.target.name
+
+
+def merge_command(outdir, parts) -> None:
+    from llgen.runtime.bench.merge import merge_reports
+    from llgen.runtime.bench.report import write_report
+
+    merged = merge_reports(parts)
+    for p in write_report(merged, outdir):
+        click.echo(str(p))
+    exit_if_wrong(merged)
+
+
+def calibrate_command(report, out) -> None:
+    from llgen.runtime.bench.calibration import write_table
+
+    try:
+        data = json.loads(Path(report).read_text())
+    except ValueError as e:
+        raise LlgenError(f"{report} is not a bench report: {e}.") from None
+    click.echo(write_table(data, out))

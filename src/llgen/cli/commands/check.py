@@ -1,0 +1,55 @@
+"""``llgen check`` on a GPU (or --cpu threads): compile and run the emitted conversions of one pair, a suite, random
+pairs or every distinct ttg.convert_layout of --ttgir, and compare every slot with NumPy, bit for bit."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from llgen.cli.commands.options import objective_option, pair_from, tpw, whole_file
+from llgen.core.errors import LlgenError
+from llgen.plan.request import plan_endpoint, plan_pair
+
+
+def check_command(
+    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, objective, allow_skips, suite,
+    n_random, seed, tiles, runs, report_prefix, cpu,
+) -> None:  # fmt: skip
+    from llgen.runtime.checkcmd import run_check  # llgen.runtime loads only where a command runs kernels
+
+    if report_prefix is not None and not report_prefix.strip():
+        raise LlgenError("--report is empty: give a path prefix for PREFIX.md and PREFIX.json.")
+
+    options = ({"smem_budget": smem_budget} if smem_budget else {}) | objective_option(objective)
+    common = {"tiles": tiles, "runs": runs, "plan_options": options, "cpu": cpu}
+    if suite or n_random:
+        code = run_check(
+            None, suite=suite, n_random=n_random, seed=seed, target=target or "sm_90", report=report_prefix, **common
+        )
+    elif whole_file(ttgir):
+        from llgen.cli.commands.ttgir import check_plans
+
+        plans, code = check_plans(
+            ttgir, allow_skips, warps, tpw(threads_per_warp), target, path_, smem_budget, **objective_option(objective)
+        )
+        for label, p in plans:
+            click.echo(f"{label}:")
+            report = f"{report_prefix}-{label}" if report_prefix else None
+            if p.path in ("local_store", "local_load"):  # a local op (src/llgen/runtime/endpointcheck.py)
+                from llgen.runtime.endpointcheck import run_endpoint_check
+
+                code = max(code, run_endpoint_check(p, runs=runs, cpu=cpu, report=report))
+            else:
+                code = max(code, run_check(p, target=p.target.name, report=report, **common))
+    else:
+        pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+        if pair.shared:  # a local_store / local_load: the shared tile's bytes or D's slots (src/llgen/runtime/endpointcheck.py)
+            from llgen.runtime.endpointcheck import run_endpoint_check
+
+            code = run_endpoint_check(plan_endpoint(pair, path_, smem_budget), runs=runs, cpu=cpu, report=report_prefix)
+        else:
+            p = plan_pair(pair, path_, smem_budget, **objective_option(objective))
+            code = run_check(p, target=p.target.name, report=report_prefix, **common)
+    if code:
+        sys.exit(code)

@@ -1,0 +1,109 @@
+"""``llgen emit``: one conversion's kernel or header (written by llgen.cli.commands.sources), a shared tile's header
+(--then: its store and its load), or with --ttgir one header per distinct op of the file (llgen.cli.commands.emit_ttgir)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from llgen.core.errors import LlgenError
+from llgen.core.files import is_folder
+from llgen.plan.request import plan_endpoint, plan_pair
+
+
+def emit_command(
+    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, objective, allow_skips, form, output,
+    name, force, explain, then=None,
+) -> None:  # fmt: skip
+    """``llgen emit``: the sources of one conversion; with --then, the header of the shared tile --dst that --src
+    stores into and --then loads from; with --ttgir and no --src/--dst, one header per distinct op of the file,
+    named after the op (--name: a prefix for those names) (exit status 1 when an op is skipped, unless --allow-skips)."""
+    from llgen.cli.app import command_line
+    from llgen.cli.commands.options import objective_option, pair_from, tpw, warn_registers, whole_file
+    from llgen.cli.commands.sources import write_sources
+    from llgen.core.names import check_identifier
+
+    if output is not None and not output.strip():
+        raise LlgenError("-o is empty: give a file or a folder.")
+    if name is not None:
+        check_identifier(name)
+    if whole_file(ttgir):
+        from llgen.cli.commands.emit_ttgir import emit_ttgir
+
+        if then is not None:
+            raise LlgenError(
+                "--then needs --src and --dst (the tile's store); with --ttgir alone each allocation's store and load share a header."
+            )
+        code = emit_ttgir(
+            ttgir,
+            output,
+            form or "header",
+            force,
+            command_line(),
+            allow_skips,
+            name,
+            warps,
+            tpw(threads_per_warp),
+            target,
+            path_,
+            smem_budget,
+            **objective_option(objective),
+        )
+        sys.exit(code)
+    if then is not None:
+        _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name,
+                   force, explain, command_line())  # fmt: skip
+        return
+    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    plan = plan_pair(pair, path_, smem_budget, **objective_option(objective))
+    if explain:
+        click.echo(plan.explain(), err=True)
+    if not pair.shared:
+        warn_registers(plan)
+    write_sources(plan, pair.kinds, form or "kernel", output, name, force, command_line())
+
+
+def _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name,
+               force, explain, command) -> None:  # fmt: skip
+    """``llgen emit --src A --dst S --then B``: the header of tile S, stored from registers in A and loaded into
+    registers in B (llgen.emit.endpoint.emit_tile), to stdout, a file or a folder."""
+    from llgen.cli.commands.options import pair_from, ttgir_module
+    from llgen.cli.commands.sources import write_all
+    from llgen.emit import file_names
+    from llgen.emit.endpoint import default_tile_name, emit_tile, tile_plan
+    from llgen.spec.facts import spec_facts
+
+    if form not in (None, "header"):
+        raise LlgenError(
+            "--then writes the tile's header (--form header); the check kernels are each side's: emit --src A --dst S "
+            "and --src S --dst B with --form kernel."
+        )
+    stored = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    if stored.shared != "--dst":
+        raise LlgenError(
+            "--then names the registers a tile is loaded into: --dst must be the tile's shared layout and --src the "
+            "registers stored into it (--src A --dst S --then B)."
+        )
+    module = ttgir_module(ttgir)
+    if spec_facts(then, module.aliases if module is not None else None).kind == "shared":
+        raise LlgenError("--then is a shared-memory layout; give the distributed (register) layout the tile is loaded into.")
+    loaded = pair_from(dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    if (loaded.warps, loaded.target) != (stored.warps, stored.target):
+        raise LlgenError(
+            f"--src and --dst are {stored.warps} warps on {stored.target}, --then {loaded.warps} warps on "
+            f"{loaded.target}: pass --warps and --target for both."
+        )
+    tile = tile_plan(plan_endpoint(stored, path_, smem_budget), plan_endpoint(loaded, path_, smem_budget))
+    if explain:
+        click.echo(tile.explain(), err=True)
+    name = name or default_tile_name(tile, (stored.kinds[0], loaded.kinds[1]))
+    text = emit_tile(tile, name, command)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    out = Path(output)
+    path = out / file_names(tile, name)["header"] if is_folder(out) or output.endswith(("/", os.sep)) else out
+    write_all([(path, text)], force, make_dirs=True)

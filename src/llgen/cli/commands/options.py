@@ -1,0 +1,179 @@
+"""The options several ``llgen`` commands share, and the helpers that turn their values into layouts and plans.
+Imported by llgen.cli at start-up, so it stays light: what pulls in numpy or jinja2 is imported inside the helpers."""
+
+from __future__ import annotations
+
+import click
+
+from llgen.cli.app import Integer
+from llgen.core.dtypes import ALIASES, DTYPES
+from llgen.core.errors import LlgenError
+from llgen.core.target import TARGETS
+from llgen.core.vocab import OBJECTIVES, PATHS  # noqa: F401 - PATHS for llgen.cli: the CLI's choices, defined once
+
+FORMS = ("kernel", "header", "both")
+DTYPE_NAMES = (*DTYPES, *ALIASES)
+
+
+def suites() -> list[str]:
+    from llgen.cases.suite import SUITES
+
+    return list(SUITES)
+
+
+def given(name: str) -> bool:
+    """Whether option ``name`` was given on the command line (not left at its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def option_given(name: str) -> bool:
+    """Whether option ``name`` was given; outside a command (a caller of pair_from's own) every value counts as given."""
+    try:
+        return given(name)
+    except RuntimeError:
+        return True
+
+
+def tpw(value: str | None) -> int | None:
+    return int(value) if value else None
+
+
+def ttgir_module(ttgir: str | None):
+    """The last TTGIR module of --ttgir (aliases and defaults for single specs), or None."""
+    if ttgir is None:
+        return None
+    from llgen.spec.module import read_ttgir
+
+    return read_ttgir(ttgir)[-1]
+
+
+TTGIR = click.option(
+    "--ttgir",
+    default=None,
+    metavar="FILE",
+    help="A Triton TTGIR dump (.ttgir, or MLIR_ENABLE_DUMP output): its #aliases resolve in specs and its "
+    "ttg.num-warps, ttg.threads-per-warp and ttg.target are the defaults.",
+)
+WARPS = click.option(
+    "--warps",
+    type=Integer(1, 1024),
+    default=None,
+    help="Warps per CTA (default: what the layouts' warpsPerCTA or --ttgir state, else 4).",
+)
+TPW = click.option(
+    "--threads-per-warp",
+    type=click.Choice(["32", "64"]),
+    default=None,
+    help="Warp size (default: the target's; without a target, what the layout states, 64 for mfma, else 32).",
+)
+DTYPE = click.option("--dtype", type=click.Choice(DTYPE_NAMES), default="f16", show_default=True, help="Element type.")
+TARGET = click.option(
+    "--target",
+    type=click.Choice(list(TARGETS)),
+    default=None,
+    help="GPU (default: --ttgir's ttg.target, else sm_90 where the layouts run, else the one target that runs them).",
+)
+SHAPE = click.option("--shape", default="128x128", show_default=True, help="Tensor shape, e.g. 128x64.")
+ALLOW_SKIPS = click.option(
+    "--allow-skips",
+    is_flag=True,
+    help="With --ttgir: exit 0 even when some ttg.convert_layout ops are skipped (each is listed with why); "
+    "otherwise that is exit status 1.",
+)
+
+
+def conversion_options(f, *, with_path: bool = True):
+    """The options every conversion command takes; ``with_path=False`` for bench, which measures every path."""
+    for opt in reversed(
+        [
+            click.option("--src", default="blocked", show_default=True, help="Source layout spec (A)."),
+            click.option("--dst", default="mma", show_default=True, help="Destination layout spec (B)."),
+            SHAPE,
+            DTYPE,
+            WARPS,
+            TPW,
+            TARGET,
+            TTGIR,
+            *(
+                [
+                    click.option(
+                        "--path",
+                        "path_",
+                        type=click.Choice(PATHS),
+                        default=None,
+                        help="Force a path (one that cannot work is an error saying why).",
+                    )
+                ]
+                if with_path
+                else []
+            ),
+            click.option(
+                "--smem-budget",
+                type=Integer(1, 1 << 30),
+                default=None,
+                help="Bytes of shared memory the conversion may use (default: the target's per-CTA limit); "
+                "a tile over it is split into store/load rounds.",
+            ),
+            click.option(
+                "--objective",
+                type=click.Choice(OBJECTIVES),
+                default="throughput",
+                show_default=True,
+                help="Pick the path for throughput (many CTAs per SM hide each other's latency) or for one CTA's latency "
+                "(a conversion that runs alone: a warp-specialised partition, a small grid).",
+            ),
+            ALLOW_SKIPS,
+        ]
+    ):
+        f = opt(f)
+    return f
+
+
+def pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=False):
+    """The two layouts, dtype and target of one conversion (llgen.spec.pair); ``shared_ok``: `llgen plan`'s
+    shared-memory endpoints."""
+    from llgen.core.dtypes import dtype as to_dtype
+    from llgen.spec.pair import parse_pair, parse_shape
+
+    return parse_pair(
+        src,
+        dst,
+        parse_shape(shape),
+        to_dtype(dtype) if option_given("dtype") else None,  # not given: the --ttgir dump's ops or a layout may say it
+        warps=warps,
+        threads_per_warp=tpw(threads_per_warp),
+        target=target,
+        module=ttgir_module(ttgir),
+        shared_ok=shared_ok,
+    )
+
+
+def objective_option(objective: str | None) -> dict:
+    """The plan option --objective sets: none for the default (throughput), so plans and their options stay as they were."""
+    return {"objective": objective} if objective not in (None, "throughput") else {}
+
+
+def warn_registers(plan) -> None:
+    """``warning: ...`` on stderr when the plan holds more registers a thread than a thread has."""
+    from llgen.plan.explain import registers_warning
+
+    warning = registers_warning(plan)
+    if warning:
+        click.echo(warning, err=True)
+
+
+def whole_file(ttgir: str | None, spec_options: tuple[str, ...] = ("src", "dst", "shape", "dtype")) -> bool:
+    """Whether a command takes every conversion of --ttgir: --ttgir given and no --src/--dst. Giving only one
+    of them, or --shape/--dtype (each op has its own), is an error."""
+    if ttgir is None:
+        return False
+    named = [name for name in spec_options if given(name)]
+    if "src" in named and "dst" in named:
+        return False
+    if named:
+        raise LlgenError(
+            f"--{named[0]} with --ttgir needs both --src and --dst (one conversion); without them every "
+            "ttg.convert_layout of the file is taken, with its own shape and dtype."
+        )
+    return True

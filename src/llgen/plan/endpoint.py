@@ -1,0 +1,386 @@
+"""Shared memory as an endpoint (paper §5.3): a tile moves between registers in a distributed layout D and a
+shared-memory layout S the hardware fixes (an NVMMA tile for wgmma/TMA, a swizzled or padded tile), Triton's
+local_store and local_load.
+
+S maps an element offset to a tensor element, so the access is L = S^-1 ∘ D: (register, lane, warp) -> offset.
+An instruction fits where L divides by its tile: a vector where register bits of D walk offset bits 0..k-1
+(contiguous and aligned), ldmatrix/stmatrix where D's registers and lanes walk 16-byte rows (plan/tiles.py).
+The instructions are built by the conversion planner's own side builder (plan/shared.py) with S^-1 as the offset
+map. A padded S is a linear remap plus a padding function: its instructions come from the remap, and its
+wavefronts are counted by brute force over the padded byte addresses (the padding moves banks).
+
+A store writes each element once: D's broadcast registers are skipped and broadcast warps predicated off, while
+broadcast lanes of one instruction write the same word, which the hardware merges. A load fills every replica:
+every warp loads, and broadcast registers copy the canonical one (``copies``).
+
+When D's accesses are narrow or conflicting, a two-step plan may be cheaper: access S in a staging layout Q with
+D's warp bits whose registers hold 16 contiguous bytes and whose lanes are conflict-free, and convert between Q and
+D inside each warp (registers or shuffles); the cost model (plan/cost.py) picks the cheaper plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from llgen.core import f2
+from llgen.core.dtypes import DType
+from llgen.core.dtypes import dtype as to_dtype
+from llgen.core.errors import LlgenError
+from llgen.core.layout import LinearLayout
+from llgen.core.target import Target
+from llgen.core.target import target as to_target
+from llgen.plan.cost import WAVEFRONTS_PER_CLK, shuffle_cost
+from llgen.plan.hw import Hw
+from llgen.plan.io import GlobalIO, global_io
+from llgen.plan.shared import Side, build_side, half_warp_load
+from llgen.plan.tiles import ldmatrix_tile
+
+
+@dataclass(frozen=True)
+class EndpointPlan:
+    kind = "endpoint"
+    direction: str  # "store" (registers -> shared, local_store) or "load" (shared -> registers, local_load)
+    dist: LinearLayout  # D, the registers' layout
+    shared: LinearLayout  # S: offset -> element, out-dims in D's order
+    encoding: object | None  # S's encoding object (its padding, its swizzle width), None for a bare linear map
+    dtype: DType
+    target: Target
+    warps: int
+    side: Side  # the instructions, in S's unpadded element offsets
+    copies: tuple[tuple[int, int], ...]  # load: (j, k), register j is a replica of register k
+    instr_wavefronts: tuple[int, ...]  # per instruction, summed over the warps that run it
+    wavefronts_per_access: int  # the most one warp's instruction takes
+    floor: int  # the fewest wavefronts any access of S can take for this tile
+    floor_reason: str  # why the plan is above the floor ("" at the floor)
+    smem_bytes: int  # kSmemBytes: S's buffer, padding included
+    smem_align: int  # kSmemAlign: the base alignment S's swizzle and the widest access need
+    align_reason: str
+    staging: LinearLayout | None = None  # two-step plans: Q, the layout the shared access uses
+    convert: object | None = None  # two-step plans: the Q <-> D plan (llgen.plan.Plan, registers or shuffle)
+    cost: float = 0.0  # the cost model's cycles (plan/cost.py): wavefronts, plus the conversion's
+    tile_io: GlobalIO | None = None  # how the check kernels move D's registers to and from a dense global tile
+
+    @property
+    def path(self) -> str:
+        return "local_store" if self.direction == "store" else "local_load"
+
+    @property
+    def wavefronts(self) -> int:
+        return sum(self.instr_wavefronts)
+
+    @property
+    def access_bytes(self) -> int:
+        """Bytes a thread moves in one instruction (16 per ldmatrix/stmatrix x4)."""
+        return self.side.width * self.dtype.bytes if not self.side.matrices else 4 * self.side.matrices
+
+    def explain(self) -> str:
+        from llgen.plan.endpoint_text import explain
+
+        return explain(self)
+
+    def to_json(self) -> dict:
+        from llgen.plan.endpoint_text import to_json
+
+        return to_json(self)
+
+
+def plan_store(
+    dist: LinearLayout, shared, dtype: str | DType = "f16", target: str | Target = "sm_90", form: str | None = None
+) -> EndpointPlan:
+    """Registers in ``dist`` -> shared memory in ``shared`` (a LinearLayout with in-dim offset, or a shared
+    encoding object such as `llgen.layouts.PaddedShared`). ``form`` "direct" or "two_step" forces that plan (the
+    bench measures both); None takes the cheaper."""
+    return _plan("store", dist, shared, to_dtype(dtype), to_target(target), form)
+
+
+def plan_load(
+    shared, dist: LinearLayout, dtype: str | DType = "f16", target: str | Target = "sm_90", form: str | None = None
+) -> EndpointPlan:
+    """Shared memory in ``shared`` -> registers in ``dist`` (see `plan_store`)."""
+    return _plan("load", dist, shared, to_dtype(dtype), to_target(target), form)
+
+
+def shared_map(shared, dist: LinearLayout) -> tuple[LinearLayout, object | None]:
+    """(S over D's tensor with D's out-dim order, its encoding object or None); an error unless S is one CTA's
+    bijection between offsets and the tensor's elements."""
+    enc = None if isinstance(shared, LinearLayout) else shared
+    lay = shared if enc is None else enc.to_linear(dist.shape)
+    if "offset" not in lay.in_names or set(lay.in_names) - {"offset", "block"}:
+        raise LlgenError(f"a shared-memory layout has in-dims offset (and block), not {list(lay.in_names)}.")
+    if any(lay.flat_cols("block")):
+        raise LlgenError("shared layouts with a non-trivial block (cluster) dim are accessed per CTA; pass one CTA's layout.")
+    if sorted(lay.outs) != sorted(dist.outs):
+        raise LlgenError(
+            f"the layouts cover different tensors: { {n: 1 << k for n, k in lay.outs} } vs { {n: 1 << k for n, k in dist.outs} }."
+        )
+    lay = lay.transpose_outs(dist.out_names)
+    cols = lay.flat_cols("offset")
+    if len(cols) == lay.total_out_bits and f2.rank(cols) != len(cols):
+        raise LlgenError("the shared-memory layout stores some elements at several offsets and others at none.")
+    if len(cols) != lay.total_out_bits:
+        raise LlgenError(
+            f"the shared-memory layout maps {1 << len(cols)} offsets onto the tensor's {1 << lay.total_out_bits} elements, "
+            "not one offset per element."
+        )
+    return lay, enc
+
+
+def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, form: str | None = None) -> EndpointPlan:
+    from llgen.plan import check_distributed
+
+    check_distributed(dist, "register")
+    if dist.in_size("lane") != tgt.lanes:
+        raise LlgenError(f"the distributed layout has {dist.in_size('lane')} lanes but {tgt.name} warps have {tgt.lanes}.")
+    s, enc = shared_map(shared, dist)
+    direct = _direct(direction, dist, s, enc, dt, tgt)
+    staged = _two_step(direction, dist, s, enc, dt, tgt)
+    if form not in (None, "direct", "two_step"):
+        raise LlgenError(f"unknown endpoint plan form '{form}'; use direct or two_step.")
+    if form == "two_step" and staged is None:
+        raise LlgenError("no two-step plan: too few tensor bits outside the warps for a staging layout's lanes.")
+    best = staged if staged is not None and (form == "two_step" or form is None and staged.cost < direct.cost) else direct
+    return replace(best, tile_io=global_io(dist, dt, tgt))
+
+
+def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType, tgt: Target, name: str = "D") -> EndpointPlan:
+    """The cheapest single-step plan: every instruction the map of ``dist`` (called ``name`` in the reasons) to S's
+    offsets divides by."""
+    store = direction == "store"
+    hw = Hw.of(dist)
+    scols = s.flat_cols("offset")
+    inv = [f2.solve(list(scols), 1 << i) for i in range(len(scols))]
+
+    def off(x: int) -> int:
+        return f2.combine(x, inv)
+
+    cap = _access_cap(enc, dt, tgt)
+    narrow = replace(tgt, max_access_bytes=cap)
+    tiles = [None]
+    if cap >= 16 and (tgt.stmatrix if store else tgt.ldmatrix):
+        rows = Hw(scols, (), (), hw.nbits)  # the tile's 16-byte rows must be S's lowest offsets
+        tiles = [t for t in (ldmatrix_tile(hw, rows, dt.bytes, trans) for trans in (False, True)) if t] + tiles
+    best = None
+    for tile in tiles:
+        side = build_side(hw, hw, off, tile, dt, narrow, store=store, scalar=False, drop=[])
+        if side is None:
+            continue
+        plan = _finish(direction, dist, s, enc, dt, tgt, hw, side, cap, name)
+        key = (plan.cost, len(side.instrs), tile is not None)
+        if best is None or key < best[0]:
+            best = (key, plan)
+    assert best is not None  # one element a thread always fits
+    return best[1]
+
+
+def _access_cap(enc, dt: DType, tgt: Target) -> int:
+    """The widest access S allows: a padded layout keeps a vector aligned and in one piece only up to its
+    smallest interval and the alignment of each padding."""
+    cap = tgt.max_access_bytes
+    for interval, pad in getattr(enc, "intervals", ()):
+        cap = min(cap, interval * dt.bytes, (pad * dt.bytes) & -(pad * dt.bytes))
+    return max(cap, dt.bytes)
+
+
+def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, name: str) -> EndpointPlan:
+    store = direction == "store"
+    warps = 1 << len(hw.warp)
+    active = warps >> side.predicate_warp_mask.bit_count()
+    padded = getattr(enc, "padded_offset", None)
+    if padded:  # the padding moves banks: brute force over the padded byte addresses
+        per_warp = list(_warp_wavefronts(side, warps, dt, tgt, store, padded))
+        instr_wf, per_access = tuple(sum(ws) for ws in per_warp), max(max(ws) for ws in per_warp)
+    else:  # linear: the exact model of plan/swizzle.py
+        instr_wf, per_access = (side.wavefronts_per_instr * active,) * len(side.instrs), side.wavefronts_per_instr
+    floor = _floor(hw, dt, tgt, store)
+    total = sum(instr_wf)
+    plan = EndpointPlan(
+        direction,
+        dist,
+        s,
+        enc,
+        dt,
+        tgt,
+        warps,
+        side,
+        _replica_copies(hw) if not store else (),
+        instr_wf,
+        per_access,
+        floor,
+        "",
+        _smem_bytes(s, enc, dt),
+        0,
+        "",
+        cost=total / WAVEFRONTS_PER_CLK,
+    )
+    align, why = _alignment(enc, plan.access_bytes, dt)
+    reason = _floor_reason(plan, hw, cap, name) if total > floor else ""
+    return replace(plan, smem_align=align, align_reason=why, floor_reason=reason)
+
+
+def _replica_copies(hw: Hw) -> tuple[tuple[int, int], ...]:
+    mask = hw.reg_broadcast_mask
+    return tuple((j, j & ~mask) for j in range(1 << len(hw.reg)) if j & mask)
+
+
+def _smem_bytes(s: LinearLayout, enc, dt: DType) -> int:
+    padded = getattr(enc, "padded_bytes", None)
+    return padded(dt.bytes) if padded else s.in_size("offset") * dt.bytes
+
+
+def _alignment(enc, access_bytes: int, dt: DType) -> tuple[int, str]:
+    """kSmemAlign: NVMMA swizzles XOR address bits inside 8 rows of the swizzle width, so the base must sit on that
+    repeat; other layouts swizzle offsets relative to the base and need only the widest access aligned."""
+    swz = getattr(enc, "swizzle_byte_width", 0)
+    if swz:
+        return 8 * swz, f"the {swz}-byte swizzle repeats every 8 rows x {swz} bytes"
+    own = getattr(enc, "alignment", 0)
+    if own > access_bytes:
+        return own, f"the layout states {own}-byte alignment"
+    return max(access_bytes, dt.bytes), f"the widest access moves {max(access_bytes, dt.bytes)} bytes"
+
+
+def _floor(hw: Hw, dt: DType, tgt: Target, store: bool) -> int:
+    """The data volume: each warp moves the distinct elements it holds once, at 128 bytes a wavefront (at least
+    one wavefront a warp); a store takes one replica of each warp, a load every warp."""
+    held = 1 << sum(1 for c in hw.reg + hw.lane if c)
+    warps = 1 << len(hw.warp)
+    if store:
+        warps >>= hw.warp_broadcast_mask.bit_count()
+    return warps * max(1, -(-held * dt.bytes // tgt.wavefront_bytes))
+
+
+def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
+    """Why ``plan`` takes more wavefronts than the floor: narrow accesses, replicated lanes, bank conflicts. An access
+    takes at least a wavefront a phase (Side.phases), and at least one per 128 distinct bytes it moves."""
+    tgt, side = plan.target, plan.side
+    lanes = 1 << sum(1 for c in hw.lane if c)
+    moved = 128 * side.matrices if side.matrices else lanes * plan.access_bytes  # distinct bytes a warp instruction
+    ideal = max(side.phases, -(-moved // tgt.wavefront_bytes))
+    why = []
+    capped = (
+        bool(getattr(plan.encoding, "intervals", ())) and not side.matrices and plan.access_bytes == cap < tgt.max_access_bytes
+    )
+    if capped:
+        why.append(f"S's padding keeps accesses aligned only up to {cap} bytes")
+    if moved < side.phases * tgt.wavefront_bytes:  # a phase moves less than a wavefront could
+        if lanes < tgt.lanes:
+            why.append(f"{name}'s lanes replicate: only {lanes} of {tgt.lanes} hold distinct elements, {moved} bytes an access")
+        elif not capped:
+            b = plan.access_bytes
+            why.append(
+                f"{name} holds {b} contiguous byte{'s' if b > 1 else ''} a thread along S's offset order, "
+                f"so accesses are {b} byte{'s' if b > 1 else ''} wide"
+            )
+    if plan.wavefronts_per_access > ideal:
+        k = plan.wavefronts_per_access / ideal
+        why.append(
+            f"S's offsets put {k:g} words of one access in one bank ({plan.wavefronts_per_access} wavefronts, not {ideal})"
+        )
+    return "; ".join(why) or "its accesses split the data into more wavefronts than its volume needs"
+
+
+def instruction_phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store: bool, padded) -> list[list[tuple[int, int]]]:
+    """One warp's instruction as phases, each a list of (byte address, bytes) the hardware serves together."""
+    lanes, lb = tgt.lanes, tgt.lane_bits
+    base = [(side.thread_offset.value(lane | warp << lb) ^ ins.xor_const) + ins.add_const for lane in range(lanes)]
+    if side.matrices:  # one 8x8 matrix a phase: eight 16-byte rows, row i of matrix m from lane 8m + i
+        return [[(padded(base[8 * m + i]) * dt.bytes, 16) for i in range(8)] for m in range(side.matrices)]
+    vb = len(ins.regs) * dt.bytes
+    per = tgt.phase_lanes(vb)
+    quarters = [base[q : q + per] for q in range(0, lanes, per)]
+    if half_warp_load(store, vb, lanes, max(len(set(q)) for q in quarters)):
+        per *= 2
+    return [[(padded(o) * dt.bytes, vb) for o in base[g : g + per]] for g in range(0, lanes, per)]
+
+
+def phase_wavefronts(phase: list[tuple[int, int]], tgt: Target) -> int:
+    """The busiest bank's distinct 4-byte words."""
+    words = {w for a, n in phase for w in range(a // tgt.bank_bytes, (a + n - 1) // tgt.bank_bytes + 1)}
+    per_bank: dict[int, int] = {}
+    for w in words:
+        per_bank[w % tgt.banks] = per_bank.get(w % tgt.banks, 0) + 1
+    return max(per_bank.values())
+
+
+def _warp_wavefronts(side: Side, warps: int, dt: DType, tgt: Target, store: bool, padded):
+    """Per instruction, per running warp: brute-force wavefronts."""
+    for ins in side.instrs:
+        yield [
+            sum(phase_wavefronts(p, tgt) for p in instruction_phases(side, ins, w, dt, tgt, store, padded))
+            for w in range(warps)
+            if not (store and w & side.predicate_warp_mask)
+        ]
+
+
+# ------------------------------------------------------------------------------------------- two-step plans
+def staging_layout(dist: LinearLayout, s: LinearLayout, dt: DType, tgt: Target, cap: int) -> LinearLayout | None:
+    """Q: D's warp bits; registers first hold S's lowest offsets (up to ``cap`` contiguous bytes, as far as they are
+    single tensor bits outside D's warps: Q must be a distributed layout with D's warps), then lanes take logical
+    bits whose offsets land in distinct bank groups of one phase (conflict-free), then the rest go to registers.
+    None when too few bits are left for the lanes."""
+    hw = Hw.of(dist)
+    scols = list(s.flat_cols("offset"))
+    inv = [f2.solve(scols, 1 << i) for i in range(len(scols))]
+    free = [1 << i for i in range(hw.nbits) if (1 << i) not in set(hw.warp)]
+    vec: list[int] = []
+    for c in scols[: (cap // dt.bytes).bit_length() - 1]:
+        if c not in free:
+            break
+        vec.append(c)
+    if len(free) < len(vec) + tgt.lane_bits:
+        return None
+    rest = sorted((c for c in free if c not in vec), key=lambda c: _offset_of(c, inv))  # S's offset order
+    low = len(vec)  # offset bits inside one access
+    per = tgt.phase_lanes(dt.bytes << low).bit_length() - 1  # lane bits of one phase
+    bank_bits = (tgt.wavefront_bytes // dt.bytes).bit_length() - 1  # offset bits inside one wavefront
+    lanes: list[int] = []
+    seen: list[int] = []
+    for c in rest:
+        if len(lanes) == per:
+            break
+        group = (_offset_of(c, inv) >> low) & ((1 << (bank_bits - low)) - 1)
+        if group and not f2.contains(f2.reduce(seen), group):
+            lanes.append(c)
+            seen.append(group)
+    rest = [c for c in rest if c not in lanes]
+    lanes += rest[: tgt.lane_bits - len(lanes)]
+    regs = vec + [c for c in rest if c not in lanes]
+    outs = [(n, 1 << k) for n, k in dist.outs]
+    bases = {
+        "register": [_coords(c, dist) for c in regs],
+        "lane": [_coords(c, dist) for c in lanes],
+        "warp": [list(dist.basis("warp", i)) for i in range(dist.in_bits("warp"))],
+        "block": [],
+    }
+    return LinearLayout.from_bases(bases, outs)
+
+
+def _offset_of(c: int, inv: list[int]) -> int:
+    return f2.combine(c, inv)
+
+
+def _coords(flat: int, lay: LinearLayout) -> list[int]:
+    from llgen.core.layout import unflatten
+
+    return list(unflatten(flat, lay.outs))
+
+
+def _two_step(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType, tgt: Target) -> EndpointPlan | None:
+    """Access S in Q (`staging_layout`) and convert Q <-> D inside each warp, by registers or shuffles."""
+    from llgen.plan import plan_conversion
+
+    q = staging_layout(dist, s, dt, tgt, _access_cap(enc, dt, tgt))
+    if q is None:
+        return None
+    access = _direct(direction, q, s, enc, dt, tgt, "Q")
+    a, b = (dist, q) if direction == "store" else (q, dist)
+    best = None
+    for path in ("registers", "shuffle"):
+        try:
+            conv = plan_conversion(a, b, dt, tgt, path=path)
+        except LlgenError:
+            continue
+        cost = access.cost + (shuffle_cost(conv.detail, access.warps) if conv.path == "shuffle" else 0.0)
+        if best is None or cost < best.cost:
+            best = replace(access, dist=dist, staging=q, convert=conv, cost=cost)
+    return best

@@ -1,0 +1,63 @@
+"""One report from the JSON of several bench runs (suites, shards, the gather benchmark, reruns of some cases)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from llgen.cases.suite import SUITES
+from llgen.core.errors import LlgenError
+
+
+def merge_reports(paths) -> dict:
+    """Cases in their suite's order, suites in the order they first appear, the first run's device information with
+    every run listed under info["runs"]; a case run twice is the later run's."""
+    parts = []
+    for p in paths:
+        try:
+            parts.append(json.loads(Path(p).read_text()))
+        except (OSError, ValueError) as e:
+            raise LlgenError(f"cannot read the bench report {p}: {e.strerror if isinstance(e, OSError) else e}.") from None
+    if not parts:
+        raise LlgenError("no reports to merge.")
+    info = dict(parts[0]["info"])
+    keep = ("suite", "shard", "date", "date_end", "seconds", "device", "commit", "nvidia_smi")
+    info["runs"] = [{k: p["info"].get(k) for k in keep} | {"cases": len(p.get("cases", []))} for p in parts]
+    info["date"] = min(p["info"].get("date", "") for p in parts)
+    info["date_end"] = max(p["info"].get("date_end", "") for p in parts)
+    devices = {p["info"].get("device") for p in parts}
+    if len(devices) > 1:
+        info["warning"] = f"the runs were on different devices: {sorted(map(str, devices))}"
+    for k in ("suite", "shard", "seconds"):
+        info.pop(k, None)
+    merged = {"info": info, "measures": [], "cases": []}
+    for p in parts:
+        merged["measures"] += [m for m in p.get("measures", []) if m not in merged["measures"]]
+    by_key = {}
+    for p in parts:
+        for c in p.get("cases", []):
+            by_key.pop((c.get("suite"), c["id"]), None)
+            by_key[(c.get("suite"), c["id"])] = c  # a case run twice: the later run's
+    merged["cases"] = in_suite_order(list(by_key.values()))
+    gathers = [g for p in parts for g in p.get("gather", [])]
+    if gathers:
+        merged["gather"] = gathers
+    return merged
+
+
+def in_suite_order(cases: list[dict]) -> list[dict]:
+    """Cases grouped by suite (in the order suites first appear), each suite in llgen.cases.suite's order of its cases
+    (cases it does not list, and suites it does not know, keep the order they came in)."""
+    groups: dict = {}
+    for c in cases:
+        groups.setdefault(c.get("suite"), []).append(c)
+    out = []
+    for name, cs in groups.items():
+        order = {}
+        if name in SUITES:
+            try:
+                order = {c.id: i for i, c in enumerate(SUITES[name]())}
+            except Exception:  # noqa: BLE001 - ordering only
+                order = {}
+        out += sorted(cs, key=lambda c, order=order: order.get(c["id"], len(order)))  # stable: unknown ones keep their order
+    return out

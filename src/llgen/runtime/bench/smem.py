@@ -1,0 +1,180 @@
+"""One case of the smem suite (llgen.cases.suite_smem, issue 26) on the GPU: llgen's LOOP through the fixed shared layout S
+by its pick and, where the planner has both forms, forced direct and forced two-step plans, then Triton's Gluon loop
+over the same P, S and Q (llgen.runtime.gluon_smem); each checked against NumPy, then timed as the conversion bench
+times LOOP: per-SM throughput (32 CTAs an SM) and one-CTA latency, llgen's pick and Triton's again in alternating
+rounds. What cannot be planned, compiled or run is a row that says why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from llgen.core.errors import LlgenError, error_line
+from llgen.plan.endpoint import plan_load, plan_store
+from llgen.runtime.bench.baseline import triton_row
+from llgen.runtime.bench.buffers import Measurement
+from llgen.runtime.bench.loopcheck import check_loop
+from llgen.runtime.bench.rules import short
+from llgen.runtime.bench.timing import alternate, loop_times
+
+PICK = "llgen"
+FORMS = ("direct", "two_step")  # the forced variants, by EndpointPlan form
+
+
+@dataclass(frozen=True)
+class SmemVariant:
+    name: str
+    plans: tuple  # (store P, load Q, store Q, load P)
+
+    @property
+    def forms(self) -> tuple[str, ...]:
+        return tuple("two_step" if p.convert is not None else "direct" for p in self.plans)
+
+    @property
+    def path(self) -> str:
+        """Each op's form and instruction, as the report names it."""
+        return ", ".join(f"{'2-step ' if p.convert is not None else ''}{p.side.op}" for p in self.plans)
+
+
+def _op(case, target: str, i: int, form: str | None):
+    """Op i of the loop (store P, load Q, store Q, load P) through the case's S, of ``form`` (None: the pick)."""
+    enc, dist = case.encoding(), (case.p, case.q, case.q, case.p)[i]
+    if i % 2 == 0:
+        return plan_store(dist, enc, case.dtype, target, form)
+    return plan_load(enc, dist, case.dtype, target, form)
+
+
+def smem_variants(case, target: str = "sm_90") -> tuple[list[SmemVariant], dict]:
+    """(variants, skipped): llgen's pick, then all four ops forced direct, then all four two-step where the planner
+    has a two-step plan (direct where it has none); a forced variant that repeats an earlier one is skipped, saying
+    which."""
+    pick = SmemVariant(PICK, tuple(_op(case, target, i, None) for i in range(4)))
+    out, skipped = [pick], {}
+    for form in FORMS:
+        plans = []
+        for i, kept in enumerate(pick.plans):
+            if (kept.convert is not None) == (form == "two_step"):
+                plans.append(kept)
+                continue
+            try:
+                plans.append(_op(case, target, i, form))
+            except LlgenError:  # no two-step plan for this op: its direct one
+                plans.append(kept)
+        v = SmemVariant(form, tuple(plans))
+        same = next((o.name for o in out if o.forms == v.forms), None)
+        if form == "two_step" and "two_step" not in v.forms:
+            skipped[form] = "the planner has no two-step plan for any of the four ops"
+        elif same is not None:
+            skipped[form] = f"the same kernels as {same}"
+        else:
+            out.append(v)
+    return out, skipped
+
+
+def floor_wavefronts(v: SmemVariant) -> int:
+    """The data-volume floor of one LOOP step (two stores, two loads): the tile through S at 128 bytes a wavefront,
+    loads counting the replicas their layout holds (EndpointPlan.floor)."""
+    return sum(p.floor for p in v.plans)
+
+
+def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
+    """Every variant of one smem case, then Triton's, as a report row (see smem_report.py)."""
+    res = {
+        "id": case.id,
+        "dtype": case.dtype,
+        "shape": list(case.shape),
+        "warps": case.warps,
+        "note": case.note,
+        "shared": case.shared,
+        "variants": {},
+        "skipped": {},
+    }
+    try:
+        vs, res["skipped"] = smem_variants(case, target)
+        res["smem_bytes"] = vs[0].plans[0].smem_bytes
+        res["floor_wavefronts"] = floor_wavefronts(vs[0])
+    except Exception as e:  # noqa: BLE001 - the case is a row that says why
+        res["error"] = error_line(e)
+        log(f"  {case.id}: {res['error']}")
+        return res
+    from llgen.runtime.bench.device import free_device_memory
+
+    try:
+        m = Measurement.allocate(case, {"loop"}, rep)
+        measure_variants(m, vs, res, log)
+        if with_triton:
+            res["variants"]["triton"] = triton_row(m, log, smem_case)
+        if PICK in m.launches and "triton" in m.launches:
+            try:
+                alternate(res["variants"], m.launches, m.sms, m.rep)
+            except Exception as e:  # noqa: BLE001
+                res["variants"]["triton"].setdefault("error", f"alternating rounds: {error_line(e)}")
+    except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the case's buffers
+        res["error"] = error_line(e)
+        log(f"  {case.id}: {res['error']}")
+    finally:
+        free_device_memory()
+    return res
+
+
+def measure_variants(m: Measurement, vs: list[SmemVariant], res: dict, log) -> None:
+    """Emit, compile (NVRTC, on threads), check and time each variant's LOOP into res["variants"]."""
+    from llgen.emit.endpoint_bench import emit_smem_loop
+    from llgen.runtime.bench.device import compile_all
+
+    loops, sources = {}, {}
+    for v in vs:
+        try:
+            loops[v.name] = emit_smem_loop(v.plans, "s")
+            sources[v.name] = loops[v.name].source
+        except Exception as e:  # noqa: BLE001
+            res["variants"][v.name] = {"path": v.path, "error": f"emit: {error_line(e)}"}
+    log(f"  {m.case.id}: compile {len(sources)} variant(s)")
+    modules = compile_all(sources, loop="s_loop")
+    for v in vs:
+        if v.name not in modules:
+            continue
+        r = {
+            "path": v.path,
+            "forms": list(v.forms),
+            "ops": [f"{p.path} {p.side.op}: {p.wavefronts} wavefronts (floor {p.floor})" for p in v.plans],
+            "smem": v.plans[0].smem_bytes,
+            "smem_wavefronts_pred": sum(p.wavefronts for p in v.plans),
+            "floor_reasons": list(dict.fromkeys(p.floor_reason for p in v.plans if p.floor_reason)),
+            "cost_pred": sum(p.cost for p in v.plans),
+        }
+        try:
+            mod = modules[v.name]
+            if isinstance(mod, Exception):
+                raise mod
+            measure_loop(m, v.name, loops[v.name], mod, r)
+        except Exception as e:  # noqa: BLE001 - the variant is a row that says why; the run goes on
+            r["error"] = error_line(e)
+        res["variants"][v.name] = r
+        log(f"  {m.case.id} / {v.name}: {short(r)}")
+
+
+def measure_loop(m: Measurement, name: str, loop, module, r: dict) -> None:
+    """Check one LOOP kernel against NumPy, then its throughput and latency forms into r; its launcher joins
+    m.launches."""
+    fn = module.get_function(loop.kernel)
+    if loop.launch_smem:
+        fn.max_dynamic_shared_size_bytes = loop.launch_smem
+    r.update(regs=fn.num_regs, local_bytes=fn.local_size_bytes)
+
+    def run(k, g, f=fn):
+        f((g,), (loop.threads,), (m.x, m.y, np.int32(k)), shared_mem=loop.launch_smem)
+
+    r.update(check_loop(lambda k: run(k, m.grid), m.y, m.loop_ref, m.case.shape))
+    loop_times(r, run, m.sms, m.rep, latency=True)
+    m.launches[name] = run
+
+
+def smem_case(case):
+    """Triton's Gluon loop through the same S (llgen.runtime.gluon_smem); that module missing is one sentence."""
+    try:
+        from llgen.runtime.gluon_smem import TritonSmemCase  # imports Triton: only where Triton runs
+    except ImportError as e:
+        raise RuntimeError(f"not run: Triton's side of the smem suite cannot be imported ({e})") from None
+    return TritonSmemCase(case)

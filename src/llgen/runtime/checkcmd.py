@@ -1,0 +1,93 @@
+"""The body of `llgen check`: build the jobs, run them with a progress bar, print a summary table and the
+first bad slot, optionally write a report. Returns the exit status (1 on any mismatch or error)."""
+
+from __future__ import annotations
+
+import click
+
+from llgen.runtime.cases import random_jobs, single_job, suite_jobs
+
+
+def collect(
+    plan=None, suite: str | None = None, n_random: int = 0, seed: int = 0, target: str = "sm_90", plan_options: dict | None = None
+):
+    """(jobs to run, notes): the suite's variants (duplicates dropped), random pairs, or the one plan.
+    ``plan_options`` (e.g. smem_budget) go to every plan of the suite and the random pairs."""
+    jobs, notes = [], []
+    if suite:
+        sj, skipped = suite_jobs(suite, target, options=plan_options)
+        jobs += [j for j in sj if j.same_as is None]
+        notes += [f"{j.label}: same plan as {j.same_as}, not run again" for j in sj if j.same_as]
+        notes += [f"{s} (not run)" for s in skipped]
+    if n_random:
+        jobs += random_jobs(n_random, seed, target, **(plan_options or {}))
+    if not suite and not n_random and plan is not None:
+        jobs.append(single_job(plan, f"{plan.path}_{plan.dtype.name}"))
+    return jobs, notes
+
+
+def run_check(
+    plan=None,
+    *,
+    suite: str | None = None,
+    n_random: int = 0,
+    seed: int = 0,
+    target: str = "sm_90",
+    tiles: int = 1000,
+    runs: int = 1,
+    report: str | None = None,
+    batch: int = 16,
+    plan_options: dict | None = None,
+    cpu: bool = False,
+) -> int:
+    """``cpu``: run the emitted text on CPU threads (llgen.runtime.host) instead of a GPU, the same checks, ldmatrix
+    and stmatrix emulated warp by warp; a source the CPU cannot run is an LlgenError (exit 2), never a kernel left out."""
+    from llgen.runtime.check import check_many
+    from llgen.runtime.compile import device
+    from llgen.runtime.report import counts, first_failures, now, table, write_report
+
+    if cpu:
+        from llgen.runtime import host
+
+        dev = host.cpu_device(target)
+    else:
+        dev = device(target)  # RuntimeUnavailable (exit 2, one sentence) before anything is planned to run
+    jobs, notes = collect(plan, suite, n_random, seed, target, plan_options)
+    if cpu:
+        tiles = min(tiles, host.MAX_TILES)
+    date = now()
+    click.echo(f"device: {dev.name} ({dev.arch}, {dev.sms} SMs), driver {dev.driver}; {date}; {len(jobs)} kernels")
+    with click.progressbar(length=len(jobs), label="checking", show_pos=True) as bar:
+        results = check_many(
+            [(j.label, j.plan) for j in jobs],
+            tiles=tiles,
+            runs=runs,
+            batch=batch,
+            sms=dev.sms,
+            on_result=lambda _: bar.update(1),
+            compiler=host.compile if cpu else None,
+        )
+    limit = None if len(results) <= 60 else 40
+    for row in table(results, limit=limit):
+        click.echo(row)
+    c = counts(results)
+    click.echo(
+        f"{c['kernels']} kernels: {c['slot_mismatches']} slot mismatches over {c['slots_compared']} slots "
+        f"({c['replica_slots_compared']} replicas), {c['element_mismatches']} output mismatches over "
+        f"{c['elements_compared']} elements, {c['errors']} errors"
+    )
+    for line in first_failures(results, 5):
+        click.echo(line, err=True)
+    if report:
+        sections = [("Not run", "\n".join(f"- {n}" for n in notes))] if notes else []
+        md, js = write_report(
+            report,
+            title="llgen check",
+            device=dev.to_json(),
+            results=results,
+            date=date,
+            sections=sections,
+            extra={"suite": suite, "random": n_random, "seed": seed, "target": target},
+        )
+        click.echo(f"wrote {md} and {js}", err=True)
+    return 0 if c["failed"] == 0 else 1
