@@ -20,7 +20,7 @@ from helpers import ROOT
 os.environ.setdefault("LLGEN_COMPILE_CACHE", str(ROOT / ".cache" / "llgen-compile"))
 
 # The planner, simulator and replay allocate many small objects that live as long as a plan: with Python's default
-# thresholds the cyclic collector walks them again and again (the property run's pairs took 10-19% longer, session 13).
+# thresholds the cyclic collector walks them again and again (the property run's pairs took 10-19% longer).
 # Rarer young-generation passes, and what was imported before the tests kept out of every pass.
 gc.set_threshold(50_000, 50, 100)
 gc.freeze()

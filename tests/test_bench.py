@@ -135,7 +135,7 @@ def _pair(case, target="sm_90", **kw):
 
 
 def test_bench_kernels_compile_without_local_memory_and_no_more_registers_than_triton():
-    """Issue 6's code-health target. Triton's registers are the committed report's (read on the H100), and our
+    """The code-health target: no local memory, and no more registers than Triton. Triton's registers are the committed report's (read on the H100), and our
     NVRTC is pinned to the device's 13.0.88, so the counts here are the ones the device gives."""
     from llgen.emit import emit_bench
     from llgen.plan.benchshape import bench_shape
@@ -180,7 +180,7 @@ def test_the_one_cta_build_of_a_warp_local_shuffle_loop_holds_more_registers_and
     """wl4_mma2dotA_i8's pick (shuffles within each warp): under ptxas's own budget its LOOP keeps few registers (56)
     and waits out each SHFL; built for one CTA (the build its one-CTA latency is timed on) it takes more (80) to keep
     the shuffles in flight, and still no stack or local memory. (wl4_mma2b_f32, the case here until its f32 selects
-    became FSEL in session 16, now takes 95 registers in both builds.)"""
+    became FSEL, now takes 95 registers in both builds.)"""
     from llgen.cases.suite import warplocal
     from llgen.emit import emit_bench
     from llgen.plan.benchshape import bench_shape
@@ -372,19 +372,19 @@ def test_check_bench_passes_the_bench_kernels_and_catches_wrong_ones(case_id, ti
     from llgen.emit import emit_bench
     from llgen.plan.benchshape import bench_shape
     from llgen.runtime import host
-    from llgen.runtime.check import check_bench
+    from llgen.runtime.check import BenchLaunch, check_bench
 
     case = next(c for c in core() if c.id == case_id)
     fwd, bwd = _pair(case, matrix=False)
     src = emit_bench(fwd, bwd, "b", bench_shape(fwd, bwd))
-    r = check_bench(host.compile(src, "sm_90"), fwd, bwd, "b", tiles=tiles, grid=2)
+    r = check_bench(host.compile(src, "sm_90"), fwd, bwd, "b", launch=BenchLaunch(tiles=tiles, grid=2))
     assert r.ok and r.elems == 3 * tiles * (1 << case.src.total_out_bits)
     head, copy = src.rsplit("for (int t = ", 1)  # the copy is the last kernel: make it skip tile 0
     for broken, kernel in (
         (head + "for (int t = 1 + " + copy, "copy"),
         (src.replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)"), "loop"),
     ):
-        bad = check_bench(host.compile(broken, "sm_90"), fwd, bwd, "b", tiles=tiles, grid=2)
+        bad = check_bench(host.compile(broken, "sm_90"), fwd, bwd, "b", launch=BenchLaunch(tiles=tiles, grid=2))
         assert not bad.ok and bad.first_bad_tile["kernel"] == kernel
 
 
@@ -483,7 +483,7 @@ def test_the_bench_shape_follows_the_plans_barrier_on_hip(path, groups, two_buff
 
 def test_one_cta_slope_spans_many_round_trips(monkeypatch):
     """A lone CTA's LOOP is timed over KS_ONE_CTA, the rest over KS: a timer step of 0.5 us moved a one-CTA slope over
-    64 round trips by 4 ns a conversion (session 14), over 1024 by a quarter of a nanosecond."""
+    64 round trips by 4 ns a conversion, over 1024 by a quarter of a nanosecond."""
     from llgen.runtime.bench.rules import KS, KS_ONE_CTA
 
     def median_ms(fn, _rep):

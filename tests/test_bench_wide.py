@@ -170,7 +170,7 @@ def test_triton_compiles_every_wide_case_or_the_case_says_why():
 
     over = []
     for c in wide():
-        k = compile_offline("loop", c.src, c.dst, c.warps, c.dtype)
+        k = compile_offline("loop", c)
         if k.metadata.shared > 227 * 1024:
             over.append(c.id)
             assert "Triton cannot run it" in c.note, c.id
@@ -229,7 +229,9 @@ def test_run_case_on_cpu_threads_checks_every_variant_of_the_register_permutatio
     """Issue 18's LOOP/checker disagreement, on CPU threads: every variant of both register permutations (registers,
     forced shuffle, forced shared) gives NumPy's answer after 3 round trips, f16 through the same `+ 1` (issue 18)."""
     for cid in ("regperm_f16", "regperm_i8"):
-        res = runner.run_case(by_id(cid), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, baselines=True)
+        res = runner.run_case(
+            by_id(cid), runner.CaseRun("sm_90", set(), 1, False, lambda _: None, {"matrix": False}, baselines=True)
+        )
         assert "error" not in res, res
         assert set(res["variants"]) >= {"llgen", "shuffle", "shared", "naive", "classic"}
         for name, r in res["variants"].items():
@@ -259,7 +261,7 @@ def test_every_variant_gets_both_loop_forms_and_each_pick_its_alternating_rounds
 
     monkeypatch.setattr(measure, "triton_row", triton)
     case = next(c for c in warplocal() if c.id == "wl1_b2dotA_i8")
-    res = runner.run_case(case, "sm_90", {"loop"}, 1, True, lambda _: None, {"matrix": False}, False)
+    res = runner.run_case(case, runner.CaseRun("sm_90", {"loop"}, 1, True, lambda _: None, {"matrix": False}, False))
     v = res["variants"]
     assert "error" not in res and set(v) == {"llgen", "shared", "triton"}  # shared_vec: the same kernels without ldmatrix
     assert v["shared"]["same_as"] == ["shared_vec", "llgen_latency"]
@@ -285,7 +287,9 @@ def test_a_wrong_loop_kernel_says_where_it_goes_wrong(monkeypatch):
         "emit_bench",
         lambda f, b, n, shape: emit(f, b, n, shape).replace("for (int i = 0; i < k; ++i)", "for (int i = 1; i < k; ++i)"),
     )
-    res = runner.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    res = runner.run_case(
+        by_id("tiny_16x16_f32"), runner.CaseRun("sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    )
     r = res["variants"]["llgen"]
     assert r["loop_correct"] is False and r["loop_first_bad"]["k"] == 1 and r["loop_first_bad"]["share_of_tiles"] == 1.0
 
@@ -304,16 +308,20 @@ def test_bench_never_crashes_a_failure_is_a_row(monkeypatch):
         return emit(f, b, n, shape)
 
     monkeypatch.setattr(measure, "emit_bench", flaky)
-    res = runner.run_case(by_id("w1_b2dotA_f16"), "sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
+    res = runner.run_case(
+        by_id("w1_b2dotA_f16"), runner.CaseRun("sm_90", set(), 1, True, lambda _: None, {"matrix": False}, False)
+    )
     v = res["variants"]
     assert v["shuffle"]["error"] == "emit: RuntimeError: emitter bug"
     assert v["llgen"]["loop_correct"] is True  # one warp: __syncwarp plans still emit
     assert v["triton"]["error"]  # here: no torch, or no GPU for it
-    res = runner.run_case(by_id("tiny_16x16_f32"), "sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    res = runner.run_case(
+        by_id("tiny_16x16_f32"), runner.CaseRun("sm_90", set(), 1, False, lambda _: None, {"matrix": False}, False)
+    )
     assert res["variants"]["llgen"]["error"].startswith("CompileFailed")
     a = by_id("tiny_16x16_f32")
     bad = Case("bad", "f32", (16, 16), 4, a.src, by_id("w1_b2b_f16").dst)
-    res = runner.run_case(bad, "sm_90", set(), 1, False, lambda _: None)
+    res = runner.run_case(bad, runner.CaseRun("sm_90", set(), 1, False, lambda _: None))
     assert res["error"].startswith("LlgenError") and res["variants"] == {}
 
 
@@ -474,7 +482,7 @@ def test_triton_gather_compiles_for_every_gather_case():
     from llgen.runtime.gluon import compile_offline
 
     for c in gather_bench_cases():
-        k = compile_offline("gather", c.layout, None, c.warps, c.dtype, axis=c.axis)
+        k = compile_offline("gather", c)
         assert k.metadata.shared <= 227 * 1024, c.id
 
 

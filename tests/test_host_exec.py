@@ -13,11 +13,10 @@ import pytest
 
 from llgen import LinearLayout, plan_conversion
 from llgen.emit import emit
-from llgen.emit.gather import emit_gather
 from llgen.randlayout import random_cases
 from llgen.runtime import host
 from llgen.runtime.cases import gather_plans, suite_jobs
-from llgen.runtime.check import check_gather, check_many
+from llgen.runtime.check import Batching, CheckRuns, check_gather, check_many
 from llgen.runtime.reference import expected_output, random_input, raw_dtype
 
 UINT = {8: "unsigned char", 16: "unsigned short", 32: "unsigned", 64: "unsigned long long"}
@@ -33,7 +32,7 @@ def test_random_pairs_run_exactly(target, n):
     """Every dtype, 1-4 warps, broadcasts on both sides, each pair by its default, shuffle or shared path."""
     cases = random_cases(n, 23, target, matrix=False)
     assert {p.path for _, p in cases} >= {"shuffle", "shared"}
-    _all_ok(check_many(cases, tiles=6, runs=1, seed=1, compiler=host.compile, sms=1, batch=25))
+    _all_ok(check_many(cases, how=CheckRuns(tiles=6, runs=1, seed=1), compiler=host.compile, sms=1, batching=Batching(25)))
 
 
 def test_core_suite_by_every_variant_runs_exactly():
@@ -44,7 +43,7 @@ def test_core_suite_by_every_variant_runs_exactly():
     ops = {(label.split("/")[0], s.op) for label, p in items if p.path == "shared" for s in (p.detail.store, p.detail.load)}
     assert {("b2dotA_f16", "stmatrix"), ("mma2b_f16", "stmatrix"), ("b2dotB_f16", "ldmatrix.trans")} <= ops
     assert len(items) >= 30 and {p.path for _, p in items} >= {"shuffle", "shared"}
-    _all_ok(check_many(items, tiles=4, runs=1, seed=2, compiler=host.compile, sms=1, batch=20))
+    _all_ok(check_many(items, how=CheckRuns(tiles=4, runs=1, seed=2), compiler=host.compile, sms=1, batching=Batching(20)))
 
 
 def test_eight_bit_shuffle_selects_whole_packed_words():
@@ -62,7 +61,7 @@ def test_eight_bit_shuffle_selects_whole_packed_words():
     items = [(f"i8_{t}", plan_conversion(a, b, "i8", t, path="shuffle")) for t in ("sm_90", "sm_80")]
     texts = [emit(p, "kernel", "x") for _, p in items]
     assert all("const unsigned ps0 = ((cls & " in t and "b[0] = byte_perm(((cls & " in t for t in texts)
-    _all_ok(check_many(items, tiles=4, runs=2, seed=3, compiler=host.compile, sms=1))
+    _all_ok(check_many(items, how=CheckRuns(tiles=4, runs=2, seed=3), compiler=host.compile, sms=1))
 
 
 @pytest.mark.parametrize("target", ["sm_90", "gfx942"])
@@ -137,7 +136,7 @@ extern "C" __global__ void {name}_use(const {t}* in, {t}* out, long long ld) {{
 @pytest.mark.parametrize("target", ["sm_90", "gfx942"])
 def test_gather_kernels_run_exactly(target):
     plans = gather_plans(target)
-    mod = host.compile("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), target)
+    mod = host.compile("\n".join(emit(p, "kernel", n) for n, p in plans.items()), target)
     _all_ok([check_gather(mod, p, n, tiles=3, seed=11, grid=2) for n, p in plans.items()])
 
 

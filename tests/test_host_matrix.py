@@ -15,7 +15,7 @@ from llgen.cases.suite import core
 from llgen.emit import emit
 from llgen.randlayout import random_cases
 from llgen.runtime import host
-from llgen.runtime.check import check_many
+from llgen.runtime.check import Batching, CheckRuns, check_many
 
 
 def _ll(shape: tuple[int, ...], register, lane, warp) -> LinearLayout:
@@ -80,7 +80,7 @@ def test_every_matrix_form_runs_exactly():
     items = [_core(c, t) for c, t in cores] + _small()
     forms = set().union(*(_forms(p) for _, p in items))
     assert forms == {(op, n) for op in ("ldmatrix", "ldmatrix.trans", "stmatrix", "stmatrix.trans") for n in (1, 2, 4)}
-    _all_ok(check_many(items, tiles=3, runs=1, seed=7, compiler=host.compile, sms=1, batch=20))
+    _all_ok(check_many(items, how=CheckRuns(tiles=3, runs=1, seed=7), compiler=host.compile, sms=1, batching=Batching(20)))
 
 
 @pytest.mark.parametrize(
@@ -106,7 +106,7 @@ def test_a_wrong_matrix_move_is_caught(monkeypatch, where, old, new):
             assert old in source
             return host.compile(source.replace(old, new), target)
 
-    results = check_many(items, tiles=1, runs=1, seed=8, compiler=compiler, sms=1)
+    results = check_many(items, how=CheckRuns(tiles=1, runs=1, seed=8), compiler=compiler, sms=1)
     assert any(r.slot_bad or r.tile_bad for r in results), [r.label for r in results]
 
 

@@ -13,6 +13,7 @@ from llgen import cli
 from llgen.cases.suite import suite
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.errors import LlgenError
+from llgen.core.options import Options
 from llgen.core.target import target as to_target
 from llgen.core.vocab import OBJECTIVES
 from llgen.plan import plan_conversion
@@ -24,7 +25,7 @@ from llgen.plan.request import plan_pair
 from llgen.plan.shared import interleaved_rounds, plan_shared
 from llgen.runtime import host
 from llgen.runtime.bench.rules import sm_clock_mhz
-from llgen.runtime.check import check_many
+from llgen.runtime.check import Batching, CheckRuns, check_many
 from llgen.verify.replay import replay
 from llgen.verify.simulate import simulate
 
@@ -93,7 +94,7 @@ def test_latency_objective_picks_the_lowest_latency_and_throughput_is_the_defaul
 def test_the_chain_pays_one_shfl_latency_and_each_round_one_store_barrier_and_load():
     """Raising SHFL's latency by 10 adds 10 to a shuffle plan (one chain waits for it); raising the barrier's adds
     (2 rounds - 1) barriers per round to a shared plan; the throughput model does not move."""
-    p = plan_pair(_pair(B8, B4), path="shuffle")
+    p = plan_pair(_pair(B8, B4), Options(path="shuffle"))
     slow = copy.deepcopy(TABLE)
     slow["cycles"]["shfl"]["latency"] += 10
     assert shuffle_latency(p.detail, 1, slow) == shuffle_latency(p.detail, 1) + 10
@@ -173,7 +174,7 @@ def test_an_interleaved_plan_text_runs_exactly_on_cpu_threads():
         for i, (s, d) in enumerate(((case.src, case.dst), (case.dst, case.src)))
     ]
     assert all(p.detail.rounds > 1 for _, p in items)
-    results = check_many(items, tiles=2, runs=1, seed=3, compiler=host.compile, sms=1, batch=2)
+    results = check_many(items, how=CheckRuns(tiles=2, runs=1, seed=3), compiler=host.compile, sms=1, batching=Batching(2))
     assert all(r.ok for r in results), [(r.label, r.error, r.first_bad) for r in results]
 
 
@@ -181,7 +182,7 @@ def test_a_shuffle_pays_its_selects_and_shfls_one_after_another_or_waits_on_its_
     """One CTA: each warp issues its SHFLs and selects in turn (the warps of a scheduler one after another), or waits
     on its SHFLs where they outnumber that work, then on the last SHFL's latency (session 15): four warps (one a
     scheduler) take as long as one, a fifth shares a scheduler and adds one warp's issue."""
-    p = plan_pair(_pair(B8, B4), path="shuffle")
+    p = plan_pair(_pair(B8, B4), Options(path="shuffle"))
     cyc = TABLE["cycles"]
     assert shuffle_latency(p.detail, 4) == shuffle_latency(p.detail, 1)
     one_warp = p.detail.shuffles * cyc["issue"]["interval"] + p.detail.assembly.instructions() * cyc["alu"]["interval"]
@@ -206,7 +207,7 @@ def test_an_ldmatrix_costs_what_the_vector_access_of_its_bytes_costs():
     dt, tgt = to_dtype(case.dtype), to_target("sm_90")
     for s, d in ((case.src, case.dst), (case.dst, case.src)):
         m = plan_shared(Hw.of(s), Hw.of(d), dt, tgt, d.out_bits(d.out_names[-1]))
-        v = plan_shared(Hw.of(s), Hw.of(d), dt, tgt, d.out_bits(d.out_names[-1]), matrix=False)
+        v = plan_shared(Hw.of(s), Hw.of(d), dt, tgt, d.out_bits(d.out_names[-1]), Options(matrix=False))
         assert m.rounds == v.rounds == 1 and (m.store.matrices or m.load.matrices)
         assert shared_latency(m, 4, dt) == shared_latency(v, 4, dt)
 
@@ -220,13 +221,13 @@ def test_access_classes_follow_the_plan_widths():
     s = plan_pair(_pair(B8, "dot:op=0,k_width=2"))
     assert s.path == "shared" and s.detail.store.op.startswith("stmatrix")
     assert access_class(s.detail.store, 2) == f"stsm_x{s.detail.store.matrices}"
-    v = plan_pair(_pair(B8, B4), path="shared", matrix=False)
+    v = plan_pair(_pair(B8, B4), Options(path="shared", matrix=False))
     assert access_class(v.detail.store, 2) in {"sts_4", "sts_8", "sts_16"}
     assert access_class(v.detail.load, 2).startswith("lds_")
 
 
 def test_plan_json_carries_both_and_still_replays():
-    p = plan_pair(_pair(B8, B4), objective="latency")
+    p = plan_pair(_pair(B8, B4), Options(objective="latency"))
     doc = json.loads(json.dumps(p.to_json()))
     assert doc["objective"] == "latency" and set(doc["latencies"]) == set(doc["costs"]) == {"shuffle", "shared"}
     replay(doc)

@@ -9,9 +9,9 @@ import pytest
 
 from llgen import LinearLayout, LlgenError, plan_conversion
 from llgen.cases.suite import regressions
-from llgen.emit import emit, kernel_dynamic_smem
+from llgen.emit import dynamic_smem, emit
 from llgen.runtime import host
-from llgen.runtime.check import check_many
+from llgen.runtime.check import Batching, CheckRuns, check_many
 from llgen.spec import parse_layout
 from llgen.verify.replay import ReplayError, replay
 from llgen.verify.simulate import SimError, simulate
@@ -86,7 +86,7 @@ def test_a_64kb_tile_is_one_piece_of_dynamic_shared_memory():
     a, b, dt = _pair("transpose_128x128_f32")
     p = plan_conversion(a, b, dt, "sm_90", path="shared")
     assert p.detail.rounds == 1 and p.detail.scratch_bytes == 64 * 1024
-    assert kernel_dynamic_smem(p) == 64 * 1024
+    assert dynamic_smem(p) == 64 * 1024
     kernel, header = emit(p, "kernel", "t"), emit(p, "header", "t")
     assert "LLGEN_DYNAMIC_SCRATCH(smem)" in kernel and "cudaFuncSetAttribute" in kernel
     assert "kSmemOptIn = true" in header
@@ -103,7 +103,7 @@ def test_reproducer_text_runs_exactly_on_cpu_threads(name):
     items = [(f"{name}_{i}", p) for i, p in enumerate(_plans(a, b, dt)) if not _uses_matrix(p)]
     if name == "rounds_256x256_f32":
         items.append((f"{name}_r8", plan_conversion(a, b, dt, "sm_90", matrix=False, smem_budget=32 * 1024)))
-    results = check_many(items, tiles=3, runs=1, seed=5, compiler=host.compile, sms=1, batch=8)
+    results = check_many(items, how=CheckRuns(tiles=3, runs=1, seed=5), compiler=host.compile, sms=1, batching=Batching(8))
     bad = [f"{r.label}: {r.error or ''} {r.first_bad or ''} {r.first_bad_tile or ''}" for r in results if not r.ok]
     assert not bad, "\n".join(bad)
 

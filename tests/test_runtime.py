@@ -23,7 +23,7 @@ from llgen.emit import emit
 from llgen.plan import plan_conversion
 from llgen.plan.variants import CHECKED, PICK
 from llgen.randlayout import random_cases, random_layout, random_plans
-from llgen.runtime import RuntimeUnavailable, check, check_many, ncu
+from llgen.runtime import Batching, CheckRuns, RuntimeUnavailable, check, check_many, ncu
 from llgen.runtime.cases import gather_plans, random_jobs, suite_jobs
 from llgen.runtime.compile import compile as compile_source
 from llgen.runtime.compile import device
@@ -42,7 +42,7 @@ from llgen.runtime.reference import (
     raw_dtype,
     slot_ids,
 )
-from llgen.runtime.report import counts, markdown, write_report
+from llgen.runtime.report import ReportHead, counts, markdown, write_report
 from llgen.verify.simulate import simulate
 
 RAWS = [np.uint8, np.uint16, np.uint32, np.uint64]
@@ -282,7 +282,7 @@ def test_cli_start_up_imports_neither_numpy_nor_the_runtime():
 @pytest.mark.parametrize("job", _suite_plans(), ids=lambda j: j.label)
 def test_check_passes_every_suite_kernel_on_the_simulator(job):
     mod = SimModule({job.name: job.plan})
-    res = check(job.plan, name=job.name, label=job.label, module=mod, tiles=5, runs=2, sms=1)
+    res = check(job.plan, how=CheckRuns(tiles=5, runs=2), name=job.name, label=job.label, module=mod, sms=1)
     assert res.ok, res.to_json()
     assert res.runs == 2 and res.slots == job.plan.warps * job.plan.lanes * job.plan.n_out
     assert res.tiles == 5 and res.grid == 2 and res.elems == 5 << job.plan.src.total_out_bits
@@ -294,7 +294,7 @@ def test_check_counts_replicas():
     plans = [p for p in random_plans(40, 3, "sm_90") if slot_ids(p).size > np.unique(slot_ids(p)).size]
     assert plans, "some random B layouts broadcast"
     p = plans[0]
-    res = check(p, name="k", module=SimModule({"k": p}), tiles=2, sms=1)
+    res = check(p, how=CheckRuns(tiles=2), name="k", module=SimModule({"k": p}), sms=1)
     assert res.ok and res.replicas > 0
 
 
@@ -306,12 +306,12 @@ def test_check_reports_the_first_bad_slot():
         i = 3 * plan.n_out
         slots[i], slots[i + 1] = slots[i + 1].copy(), slots[i].copy()
 
-    res = check(plan, name="t", module=SimModule({"t": plan}, corrupt=swap), tiles=4, sms=1, seed=11)
+    res = check(plan, how=CheckRuns(tiles=4, seed=11), name="t", module=SimModule({"t": plan}, corrupt=swap), sms=1)
     assert not res.ok and res.slot_bad == 2 and res.tile_bad == 0
     b = res.first_bad
     assert (b.warp, b.lane, b.register) == (0, 3, 0)
     # the same seed, the same input: the report reproduces
-    again = check(plan, name="t", module=SimModule({"t": plan}, corrupt=swap), tiles=4, sms=1, seed=11)
+    again = check(plan, how=CheckRuns(tiles=4, seed=11), name="t", module=SimModule({"t": plan}, corrupt=swap), sms=1)
     assert again.first_bad == b
 
 
@@ -319,7 +319,14 @@ def test_check_many_batches_and_isolates_compile_failures():
     items = [(f"r{i}", p) for i, p in enumerate(random_plans(7, 4, "sm_90"))]
     by_name = {label: p for label, p in items}
     seen = []
-    res = check_many(items, tiles=3, batch=3, sms=2, compiler=sim_compiler(by_name, fail={"r4"}), on_result=seen.append)
+    res = check_many(
+        items,
+        how=CheckRuns(tiles=3),
+        batching=Batching(3),
+        sms=2,
+        compiler=sim_compiler(by_name, fail={"r4"}),
+        on_result=seen.append,
+    )
     assert [r.label for r in res] == [label for label, _ in items] == [r.label for r in seen]
     assert [r.ok for r in res] == [True, True, True, True, False, True, True]
     assert res[4].error.startswith("compile failed") and "r4" in res[4].error
@@ -334,7 +341,7 @@ def test_launch_error_is_a_result_not_a_crash():
         def launch(self, *_args, **_kwargs):
             raise RuntimeError("cudaErrorIllegalAddress: an illegal memory access was encountered")
 
-    res = check(plan, name="k", module=Crashing({"k": plan}), tiles=2, sms=1)
+    res = check(plan, how=CheckRuns(tiles=2), name="k", module=Crashing({"k": plan}), sms=1)
     assert not res.ok and "illegal memory access" in res.error
 
 
@@ -398,7 +405,7 @@ def test_random_layout_is_a_distributed_layout_of_the_shape():
 # ------------------------------------------------------------------------------------ reports
 def _results():
     items = [(f"k{i}", p) for i, p in enumerate(random_plans(3, 6, "sm_90"))]
-    res = check_many(items, tiles=2, sms=1, compiler=sim_compiler(dict(items)))
+    res = check_many(items, how=CheckRuns(tiles=2), sms=1, compiler=sim_compiler(dict(items)))
     return res
 
 
@@ -408,10 +415,8 @@ def test_report_writer(tmp_path):
     dev = {"name": "NVIDIA H100 80GB HBM3", "arch": "sm_90", "sms": 132, "driver": "580.00", "runtime": "CUDA 13.0"}
     md, js = write_report(
         tmp_path / "rep",
-        title="t",
-        device=dev,
+        head=ReportHead("t", dev, "2026-11-22 00:00:00 UTC"),
         results=res,
-        date="2026-11-22 00:00:00 UTC",
         sections=[("Extra", "hello")],
         extra={"seed": 3},
     )
@@ -802,7 +807,7 @@ def _gpu():
 def test_gpu_every_suite_kernel_by_every_path():
     _gpu()
     jobs = _suite_plans()
-    res = check_many([(j.label, j.plan) for j in jobs], tiles=64, runs=2)
+    res = check_many([(j.label, j.plan) for j in jobs], how=CheckRuns(tiles=64, runs=2))
     bad = [(r.label, r.error, str(r.first_bad)) for r in res if not r.ok]
     assert not bad, bad
 
@@ -810,7 +815,7 @@ def test_gpu_every_suite_kernel_by_every_path():
 @pytest.mark.gpu
 def test_gpu_random_pairs():
     _gpu()
-    res = check_many([(j.label, j.plan) for j in random_jobs(60, 21, "sm_90")], tiles=16, runs=1)
+    res = check_many([(j.label, j.plan) for j in random_jobs(60, 21, "sm_90")], how=CheckRuns(tiles=16, runs=1))
     bad = [(r.label, r.error, str(r.first_bad)) for r in res if not r.ok]
     assert not bad, bad
 

@@ -124,7 +124,7 @@ def test_chains_on_one_buffer_run_exactly_on_cpu_threads(chains):
     as its last user), run on CPU threads and give NumPy's answer (the GPU run and its racecheck: bench/)."""
     from llgen.runtime import host
     from llgen.runtime.bench_kernels import one_buffer
-    from llgen.runtime.check import check_bench
+    from llgen.runtime.check import BenchLaunch, check_bench
 
     cpu = [c for c in chains if c[1].dtype.name != "f16"]  # the CPU shim has no f16x2 add (the GPU run has)
     assert len(cpu) >= 2
@@ -133,5 +133,5 @@ def test_chains_on_one_buffer_run_exactly_on_cpu_threads(chains):
         assert not shape.loop.two_buffers
         src = emit_bench(fwd, bwd, "c", shape)
         assert "llgen::c_bwd::convert(b, a, smem, llgen::c_fwd::scratch);" in src
-        r = check_bench(host.compile(src, "sm_90"), fwd, bwd, "c", tiles=3, grid=2, shape=shape)
+        r = check_bench(host.compile(src, "sm_90"), fwd, bwd, "c", launch=BenchLaunch(tiles=3, grid=2), shape=shape)
         assert r.ok, (label, r.error, r.first_bad_tile)

@@ -112,7 +112,7 @@ def test_byte_permuted_words_run_exactly_in_both_languages():
     """The words of this module executed on CPU threads (llgen.runtime.host) against NumPy: per-thread PRMT
     selectors (CUDA) and v_perm_b32 (HIP), select trees over four and sixteen classes, local rounds."""
     from llgen.runtime import host
-    from llgen.runtime.check import check_many
+    from llgen.runtime.check import CheckRuns, check_many
     from llgen.spec import parse_layout
 
     items = []
@@ -132,7 +132,7 @@ def test_byte_permuted_words_run_exactly_in_both_languages():
     )
     for dt in ("f16", "i8"):
         items.append((f"hip_pairs_{dt}", plan_conversion(a, b, dt, "gfx942", path="shuffle")))
-    bad = [r for r in check_many(items, tiles=3, runs=1, seed=4, compiler=host.compile, sms=1) if not r.ok]
+    bad = [r for r in check_many(items, how=CheckRuns(tiles=3, runs=1, seed=4), compiler=host.compile, sms=1) if not r.ok]
     assert not bad, [(r.label, r.error, r.first_bad) for r in bad]
 
 
@@ -144,7 +144,7 @@ def test_joins_of_two_words_a_class_are_one_byte_permute_of_selected_operands():
     lowering, and run exactly."""
     from llgen.cases.suite import warplocal
     from llgen.runtime import host
-    from llgen.runtime.check import check_many
+    from llgen.runtime.check import CheckRuns, check_many
 
     cases = {c.id: c for c in warplocal()}
     items = []
@@ -159,7 +159,7 @@ def test_joins_of_two_words_a_class_are_one_byte_permute_of_selected_operands():
     text = emit(items[0][1], "header", "x")
     assert "byte_perm(((cls & " in text
     assert "local, no shuffle (the word it would send, kept)" in emit(items[3][1], "header", "x")
-    bad = [r for r in check_many(items, tiles=2, runs=1, seed=5, compiler=host.compile, sms=1) if not r.ok]
+    bad = [r for r in check_many(items, how=CheckRuns(tiles=2, runs=1, seed=5), compiler=host.compile, sms=1) if not r.ok]
     assert not bad, [(r.label, r.error, r.first_bad) for r in bad]
 
 

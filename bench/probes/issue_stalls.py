@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Probe (run on the GPU machine): where llgen's LOOP kernel and Triton's issue the same instructions and Triton's
 still runs faster, what each warp waits on. Per case (ids of the core, wide and warplocal suites, comma-separated;
-default: the LOOP cases under Triton in session 16's report), both LOOP kernels as `llgen bench` times them for
+default: CASES, LOOP cases a bench report measured under Triton), both LOOP kernels as `llgen bench` times them for
 throughput (32 CTAs an SM), under Nsight Compute: how busy the integer ALU and LSU pipes are, how many warps an SM
 holds, how often a scheduler issues, and the warps' stall reasons per issued instruction.
 

@@ -68,7 +68,9 @@ def main() -> int:
         print("ncu not found")
         return 1
     with tempfile.TemporaryDirectory() as tmp:
-        r, measured = _run_ncu(ncu, list(CORE_METRICS), "regex:_debug$", [sys.executable, __file__, "worker"], 300, Path(tmp))
+        r, measured = _run_ncu(
+            ncu, list(CORE_METRICS), "regex:_debug$", [sys.executable, __file__, "worker"], 300, Path(tmp) / "ncu"
+        )
     print(f"ncu rc {r['rc']}")
     ld, st = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
     print(f"{'kernel':24} {'scratch':>8} {'rounds':>6} {'ld op':>12} {'st pred':>7} {'ld pred':>7}  st, ld measured per launch")

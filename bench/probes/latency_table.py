@@ -1,5 +1,5 @@
 """Probe: one warp's latency and issue interval per instruction class, the numbers src/llgen/plan/latency_table.py
-holds (issue 27). Run on the GPU machine: `python3 bench/probes/latency_table.py -o OUT.json`; prints a table and
+holds. Run on the GPU machine: `python3 bench/probes/latency_table.py -o OUT.json`; prints a table and
 writes JSON in the table's format (``llgen.latency/1``), to paste into latency_table.py's TABLE.
 
 Each class is two one-warp kernels, one CTA: a chain of N dependent instructions (latency) and N instructions over

@@ -1,5 +1,5 @@
-"""Where STREAM drifts from its copy, and what bounds the LOOP ties left with Triton (issue 18; bench/NOTES.md,
-session 10). Run on the GPU machine: `python3 bench/probes/stream_shape.py [PART ...] > OUT`.
+"""Where STREAM drifts from its copy, and what bounds the LOOP ties left with Triton (bench/NOTES.md).
+Run on the GPU machine: `python3 bench/probes/stream_shape.py [PART ...] > OUT`.
 
 1. ``stream``: llgen's pick of each case in STREAM and copy with U tiles loaded per step (U = 1, 2, 4, 8) and two
    grids: the bench's grid-stride grid (runtime.bench.timing.stream_grid) and exactly the CTAs that fit the SMs at once
@@ -32,7 +32,7 @@ from llgen.runtime.reference import loop_input, raw_dtype
 REP = 60
 TARGET = "sm_90"
 STREAM_CASES = (
-    # the misses of sessions 7-9 (bench/report.md) ...
+    # the misses of earlier bench reports (bench/report.md) ...
     "w1_b2mma_f32",
     "r1_64_i8",
     "tiny_16x16_f32",

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Probe (run on the GPU machine): the two ways Nsight Compute's counters disagreed with the wavefront model, each
-next to variants that separate the suspected causes (bench/NOTES.md, sessions 6 and 16; docs/design.md §7.2, §7.5).
+next to variants that separate the suspected causes (bench/NOTES.md; docs/design.md §7.2, §7.5).
 
-1. Large scratch: a 128 KB tile in one piece (session 6: r5_11, 256x128 f32; now the wide suite's
+1. Large scratch: a 128 KB tile in one piece (once r5_11, 256x128 f32; now the wide suite's
    wgmma2b_128x256_f32) measured more load wavefronts than predicted, while every plan of 64 KB or less matched. The
    same conversion with budgets of 64, 32 and 16 KB (more rounds, the same instructions per round) says whether the
    scratch size is the cause.
@@ -44,7 +44,7 @@ def _broadcast_1d(zero_lanes: int, vec: int) -> tuple[LinearLayout, LinearLayout
 def plans() -> list[tuple[str, object]]:
     """The large tile at four budgets, the suite's broadcast loads (wide: r18_7_i8's two addresses a quarter-warp,
     r1_slice_256_f16's one and four) and the 1-D broadcast probes. Suite cases by id: the random generator's labels
-    of session 6 (r5_11, r5_9) no longer name those pairs."""
+    these pairs once had (r5_11, r5_9) no longer name them."""
     cases = {c.id: c for c in wide()}
     out = []
     big = cases["wgmma2b_128x256_f32"]  # 128 KB in one piece, as r5_11 was

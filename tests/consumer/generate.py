@@ -18,9 +18,9 @@ from pathlib import Path
 
 from llgen import LinearLayout
 from llgen.emit import emit
-from llgen.emit.endpoint import emit_tile, tile_plan
 from llgen.plan import plan_conversion
 from llgen.plan.endpoint import plan_load, plan_store
+from llgen.plan.tile import tile_plan
 from llgen.spec import parse_encoding, parse_layout
 
 SHAPE = (64, 64)
@@ -64,7 +64,7 @@ def write(out: Path) -> list[Path]:
         path.write_text(emit(plan, "header", name, command))
         written.append(path)
     path = out / "tile_a2dot.cuh"
-    path.write_text(emit_tile(tile(), "tile_a2dot", command))
+    path.write_text(emit(tile(), "header", "tile_a2dot", command))
     return [*written, path]
 
 

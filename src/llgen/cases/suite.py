@@ -1,7 +1,7 @@
 """The suites: `core`, the benchmark's ten conversions (each case's layouts, dtype and warps); `regressions`,
 conversions from other people's kernels that once went wrong, one per class of bug; and `wide`, the benchmark's
-conversions beyond core (issue 18): hand-picked kinds Triton compiles and pairs of the generator of real layouts; and
-`warplocal`, one- and four-warp conversions that never leave a warp, where one CTA's latency counts (issue 27)."""
+conversions beyond core: hand-picked kinds Triton compiles and pairs of the generator of real layouts; and
+`warplocal`, one- and four-warp conversions that never leave a warp, where one CTA's latency counts."""
 
 from __future__ import annotations
 
@@ -208,7 +208,7 @@ _B8 = "blocked:spt=1x8,tpw=4x8,order=1x0"  # 16-byte rows of f16, one warp
 _B4 = "blocked:spt=1x4,tpw=2x16,order=1x0"
 _WIDE = (
     # (id, dtype, shape, warps, A, B, note[, smem budget]). One warp, warp-local: the cost model picks shared memory
-    # over shuffles on most of them (issue 18); the STREAM kernel runs 8 such warps per CTA.
+    # over shuffles on most of them; the STREAM kernel runs 8 such warps per CTA.
     ("w1_b2b_f16", "f16", (64, 64), 1, _B8, _B4, "one warp, warp-local; the model: shared 128 vs shuffle 160"),
     ("w1_mma2dotB_f16", "f16", (64, 64), 1, "mma", "dot:op=1,k_width=2", "one warp, warp-local; shared 128 vs 160"),
     ("w1_b2dotA_f16", "f16", (64, 64), 1, _B8, "dot:op=0,k_width=2", "one warp, warp-local; stmatrix"),
@@ -367,7 +367,7 @@ def _register_permutation(cid: str, dtype: str, a: LinearLayout, order: list[int
 
 
 def wide() -> list[Case]:
-    """The benchmark's conversions beyond core (issue 18), with stable ids: hand-picked kinds, two register
+    """The benchmark's conversions beyond core, with stable ids: hand-picked kinds, two register
     permutations, and pairs of the generator of real layouts (ids r<seed>_<index>_<dtype>, as llgen check --random
     names them)."""
     from llgen.randlayout import draw_pair
@@ -398,7 +398,7 @@ def wide() -> list[Case]:
     return out
 
 
-# One and four warps whose data never leaves a warp (issue 27): where a conversion runs alone, one CTA's latency
+# One and four warps whose data never leaves a warp: where a conversion runs alone, one CTA's latency
 # counts and shuffles and shared memory trade places (--objective latency). The families Triton's Gluon tests pair.
 _W4 = "blocked:spt=1x8,tpw=16x2,wpc=4x1,order=1x0"  # 16 rows a warp, as mma with wpc=4x1 and its dot operands
 _MMA4 = "mma:wpc=4x1"
@@ -461,7 +461,7 @@ def _swapped(cid: str, dtype: str, a: LinearLayout, swaps, note: str) -> Case:
 
 def warplocal() -> list[Case]:
     """One- and four-warp conversions whose data never leaves a warp: blocked, mma v2 accumulators and dot operands,
-    slices and linear layouts (register and lane bits swapped), 8- to 32-bit, 64x64 to 128x128 (issue 27)."""
+    slices and linear layouts (register and lane bits swapped), 8- to 32-bit, 64x64 to 128x128."""
     out = _parsed(_WARPLOCAL)
     for cid, dt, shape, _, (spt, tpw, wpc, order), swaps, note in _WARPLOCAL_SWAPS:
         out.append(_swapped(cid, dt, _b(spt, tpw, wpc, order, shape), swaps, note))
@@ -469,7 +469,7 @@ def warplocal() -> list[Case]:
 
 
 def smem() -> list:
-    """Registers to and from a fixed shared layout (issue 26): bench-only, its cases are llgen.cases.suite_smem.SmemCase."""
+    """Registers to and from a fixed shared layout: bench-only, its cases are llgen.cases.suite_smem.SmemCase."""
     from llgen.cases.suite_smem import smem as cases
 
     return cases()
@@ -523,7 +523,7 @@ def gather_cases() -> list[GatherCase]:
 
 
 def gather_bench_cases() -> list[GatherCase]:
-    """The gather benchmark's cases (issue 18): the axis in one warp's lanes (shuffles), in lanes and registers, in
+    """The gather benchmark's cases: the axis in one warp's lanes (shuffles), in lanes and registers, in
     registers only, and across warps (shared memory only), over element types; gather_f32 first."""
     rows = _b([1, 4], [2, 16], [4, 1], [1, 0], (32, 64))
     return [

@@ -1,4 +1,4 @@
-"""The `smem` suite (issue 26): registers to and from a FIXED shared layout, as real kernels hold them. Each case is
+"""The `smem` suite: registers to and from a FIXED shared layout, as real kernels hold them. Each case is
 a register layout P that stores the tile, a shared layout S the hardware or the kernel's author fixed, and a register
 layout Q that reads it: `llgen bench --suite smem` times the loop {store P; load Q; +1; store Q; load P} through S,
 llgen's endpoints against Triton's Gluon local_store / local_load with the same three layouts.

@@ -1,7 +1,12 @@
 """The words several floors share, defined once and light enough for the CLI to import at start-up: the kinds of
-conversion plan (the planner's Path enum is built from them) and the objectives a path is picked for."""
+conversion plan (the planner's Path enum is built from them), the objectives a path is picked for, the shared
+layouts a conversion's scratch may take, which side of an endpoint is the shared tile, and the kinds of plan (each
+one module on the plan floor and one on the emit floor)."""
 
 from __future__ import annotations
 
 PATHS = ("noop", "registers", "shuffle", "shared")  # the kinds of plan, cheapest first
 OBJECTIVES = ("throughput", "latency")  # many CTAs' throughput (plan/cost.py), or one CTA's latency (plan/latency.py)
+SWIZZLES = ("optimal", "classic", "unswizzled")  # a conversion's scratch: computed, or one of the baselines' layouts
+SHARED_SIDES = ("src", "dst")  # the side of a shared-memory endpoint that is the tile: local_load (src), local_store (dst)
+PLAN_KINDS = ("conversion", "endpoint", "tile", "gather")  # llgen.plan.kinds.PlanKind's kind: which emitter spells it

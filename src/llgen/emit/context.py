@@ -76,12 +76,6 @@ def global_tables(io, elem_bytes: int, lane_bits: int, arr: RegArray) -> dict:
     }
 
 
-def kernel_dynamic_smem(plan) -> int:
-    """Dynamic shared memory the standalone kernels take at launch: their scratch where the plan says it is dynamic
-    (Plan.dynamic_smem), else 0."""
-    return plan.smem_bytes if plan.dynamic_smem else 0
-
-
 def plan_scratch_bytes(plan) -> int:
     """The scratch of this plan alone (Plan.scratch_bytes; kSmemBytes also covers its sm_80 fallback)."""
     return plan.scratch_bytes
@@ -157,7 +151,7 @@ def body_ctx(plan) -> dict:
             # CUDA: a replica-warp test's stmatrix offset is pinned live before the test; left to the branch, ptxas
             # rebuilt it there each LOOP step, 13 dependent ALU instructions ahead of the stores (b2dotA_f16: one CTA
             # 207 -> 199 ns a conversion, b2dotA_i8's tiles 120 -> 117). Vector stores are left alone: the pin cost
-            # them 1-7% (b2dotA_i8's 103 -> 110 ns), ptxas already keeping offsets that the loads share (session 15)
+            # them 1-7% (b2dotA_i8's 103 -> 110 ns), ptxas already keeping offsets that the loads share (bench/NOTES.md)
             "st_pin": bool(d.store.predicate_warp_mask and d.store.matrices) and not plan.target.is_hip,
             "stores": _access_ctx(plan, d.store, a, True, "st")[0],
             "loads": loads,

@@ -1,8 +1,8 @@
 """A shared-memory endpoint plan (plan/endpoint.py, a local_store or local_load) as source text: a vendorable header
 (``store``/``store_bits`` or ``load``/``load_bits``, with the global helper the standalone kernel needs) and a
-standalone kernel that `llgen check` runs (src/llgen/runtime/endpointcheck.py); and a tile (`TilePlan`: a store and a load of
-one shared layout) as one vendorable header holding both (`emit_tile`). A vendorable header's comments say how to
-declare the tile and which element each register holds (llgen.emit.registers); the check kernels print as before.
+standalone kernel that `llgen check` runs (src/llgen/runtime/endpointcheck.py); llgen.emit.tile prints a tile's store
+and load as one header from this module's contexts. A vendorable header's comments say how to declare the tile and
+which element each register holds (llgen.emit.registers).
 
 The shared access is the plan's Side, printed as the conversion templates print a shared plan's stores or loads
 (the same macros: vector pointer casts, the ldmatrix/stmatrix helpers); a two-step plan's Q <-> D conversion is
@@ -15,23 +15,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 
 from llgen.core.errors import LlgenError
 from llgen.emit.context import access_dict, body_ctx, called_helpers, element_and_group, global_tables, provenance
-from llgen.emit.environment import check_name, environment
+from llgen.emit.environment import environment
 from llgen.emit.registers import register_lines
 from llgen.emit.spelling import RegArray, address, affine_expr, hexu, loads_named, name_loads
 from llgen.plan.hw import Hw
 
 
-def endpoint_dynamic_smem(plan) -> int:
+def dynamic_smem(plan) -> int:
     """Dynamic shared memory the standalone kernels take at launch: S's buffer where it is over what a static array may
     hold (Target.static_smem: 48 KB on CUDA, where the kernels then opt in to more), else 0."""
     return plan.smem_bytes if plan.smem_bytes > plan.target.static_smem else 0
 
 
-def default_endpoint_name(plan, kinds: tuple[str, str] | None = None) -> str:
+def name(plan, kinds: tuple[str, str] | None = None) -> str:
     """``st_<D's kind>2<S's kind>_<dtype>_<shape>_<hash>`` (``ld_`` for a load): the hash covers both layouts, the
     padding, the dtype, the target and the warps."""
     key = json.dumps(
@@ -39,7 +38,7 @@ def default_endpoint_name(plan, kinds: tuple[str, str] | None = None) -> str:
             plan.direction,
             plan.dist.to_dict(),
             plan.shared.to_dict(),
-            [list(p) for p in getattr(plan.encoding, "intervals", ())],
+            [list(p) for p in plan.buffer.intervals],
             plan.dtype.name,
             plan.target.name,
             plan.warps,
@@ -56,7 +55,7 @@ def _accesses(plan, arr: RegArray, store: bool) -> list[dict]:
     """Each instruction of the shared side as printable pieces (the conversion macros' st_vector/ld_vector,
     stmatrix/ldmatrix): through ``pad`` where S is padded."""
     side, eb = plan.side, plan.dtype.bytes
-    padded = bool(getattr(plan.encoding, "intervals", ()))
+    padded = plan.buffer.padded
     named = not store and loads_named(arr, [list(ins.regs) for ins in side.instrs], side.matrices, eb)
     out = []
     for ins in side.instrs:
@@ -109,7 +108,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
     g_arr = RegArray("a" if store else "b", dt.bits, n)
     side = plan.side
     accesses = _accesses(plan, access_arr, store)
-    intervals = list(getattr(plan.encoding, "intervals", ()))
+    intervals = list(plan.buffer.intervals)
     copies = [] if store or conv else [d_arr.set(j, d_arr.elem(k)) for j, k in plan.copies]
     ctx = {
         "name": name,
@@ -179,111 +178,10 @@ def _documentation(plan) -> dict:
     }
 
 
-@dataclass(frozen=True)
-class TilePlan:
-    """One shared tile and both its endpoints: a local_store from registers in A into S and a local_load from S into
-    registers in B (llgen.plan.endpoint plans each), emitted as one header (`emit_tile`)."""
-
-    kind = "tile"
-    store: object  # the EndpointPlan of direction store (A -> S)
-    load: object  # the EndpointPlan of direction load (S -> B)
-
-    @property
-    def target(self):
-        return self.store.target
-
-    @property
-    def dtype(self):
-        return self.store.dtype
-
-    @property
-    def warps(self) -> int:
-        return self.store.warps
-
-    @property
-    def path(self) -> str:
-        return "tile"
-
-    @property
-    def smem_bytes(self) -> int:
-        return self.store.smem_bytes
-
-    @property
-    def smem_align(self) -> int:
-        return max(self.store.smem_align, self.load.smem_align)
-
-    def explain(self) -> str:
-        return f"store (local_store):\n{self.store.explain()}\n\nload (local_load):\n{self.load.explain()}"
-
-
-def tile_plan(store, load) -> TilePlan:
-    """The tile of a store plan and a load plan of one shared layout, element type, target and warp count; an error
-    naming what differs otherwise."""
-    if (store.direction, load.direction) != ("store", "load"):
-        raise LlgenError("a tile header takes a local_store plan and a local_load plan, in that order.")
-    if store.dist.shape != load.dist.shape:
-        raise LlgenError(f"the store's tile is {store.dist.shape} and the load's {load.dist.shape}: one tile has one shape.")
-    same_s = store.shared == load.shared and _padding(store) == _padding(load)
-    for what, ok in (
-        ("shared layout", same_s),
-        ("element type", store.dtype == load.dtype),
-        ("target", store.target == load.target),
-        ("warp count", store.warps == load.warps),
-    ):
-        if not ok:
-            raise LlgenError(f"the store and the load of a tile must share one {what}.")
-    return TilePlan(store, load)
-
-
-def _padding(plan) -> list:
-    return [list(p) for p in getattr(plan.encoding, "intervals", ())]
-
-
-def default_tile_name(tile: TilePlan, kinds: tuple[str, str] | None = None) -> str:
-    """``tile_<A's kind>2<B's kind>_<dtype>_<shape>_<hash>``: the hash covers A, S (with its padding), B, the dtype,
-    the target and the warps; without kinds the name says ``tile``."""
-    st, ld = tile.store, tile.load
-    key = json.dumps(
-        [st.dist.to_dict(), st.shared.to_dict(), _padding(st), ld.dist.to_dict(), st.dtype.name, st.target.name, st.warps],
-        sort_keys=True,
-    )
-    digest = hashlib.sha256(key.encode()).hexdigest()[:6]
-    what = "_" + "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else ""
-    return f"tile{what}_{st.dtype.name}_{'x'.join(map(str, st.dist.shape))}_{digest}"
-
-
-def tile_context(tile: TilePlan, name: str, command: str | None = None) -> dict:
-    """The context endpoint.j2 prints for a tile: each side's own (st, ld), and what the header holds once."""
-    st, ld = context(tile.store, name, command), context(tile.load, name, command)
-    align = max((tile.store, tile.load), key=lambda p: p.smem_align)
-    ctx = {k: v for k, v in st.items() if k not in ("_ctx", "store")}
-    ctx.update(
-        tile=True,
-        st=st,
-        ld=ld,
-        in_kernel=False,
-        helpers=sorted(set(st["helpers"]) | set(ld["helpers"])),
-        matrix_ops=st["matrix_ops"] + ld["matrix_ops"],
-        smem_align=align.smem_align,
-        align_reason=align.align_reason,
-        global_align=max(st["global"]["width"], ld["global"]["width"]) * tile.dtype.bytes,
-    )
-    return ctx
-
-
-def emit_tile(tile: TilePlan, name: str | None = None, command: str | None = None) -> str:
-    """The vendorable header of a shared tile: kSmemBytes, kSmemAlign, store/store_bits (A -> S), load/load_bits
-    (S -> B), load_a and store_b for dense global tiles, coord_a and coord_b."""
-    ctx = tile_context(tile, check_name(name or default_tile_name(tile)), command)
-    return environment().get_template("endpoint.j2").render(**ctx)
-
-
-def emit_endpoint(
-    plan, form: str = "header", name: str | None = None, command: str | None = None, header_file: str | None = None
-) -> str:
+def render(plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None) -> str:
     """Source text of an endpoint plan: form "header" (.cuh/.hip.h to vendor) or "kernel" (the standalone check kernel,
     which includes ``header_file`` where given instead of repeating the header; over 48 KB its buffer is dynamic shared
-    memory, `endpoint_dynamic_smem` bytes at launch)."""
+    memory, `dynamic_smem` bytes at launch)."""
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")
     if form == "kernel" and plan.smem_bytes > plan.target.smem_per_cta:
@@ -291,9 +189,9 @@ def emit_endpoint(
             f"S's buffer of {plan.smem_bytes} bytes is more than the {plan.target.smem_per_cta} bytes of shared memory "
             f"a block may use on {plan.target.name}, so no check kernel can hold it."
         )
-    ctx = context(plan, check_name(name or default_endpoint_name(plan)), command)
+    ctx = context(plan, kernel_name, command)
     ctx["header_file"] = header_file if form == "kernel" else None
     ctx["in_kernel"] = form == "kernel"
-    ctx["dynamic_smem"] = endpoint_dynamic_smem(plan)
+    ctx["dynamic_smem"] = dynamic_smem(plan)
     template = "endpoint.j2" if form == "header" else "endpoint_kernel.j2"
     return environment().get_template(template).render(**ctx)

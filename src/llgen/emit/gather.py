@@ -10,28 +10,26 @@ from __future__ import annotations
 
 from llgen.core.errors import LlgenError
 from llgen.emit.context import called_helpers, element_and_group, global_ctx
-from llgen.emit.environment import check_name, environment
+from llgen.emit.environment import environment
 from llgen.emit.spelling import RegArray, address, affine_expr, hexu, replica_test, run_term, vector_access
 
 
-def default_gather_name(plan) -> str:
+def name(plan, kinds: tuple[str, str] | None = None) -> str:  # noqa: ARG001 - one layout: the kinds name nothing
     return f"gather_{plan.dtype.name}_{'x'.join(map(str, plan.layout.shape))}_ax{plan.axis}"
 
 
-def gather_file_names(plan, name: str | None = None) -> dict[str, str]:
-    name = name or default_gather_name(plan)
-    if plan.target.lang == "cuda":
-        return {"kernel": f"{name}.cu", "header": f"{name}.cuh"}
-    return {"kernel": f"{name}.hip", "header": f"{name}.hip.h"}
-
-
-def emit_gather(plan, form: str = "header", name: str | None = None) -> str:
-    """Source text: form "kernel" (standalone .cu/.hip: ``<name>_kernel`` and ``<name>_debug``,
-    with the header's code inline) or "header" (.cuh/.hip.h to vendor)."""
-    if form not in ("kernel", "header"):
-        raise LlgenError(f"unknown form '{form}'; use kernel or header.")
-    ctx = gather_context(plan, check_name(name or default_gather_name(plan)), form)
+def render(plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None) -> str:  # noqa: ARG001
+    """Form "kernel" (standalone .cu/.hip: ``<name>_kernel`` and ``<name>_debug``, with the header's code inline) or
+    "header" (.cuh/.hip.h to vendor). Its opening comment names no command line."""
+    if header_file is not None:
+        raise LlgenError("a gather kernel holds its header's code; it includes no header.")
+    ctx = gather_context(plan, kernel_name, form)
     return environment().get_template("gather.j2").render(**ctx)
+
+
+def dynamic_smem(plan) -> int:  # noqa: ARG001 - every gather kernel declares its scratch as a static array
+    """0: a gather's scratch stays under a static array's limit (plan.gather), so its kernels take none at launch."""
+    return 0
 
 
 def _deposit_expr(var: str, runs) -> str:

@@ -60,7 +60,7 @@ def _float_selects(plan) -> bool:
     B holds in a lane (m = 1; Triton 3.6 goes through shared memory from m = 2). The same shuffles with integer selects
     (SEL) measured 1.4-1.9% slower a LOOP step on wl1_mma2dotA_f32 and wl4_mma2b_f32 and 11% at one CTA on the first;
     at m = 3 ptxas spent 391 FSEL where it spends 384 SEL (wl4_swap3_f32), and 8- and 16-bit words measured no better
-    with FSEL (session 16)."""
+    with FSEL (bench/NOTES.md)."""
     if plan.dtype.name != "f32" or plan.target.lang != "cuda":
         return False
     mixed = set(plan.dst.flat_cols("lane")) & set(plan.src.flat_cols("register"))

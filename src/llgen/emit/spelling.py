@@ -18,7 +18,7 @@ def hexu(x: int) -> str:
 def affine_expr(aff: Affine, lane_bits: int) -> str:
     """Bit arithmetic on `lane` and `warp` for an affine map of the thread bits. A run of consecutive thread
     bits that lands on consecutive bits is one shift-and-mask: spelled bit by bit, ptxas kept more registers
-    live (bench/NOTES.md, session 4)."""
+    live (bench/NOTES.md)."""
     terms = [hexu(aff.const)] if aff.const or aff.is_constant else []
     runs: list[list[int]] = []  # [var index, first bit, first destination bit, width]
     for i, c in enumerate(aff.cols):
@@ -245,7 +245,7 @@ def name_loads(arr: RegArray, loads: list[dict], matrices: int, elem_bytes: int,
     """Loads of packed 8/16-bit elements that land in named words (``v3``, ``v3.y``; ldmatrix: ``v3_1``) instead of
     unpacking inside their own block, and the statements that then fill the registers from all of them at once: a word
     whose elements arrive from two loads is one byte permute of both (PRMT), where two masked half-writes cost ptxas
-    two ALU instructions a word (wl1_slice_f16: 151 LOP3 and 64 LEA.HI a LOOP step, bench/NOTES.md session 13).
+    two ALU instructions a word (wl1_slice_f16: 151 LOP3 and 64 LEA.HI a LOOP step, bench/NOTES.md).
     ``loads`` are one group's access dicts (each with its ``regs``, built without unpacking where loads_named),
     named from ``first``; wider elements and loads under 4 bytes keep their own unpacking (no word of them is shared)
     and return no statements."""

@@ -75,13 +75,21 @@ def spread_over_cta(
     return with_batch(cta, rank, warps_per_cta[0])
 
 
-def operand_tile(
-    operand_index: int, rank: int, k_width: int, non_k: int, lanes: int, lane_k_zero: bool, k_repeats: int, tiles_non_k: int
-) -> LinearLayout:
-    """One warp's operand fragment: k_width registers along K, ``non_k`` lanes along the non-K
-    dim, the remaining lanes along K (or broadcast when ``lane_k_zero``), ``k_repeats`` register
-    tiles along K, then tiles_per_warp registers along the non-K dim. Out-dims list K, the non-K
-    dim, then the batch (the repeat order)."""
+@dataclass(frozen=True)
+class LaneSplit:
+    """How an instruction's operand fragment spreads a warp's ``lanes`` lanes: ``non_k`` of them along the non-K dim,
+    the rest along K, or broadcast (holding the same K) when ``lane_k_zero``."""
+
+    non_k: int
+    lanes: int
+    lane_k_zero: bool = False
+
+
+def operand_tile(operand_index: int, rank: int, k_width: int, split: LaneSplit, k_repeats: int, tiles_non_k: int) -> LinearLayout:
+    """One warp's operand fragment: k_width registers along K, the lanes as ``split`` spreads them,
+    ``k_repeats`` register tiles along K, then tiles_per_warp registers along the non-K dim. Out-dims
+    list K, the non-K dim, then the batch (the repeat order)."""
+    non_k, lanes, lane_k_zero = split.non_k, split.lanes, split.lane_k_zero
 
     def vec(k: int, nk: int) -> list[int]:
         return [nk, k] if operand_index == 0 else [k, nk]
@@ -208,7 +216,7 @@ class AmdMfma(_AmdBase):
         reps = k_repeats(k_size, k_tile)
         if self.instr_shape[:2] == ((64, 4), (4, 64))[operand_index]:
             reps = max(16, reps)
-        tile = operand_tile(operand_index, rank, k_width, non_k, 64, False, reps, self.non_k_tiles(operand_index))
+        tile = operand_tile(operand_index, rank, k_width, LaneSplit(non_k, 64), reps, self.non_k_tiles(operand_index))
         return combine_with_shape(tile * dot_warps(self.warps_per_cta), self.cga_layout, shape)
 
 
@@ -266,7 +274,7 @@ class AmdWmma(_AmdBase):
         tiles = self.non_k_tiles(operand_index)
         k_size = max(wmma_k_extent(shape[k_dim], per_cta_shape(shape, self.cga_layout)[k_dim], tiles), self.instr_shape[2])
         reps = k_repeats(k_size, 2 * k_width)  # v1 counts its duplicated half-wave as if it held K too
-        cta = operand_tile(operand_index, rank, k_width, 16, 32, self.version == 1, reps, tiles)
+        cta = operand_tile(operand_index, rank, k_width, LaneSplit(16, 32, self.version == 1), reps, tiles)
         for d in range(rank - 1, -1, -1):
             cta = cta * (zeros1d if d == k_dim else identity1d)(self.warps_per_cta[d], "warp", dim_name(d))
         return combine_with_shape(cta, self.cga_layout, shape)

@@ -175,9 +175,8 @@ class PaddedShared:
         return self.native()
 
     def padded_offset(self, offset: int) -> int:
-        """Where element offset ``offset`` lies in the buffer: each interval adds its padding once per
-        whole interval before it."""
-        return offset + sum((offset // i) * p for i, p in self.intervals)
+        """Where element offset ``offset`` lies in the buffer (`pad_offset`)."""
+        return pad_offset(offset, self.intervals)
 
     def padded_elements(self) -> int:
         """One CTA's buffer in elements (Triton's getPaddedSize): no padding after the last element."""
@@ -186,6 +185,12 @@ class PaddedShared:
 
     def padded_bytes(self, dtype_bytes: int) -> int:
         return self.padded_elements() * dtype_bytes
+
+
+def pad_offset(offset: int, intervals: Sequence[Sequence[int]]) -> int:
+    """Where element offset ``offset`` lies in a padded buffer: each (interval, padding) adds its padding once per
+    whole interval before it."""
+    return offset + sum((offset // i) * p for i, p in intervals)
 
 
 def padded_shared(intervals: Sequence[Sequence[int]], offset: Bases, block: Bases, shape: Shape) -> LinearLayout:

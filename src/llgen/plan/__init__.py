@@ -14,14 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
+from typing import ClassVar
 
 from llgen.core.dtypes import DType
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout
+from llgen.core.options import DEFAULTS, Options
 from llgen.core.target import Target
 from llgen.core.target import target as to_target
-from llgen.core.vocab import OBJECTIVES
 from llgen.core.vocab import PATHS as VOCAB_PATHS
 from llgen.plan.cost import choose_path, shared_cost, shuffle_cost
 from llgen.plan.hw import Hw
@@ -45,6 +46,7 @@ class RegisterPlan:
 
 @dataclass(frozen=True)
 class Plan:
+    kind: ClassVar[str] = "conversion"  # llgen.plan.kinds.PlanKind: which emitter spells it
     src: LinearLayout
     dst: LinearLayout
     dtype: DType
@@ -61,7 +63,12 @@ class Plan:
     global_store: GlobalIO  # how they write B's registers (one replica writes)
     fallback: Plan | None = None  # for a plan with stmatrix: the same conversion planned for sm_80
     latencies: tuple[tuple[str, float], ...] = ()  # one CTA's latency in cycles for each valid path (latency.py)
-    objective: str = "throughput"  # what the path was picked for: throughput or latency (llgen.core.vocab.OBJECTIVES)
+    options: Options = DEFAULTS  # what it was planned as: the pick's objective, a forced path, the scratch budget, ...
+
+    @property
+    def objective(self) -> str:
+        """What the path was picked for: throughput or latency (llgen.core.vocab.OBJECTIVES)."""
+        return self.options.objective
 
     @property
     def uses_shared(self) -> bool:
@@ -181,27 +188,25 @@ def plan_conversion(
     dtype: str | DType = "f16",
     target: str | Target = "sm_90",
     path: str | None = None,
-    *,
-    swizzle: str = "optimal",
-    matrix: bool = True,
-    scalar: bool = False,
-    one_sided: bool = True,
-    smem_budget: int | None = None,
-    objective: str = "throughput",
+    **choices,
 ) -> Plan:
-    """Plan the conversion of a tile held in layout ``a`` into layout ``b``.
+    """Plan the conversion of a tile held in layout ``a`` into layout ``b``, as ``options`` (llgen.core.options.Options)
+    say, or as keyword choices of the same names: ``path`` forces "shuffle" or "shared" (for benchmarks and tests; a
+    forced path that cannot work raises LlgenError saying why); ``swizzle`` (optimal | unswizzled | classic),
+    ``matrix`` (allow ldmatrix/stmatrix), ``scalar`` (one element per access) and ``one_sided`` (let one side's own
+    registers widen its accesses, docs/design.md §6.1) shape shared plans, for the baselines and for comparing
+    memory layouts at one access width; ``smem_budget`` caps the scratch; ``objective`` picks the path by the cost
+    model's throughput (many CTAs hide each other's latency) or by one CTA's latency (a conversion that runs alone)."""
+    options = choices.pop("options", None)
+    if options is None:
+        options = Options.of(path=path, **choices)
+    elif path is not None or choices:
+        raise LlgenError("give the plan options as one Options or as keywords, not both.")
+    return _plan(a, b, to_dtype(dtype), to_target(target), options)
 
-    ``path`` forces "shuffle" or "shared" (for benchmarks and tests); a forced path that cannot
-    work raises LlgenError saying why. ``swizzle`` (optimal | unswizzled | classic), ``matrix``
-    (allow ldmatrix/stmatrix), ``scalar`` (one element per access) and ``one_sided`` (let one side's
-    own registers widen its accesses, docs/design.md §6.1) shape shared plans, for the baselines
-    and for comparing memory layouts at one access width. ``objective`` picks the path by the cost model's
-    throughput (many CTAs hide each other's latency) or by one CTA's latency (a conversion that runs alone)."""
-    dt, tgt = to_dtype(dtype), to_target(target)
-    if objective not in OBJECTIVES:
-        raise LlgenError(f"unknown objective '{objective}'; known: {', '.join(OBJECTIVES)}.")
-    if path is not None and path not in PATHS:
-        raise LlgenError(f"unknown path '{path}'; known: {', '.join(PATHS)}.")
+
+def _plan(a: LinearLayout, b: LinearLayout, dt: DType, tgt: Target, options: Options) -> Plan:
+    path, smem_budget = options.path, options.smem_budget
     if smem_budget is not None and not 0 < smem_budget <= tgt.smem_per_cta:
         raise LlgenError(
             f"the shared-memory budget {smem_budget} must be between 1 and {tgt.name}'s {tgt.smem_per_cta} bytes per CTA."
@@ -221,7 +226,7 @@ def plan_conversion(
         "out_copies": copies,
         "global_load": global_io(a, dt, tgt),
         "global_store": global_io(b, dt, tgt),
-        "objective": objective,
+        "options": options,
     }
 
     if path in (None, "noop", "registers"):
@@ -248,29 +253,16 @@ def plan_conversion(
     shared = None
     if path in (None, "shared"):
         bits = b.out_bits(b.out_names[-1])
-        shared, cost, latency = _shared_option(
-            ha, hb, dt, tgt, warps, bits, swizzle, matrix, scalar, one_sided, smem_budget, objective
-        )
+        shared, cost, latency = _shared_option(ha, hb, dt, tgt, bits, options)
         costs.append(("shared", cost))
         latencies.append(("shared", latency))
-    kind, why = choose_path(dict(costs), forced=path, objective=objective, latencies=dict(latencies))
+    kind, why = choose_path(dict(costs), forced=path, objective=options.objective, latencies=dict(latencies))
     detail = shuffle if kind == "shuffle" else shared
     plan = Plan(path=Path(kind), detail=detail, costs=tuple(costs), latencies=tuple(latencies), why=why, **common)
     if plan.uses_stmatrix:  # headers build for sm_80 too, where there is no stmatrix
         old = to_target("sm_80")
-        fallback = plan_conversion(
-            a,
-            b,
-            dt,
-            old,
-            path=kind,
-            swizzle=swizzle,
-            matrix=matrix,
-            scalar=scalar,
-            one_sided=one_sided,
-            smem_budget=min(smem_budget or old.smem_per_cta, old.smem_per_cta),
-            objective=objective,
-        )
+        budget = min(smem_budget or old.smem_per_cta, old.smem_per_cta)
+        fallback = _plan(a, b, dt, old, replace(options, path=kind, smem_budget=budget))
         plan = replace(plan, fallback=fallback)
     return plan
 
@@ -285,45 +277,34 @@ def _shuffle_option(ha: Hw, hb: Hw, dt: DType, tgt: Target, warps: int) -> tuple
 
 
 @lru_cache(maxsize=8)
-def _shared_option(
-    ha: Hw,
-    hb: Hw,
-    dt: DType,
-    tgt: Target,
-    warps: int,
-    bits: int,
-    swizzle: str,
-    matrix: bool,
-    scalar: bool,
-    one_sided: bool,
-    budget: int | None,
-    objective: str,
-) -> tuple[SharedPlan, float, float]:
+def _shared_option(ha: Hw, hb: Hw, dt: DType, tgt: Target, bits: int, options: Options) -> tuple[SharedPlan, float, float]:
     """The shared-memory plan with its throughput cost and latency. A warp-local plan is split into the rounds (1, 2, 4
     or 8: as many as keep its accesses) the latency model expects soonest done: behind __syncwarp a round's loads
     follow its own stores, which measured faster at one CTA on 34 of 38 warp-local cases and no slower for throughput
-    (1.4% faster on the geometric mean, the worst 1.9% slower; session 14, bench/NOTES.md). The baselines (unswizzled,
+    (1.4% faster on the geometric mean, the worst 1.9% slower; bench/NOTES.md). The baselines (unswizzled,
     classic, naive) keep the textbook single round. For one CTA's latency, plain vectors replace ldmatrix/stmatrix
     tiles where the latency model expects them sooner done: on the six cases where it did, the vectors measured
-    faster at one CTA on five (up to 1.12x) and 0.8% slower on the sixth (session 14)."""
-    plan = plan_shared(ha, hb, dt, tgt, bits, swizzle=swizzle, matrix=matrix, scalar=scalar, one_sided=one_sided, budget=budget)
+    faster at one CTA on five (up to 1.12x) and 0.8% slower on the sixth (bench/NOTES.md)."""
+    warps = 1 << len(ha.warp)
+    plan = plan_shared(ha, hb, dt, tgt, bits, options)
     latency = shared_latency(plan, warps, dt)
-    if swizzle != "optimal" or scalar:
+    if options.swizzle != "optimal" or options.scalar:
         return plan, shared_cost(plan), latency
     candidates = []
-    if objective == "latency" and matrix:
-        candidates.append(plan_shared(ha, hb, dt, tgt, bits, matrix=False, one_sided=one_sided, budget=budget))
+    latency_first = options.objective == "latency"
+    if latency_first and options.matrix:
+        candidates.append(plan_shared(ha, hb, dt, tgt, bits, replace(options, matrix=False)))
     if plan.barrier == Barrier.WARP:
         # where ldmatrix/stmatrix tiles hold the bits rounds would split on, plain vectors may split further: four
-        # warps measured vectors in 4 rounds 2-3% faster than tiles in one (wl4_mma2b_f16, wl4_b2dotA_f16, session 14)
-        for tiles in (True, False) if matrix else (False,):
-            candidates += interleaved_rounds(ha, hb, dt, tgt, bits, matrix=tiles, one_sided=one_sided, budget=budget)
+        # warps measured vectors in 4 rounds 2-3% faster than tiles in one (wl4_mma2b_f16, wl4_b2dotA_f16; bench/NOTES.md)
+        for tiles in (True, False) if options.matrix else (False,):
+            candidates += interleaved_rounds(ha, hb, dt, tgt, bits, replace(options, matrix=tiles))
     for cand in candidates:
-        if objective == "latency" or (cand.rounds > plan.rounds and cand.wavefronts == plan.wavefronts):
+        if latency_first or (cand.rounds > plan.rounds and cand.wavefronts == plan.wavefronts):
             cand_latency = shared_latency(cand, warps, dt)
             # for one warp's latency a tie goes to plain vectors (wl1_b2b_i8: 6% faster than its tiles at one CTA, on
             # the H100 and the H200 alike)
-            tie_to_vectors = objective == "latency" and warps == 1 and _tiles(plan) and not _tiles(cand)
+            tie_to_vectors = latency_first and warps == 1 and _tiles(plan) and not _tiles(cand)
             if cand_latency < latency or (tie_to_vectors and cand_latency == latency):
                 plan, latency = cand, cand_latency
     return plan, shared_cost(plan), latency

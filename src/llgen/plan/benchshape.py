@@ -71,10 +71,10 @@ def loop_scratch(fwd, bwd) -> LoopScratch:
     Where a warp-local plan's warps own other bytes than the other plan's, one buffer would take the CTA's barrier
     before each store (the scratch rule, scratch.py): each gets its own buffer and follows itself, if they fit.
     A -> B's buffer goes after B -> A's, on a 128-byte boundary so its banks are unchanged: that order compiled to
-    fewer registers than the other. The measurements are in bench/NOTES.md (session 4, "One
+    fewer registers than the other. The measurements are in bench/NOTES.md ("One
     barrier per conversion"). Two buffers must also leave an SM at least MIN_WARPS_PER_SM warps of such CTAs: with
     fewer, the CTAs lost cost more than the barrier saved (b2bT_f32's 2 x 64 KB held one 4-warp CTA an SM;
-    bench/NOTES.md, session 12), unless one buffer would hold more than MAX_WORDS_AT_BARRIER words of B live at a
+    bench/NOTES.md), unless one buffer would hold more than MAX_WORDS_AT_BARRIER words of B live at a
     barrier: then a spill costs more than the CTAs."""
     f, b = scratch(fwd), scratch(bwd)
     both_cta = fwd.barrier == Barrier.CTA and bwd.barrier == Barrier.CTA

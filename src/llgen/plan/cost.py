@@ -13,8 +13,8 @@ SHFL_PER_CLK = 1.0  # warp-wide SHFL (32 x 4 bytes = one wavefront's worth of da
 WAVEFRONTS_PER_CLK = 1.0  # shared-memory wavefronts (128 bytes)
 ISSUE_PER_CLK = 4.0  # warp instructions of any kind (4 sub-partitions, one issue each)
 ALU_PER_CLK = 2.0  # integer ALU warp instructions (SEL, PRMT, LOP3, SHF): 16 lanes a sub-partition on the H100
-# A CTA-wide barrier's bubble, paid once per store/load round. Fitted between two measured picks (bench/NOTES.md,
-# session 10): r1_slice_256_f16's shared A -> B (96 wavefronts, 1 round) beat 128 shuffles by the LSU pipe's count
+# A CTA-wide barrier's bubble, paid once per store/load round. Fitted between two measured picks (bench/NOTES.md):
+# r1_slice_256_f16's shared A -> B (96 wavefronts, 1 round) beat 128 shuffles by the LSU pipe's count
 # under ncu, so 2 barriers cost under 16 each; b2dotA_i8's 144-cycle shuffles beat 128 wavefronts of shared memory, so
 # over 8 each.
 BARRIER_CLK = 12.0
@@ -25,7 +25,7 @@ LATENCY_BOUND_CLK = 32.0
 
 
 def shuffle_cost(plan: ShufflePlan, warps: int) -> float:
-    """Three bounds, the slowest one counts (bench/NOTES.md, session 8): the SHFL pipe takes one shuffle a clock,
+    """Three bounds, the slowest one counts (bench/NOTES.md): the SHFL pipe takes one shuffle a clock,
     the integer ALU pipe two warp instructions a clock, and issue four instructions of any kind. Besides the
     shuffles, the instructions are the selects and PRMTs (ALU) that build each sent word and each word of B
     (plan/shuffle_words.py)."""

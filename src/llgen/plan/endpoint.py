@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from llgen import layouts as L
 from llgen.core import f2
 from llgen.core.dtypes import DType
 from llgen.core.dtypes import dtype as to_dtype
@@ -29,11 +30,40 @@ from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout
 from llgen.core.target import Target
 from llgen.core.target import target as to_target
+from llgen.layouts.shared_linear import pad_offset
 from llgen.plan.cost import WAVEFRONTS_PER_CLK, shuffle_cost
 from llgen.plan.hw import Hw
 from llgen.plan.io import GlobalIO, global_io
-from llgen.plan.shared import Side, build_side, half_warp_load
+from llgen.plan.shared import Side, SideSpec, build_side, half_warp_load
 from llgen.plan.tiles import ldmatrix_tile
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """What an endpoint reads of its shared layout's encoding, typed once: the padding's (interval, padding) pairs, the
+    NVMMA swizzle width and the alignment the layout states (a bare linear map has none of them)."""
+
+    intervals: tuple[tuple[int, int], ...] = ()
+    swizzle_bytes: int = 0
+    alignment: int = 0
+
+    @staticmethod
+    def of(enc) -> Buffer:
+        if isinstance(enc, L.PaddedShared):
+            return Buffer(intervals=enc.intervals)
+        if isinstance(enc, L.NvmmaShared):
+            return Buffer(swizzle_bytes=enc.swizzle_byte_width)
+        if isinstance(enc, L.SharedLinear):
+            return Buffer(alignment=enc.alignment)
+        return Buffer()
+
+    @property
+    def padded(self) -> bool:
+        return bool(self.intervals)
+
+    def pad(self, offset: int) -> int:
+        """Where element offset ``offset`` lies in the buffer (itself where S is not padded)."""
+        return pad_offset(offset, self.intervals)
 
 
 @dataclass(frozen=True)
@@ -59,6 +89,7 @@ class EndpointPlan:
     convert: object | None = None  # two-step plans: the Q <-> D plan (llgen.plan.Plan, registers or shuffle)
     cost: float = 0.0  # the cost model's cycles (plan/cost.py): wavefronts, plus the conversion's
     tile_io: GlobalIO | None = None  # how the check kernels move D's registers to and from a dense global tile
+    buffer: Buffer = Buffer()  # what the plan reads of S's encoding: its padding, swizzle width and stated alignment
 
     @property
     def path(self) -> str:
@@ -161,7 +192,7 @@ def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType,
         tiles = [t for t in (ldmatrix_tile(hw, rows, dt.bytes, trans) for trans in (False, True)) if t] + tiles
     best = None
     for tile in tiles:
-        side = build_side(hw, hw, off, tile, dt, narrow, store=store, scalar=False, drop=[])
+        side = build_side(SideSpec(hw, hw, tile, store, False, ()), off, dt, narrow)
         if side is None:
             continue
         plan = _finish(direction, dist, s, enc, dt, tgt, hw, side, cap, name)
@@ -176,7 +207,7 @@ def _access_cap(enc, dt: DType, tgt: Target) -> int:
     """The widest access S allows: a padded layout keeps a vector aligned and in one piece only up to its
     smallest interval and the alignment of each padding."""
     cap = tgt.max_access_bytes
-    for interval, pad in getattr(enc, "intervals", ()):
+    for interval, pad in Buffer.of(enc).intervals:
         cap = min(cap, interval * dt.bytes, (pad * dt.bytes) & -(pad * dt.bytes))
     return max(cap, dt.bytes)
 
@@ -185,9 +216,9 @@ def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, name
     store = direction == "store"
     warps = 1 << len(hw.warp)
     active = warps >> side.predicate_warp_mask.bit_count()
-    padded = getattr(enc, "padded_offset", None)
-    if padded:  # the padding moves banks: brute force over the padded byte addresses
-        per_warp = list(_warp_wavefronts(side, warps, dt, tgt, store, padded))
+    buffer = Buffer.of(enc)
+    if buffer.padded:  # the padding moves banks: brute force over the padded byte addresses
+        per_warp = list(_warp_wavefronts(side, warps, dt, tgt, store, buffer.pad))
         instr_wf, per_access = tuple(sum(ws) for ws in per_warp), max(max(ws) for ws in per_warp)
     else:  # linear: the exact model of plan/swizzle.py
         instr_wf, per_access = (side.wavefronts_per_instr * active,) * len(side.instrs), side.wavefronts_per_instr
@@ -211,8 +242,9 @@ def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, name
         0,
         "",
         cost=total / WAVEFRONTS_PER_CLK,
+        buffer=buffer,
     )
-    align, why = _alignment(enc, plan.access_bytes, dt)
+    align, why = _alignment(buffer, plan.access_bytes, dt)
     reason = _floor_reason(plan, hw, cap, name) if total > floor else ""
     return replace(plan, smem_align=align, align_reason=why, floor_reason=reason)
 
@@ -223,17 +255,16 @@ def _replica_copies(hw: Hw) -> tuple[tuple[int, int], ...]:
 
 
 def _smem_bytes(s: LinearLayout, enc, dt: DType) -> int:
-    padded = getattr(enc, "padded_bytes", None)
-    return padded(dt.bytes) if padded else s.in_size("offset") * dt.bytes
+    return enc.padded_bytes(dt.bytes) if isinstance(enc, L.PaddedShared) else s.in_size("offset") * dt.bytes
 
 
-def _alignment(enc, access_bytes: int, dt: DType) -> tuple[int, str]:
+def _alignment(buffer: Buffer, access_bytes: int, dt: DType) -> tuple[int, str]:
     """kSmemAlign: NVMMA swizzles XOR address bits inside 8 rows of the swizzle width, so the base must sit on that
     repeat; other layouts swizzle offsets relative to the base and need only the widest access aligned."""
-    swz = getattr(enc, "swizzle_byte_width", 0)
+    swz = buffer.swizzle_bytes
     if swz:
         return 8 * swz, f"the {swz}-byte swizzle repeats every 8 rows x {swz} bytes"
-    own = getattr(enc, "alignment", 0)
+    own = buffer.alignment
     if own > access_bytes:
         return own, f"the layout states {own}-byte alignment"
     return max(access_bytes, dt.bytes), f"the widest access moves {max(access_bytes, dt.bytes)} bytes"
@@ -257,9 +288,7 @@ def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
     moved = 128 * side.matrices if side.matrices else lanes * plan.access_bytes  # distinct bytes a warp instruction
     ideal = max(side.phases, -(-moved // tgt.wavefront_bytes))
     why = []
-    capped = (
-        bool(getattr(plan.encoding, "intervals", ())) and not side.matrices and plan.access_bytes == cap < tgt.max_access_bytes
-    )
+    capped = plan.buffer.padded and not side.matrices and plan.access_bytes == cap < tgt.max_access_bytes
     if capped:
         why.append(f"S's padding keeps accesses aligned only up to {cap} bytes")
     if moved < side.phases * tgt.wavefront_bytes:  # a phase moves less than a wavefront could

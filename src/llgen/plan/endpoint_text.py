@@ -34,7 +34,7 @@ def to_json(plan) -> dict:
         "warps": plan.warps,
         "distributed": plan.dist.to_dict(),
         "shared": plan.shared.to_dict(),
-        "padding": [list(p) for p in getattr(plan.encoding, "intervals", ())],
+        "padding": [list(p) for p in plan.buffer.intervals],
         "access_map": access_map(plan),
         "instruction": {
             "op": side.op,
@@ -77,7 +77,7 @@ def explain(plan) -> str:
         ),
         "S: offset " + " ".join(vec_name(c, names) for c in s.flat_cols("offset")),
     ]
-    pads = getattr(plan.encoding, "intervals", ())
+    pads = plan.buffer.intervals
     if pads:
         lines.append("   padding " + ", ".join(f"+{p} elements every {i}" for i, p in pads))
     lines += _map_lines("L = S^-1 D, by blocks (each D bit -> the element offset it moves by):", plan, d)

@@ -25,6 +25,7 @@ Runs: a ``deposit(x, runs)`` is ``OR over (src, dst, width) of ((x >> src) & (2^
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from llgen.core.dtypes import DType
 from llgen.core.dtypes import dtype as to_dtype
@@ -84,6 +85,7 @@ class GatherShared:
 
 @dataclass(frozen=True)
 class GatherPlan:
+    kind: ClassVar[str] = "gather"  # llgen.plan.kinds.PlanKind: which emitter spells it
     layout: LinearLayout
     axis: int
     dtype: DType
@@ -134,6 +136,27 @@ class GatherPlan:
                 )
             ]
         return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        """The gather's facts as `llgen plan --json` prints a plan's: what it gathers, its path and why, and the path's
+        instruction counts."""
+        d = self.detail
+        out = {
+            "kind": self.kind,
+            "path": self.path,
+            "why": self.why,
+            "layout": self.layout.to_dict(),
+            "axis": self.axis,
+            "dtype": self.dtype.name,
+            "target": self.target.name,
+            "warps": self.warps,
+            "registers": self.n_regs,
+        }
+        if d.kind == "shuffle":
+            out["shuffle"] = {"rounds": len(d.rounds), "shfl": d.shuffles, "pack": d.pack}
+        else:
+            out["shared"] = {"scratch_bytes": d.scratch_bytes, "loads": len(d.loads)}
+        return out
 
 
 def plan_gather(

@@ -3,14 +3,14 @@ when nothing else runs on the SM (a warp-specialised partition, the critical pat
 
 cost.py predicts throughput, where many CTAs hide each other's latencies and only the pipes count. Alone, a CTA
 waits. Instruction latencies and intervals are plan/latency_table.py's (the session-11 probe); how they add up was
-fitted to every variant's one-CTA LOOP on the H100 (warplocal suite, session 12; all suites, session 15;
+fitted to every variant's one-CTA LOOP on the H100 (the warplocal suite, then all suites;
 bench/NOTES.md).
 
 - Shuffles: a warp issues its SHFLs and runs its selects and PRMTs one after another (an ALU interval each, the
   warps of one scheduler in turn), or waits on its SHFLs where they outnumber that work (one a SHFL interval; lanes_f32
   sends 32 words and builds none), and then on the last SHFL's latency. The words that feed a SHFL and the selects
   that build B's words from it hide among the others' instructions: the emitter builds B's words after every shuffle
-  (as Triton's lowering does), so ptxas keeps the SHFLs in flight. Fitted on session 15's one-CTA LOOPs (the timer's
+  (as Triton's lowering does), so ptxas keeps the SHFLs in flight. Fitted on the one-CTA LOOPs of all suites (the timer's
   quantisation gone, bench/NOTES.md): 16- and 32-bit shuffles measured 2 clocks a select and 1 a SHFL over them
   (wl1_mma2dotB_f16: 128 selects, 64 SHFL, 357 clocks a conversion; wl4_mma2b_f32 the same counts, 353;
   r3_mma2b_4x64x32_f16: 112 and 24, 236), where the model before (a SHFL unit on top, and the chains that build the
@@ -20,13 +20,13 @@ bench/NOTES.md).
   returns; a later round first waits on a second barrier (the loads before the next stores), and PRMTs repack
   words around the accesses. Those PRMTs issue while the pipe still serves other warps' accesses, so only what
   outlasts that wait adds (wl4_swap2_i8: 64 PRMTs a conversion measured 42 clocks over wl4_b2dotA_i8's same accesses
-  at four warps, 101 at one warp; session 15). An ldmatrix / stmatrix costs what the vector access of its bytes
+  at four warps, 101 at one warp). An ldmatrix / stmatrix costs what the vector access of its bytes
   costs: the probe's figures for the two agree within 5%, and the same kernels measured either one faster by up to 7%
   (wl4_mma2b_f16 against wl4_b2dotA_f16, whose LOOPs run the same two conversions).
 - Behind warp barriers (a warp-local plan) rounds overlap: each round's loads issue right after its own stores, so
   the store-to-load chain is exposed once, not once a round, and the next conversion (or any consumer of B) starts
   on the first round's words while later rounds load. The planner splits such plans into rounds for that
-  (docs/design.md §5.4; measured in bench/NOTES.md, session 14).
+  (docs/design.md §5.4; measured in bench/NOTES.md).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def _last(side: Side, rnd: int, elem_bytes: int, table: dict) -> float:
 
 # Several warps overlap rounds of up to this many accesses a side. Four warps measured two rounds of 8 accesses
 # 7-9% slower than one round, and 4 rounds of 4 (or 2 of 4, 8-bit) 5-13% faster (wl4_mma2b_f16, wl4_mma2b_f32,
-# wl4_swap3_f16/f32 against wl4_b2dotA_i8, wl4_swap2_i8, wl4_mma2dotA_i8; session 14, calls A and B).
+# wl4_swap3_f16/f32 against wl4_b2dotA_i8, wl4_swap2_i8, wl4_mma2dotA_i8; bench/NOTES.md).
 MULTI_WARP_ROUND_ACCESSES = 4
 
 

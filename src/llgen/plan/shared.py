@@ -8,13 +8,14 @@ thread part can touch (XOR) and the rest (an immediate the compiler folds into t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import lru_cache
 
 from llgen.core import f2
 from llgen.core.dtypes import DType
 from llgen.core.errors import LlgenError
+from llgen.core.options import DEFAULTS, Options
 from llgen.core.target import Target
 from llgen.plan.affine import Affine
 from llgen.plan.hw import Hw
@@ -142,41 +143,39 @@ def expand(x: int, drop: list[int]) -> int:
     return x
 
 
-def plan_shared(
-    a: Hw,
-    b: Hw,
-    dt: DType,
-    tgt: Target,
-    col_bits: int,
-    *,
-    swizzle: str = "optimal",
-    matrix: bool = True,
-    scalar: bool = False,
-    one_sided: bool = True,
-    budget: int | None = None,
-) -> SharedPlan:
-    """The shared-memory plan. ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
-    ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline); ``one_sided``
-    lets an optimal swizzle's Vec take one side's own register bits (vector_candidates)."""
-    return _planned(a, b, dt, tgt, col_bits, swizzle, matrix, scalar, one_sided, budget)[0][1]
+@dataclass(frozen=True)
+class Problem:
+    """What every step of a shared plan's search reads: both sides' hardware bits, the element type, the target, and
+    the tile's column bits (the classic swizzle's row)."""
+
+    a: Hw
+    b: Hw
+    dt: DType
+    tgt: Target
+    col_bits: int
 
 
-def interleaved_rounds(
-    a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, *, matrix: bool = True, one_sided: bool = True, budget: int | None = None
-) -> list[SharedPlan]:
+def plan_shared(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, options: Options = DEFAULTS) -> SharedPlan:
+    """The shared-memory plan, shaped by ``options``: ``swizzle`` = optimal | unswizzled | classic; ``matrix`` allows
+    ldmatrix/stmatrix; ``scalar`` forces one element per access (the naive baseline); ``one_sided`` lets an optimal
+    swizzle's Vec take one side's own register bits (vector_candidates); ``smem_budget`` caps the scratch."""
+    return _planned(Problem(a, b, dt, tgt, col_bits), options)[0][1]
+
+
+def interleaved_rounds(a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, options: Options = DEFAULTS) -> list[SharedPlan]:
     """The plan (optimal swizzle) split into 2, 4, 8 rounds, as far as common register bits that its accesses leave
     alone allow: the same instructions, each round's loads issued right after its own stores (a warp-local plan waits
     on __syncwarp between them), so one warp's loads overlap its next stores where one round would wait for every
     store (docs/design.md §5.4)."""
-    opts = ("optimal", matrix, False, one_sided)
-    best, common = _planned(a, b, dt, tgt, col_bits, *opts, budget)
+    problem, options = Problem(a, b, dt, tgt, col_bits), replace(options, swizzle="optimal", scalar=False)
+    best, common = _planned(problem, options)
     out: list[SharedPlan] = []
     while best[1].rounds < 8:
         drop = best[1].drop
         for c in reversed(common):
             if c & (c - 1) or c.bit_length() - 1 in drop:
                 continue
-            cand = _plan_dropping(a, b, dt, tgt, col_bits, tuple(sorted((*drop, c.bit_length() - 1))), *opts)
+            cand = _plan_dropping(problem, tuple(sorted((*drop, c.bit_length() - 1))), options)
             if cand is not None and _same_accesses(cand, best):
                 best = cand
                 out.append(cand[1])
@@ -186,13 +185,11 @@ def interleaved_rounds(
     return out
 
 
-def _planned(
-    a: Hw, b: Hw, dt: DType, tgt: Target, col_bits: int, swizzle: str, matrix: bool, scalar: bool, one_sided: bool, budget
-) -> tuple[tuple, list[int]]:
-    """((cost, plan), the common register bits): the plan in as few rounds as ``budget`` allows."""
-    budget = tgt.smem_per_cta if budget is None else budget
+def _planned(problem: Problem, options: Options) -> tuple[tuple, list[int]]:
+    """((cost, plan), the common register bits): the plan in as few rounds as the scratch budget allows."""
+    a, b, w, tgt = problem.a, problem.b, problem.dt.bytes, problem.tgt
+    budget = tgt.smem_per_cta if options.smem_budget is None else options.smem_budget
     n = a.nbits
-    w = dt.bytes
     common = [c for c in b.reg if c and c in set(a.reg)]
 
     # scratch rounds: split on common register bits (highest first) until the tile fits
@@ -207,7 +204,7 @@ def _planned(
             f"the tile needs {(1 << n) * w} bytes of shared memory and cannot be split to fit the {budget}-byte budget."
         )
     drop = tuple(sorted(c.bit_length() - 1 for c in round_vecs))  # round bit j: the j-th lowest, on both sides
-    best = _plan_dropping(a, b, dt, tgt, col_bits, drop, swizzle, matrix, scalar, one_sided)
+    best = _plan_dropping(problem, drop, options)
     assert best is not None
     return best, common
 
@@ -218,36 +215,26 @@ def _same_accesses(x: tuple, y: tuple) -> bool:
     return (x[0][0], *x[0][3:], x[1].store.op, x[1].load.op) == (y[0][0], *y[0][3:], y[1].store.op, y[1].load.op)
 
 
-def _plan_dropping(
-    a: Hw,
-    b: Hw,
-    dt: DType,
-    tgt: Target,
-    col_bits: int,
-    drop: tuple[int, ...],
-    swizzle: str,
-    matrix: bool,
-    scalar: bool,
-    one_sided: bool,
-) -> tuple[tuple, SharedPlan] | None:
+def _plan_dropping(problem: Problem, drop: tuple[int, ...], options: Options) -> tuple[tuple, SharedPlan] | None:
     """(cost, plan): the cheapest plan over the tile less the round bits ``drop``, by ldmatrix/stmatrix tiles where the
     layouts allow them, else vectors."""
-    ac, bc = _compressed(a, drop), _compressed(b, drop)
-    w = dt.bytes
+    ac, bc = _compressed(problem.a, drop), _compressed(problem.b, drop)
+    w, tgt = problem.dt.bytes, problem.tgt
     load_tiles: list[Tile | None] = [None]
     store_tiles: list[Tile | None] = [None]
-    if matrix and not scalar:
+    if options.matrix and not options.scalar:
         if tgt.ldmatrix:
             load_tiles = [t for t in (ldmatrix_tile(bc, ac, w, trans) for trans in (False, True)) if t] + [None]
         if tgt.stmatrix:
             store_tiles = [t for t in (ldmatrix_tile(ac, bc, w, trans) for trans in (False, True)) if t] + [None]
-
+    # the search reads the memory layout's options alone: a plan without tiles is the same whatever else was asked
+    layout = Options(swizzle=options.swizzle, scalar=options.scalar, one_sided=options.one_sided)
     best = None
     for st_tile in store_tiles:
         for ld_tile in load_tiles:
             if st_tile and ld_tile and st_tile.vec != ld_tile.vec:
                 continue
-            cand = _best_with_tiles(a, b, dt, tgt, st_tile, ld_tile, swizzle, scalar, one_sided, drop, col_bits)
+            cand = _best_with_tiles(problem, (st_tile, ld_tile), drop, layout)
             if cand is not None and (best is None or cand[0] < best[0]):
                 best = cand
     return best
@@ -265,31 +252,18 @@ def _compressed(hw: Hw, drop: tuple[int, ...]) -> Hw:
 # the last few are kept.
 @lru_cache(maxsize=64)
 def _best_with_tiles(
-    a: Hw,
-    b: Hw,
-    dt: DType,
-    tgt: Target,
-    st_tile: Tile | None,
-    ld_tile: Tile | None,
-    swizzle: str,
-    scalar: bool,
-    one_sided: bool,
-    drop: tuple[int, ...],
-    col_bits: int,
+    problem: Problem, tiles: tuple[Tile | None, Tile | None], drop: tuple[int, ...], options: Options
 ) -> tuple[tuple, SharedPlan] | None:
-    """(cost, plan): the cheapest plan that stores by ``st_tile`` and loads by ``ld_tile`` (None: vectors), over the
-    tile less the round bits ``drop``; None where no memory layout suits them."""
-    ac, bc = _compressed(a, drop), _compressed(b, drop)
+    """(cost, plan): the cheapest plan that stores by the first of ``tiles`` and loads by the second (None: vectors),
+    over the tile less the round bits ``drop``; None where no memory layout suits them."""
+    ac, bc = _compressed(problem.a, drop), _compressed(problem.b, drop)
     round_vecs = [1 << d for d in drop]
-    tile = st_tile or ld_tile
-    vecs = (
-        [list(tile.vec)]
-        if tile
-        else vector_candidates(ac, bc, dt.bytes, tgt, scalar, one_sided=one_sided and swizzle == "optimal")
-    )
+    tile = tiles[0] or tiles[1]
+    one_sided = options.one_sided and options.swizzle == "optimal"
+    vecs = [list(tile.vec)] if tile else vector_candidates(ac, bc, problem.dt.bytes, problem.tgt, options.scalar, one_sided)
     best = None
     for i, vec in enumerate(vecs):
-        plan = _build(a, b, ac, bc, dt, tgt, st_tile, ld_tile, vec, swizzle, scalar, round_vecs, list(drop), col_bits)
+        plan = _build(problem, (ac, bc), tiles, vec, (round_vecs, list(drop)), options)
         if plan is None:
             continue
         head = (
@@ -302,8 +276,8 @@ def _best_with_tiles(
         if best is not None and head > best[0][:3]:
             continue  # it loses before the counts of repacked words (the costly part) could matter
         cost = head + (
-            repacked_words(plan.load, dt),
-            len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, dt),
+            repacked_words(plan.load, problem.dt),
+            len(plan.store.instrs) + len(plan.load.instrs) + repacked_words(plan.store, problem.dt),
         )
         if best is None or cost < best[0]:
             best = (cost, plan)
@@ -317,7 +291,7 @@ def vector_candidates(ac: Hw, bc: Hw, w: int, tgt: Target, scalar: bool, one_sid
     short: an 8-bit transpose holds none, and a byte an instruction takes a wavefront per 32 bytes, so storing
     16 bytes a thread and loading bytes takes 1.25 wavefronts per 128 bytes where bytes both ways take 2.
     A widened plan wins only on fewer wavefronts: at equal wavefronts its fewer instructions measured faster on some
-    cases and 9.6% slower on b2dotB_f8e4m3 (a 4x4 byte transpose in every 16-byte load; bench/NOTES.md, session 9).
+    cases and 9.6% slower on b2dotB_f8e4m3 (a 4x4 byte transpose in every 16-byte load; bench/NOTES.md).
     The baselines (unswizzled, classic) keep the common span alone, as the textbook layouts do."""
     cap = 0 if scalar else (tgt.max_access_bytes // w).bit_length() - 1
     common = [c for c in bc.reg if c and c in set(ac.reg)][:cap]
@@ -331,21 +305,18 @@ def vector_candidates(ac: Hw, bc: Hw, w: int, tgt: Target, scalar: bool, one_sid
 
 
 def _build(
-    a: Hw,
-    b: Hw,
-    ac: Hw,
-    bc: Hw,
-    dt: DType,
-    tgt: Target,
-    st_tile: Tile | None,
-    ld_tile: Tile | None,
+    problem: Problem,
+    compressed: tuple[Hw, Hw],
+    tiles: tuple[Tile | None, Tile | None],
     vec: list[int],
-    swizzle: str,
-    scalar: bool,
-    round_vecs: list[int],
-    drop: list[int],
-    col_bits: int,
+    rounds: tuple[list[int], list[int]],
+    options: Options,
 ) -> SharedPlan | None:
+    """The plan whose memory layout puts ``vec`` lowest and swizzles as ``options`` say, over the ``compressed`` sides
+    (the tile less the round bits); ``rounds``: the round bits as A's columns, and as bit positions."""
+    a, b, dt, tgt, col_bits = problem.a, problem.b, problem.dt, problem.tgt, problem.col_bits
+    (ac, bc), (st_tile, ld_tile), (round_vecs, drop) = compressed, tiles, rounds
+    swizzle, scalar = options.swizzle, options.scalar
     nb = ac.nbits
     w = dt.bytes
     vbytes = (1 << len(vec)) * w
@@ -373,8 +344,8 @@ def _build(
     def off(x: int) -> int:
         return f2.combine(x, inv)
 
-    store = build_side(ac, a, off, st_tile, dt, tgt, store=True, scalar=scalar, drop=drop)
-    load = build_side(bc, b, off, ld_tile, dt, tgt, store=False, scalar=scalar, drop=drop)
+    store = build_side(SideSpec(ac, a, st_tile, True, scalar, tuple(drop)), off, dt, tgt)
+    load = build_side(SideSpec(bc, b, ld_tile, False, scalar, tuple(drop)), off, dt, tgt)
     if store is None or load is None:
         return None
     warps = 1 << len(a.warp)
@@ -430,10 +401,23 @@ def reads_own_writes(a: Hw, b: Hw) -> bool:
     return all(writer_warp(a, c) == 0 for c in b.reg + b.lane) and all(writer_warp(a, c) == 1 << i for i, c in enumerate(b.warp))
 
 
-def build_side(
-    hw: Hw, full: Hw, off, tile: Tile | None, dt: DType, tgt: Target, *, store: bool, scalar: bool, drop: list[int]
-) -> Side | None:
-    """Lay out one side's instructions over its registers."""
+@dataclass(frozen=True)
+class SideSpec:
+    """One side of a shared plan to lay out: its hardware bits over the scratch (``hw``) and over the whole tile
+    (``full``, whose register bits in ``drop`` pick the round), its ldmatrix/stmatrix tile (None: vectors), whether it
+    stores, and whether each access moves one element."""
+
+    hw: Hw
+    full: Hw
+    tile: Tile | None
+    store: bool
+    scalar: bool
+    drop: tuple[int, ...]
+
+
+def build_side(spec: SideSpec, off, dt: DType, tgt: Target) -> Side | None:
+    """Lay out one side's instructions over its registers; ``off`` maps an element to its scratch offset."""
+    hw, full, tile, store, scalar, drop = spec.hw, spec.full, spec.tile, spec.store, spec.scalar, list(spec.drop)
     w = dt.bytes
     nl, _nw = len(hw.lane), len(hw.warp)
     reg_off, lane_off, warp_off = ([off(c) for c in cols] for cols in (hw.reg, hw.lane, hw.warp))

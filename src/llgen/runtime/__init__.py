@@ -4,7 +4,17 @@ CuPy and hip-python are imported only when a kernel is compiled; without either,
 `RuntimeUnavailable` with one sentence saying what is missing.
 """
 
-from llgen.runtime.check import CheckResult, check, check_many
+from llgen.runtime.check import Batching, CheckResult, CheckRuns, check, check_many
 from llgen.runtime.compile import CompileFailed, RuntimeUnavailable, compile, device
 
-__all__ = ["CheckResult", "CompileFailed", "RuntimeUnavailable", "check", "check_many", "compile", "device"]
+__all__ = [
+    "Batching",
+    "CheckResult",
+    "CheckRuns",
+    "CompileFailed",
+    "RuntimeUnavailable",
+    "check",
+    "check_many",
+    "compile",
+    "device",
+]

@@ -12,7 +12,7 @@ from llgen.emit import emit_bench
 from llgen.plan.benchshape import BenchShape, LoopScratch, bench_shape, scratch
 from llgen.plan.variants import variants
 from llgen.randlayout.chains import issue_chains, warp_local_chains
-from llgen.runtime.check import CheckResult, check_bench
+from llgen.runtime.check import BenchLaunch, CheckResult, check_bench
 from llgen.runtime.compile import CUDA_OPTIONS
 from llgen.runtime.compile import compile as compile_source
 from llgen.runtime.gpucheck_settings import TARGET
@@ -89,7 +89,7 @@ def run_conversion_benches(
                 r = CheckResult(f"bench/{label}", _name(i), f.path, f.dtype.name, TARGET, f.warps, tuple(f.src.shape))
                 r.error = f"compile: {str(mod).splitlines()[0][:300]}"
             else:
-                r = check_bench(mod, f, b, _name(i), tiles=tiles, shape=shape)
+                r = check_bench(mod, f, b, _name(i), launch=BenchLaunch(tiles=tiles), shape=shape)
                 r.label = f"bench/{label}"
             out.append(r)
             on_result(r)

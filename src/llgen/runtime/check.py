@@ -12,7 +12,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -39,6 +39,35 @@ from llgen.runtime.reference import (
 from llgen.verify.simulate import element_ids
 
 MAX_ELEMS = 1 << 22  # elements per tile-kernel run (all tiles together)
+
+
+@dataclass(frozen=True)
+class CheckRuns:
+    """What a check runs each kernel on: ``runs`` times, each on fresh input of ``tiles`` tiles for the tile kernel
+    (0: the debug kernel only), drawn from ``seed`` (None: a random one)."""
+
+    tiles: int = 1000
+    runs: int = 1
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Batching:
+    """How check_many compiles: ``size`` kernels to a source, ``workers`` > 1 compiling that many batches ahead on
+    threads while earlier ones run (NVRTC, not the GPU, is what a long check waits for)."""
+
+    size: int = 16
+    workers: int = 1
+
+
+@dataclass(frozen=True)
+class BenchLaunch:
+    """How check_bench launches a bench source's kernels: ``tiles`` stacked tiles, STREAM and copy on ``grid`` CTAs,
+    on input drawn from ``seed`` (None: a random one)."""
+
+    tiles: int = 19
+    grid: int = 2
+    seed: int | None = None
 
 
 @dataclass
@@ -140,11 +169,11 @@ def first_bad_tile(bad: np.ndarray, tile: int, want: np.ndarray, got: np.ndarray
     return {**where, "tile": t, "element": e, "expected": int(want[bad[0]]), "got": int(got[bad[0]])}
 
 
-def run_checks(
-    module, plan, res: CheckResult, *, tiles: int = 1000, runs: int = 1, seed: int | None = None, sms: int | None = None
-) -> CheckResult:
-    """Run ``res.name``'s debug and tile kernels ``runs`` times on fresh input and fill ``res``."""
+def run_checks(module, plan, res: CheckResult, how: CheckRuns = CheckRuns(), sms: int | None = None) -> CheckResult:
+    """Run ``res.name``'s debug and tile kernels ``how.runs`` times on fresh input and fill ``res``; ``sms`` the GPU's
+    SM count the tile kernel's grid is sized by (None: the device's)."""
     t0 = time.perf_counter()
+    tiles, seed = how.tiles, how.seed
     res.seed = seed if seed is not None else secrets.randbits(62)
     rng = np.random.default_rng(res.seed)
     raw = raw_dtype(plan.dtype)
@@ -156,7 +185,7 @@ def run_checks(
     grid = grid_dim(-(-num_tiles // 3), sms if sms is not None else _sms(plan.target)) if num_tiles else 0
     res.tiles, res.grid, res.elems = num_tiles, grid, num_tiles * tile
     try:
-        for _ in range(runs):
+        for _ in range(how.runs):
             x = random_input(raw, tile, rng)
             exp = expected_slots(plan, x)
             got = run_debug(module, plan, res.name, x)
@@ -184,15 +213,14 @@ def run_checks(
 def check(
     plan,
     *,
+    how: CheckRuns = CheckRuns(),
     name: str | None = None,
-    tiles: int = 1000,
-    runs: int = 1,
-    seed: int | None = None,
     module=None,
     sms: int | None = None,
     label: str | None = None,
 ) -> CheckResult:
-    """Compile (unless ``module`` is given), run and compare one plan. Raises RuntimeUnavailable without a GPU."""
+    """Compile (unless ``module`` is given), run (``how``) and compare one plan. Raises RuntimeUnavailable without a
+    GPU."""
     from llgen.runtime.compile import CompileFailed
     from llgen.runtime.compile import compile as compile_source
 
@@ -207,7 +235,7 @@ def check(
             res.error = f"compile failed: {str(e).strip()[:2000]}"
             return res
         res.seconds = time.perf_counter() - t0
-    return run_checks(module, plan, res, tiles=tiles, runs=runs, seed=seed, sms=sms)
+    return run_checks(module, plan, res, how, sms)
 
 
 def _batches(items: list, size: int):
@@ -218,18 +246,14 @@ def _batches(items: list, size: int):
 def check_many(
     items: list[tuple[str, object]],
     *,
-    tiles: int = 1000,
-    runs: int = 1,
-    seed: int | None = None,
-    batch: int = 16,
+    how: CheckRuns = CheckRuns(),
+    batching: Batching = Batching(),
     compiler: Callable | None = None,
     sms: int | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
-    compile_workers: int = 1,
 ) -> list[CheckResult]:
-    """Check (label, plan) pairs; kernels compile ``batch`` to a source. With ``seed``, item i uses seed + i.
-    ``compile_workers`` > 1 compiles that many batches ahead on threads while earlier ones run (NVRTC, not the GPU,
-    is what a long check waits for)."""
+    """Check (label, plan) pairs, each run as ``how`` says (with a seed, item i uses seed + i), compiled as
+    ``batching`` says."""
     from llgen.runtime.compile import CompileFailed
     from llgen.runtime.compile import compile as compile_default
 
@@ -249,7 +273,7 @@ def check_many(
 
     results: list[CheckResult] = []
     index = 0
-    for named, module, seconds in _ahead(build, _batches(list(items), batch), compile_workers):
+    for named, module, seconds in _ahead(build, _batches(list(items), batching.size), batching.workers):
         share = seconds / len(named)
         for label, plan, name in named:
             res = new_result(label, plan, name)
@@ -261,7 +285,7 @@ def check_many(
                     res.error = f"compile failed: {str(e).strip()[:2000]}"
             if mod is not None:
                 res.seconds = share
-                run_checks(mod, plan, res, tiles=tiles, runs=runs, seed=None if seed is None else seed + index, sms=sms)
+                run_checks(mod, plan, res, replace(how, seed=None if how.seed is None else how.seed + index), sms)
             index += 1
             results.append(res)
             if on_result:
@@ -340,14 +364,15 @@ def check_gather(module, plan, name: str, *, tiles: int = 37, seed: int | None =
 
 
 def check_bench(
-    module, fwd, bwd, name: str, *, tiles: int = 19, grid: int = 2, seed: int | None = None, shape: BenchShape | None = None
+    module, fwd, bwd, name: str, *, launch: BenchLaunch = BenchLaunch(), shape: BenchShape | None = None
 ) -> CheckResult:
-    """Run a bench source's kernels on fresh random input: ``name``_stream and ``name``_copy (A -> B -> A plus s per
-    tile, and load + s + store) over ``tiles`` stacked tiles on ``grid`` CTAs of BenchShape.groups layout groups,
+    """Run a bench source's kernels on fresh random input (``launch``): ``name``_stream and ``name``_copy (A -> B -> A
+    plus s per tile, and load + s + store) over ``tiles`` stacked tiles on ``grid`` CTAs of BenchShape.groups layout groups,
     each adding s to every element bit for bit; then ``name``_loop, two round trips per tile on ``tiles`` CTAs
     (the second reuses each scratch buffer), adding 2 in the tile's arithmetic. An odd tile count leaves STREAM
     groups with a short last step or none."""
     t0 = time.perf_counter()
+    tiles, grid, seed = launch.tiles, launch.grid, launch.seed
     shape = shape or bench_shape(fwd, bwd)
     res = new_result(name, fwd, name)
     res.seed = seed if seed is not None else secrets.randbits(62)

@@ -42,9 +42,9 @@ def run_check(
 ) -> int:
     """``cpu``: run the emitted text on CPU threads (llgen.runtime.host) instead of a GPU, the same checks, ldmatrix
     and stmatrix emulated warp by warp; a source the CPU cannot run is an LlgenError (exit 2), never a kernel left out."""
-    from llgen.runtime.check import check_many
+    from llgen.runtime.check import Batching, CheckRuns, check_many
     from llgen.runtime.compile import device
-    from llgen.runtime.report import counts, first_failures, now, table, write_report
+    from llgen.runtime.report import ReportHead, counts, first_failures, now, table, write_report
 
     if cpu:
         from llgen.runtime import host
@@ -60,9 +60,8 @@ def run_check(
     with click.progressbar(length=len(jobs), label="checking", show_pos=True) as bar:
         results = check_many(
             [(j.label, j.plan) for j in jobs],
-            tiles=tiles,
-            runs=runs,
-            batch=batch,
+            how=CheckRuns(tiles=tiles, runs=runs),
+            batching=Batching(batch),
             sms=dev.sms,
             on_result=lambda _: bar.update(1),
             compiler=host.compile if cpu else None,
@@ -82,10 +81,8 @@ def run_check(
         sections = [("Not run", "\n".join(f"- {n}" for n in notes))] if notes else []
         md, js = write_report(
             report,
-            title="llgen check",
-            device=dev.to_json(),
+            head=ReportHead("llgen check", dev.to_json(), date),
             results=results,
-            date=date,
             sections=sections,
             extra={"suite": suite, "random": n_random, "seed": seed, "target": target},
         )

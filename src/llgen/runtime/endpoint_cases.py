@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.errors import LlgenError
-from llgen.emit.endpoint import emit_endpoint
+from llgen.emit import emit
 from llgen.plan.endpoint import plan_load, plan_store
 from llgen.spec import parse_encoding, parse_layout
 
@@ -22,7 +22,7 @@ TARGET = "sm_90"
 AMD_TARGET = "gfx942"  # amd_rotating_shared is AMD's: planned for a 64-lane wave, run on CPU threads
 FAMILIES = ("swizzled", "nvmma", "padded_shared", "shared_linear", "json_offsets", "amd_rotating_shared")
 
-# session 11's probe: every family against the layouts kernels hand it
+# every family against the layouts kernels hand it
 SHARED = [
     ("swizzled:vec=8,per_phase=1,max_phase=8,order=1x0", "f16", (64, 64)),
     ("swizzled:vec=4,per_phase=2,max_phase=4,order=1x0", "f32", (64, 32)),
@@ -89,15 +89,25 @@ def _family_of(spec: str) -> str:
     return "swizzled" if kind == "swizzled_shared" else kind
 
 
-def planned_case(label, family, group, dist_spec, shared_spec, d, s, dtype, target) -> EndpointCase:
+@dataclass(frozen=True)
+class Endpoints:
+    """A case's D and S: their specs, as the case names them, and their layouts."""
+
+    dist: str
+    shared: str
+    d: object
+    s: object
+
+
+def planned_case(label, family, group, ends: Endpoints, dtype, target) -> EndpointCase:
     return EndpointCase(
         label.replace(" ", ""),
         family,
         group,
-        dist_spec,
-        shared_spec,
-        plan_store(d, s, dtype, target),
-        plan_load(s, d, dtype, target),
+        ends.dist,
+        ends.shared,
+        plan_store(ends.d, ends.s, dtype, target),
+        plan_load(ends.s, ends.d, dtype, target),
     )
 
 
@@ -124,14 +134,15 @@ def real_cases(dists=DIST) -> Iterator[EndpointCase]:
                 d, s = _pair(dist, shared, dtype, shape)
             except LlgenError:
                 continue  # e.g. a dot operand of this dtype over this shape
-            yield planned_case(label(dist, shared, dtype, shape), _family_of(shared), "real", dist, shared, d, s, dtype, TARGET)
+            ends = Endpoints(dist, shared, d, s)
+            yield planned_case(label(dist, shared, dtype, shape), _family_of(shared), "real", ends, dtype, TARGET)
     for dist, shared, dtype, shape in BUFFERS:
         d, s = _pair(dist, shared, dtype, shape)
-        yield planned_case(label(dist, shared, dtype, shape), "swizzled", "real", dist, shared, d, s, dtype, TARGET)
+        yield planned_case(label(dist, shared, dtype, shape), "swizzled", "real", Endpoints(dist, shared, d, s), dtype, TARGET)
     for dist, shared, dtype, shape in AMD:
         d, s = _pair(dist, shared, dtype, shape, 4, 64)
         yield planned_case(
-            label(dist, shared, dtype, shape), "amd_rotating_shared", "real", dist, shared, d, s, dtype, AMD_TARGET
+            label(dist, shared, dtype, shape), "amd_rotating_shared", "real", Endpoints(dist, shared, d, s), dtype, AMD_TARGET
         )
 
 
@@ -162,7 +173,7 @@ def not_emittable(case: EndpointCase) -> str | None:
     limit), or None."""
     try:
         for p in (case.store, case.load):
-            emit_endpoint(p, "kernel", "probe")
+            emit(p, "kernel", "probe")
     except LlgenError as e:
         return str(e)
     return None

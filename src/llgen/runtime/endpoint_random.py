@@ -17,7 +17,7 @@ from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout
 from llgen.core.target import target as to_target
 from llgen.randlayout import random_layout
-from llgen.runtime.endpoint_cases import AMD_TARGET, FAMILIES, TARGET, EndpointCase, planned_case
+from llgen.runtime.endpoint_cases import AMD_TARGET, FAMILIES, TARGET, EndpointCase, Endpoints, planned_case
 from llgen.spec import parse_encoding, parse_layout
 
 TILE_BYTES = 16 * 1024  # random tiles stay under this, and at most 64 elements a thread
@@ -131,10 +131,12 @@ def random_cases(n: int, seed: int, tries: int = 20) -> Iterator[EndpointCase]:
                         f"random{i}/{family}/{dist}/{dtype}/{'x'.join(map(str, shape))}/w{warps}",
                         family,
                         "random",
-                        dist,
-                        ("JSON " + json.dumps(s.to_dict()["bases"]["offset"])) if spec.startswith("@") else spec,
-                        d,
-                        s,
+                        Endpoints(
+                            dist,
+                            ("JSON " + json.dumps(s.to_dict()["bases"]["offset"])) if spec.startswith("@") else spec,
+                            d,
+                            s,
+                        ),
                         dtype,
                         target,
                     )

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from llgen.emit.endpoint import emit_endpoint, endpoint_dynamic_smem
+from llgen.emit import dynamic_smem, emit
 from llgen.runtime.compile import CompileFailed
 from llgen.runtime.reference import poison_value, random_input, raw_dtype
 from llgen.verify.simulate import element_ids
@@ -37,7 +37,7 @@ def memory_image(plan) -> tuple[np.ndarray, np.ndarray]:
     elem = np.zeros(o.size, dtype=np.int64)
     for name, size in zip(plan.dist.out_names, plan.dist.shape, strict=True):
         elem = elem * size + coords[name]
-    pad = getattr(plan.encoding, "padded_offset", None)
+    pad = plan.buffer.pad if plan.buffer.padded else None
     addr = np.array([pad(int(x)) for x in o], dtype=np.int64) if pad else o
     return addr * plan.dtype.bytes, elem
 
@@ -63,7 +63,7 @@ def run_endpoint(module, plan, name: str, rng) -> list[str]:
     bad = []
     if plan.direction == "store":
         out = module.filled(plan.smem_bytes, np.uint8, 0)
-        module.launch(f"{name}_store", 1, threads, (module.to_device(x), out), smem=endpoint_dynamic_smem(plan))
+        module.launch(f"{name}_store", 1, threads, (module.to_device(x), out), smem=dynamic_smem(plan))
         module.synchronize()
         got = module.to_host(out)
         wrong = np.flatnonzero(got != image)
@@ -73,7 +73,7 @@ def run_endpoint(module, plan, name: str, rng) -> list[str]:
         return bad
     n = 1 << plan.dist.in_bits("register")
     slots = module.filled(threads * n, raw, poison_value(raw))
-    module.launch(f"{name}_load", 1, threads, (module.to_device(image), slots), smem=endpoint_dynamic_smem(plan))
+    module.launch(f"{name}_load", 1, threads, (module.to_device(image), slots), smem=dynamic_smem(plan))
     module.synchronize()
     want = x[element_ids(plan.dist, plan.warps, plan.target.lanes).reshape(-1)]
     got = module.to_host(slots)
@@ -84,7 +84,7 @@ def run_endpoint(module, plan, name: str, rng) -> list[str]:
             f"{wrong.size} of {want.size} slots differ; thread {t} register {j}: expected {want[wrong[0]]}, got {got[wrong[0]]}"
         )
     out = module.filled(tile, raw, poison_value(raw))
-    module.launch(f"{name}_tile", 1, threads, (module.to_device(image), out), smem=endpoint_dynamic_smem(plan))
+    module.launch(f"{name}_tile", 1, threads, (module.to_device(image), out), smem=dynamic_smem(plan))
     module.synchronize()
     wrong = np.flatnonzero(module.to_host(out) != x)
     if wrong.size:
@@ -99,10 +99,10 @@ def round_trip(module, store: tuple[str, object], load: tuple[str, object], rng)
     raw = raw_dtype(sp.dtype)
     x = random_input(raw, 1 << sp.dist.total_out_bits, rng)
     image = module.filled(sp.smem_bytes, np.uint8, 0)
-    module.launch(f"{sname}_store", 1, sp.warps * sp.target.lanes, (module.to_device(x), image), smem=endpoint_dynamic_smem(sp))
+    module.launch(f"{sname}_store", 1, sp.warps * sp.target.lanes, (module.to_device(x), image), smem=dynamic_smem(sp))
     threads = lp.warps * lp.target.lanes
     slots = module.filled(threads << lp.dist.in_bits("register"), raw, poison_value(raw))
-    module.launch(f"{lname}_load", 1, threads, (image, slots), smem=endpoint_dynamic_smem(lp))
+    module.launch(f"{lname}_load", 1, threads, (image, slots), smem=dynamic_smem(lp))
     module.synchronize()
     want = x[element_ids(lp.dist, lp.warps, lp.target.lanes).reshape(-1)]
     wrong = int(np.count_nonzero(module.to_host(slots) != want))
@@ -115,7 +115,7 @@ def compile_endpoints(items: list[tuple[str, object]], cpu: bool):
         from llgen.runtime.host import compile as compiler
     else:
         from llgen.runtime.compile import compile as compiler
-    return compiler("\n".join(emit_endpoint(p, "kernel", n) for n, p in items), items[0][1].target)
+    return compiler("\n".join(emit(p, "kernel", n) for n, p in items), items[0][1].target)
 
 
 def check_endpoint(plan, *, name: str = "endpoint", runs: int = 1, cpu: bool = True, seed: int | None = None) -> list[str]:
@@ -149,7 +149,7 @@ def compared(plan, runs: int) -> dict:
 def what_was_checked(plan) -> str:
     """The check in words, for the report."""
     if plan.direction == "store":
-        padded = bool(getattr(plan.encoding, "intervals", ()))
+        padded = plan.buffer.padded
         where = "pad(S^-1(e))" if padded else "S^-1(e)"
         return (
             f"{plan.path}: a random tile loaded into D and stored into S; the whole {plan.smem_bytes}-byte buffer, poisoned "

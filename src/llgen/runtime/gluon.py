@@ -200,21 +200,24 @@ class TritonGather:
         self.compiled = gather_loop_kernel[(grid,)](x, idx, y, k, self.axis, *self.dims, self.L, num_warps=self.warps)
 
 
-def compile_offline(kernel: str, layout_a, layout_b, warps: int, dtype: str, arch: int = 90, axis: int = 0):
-    """Triton's ``kernel`` ("loop", "stream" or "gather") for the case, compiled for sm_<arch> without a GPU
-    (triton.compile with an explicit target): its metadata.shared and asm["ptx"] say what it needs. For
-    "gather", layout_a is the shared layout and layout_b is ignored."""
+def compile_offline(kernel: str, case, arch: int = 90):
+    """Triton's ``kernel`` ("loop", "stream" or "gather") for ``case``, compiled for sm_<arch> without a GPU
+    (triton.compile with an explicit target): its metadata.shared and asm["ptx"] say what it needs. A conversion
+    case gives src, dst, warps and dtype; for "gather", a gather case gives layout (source, index and output),
+    axis, warps and dtype."""
+    warps, dtype = case.warps, case.dtype
+    layout_a = case.layout if kernel == "gather" else case.src
     s0, s1, s2, rank = _shape3(layout_a)
     dims = {"S0": s0, "S1": s1, "S2": s2, "RANK": rank}
     ptr = TRITON_PTR[dtype]
     if kernel == "gather":
         fn = gather_loop_kernel
         sig = {"x_ptr": ptr, "i_ptr": "*i32", "y_ptr": ptr, "K": "i32"}
-        consts = {"AXIS": axis, **dims, "L": gluon_layout(layout_a)}
+        consts = {"AXIS": case.axis, **dims, "L": gluon_layout(layout_a)}
     else:
         fn = loop_kernel if kernel == "loop" else stream_kernel
         sig = {"x_ptr": ptr, "y_ptr": ptr, ("K" if kernel == "loop" else "s"): ("i32" if kernel == "loop" else "fp32")}
-        consts = {**dims, "A": gluon_layout(layout_a), "X": gluon_layout(layout_b), "INT": INT_OF.get(dtype)}
+        consts = {**dims, "A": gluon_layout(layout_a), "X": gluon_layout(case.dst), "INT": INT_OF.get(dtype)}
         if kernel == "stream":
             consts["CONVERT"] = True
     return compile_gluon(fn, sig, consts, warps, arch)

@@ -39,7 +39,7 @@ from llgen.core.errors import LlgenError, error_line
 from llgen.runtime import endpoint_cases, endpoint_report
 from llgen.runtime import endpoint_gpucheck as epc
 from llgen.runtime.cases import ncu_jobs
-from llgen.runtime.check import check_many
+from llgen.runtime.check import Batching, CheckRuns, check_many
 from llgen.runtime.compile import device
 from llgen.runtime.gpucheck_kernels import random_list, run_bench_kernels, run_gathers, suite_unique
 from llgen.runtime.gpucheck_report import summary_lines, verdict
@@ -96,9 +96,8 @@ def part_correctness(st: State) -> None:
 
         return f
 
-    check_many(
-        [(j.label, j.plan) for j in uniq], tiles=args.tiles, runs=args.runs, batch=16, sms=sms, on_result=on(st.suite_results)
-    )
+    runs = CheckRuns(tiles=args.tiles, runs=args.runs)
+    check_many([(j.label, j.plan) for j in uniq], how=runs, batching=Batching(16), sms=sms, on_result=on(st.suite_results))
     run_gathers(tiles=args.tiles, on_result=on(st.suite_results))
     run_bench_kernels(on_result=on(st.suite_results), which=args.bench_kernels)
     st.save()
@@ -121,15 +120,7 @@ def part_correctness(st: State) -> None:
 
     stopped = False
     try:
-        check_many(
-            [(j.label, j.plan) for j in rjobs],
-            tiles=args.tiles,
-            runs=args.runs,
-            batch=24,
-            sms=sms,
-            on_result=on_random,
-            compile_workers=8,
-        )
+        check_many([(j.label, j.plan) for j in rjobs], how=runs, batching=Batching(24, workers=8), sms=sms, on_result=on_random)
     except OutOfTime:
         stopped = True
         log(f"  random: stopped at {len(done)} of {len(rjobs)} pairs (time budget)")

@@ -3,7 +3,7 @@ every valid variant, random pairs, the gather kernels and `llgen bench`'s STREAM
 
 from __future__ import annotations
 
-from llgen.emit.gather import emit_gather
+from llgen.emit import emit
 from llgen.runtime.cases import gather_plans, random_jobs, suite_jobs
 from llgen.runtime.check import check_gather
 from llgen.runtime.compile import compile as compile_source
@@ -28,7 +28,7 @@ def random_list(n: int, seed: int):
 def run_gathers(tiles: int, on_result) -> list:
     """The gather kernels (runtime.cases.gather_plans), one NVRTC compile, each checked on fresh input."""
     plans = gather_plans(TARGET)
-    mod = compile_source("\n".join(emit_gather(p, "kernel", n) for n, p in plans.items()), TARGET)
+    mod = compile_source("\n".join(emit(p, "kernel", n) for n, p in plans.items()), TARGET)
     out = []
     for n, p in plans.items():
         r = check_gather(mod, p, n, tiles=tiles)

@@ -23,7 +23,7 @@ from llgen.runtime.gpucheck_settings import (
     run_parts,
 )
 from llgen.runtime.ncu import INST_LD, INST_ST, LAUNCHES, WF_LD, WF_ST
-from llgen.runtime.report import write_report
+from llgen.runtime.report import ReportHead, write_report
 
 
 def ncu_section(rows: list[dict]) -> str:
@@ -158,10 +158,8 @@ def save_report(st) -> None:
     prefix = Path(st.args.prefix)
     md, js = write_report(
         prefix,
-        title="llgen gpu-check: every element, sanitizers and bank counters on the GPU",
-        device=st.device,
+        head=ReportHead("llgen gpu-check: every element, sanitizers and bank counters on the GPU", st.device, rec.get("date")),
         results=results,
-        date=rec.get("date"),
         sections=sections,
         extra={
             **{k: v for k, v in rec.items() if k not in ("title", "date")},

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import sys
 
-from llgen.runtime.check import check_many
+from llgen.runtime.check import Batching, CheckRuns, check_many
 from llgen.runtime.endpoint_gpucheck import run_cases
 from llgen.runtime.endpoint_random import random_cases
 from llgen.runtime.gpucheck_kernels import random_list, run_bench_kernels, run_gathers, suite_unique
@@ -57,7 +57,7 @@ def worker_sanitize(n_random: int, seed: int, sanitize_random: int, sanitize_end
         bad += not r.ok
         log(f"worker: {r.label} {'ok' if r.ok else 'FAIL ' + (r.error or str(r.first_bad))}")
 
-    check_many([(j.label, j.plan) for j in jobs], tiles=4, runs=1, batch=16, sms=8, on_result=done)
+    check_many([(j.label, j.plan) for j in jobs], how=CheckRuns(tiles=4, runs=1), batching=Batching(16), sms=8, on_result=done)
     gathers = run_gathers(tiles=4, on_result=done)
     benches = run_bench_kernels(
         on_result=done, tiles=3, which="all" if bench_all else "picks"

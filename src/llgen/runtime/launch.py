@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from llgen.emit import kernel_dynamic_smem
+from llgen.emit import dynamic_smem
 from llgen.runtime.reference import poison_value
 
 
@@ -23,7 +23,7 @@ def grid_dim(num_tiles: int, sms: int, per_sm: int = 2) -> int:
 def run_debug(module, plan, name: str, x: np.ndarray) -> np.ndarray:
     """One tile ``x`` (raw, row-major) through ``name``_debug; every slot of B, as ``slot = thread * n_out + j``."""
     slots = module.filled(block_dim(plan) * plan.n_out, x.dtype, poison_value(x.dtype))
-    module.launch(f"{name}_debug", 1, block_dim(plan), (module.to_device(x), slots), smem=kernel_dynamic_smem(plan))
+    module.launch(f"{name}_debug", 1, block_dim(plan), (module.to_device(x), slots), smem=dynamic_smem(plan))
     module.synchronize()
     return module.to_host(slots)
 
@@ -31,8 +31,6 @@ def run_debug(module, plan, name: str, x: np.ndarray) -> np.ndarray:
 def run_tiles(module, plan, name: str, xs: np.ndarray, num_tiles: int, grid: int) -> np.ndarray:
     """``num_tiles`` tiles stacked row-major through ``name``_kernel on ``grid`` CTAs; the output tensor."""
     out = module.filled(xs.size, xs.dtype, poison_value(xs.dtype))
-    module.launch(
-        f"{name}_kernel", grid, block_dim(plan), (module.to_device(xs), out, int(num_tiles)), smem=kernel_dynamic_smem(plan)
-    )
+    module.launch(f"{name}_kernel", grid, block_dim(plan), (module.to_device(xs), out, int(num_tiles)), smem=dynamic_smem(plan))
     module.synchronize()
     return module.to_host(out)

@@ -315,11 +315,11 @@ def _counters(worker_args: list[str], kernels: str, timeout: float, log_dir: Pat
     t0 = time.monotonic()
     metrics = choose_metrics(query_metrics(ncu))
     worker = [sys.executable, "-m", "llgen.runtime.ncu", *worker_args]
-    r, measured = _run_ncu(ncu, metrics, kernels, worker, timeout, log_dir, stem)
+    r, measured = _run_ncu(ncu, metrics, kernels, worker, timeout, log_dir / stem)
     if r["rc"] != 0 and not measured and metrics != CORE_METRICS and not r["timed_out"]:
         log("ncu: failed with the extra metrics; again with the four core metrics")
         metrics = list(CORE_METRICS)
-        r, measured = _run_ncu(ncu, metrics, kernels, worker, max(20.0, timeout - (time.monotonic() - t0)), log_dir, stem)
+        r, measured = _run_ncu(ncu, metrics, kernels, worker, max(20.0, timeout - (time.monotonic() - t0)), log_dir / stem)
     res = {
         "metrics": metrics,
         "rc": r["rc"],
@@ -330,10 +330,11 @@ def _counters(worker_args: list[str], kernels: str, timeout: float, log_dir: Pat
     return res, measured
 
 
-def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], timeout: float, log_dir: Path, stem: str = "ncu"):
+def _run_ncu(ncu: str, metrics: list[str], kernels: str, worker: list[str], timeout: float, log_path: Path):
     """ncu's raw counters of the launches of ``kernels`` (an ncu -k filter) that ``worker`` makes:
-    (run_proc's result, {kernel name: [{metric: value} per launch]}); its output is kept in log_dir as stem.csv
-    and stem-stdout.txt."""
+    (run_proc's result, {kernel name: [{metric: value} per launch]}); its output is kept next to ``log_path``
+    as <its name>.csv and <its name>-stdout.txt."""
+    log_dir, stem = log_path.parent, log_path.name
     log_dir.mkdir(parents=True, exist_ok=True)
     csv_path = log_dir / f"{stem}.csv"
     csv_path.unlink(missing_ok=True)
@@ -372,7 +373,12 @@ def pipe_busy(call: str, kernels: str, timeout: float, log_dir: Path, metrics: l
         known = query_metrics(ncu)
         metrics = [m for m in metrics if known is None or m.split(".")[0] in known]
     r, measured = _run_ncu(
-        ncu, metrics or PIPE_METRICS, kernels, [sys.executable, "-m", "llgen.runtime.ncu", "--call", call], timeout, log_dir
+        ncu,
+        metrics or PIPE_METRICS,
+        kernels,
+        [sys.executable, "-m", "llgen.runtime.ncu", "--call", call],
+        timeout,
+        log_dir / "ncu",
     )
     return {
         "kernels": measured,

@@ -8,9 +8,19 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from llgen.core.files import write_atomic
+
+
+@dataclass(frozen=True)
+class ReportHead:
+    """What heads a report, in both files: its title, the device (its to_json, or None) and the date (None: now)."""
+
+    title: str
+    device: dict | None
+    date: str | None = None
 
 
 def now() -> str:
@@ -94,19 +104,11 @@ def markdown(title: str, device: dict | None, date: str, results, sections=(), *
 
 
 def write_report(
-    prefix,
-    *,
-    title: str,
-    device: dict | None,
-    results,
-    date: str | None = None,
-    extra: dict | None = None,
-    sections=(),
-    limit: int | None = None,
+    prefix, *, head: ReportHead, results, extra: dict | None = None, sections=(), limit: int | None = None
 ) -> tuple[Path, Path]:
-    """Write PREFIX.md and PREFIX.json; returns both paths."""
+    """Write PREFIX.md and PREFIX.json, both headed by ``head``; returns both paths."""
     prefix = Path(prefix)
-    date = date or now()
+    title, device, date = head.title, head.device, head.date or now()
     md, js = prefix.with_name(prefix.name + ".md"), prefix.with_name(prefix.name + ".json")
     record = {
         "title": title,

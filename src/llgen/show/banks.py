@@ -103,22 +103,25 @@ def _faded(rgb):
     return 0.75 + 0.25 * rgb
 
 
+@dataclass(frozen=True)
+class BankBuffer:
+    """A buffer as a bank map draws it: its memory layout, its element size and, for a padded buffer, ``slots``: the
+    flat element at each element slot of the buffer, -1 for padding (None: the memory layout's own offsets)."""
+
+    memory: LinearLayout
+    elem_bytes: int
+    slots: object = None
+
+
 def _bank_panels(
-    memory: LinearLayout,
-    elem_bytes: int,
-    region: Region | None,
-    acc: AccessStep | None,
-    lanes: int,
-    title: str = "",
-    ids: str = "",
-    slots=None,
+    buf: BankBuffer, region: Region | None, acc: AccessStep | None, lanes: int, title: str = "", ids: str = ""
 ) -> tuple[list[list[Panel]], str]:
-    """The bank map (segments down, banks across) as panel rows: labelled, or when it has more than
+    """The bank map of ``buf`` (segments down, banks across) as panel rows: labelled, or when it has more than
     ``LABEL_CELLS`` elements an overview with a labelled window of it (the segments an access touches, else
-    the first ones); under it, with an access, the threads per bank. ``slots`` (a padded buffer): the flat element
-    at each element slot of the buffer, -1 for padding; by default the memory layout's own offsets."""
+    the first ones); under it, with an access, the threads per bank."""
     import numpy as np
 
+    memory, elem_bytes, slots = buf.memory, buf.elem_bytes, buf.slots
     elems = images(memory) if slots is None else slots
     n_off = len(elems)
     per_bank = max(1, BANK_BYTES // elem_bytes)  # elements in a bank word
@@ -265,7 +268,7 @@ def bank_map_figure(
         raise LlgenError("a bank map needs a memory layout (in-dim 'offset'), and this is a distributed layout.")
     acc = access_step(memory, access, step, elem_bytes, tgt) if access is not None else None
     lanes = access.in_size("lane") if access is not None else 32
-    panels, note = _bank_panels(memory, elem_bytes, region, acc, lanes)
+    panels, note = _bank_panels(BankBuffer(memory, elem_bytes), region, acc, lanes)
     title = f"{name + ': ' if name else ''}{1 << memory.in_bits('offset')} elements of {elem_bytes} B in {BANKS} banks"
     if acc:
         title += f"; access at register step {step}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from llgen.show.banks import _bank_panels, access_step, memory_from_swizzle
+from llgen.show.banks import BankBuffer, _bank_panels, access_step, memory_from_swizzle
 from llgen.show.figure import Panel, _compose
 from llgen.show.grid import _grid_panels
 from llgen.show.inputs import Region
@@ -90,8 +90,7 @@ def conversion_figure(plan, region: Region | None = None, src_name: str = "A", d
         memory = memory_from_swizzle(d, a.outs)
         acc = access_step(memory, b, 0, plan.dtype.bytes, plan.target)
         bank_rows, _ = _bank_panels(
-            memory,
-            plan.dtype.bytes,
+            BankBuffer(memory, plan.dtype.bytes),
             None,
             acc,
             b.in_size("lane"),

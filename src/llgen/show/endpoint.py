@@ -11,7 +11,7 @@ padding grey, since the padding is what moves the banks.
 
 from __future__ import annotations
 
-from llgen.show.banks import BANK_BYTES, BANKS, AccessStep, _bank_panels
+from llgen.show.banks import BANK_BYTES, BANKS, AccessStep, BankBuffer, _bank_panels
 from llgen.show.conversion import _aligned, _text_panel
 from llgen.show.figure import Panel, _compose
 from llgen.show.grid import _grid_panels
@@ -38,7 +38,7 @@ def _rows_of(plan, step: int) -> tuple[list[list[tuple[int, int]]], list[tuple[i
 
     side, eb, tgt = plan.side, plan.dtype.bytes, plan.target
     ins = side.instrs[step]
-    pad = getattr(plan.encoding, "padded_offset", None) or (lambda o: o)
+    pad = plan.buffer.pad
     phases = instruction_phases(side, ins, 0, plan.dtype, tgt, plan.direction == "store", pad)
     base = [(side.thread_offset.value(lane) ^ ins.xor_const) + ins.add_const for lane in range(tgt.lanes)]
     if side.matrices:  # lane 8m + i addresses row i of matrix m: 16 bytes
@@ -106,7 +106,7 @@ def _plan_lines(plan) -> list[tuple[str, str]]:
         ("offset-map", "S: offset bit -> element: "
          + ", ".join(f"o{i}={vec_name(c, names)}" for i, c in enumerate(plan.shared.flat_cols("offset")))),
     ]  # fmt: skip
-    pads = getattr(plan.encoding, "intervals", ())
+    pads = plan.buffer.intervals
     if pads:
         lines.append(("padding", "S's padding: " + ", ".join(f"+{p} elements every {i}" for i, p in pads)))
     if plan.staging is not None:
@@ -129,7 +129,7 @@ def _padded_slots(plan):
 
     from llgen.show.grid import images
 
-    pad = getattr(plan.encoding, "padded_offset", None)
+    pad = plan.buffer.pad if plan.buffer.padded else None
     if not pad:
         return None
     slots = np.full(plan.smem_bytes // plan.dtype.bytes, -1, dtype=np.int64)
@@ -162,10 +162,8 @@ def endpoint_figure(plan, region: Region | None = None, step: int = 0):
     text.append(("step", f"highlighted: instruction {step} of {n}, warp 0; lanes that share a wavefront:"))
     text += [(f"phase-{i}", "  " + line) for i, line in enumerate(phase_lines)]
     rows.append([_text_panel(text, width)])
-    bank_rows, note = _bank_panels(
-        plan.shared, plan.dtype.bytes, None, acc, plan.target.lanes, f"shared memory in S (instruction {step} lit)", "smem-",
-        _padded_slots(plan),
-    )  # fmt: skip
+    buf = BankBuffer(plan.shared, plan.dtype.bytes, _padded_slots(plan))
+    bank_rows, note = _bank_panels(buf, None, acc, plan.target.lanes, f"shared memory in S (instruction {step} lit)", "smem-")
     rows += bank_rows
     if note:
         notes.append(f"S: {note}")

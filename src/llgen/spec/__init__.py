@@ -1,5 +1,6 @@
 """Parse a layout spec into a `LinearLayout`: the entry points, the checks of shape, warp count and
-warp size, and ``@path.json`` files.
+warp size, and ``@path.json`` files (parse.py, with `Context` in context.py); this module only
+re-exports them.
 
 A spec is a short form ``kind[:key=value,...]`` (short.py), a Triton TTGIR attribute exactly as
 Triton prints it (ttgir.py), or ``@path.json``, a layout in `LinearLayout.to_dict` form. Bare names
@@ -9,13 +10,7 @@ naming the bad value.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-
-from llgen import layouts as L
-from llgen.core.errors import LlgenError
-from llgen.core.layout import LinearLayout
-from llgen.core.limits import MAX_RANK, check_slots, check_spec_text, check_tile
+from llgen.spec.context import Context
 from llgen.spec.defaults import (
     accumulator_guess,
     coalesced_blocked,
@@ -31,10 +26,7 @@ from llgen.spec.defaults import (
     warps_per_tile,
     warps_per_tile_v3,
 )
-from llgen.spec.jsonfile import read_json_layout
-from llgen.spec.request import DEFAULT_WARPS
-from llgen.spec.short import encoding_from_short
-from llgen.spec.ttgir import Aliases, AttrParser, encoding_from_attr
+from llgen.spec.parse import parse_encoding, parse_layout
 
 __all__ = [
     "Context",
@@ -54,141 +46,3 @@ __all__ = [
     "warps_per_tile",
     "warps_per_tile_v3",
 ]
-
-
-def parse_layout(
-    spec: str,
-    shape: Sequence[int],
-    num_warps: int | None = None,
-    threads_per_warp: int | None = None,
-    dtype_bytes: int = 2,
-    aliases: Aliases | None = None,
-    *,
-    target: str | None = None,
-) -> LinearLayout:
-    """The layout ``spec`` describes over ``shape``, for ``num_warps`` warps of ``threads_per_warp``
-    lanes and elements of ``dtype_bytes``. Left out (None), both come from the spec as on the command
-    line: the warps its warpsPerCTA or warp bases state, else 4; the lanes its threadsPerWarp or lane
-    bases state, else ``target``'s warp size, else the kind's own (64 for mfma, else 32). ``aliases``
-    resolves ``#name`` references (a TTGIR file's, see llgen.spec.module)."""
-    shape = _check_tensor_shape(shape)
-    spec = check_spec_text(spec).strip()
-    if spec.startswith("@"):
-        lay = read_json_layout(spec[1:], shape)
-    else:
-        lay = parse_encoding(spec, shape, num_warps, threads_per_warp, dtype_bytes, aliases, target=target).to_linear(shape)
-    check_slots(lay, spec)
-    return lay
-
-
-def parse_encoding(
-    spec: str,
-    shape: Sequence[int],
-    num_warps: int | None = None,
-    threads_per_warp: int | None = None,
-    dtype_bytes: int = 2,
-    aliases: Aliases | None = None,
-    *,
-    target: str | None = None,
-):
-    """The encoding object (e.g. `llgen.layouts.Blocked`) of a short-form or TTGIR spec, checked
-    against ``shape``'s rank, the warp count and the warp size (None: inferred, see `parse_layout`)."""
-    spec = check_spec_text(spec).strip()
-    if num_warps is None or threads_per_warp is None:
-        num_warps, threads_per_warp = _stated(spec, aliases, num_warps, threads_per_warp, target)
-    ctx = Context(_check_tensor_shape(shape), num_warps, threads_per_warp, dtype_bytes, aliases)
-    if spec.startswith("#"):
-        enc = encoding_from_attr(AttrParser(spec, aliases).parse_attr_all(), ctx)
-    else:
-        enc = encoding_from_short(spec, ctx)
-    if enc.rank != len(shape):
-        raise LlgenError(f"layout '{_brief(spec)}' has rank {enc.rank} but the shape {list(shape)} has rank {len(shape)}.")
-    _check_warps(enc, ctx)
-    return enc
-
-
-def _stated(spec: str, aliases, num_warps, threads_per_warp, target) -> tuple[int, int | None]:
-    """The warp count and warp size a spec states (llgen.spec.facts) where the caller gave none. A
-    count no GPU runs (3 warps, a warp of 16) is not taken: the layout's own check names it."""
-    from llgen.core.target import target as to_target
-    from llgen.spec.facts import spec_facts
-
-    facts = spec_facts(spec, aliases)
-    if num_warps is None:
-        stated = facts.warps.value if facts.warps else 0
-        num_warps = stated if stated and not stated & (stated - 1) else DEFAULT_WARPS
-    if threads_per_warp is None:
-        stated = facts.lanes.value if facts.lanes else 0
-        threads_per_warp = stated if stated in (32, 64) else to_target(target).lanes if target else None
-    return num_warps, threads_per_warp
-
-
-def _brief(spec: str) -> str:
-    return spec if len(spec) <= 120 else spec[:117] + "..."
-
-
-def _spelled(shape: Sequence) -> str:
-    """A shape as the command line spells it: 96x128."""
-    return "x".join(str(s) for s in shape)
-
-
-def _check_tensor_shape(shape: Sequence[int]) -> tuple[int, ...]:
-    """The shape as a tuple of powers of two, rank 1 or more; otherwise a one-sentence error."""
-    shape = tuple(shape)
-    if not shape:
-        raise LlgenError("shape [] has rank 0, but a layout needs a tensor of rank 1 or more.")
-    if len(shape) > MAX_RANK:
-        raise LlgenError(f"shape {_spelled(shape)} has rank {len(shape)}, over llgen's limit of {MAX_RANK}.")
-    for s in shape:
-        if not isinstance(s, int) or isinstance(s, bool) or s < 1 or s & (s - 1):
-            raise LlgenError(f"shape {_spelled(shape)} holds {s}, which is not a power of two.")
-    return check_tile(shape)
-
-
-class Context:
-    """What a spec is parsed for: the tensor shape, the warp count, the requested warp size (None:
-    the kind's own) and the element size, each checked."""
-
-    def __init__(self, shape, num_warps, threads_per_warp, dtype_bytes, aliases=None):
-        if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1):
-            raise LlgenError(f"warp count {num_warps} is not a power of two.")
-        if threads_per_warp not in (None, 32, 64):
-            raise LlgenError(f"threads per warp {threads_per_warp} must be 32 or 64.")
-        if dtype_bytes not in (1, 2, 4, 8):
-            raise LlgenError(f"element size {dtype_bytes} bytes must be 1, 2, 4 or 8.")
-        self.shape, self.num_warps, self.tpw, self.dtype_bytes = shape, num_warps, threads_per_warp, dtype_bytes
-        self.aliases = aliases
-
-    def warp_size(self, kind_default: int = 32) -> int:
-        return self.tpw or kind_default
-
-    def with_shape(self, shape):
-        return Context(tuple(shape), self.num_warps, self.tpw, self.dtype_bytes, self.aliases)
-
-
-def _check_warps(enc, ctx: Context) -> None:
-    """Warp size and warp count of an encoding against the requested ones."""
-    inner = enc
-    while isinstance(inner, (L.Slice, L.DotOperand)):
-        inner = inner.parent
-    if isinstance(inner, L.Blocked):
-        lanes = math.prod(inner.threads_per_warp)
-        if lanes != ctx.warp_size():
-            raise LlgenError(
-                f"threads_per_warp {list(inner.threads_per_warp)} holds {lanes} lanes, not the warp size {ctx.warp_size()}."
-            )
-    elif isinstance(inner, L.AmdMfma) and ctx.warp_size(64) != 64:
-        raise LlgenError(f"mfma layouts need 64 threads per warp, not {ctx.tpw}.")
-    elif isinstance(inner, (L.AmdWmma, L.NvidiaMma)) and ctx.warp_size() != 32:
-        family = "wmma" if isinstance(inner, L.AmdWmma) else "nvidia_mma"
-        raise LlgenError(f"{family} layouts need 32 threads per warp, not {ctx.tpw}.")
-    wpc = getattr(inner, "warps_per_cta", None)
-    if wpc is not None and math.prod(wpc) != ctx.num_warps:
-        raise LlgenError(f"warps_per_cta {list(wpc)} holds {math.prod(wpc)} warps but {ctx.num_warps} were requested.")
-    if isinstance(inner, L.Linear):
-        warps = 1 << len(inner.warp)
-        lanes = 1 << len(inner.lane)
-        if warps != ctx.num_warps:
-            raise LlgenError(f"the linear layout has {warps} warps but {ctx.num_warps} were requested.")
-        if lanes != ctx.warp_size():
-            raise LlgenError(f"the linear layout has {lanes} lanes per warp, not the warp size {ctx.warp_size()}.")

@@ -12,6 +12,7 @@ from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout
 from llgen.core.limits import ascii_int, check_tile
 from llgen.spec.facts import spec_facts
+from llgen.spec.parse import parse_encoding, parse_layout
 from llgen.spec.request import Setting, resolve
 
 
@@ -24,7 +25,7 @@ class Pair:
     warps: int
     kinds: tuple[str, str]  # the families of the two specs, e.g. ("blocked", "mma")
     setting: Setting
-    shared: str | None = None  # "--src" or "--dst" when that side is a shared-memory layout (a local_store/load)
+    shared: str | None = None  # "src" or "dst" (llgen.core.vocab.SHARED_SIDES): the side that is the shared tile
     encoding: object | None = None  # that side's encoding object (its padding, its swizzle width)
 
 
@@ -61,8 +62,6 @@ def parse_pair(
     ``dtype`` None (--dtype not given): the element type of the ``module``'s ops between the two specs, else f16; a
     ``dtype`` given that the dump's ops or a shared layout's elementBitWidth contradict is an error naming both
     (``dtype_source`` says where a given one came from in that error: ``--dtype i8`` unless told)."""
-    from llgen.spec import parse_encoding, parse_layout
-
     check_tile(shape)
     dtype, said = _element_type(dtype, src, dst, module)
     said = dtype_source or said
@@ -88,7 +87,8 @@ def parse_pair(
     if shared:
         _check_element_width(enc, shared[0], dtype, said)
     kinds = (facts["--src"].kind, facts["--dst"].kind)
-    return Pair(a, b, dtype, setting.target, setting.warps, kinds, setting, shared[0] if shared else None, enc)
+    side = shared[0].removeprefix("--") if shared else None  # one of SHARED_SIDES
+    return Pair(a, b, dtype, setting.target, setting.warps, kinds, setting, side, enc)
 
 
 def _element_type(dtype: DType | None, src: str, dst: str, module) -> tuple[DType, str]:

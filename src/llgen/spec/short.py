@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 from llgen import layouts as L
 from llgen.core.errors import LlgenError
 from llgen.core.limits import ascii_int
 from llgen.layouts.common import check_order, check_pow2
+from llgen.spec.context import Context
 from llgen.spec.defaults import (
     accumulator_guess,
     coalesced_blocked,
@@ -31,8 +32,8 @@ from llgen.spec.defaults import (
 )
 from llgen.spec.ttgir import AttrParser, Value, as_bool, as_int, bases, cga_bases, int_tuple, tiles_per_warp_or_ones
 
-if TYPE_CHECKING:
-    from llgen.spec import Context
+# builds a ``parent=(SPEC)``, short-form or TTGIR, over a shape in a context: llgen.spec.parse hands its entry point
+ParseParent = Callable[[str, Sequence[int], Context], object]
 
 _NUMBER = re.compile(r"-?[0-9]+")
 
@@ -96,10 +97,10 @@ def parse_short(spec: str) -> tuple[str, dict, Value | None]:
     return kind, args, pos
 
 
-def encoding_from_short(spec: str, ctx: Context):
-    """The encoding of a short-form spec in ``ctx``."""
+def encoding_from_short(spec: str, ctx: Context, parse_parent: ParseParent):
+    """The encoding of a short-form spec in ``ctx``; ``parse_parent`` builds its ``parent=(SPEC)`` if it has one."""
     kind, args, pos = parse_short(spec)
-    return _SHORT_KINDS[kind](args, pos, ctx)
+    return _SHORT_KINDS[kind](args, pos, ctx, parse_parent)
 
 
 def _parse_short_args(text: str, spec: str) -> dict:
@@ -152,19 +153,12 @@ def _short_value(val: str, spec: str) -> Value:
     return nums if "x" in val else nums[0]
 
 
-def _parse_parent(spec: str, shape, ctx: Context):
-    """A ``parent=(SPEC)`` through the package's entry point (imported here: it imports this module)."""
-    from llgen.spec import parse_encoding
-
-    return parse_encoding(spec, shape, ctx.num_warps, ctx.tpw, ctx.dtype_bytes, ctx.aliases)
-
-
 def _pow2_tuple(v, what: str) -> tuple[int, ...]:
     """A list of powers of two, checked before a default is computed from it."""
     return check_pow2(what, int_tuple(v, what))
 
 
-def _short_blocked(a: dict, _pos, ctx: Context):
+def _short_blocked(a: dict, _pos, ctx: Context, _parse_parent: ParseParent):
     if not a:
         return coalesced_blocked(ctx.shape, ctx.num_warps, ctx.warp_size(), ctx.dtype_bytes)
     rank = len(ctx.shape)
@@ -178,16 +172,16 @@ def _short_blocked(a: dict, _pos, ctx: Context):
     )
 
 
-def _short_mma(a: dict, pos, ctx: Context):
+def _short_mma(a: dict, pos, ctx: Context, parse_parent: ParseParent):
     version = as_int(a.get("version", pos if pos is not None else 2), "mma version")
     if version == 3:
-        return _short_wgmma(a, None, ctx)
+        return _short_wgmma(a, None, ctx, parse_parent)
     wpc = a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, (16, 8)))
     instr = a.get("instr_shape", list(L.nvidia.default_instr_shape(2, len(ctx.shape))))
     return L.NvidiaMma(version, int_tuple(wpc, "warps_per_cta"), int_tuple(instr, "instr_shape"), cga_bases(a, len(ctx.shape)))
 
 
-def _short_wgmma(a: dict, pos, ctx: Context):
+def _short_wgmma(a: dict, pos, ctx: Context, _parse_parent: ParseParent):
     instr = _pow2_tuple(a["instr_shape"], "instr_shape") if "instr_shape" in a else None
     if instr is not None and len(instr) != 3:
         raise LlgenError(f"wgmma instr_shape {list(instr)} must have 3 entries, like [16, 128, 16].")
@@ -198,19 +192,19 @@ def _short_wgmma(a: dict, pos, ctx: Context):
     return L.NvidiaMma(3, int_tuple(wpc, "warps_per_cta"), tuple(instr), cga_bases(a, len(ctx.shape)))
 
 
-def _short_dot(a: dict, pos, ctx: Context):
+def _short_dot(a: dict, pos, ctx: Context, parse_parent: ParseParent):
     op = as_int(a.get("operand_index", pos if pos is not None else 0), "dot operand index")
     if op not in (0, 1):
         raise LlgenError(f"dot operand index {op} must be 0 (A) or 1 (B).")
     parent = (
-        _parse_parent(a["parent"], ctx.shape, ctx)
+        parse_parent(a["parent"], ctx.shape, ctx)
         if "parent" in a
-        else _short_mma({}, None, ctx.with_shape(accumulator_guess(ctx.shape, op)))
+        else _short_mma({}, None, ctx.with_shape(accumulator_guess(ctx.shape, op)), parse_parent)
     )
     return L.DotOperand(op, parent, as_int(a.get("k_width", default_mma_k_width(ctx.dtype_bytes)), "k_width"))
 
 
-def _short_mfma(a: dict, pos, ctx: Context):
+def _short_mfma(a: dict, pos, ctx: Context, _parse_parent: ParseParent):
     non_k = as_int(a.get("n", pos) or 32, "mfma size")
     if "instr_shape" in a:
         instr = _pow2_tuple(a["instr_shape"], "instr_shape")
@@ -231,7 +225,7 @@ def _short_mfma(a: dict, pos, ctx: Context):
     )
 
 
-def _short_wmma(a: dict, pos, ctx: Context):
+def _short_wmma(a: dict, pos, ctx: Context, _parse_parent: ParseParent):
     version = as_int(a.get("version", pos if pos is not None else 2), "wmma version")
     wpc = int_tuple(a.get("warps_per_cta") or list(warps_per_tile(ctx.shape, ctx.num_warps, (16, 16))), "warps_per_cta")
     instr = a.get("instr_shape", default_wmma_instr_shape(version))
@@ -245,18 +239,18 @@ def _short_wmma(a: dict, pos, ctx: Context):
     )
 
 
-def _short_slice(a: dict, pos, ctx: Context):
+def _short_slice(a: dict, pos, ctx: Context, parse_parent: ParseParent):
     dim = a.get("dim", pos)
     if not isinstance(dim, int) or isinstance(dim, bool) or not 0 <= dim <= len(ctx.shape):
         raise LlgenError(f"slice dim {dim} must be an integer in 0..{len(ctx.shape)}.")
     parent_shape = list(ctx.shape)
     parent_shape.insert(dim, 1)
     pctx = ctx.with_shape(parent_shape)
-    parent = _parse_parent(a["parent"], parent_shape, ctx) if "parent" in a else _short_blocked({}, None, pctx)
+    parent = parse_parent(a["parent"], parent_shape, ctx) if "parent" in a else _short_blocked({}, None, pctx, parse_parent)
     return L.Slice(dim, parent)
 
 
-def _short_swizzled(a: dict, _pos, ctx: Context):
+def _short_swizzled(a: dict, _pos, ctx: Context, _parse_parent: ParseParent):
     rank = len(ctx.shape)
     order = check_order(int_tuple(a.get("order", list(range(rank - 1, -1, -1))), "order"), rank)
     vec = as_int(a.get("vec", default_swizzled_vec(ctx.dtype_bytes)), "vec")
@@ -266,7 +260,7 @@ def _short_swizzled(a: dict, _pos, ctx: Context):
     return L.SwizzledShared(vec, per_phase, max_phase, order, cga_bases(a, rank))
 
 
-def _short_nvmma(a: dict, pos, ctx: Context):
+def _short_nvmma(a: dict, pos, ctx: Context, _parse_parent: ParseParent):
     swz = a.get("swizzle_byte_width", pos if pos is not None else default_swizzle_bytes(ctx.shape, ctx.dtype_bytes))
     return L.NvmmaShared(
         as_int(swz, "swizzle"),
@@ -277,10 +271,11 @@ def _short_nvmma(a: dict, pos, ctx: Context):
     )
 
 
-def _short_linear(a: dict, _pos, _ctx: Context):
+def _short_linear(a: dict, _pos, _ctx: Context, _parse_parent: ParseParent):
     return L.Linear(*(bases(a.get(name, []), name) for name in ("register", "lane", "warp", "block")))
 
 
+# kind -> builder(args, positional value, ctx, parse_parent); only dot and slice build a parent
 _SHORT_KINDS = {
     "blocked": _short_blocked,
     "mma": _short_mma,

@@ -20,15 +20,13 @@ without kWidth (3.0-3.2), which 3.3 prints with kWidth = 32 / element bits.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from llgen import layouts as L
 from llgen.core.errors import LlgenError
 from llgen.core.limits import MAX_DEPTH, ascii_int
+from llgen.spec.context import Context
 from llgen.spec.defaults import default_mfma_instr_shape, default_mma_k_width
-
-if TYPE_CHECKING:
-    from llgen.spec import Context
 
 Value = int | bool | str | list | dict
 

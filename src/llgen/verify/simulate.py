@@ -387,11 +387,10 @@ def simulate_gather(plan, src_values: np.ndarray, index_values: np.ndarray) -> S
     n = plan.n_regs
     d = plan.detail
     tid = np.arange(warps * lanes).reshape(warps, lanes)
-    lane, warp_idx = tid % lanes, tid // lanes
     if d.kind == "shuffle":
-        _gather_shuffle(plan, src, idx, out, lane, warp_idx, res)
+        _gather_shuffle(plan, src, idx, tid, res)
     else:
-        _gather_shared(plan, src, idx, out, lane, warp_idx, tid)
+        _gather_shared(plan, src, idx, out, tid)
     for j, k in plan.out_copies:
         out[:, :, j] = out[:, :, k]
     filled = {r.dest for r in d.rounds} if d.kind == "shuffle" else {j for j, _ in d.loads}
@@ -401,13 +400,15 @@ def simulate_gather(plan, src_values: np.ndarray, index_values: np.ndarray) -> S
     return res
 
 
-def _gather_shuffle(plan, src, idx, out, lane, warp_idx, res) -> None:
+def _gather_shuffle(plan, src, idx, tid, res) -> None:
     """The rounds in order, each filling its destination register from one word: every thread sends its registers
     ``send`` and takes the word of its source lane (op "idx") or its own ("local"), keeping it where its index selects
     the round. All rounds are run at once; a failure names the first round (and the first of that round's checks) a
-    round-by-round run would meet, then the first destination, in order, that no round fills on some thread."""
+    round-by-round run would meet, then the first destination, in order, that no round fills on some thread. ``tid``:
+    each (warp, lane)'s thread index; the output goes to ``res.out``."""
     d = plan.detail
     n, lanes = plan.n_regs, plan.target.lanes
+    out, lane, warp_idx = res.out, tid % lanes, tid // lanes
     rounds = list(d.rounds)
 
     # a round whose registers or op are wrong ends the run: the rounds before it run, their failures come first
@@ -456,11 +457,13 @@ def _gather_shuffle(plan, src, idx, out, lane, warp_idx, res) -> None:
         out[:, :, j] = np.take_along_axis(word, pos[..., None], 2)[..., 0]
 
 
-def _gather_shared(plan, src, idx, out, lane, warp_idx, tid) -> None:
+def _gather_shared(plan, src, idx, out, tid) -> None:
     """Every store (instruction and element, in order) by the threads that store, then every load. The stores are
     checked at once: a failure names the first store a store-by-store run fails at (out of the buffer, or onto an
-    offset an earlier store or another thread of the same store wrote)."""
+    offset an earlier store or another thread of the same store wrote). ``tid``: each (warp, lane)'s thread index."""
     d = plan.detail
+    lanes = plan.target.lanes
+    lane, warp_idx = tid % lanes, tid // lanes
     st = d.store
     active = (((lane & st.skip_lane_mask) == 0) & ((warp_idx & st.skip_warp_mask) == 0)).ravel()
     base = _affine(st.thread_offset, tid).ravel()[active]

@@ -73,7 +73,7 @@ def _memory_image(plan) -> tuple[np.ndarray, np.ndarray]:
     elem = np.zeros(n, dtype=np.int64)
     for name, size in zip(plan.dist.out_names, plan.dist.shape, strict=True):
         elem = elem * size + coords[name]
-    pad = getattr(plan.encoding, "padded_offset", None)
+    pad = plan.buffer.pad if plan.buffer.padded else None
     addr = np.array([pad(int(x)) for x in o], dtype=np.int64) if pad else o
     return addr, elem
 

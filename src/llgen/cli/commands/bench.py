@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from llgen.cli.commands.options import given, objective_option, pair_from, tpw, whole_file
+from llgen.cli.commands.options import asked, given, pair_from, plan_options, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_pair
 from llgen.spec.module import read_ttgir
@@ -30,6 +30,7 @@ def bench_command(
     from llgen.runtime.bench.run import parse_shard, select_cases
 
     parts = parse_shard(shard) if shard else None
+    options = plan_options(None, smem_budget, objective)  # bench measures every path
     skip_code = 0
     if suite is not None:
         from llgen.cases.suite import suite as suite_cases
@@ -42,11 +43,10 @@ def bench_command(
         # no GPU runtime: one line of error before the file's ops are planned and their skips listed
         hip = (target or "").startswith("gfx") or any((m.target or "").startswith("hip") for m in read_ttgir(ttgir))
         device("gfx942" if hip else "sm_90")
-        cases, tgt, skip_code = bench_cases(
-            ttgir, allow_skips, warps, tpw(threads_per_warp), target, smem_budget, **objective_option(objective)
-        )
+        cases, tgt, skip_code = bench_cases(ttgir, allow_skips, asked(warps, threads_per_warp, target), options)
     else:
-        case, tgt = custom_case(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective)
+        pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+        case, tgt = custom_case(pair, (src, dst), options)
         cases = [case]
     from llgen.cases.suite_smem import SmemCase
 
@@ -65,7 +65,7 @@ def bench_command(
         rep,
         not no_triton,
         log=lambda m: click.echo(m, err=True),
-        plan_options=({"smem_budget": smem_budget} if smem_budget else {}) | objective_option(objective),
+        plan_options=options.given(),
         suite=suite,
         shard=parts,
         baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
@@ -93,18 +93,19 @@ def exit_if_wrong(report: dict) -> None:
         sys.exit(1)
 
 
-def custom_case(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective) -> tuple:
-    """(case, target) of one --src/--dst pair: a conversion's Case, or for a shared-memory endpoint (a local_store or
-    local_load) the smem suite's SmemCase whose register layout both stores and loads (P = Q)."""
-    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+def custom_case(pair, texts: tuple[str, str], options) -> tuple:
+    """(case, target) of one --src/--dst pair (``texts``: the two specs as given): a conversion's Case, or for a
+    shared-memory endpoint (a local_store or local_load) the smem suite's SmemCase whose register layout both stores
+    and loads (P = Q)."""
+    src, dst = texts
     if pair.shared:
         from llgen.cases.suite_smem import SmemCase
 
-        dist, spec = (pair.src, dst) if pair.shared == "--dst" else (pair.dst, src)
+        dist, spec = (pair.src, dst) if pair.shared == "dst" else (pair.dst, src)
         return SmemCase("custom", pair.dtype.name, tuple(dist.shape), pair.warps, dist, spec, dist), pair.target
     from llgen.cases.suite import Case
 
-    p = plan_pair(pair, None, smem_budget, **objective_option(objective))
+    p = plan_pair(pair, options)
     return Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst), p.target.name
 
 

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import objective_option, pair_from, tpw, whole_file
+from llgen.cli.commands.options import asked, pair_from, plan_options, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_endpoint, plan_pair
 
@@ -21,8 +21,9 @@ def check_command(
     if report_prefix is not None and not report_prefix.strip():
         raise LlgenError("--report is empty: give a path prefix for PREFIX.md and PREFIX.json.")
 
-    options = ({"smem_budget": smem_budget} if smem_budget else {}) | objective_option(objective)
-    common = {"tiles": tiles, "runs": runs, "plan_options": options, "cpu": cpu}
+    options = plan_options(path_, smem_budget, objective)
+    # a suite's and the random pairs' own paths stay theirs: only the budget and the objective apply to every case
+    common = {"tiles": tiles, "runs": runs, "plan_options": plan_options(None, smem_budget, objective).given(), "cpu": cpu}
     if suite or n_random:
         code = run_check(
             None, suite=suite, n_random=n_random, seed=seed, target=target or "sm_90", report=report_prefix, **common
@@ -30,9 +31,7 @@ def check_command(
     elif whole_file(ttgir):
         from llgen.cli.commands.ttgir import check_plans
 
-        plans, code = check_plans(
-            ttgir, allow_skips, warps, tpw(threads_per_warp), target, path_, smem_budget, **objective_option(objective)
-        )
+        plans, code = check_plans(ttgir, allow_skips, asked(warps, threads_per_warp, target), options)
         for label, p in plans:
             click.echo(f"{label}:")
             report = f"{report_prefix}-{label}" if report_prefix else None
@@ -47,9 +46,9 @@ def check_command(
         if pair.shared:  # a local_store / local_load: the shared tile's bytes or D's slots (src/llgen/runtime/endpointcheck.py)
             from llgen.runtime.endpointcheck import run_endpoint_check
 
-            code = run_endpoint_check(plan_endpoint(pair, path_, smem_budget), runs=runs, cpu=cpu, report=report_prefix)
+            code = run_endpoint_check(plan_endpoint(pair, options), runs=runs, cpu=cpu, report=report_prefix)
         else:
-            p = plan_pair(pair, path_, smem_budget, **objective_option(objective))
+            p = plan_pair(pair, options)
             code = run_check(p, target=p.target.name, report=report_prefix, **common)
     if code:
         sys.exit(code)

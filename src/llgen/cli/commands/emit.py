@@ -22,12 +22,13 @@ def emit_command(
     stores into and --then loads from; with --ttgir and no --src/--dst, one header per distinct op of the file,
     named after the op (--name: a prefix for those names) (exit status 1 when an op is skipped, unless --allow-skips)."""
     from llgen.cli.app import command_line
-    from llgen.cli.commands.options import objective_option, pair_from, tpw, warn_registers, whole_file
+    from llgen.cli.commands.options import asked, pair_from, plan_options, warn_registers, whole_file
     from llgen.cli.commands.sources import write_sources
     from llgen.core.names import check_identifier
 
     if output is not None and not output.strip():
         raise LlgenError("-o is empty: give a file or a folder.")
+    options = plan_options(path_, smem_budget, objective)
     if name is not None:
         check_identifier(name)
     if whole_file(ttgir):
@@ -37,28 +38,17 @@ def emit_command(
             raise LlgenError(
                 "--then needs --src and --dst (the tile's store); with --ttgir alone each allocation's store and load share a header."
             )
-        code = emit_ttgir(
-            ttgir,
-            output,
-            form or "header",
-            force,
-            command_line(),
-            allow_skips,
-            name,
-            warps,
-            tpw(threads_per_warp),
-            target,
-            path_,
-            smem_budget,
-            **objective_option(objective),
-        )
+        from llgen.cli.commands.emit_ttgir import Output
+
+        where = Output(output, form or "header", force, name)
+        code = emit_ttgir(ttgir, where, command_line(), allow_skips, asked(warps, threads_per_warp, target), options)
         sys.exit(code)
     if then is not None:
         _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name,
                    force, explain, command_line())  # fmt: skip
         return
     pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
-    plan = plan_pair(pair, path_, smem_budget, **objective_option(objective))
+    plan = plan_pair(pair, options)
     if explain:
         click.echo(plan.explain(), err=True)
     if not pair.shared:
@@ -69,11 +59,11 @@ def emit_command(
 def _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name,
                force, explain, command) -> None:  # fmt: skip
     """``llgen emit --src A --dst S --then B``: the header of tile S, stored from registers in A and loaded into
-    registers in B (llgen.emit.endpoint.emit_tile), to stdout, a file or a folder."""
-    from llgen.cli.commands.options import pair_from, ttgir_module
+    registers in B (llgen.emit.tile), to stdout, a file or a folder."""
+    from llgen.cli.commands.options import pair_from, plan_options, ttgir_module
     from llgen.cli.commands.sources import write_all
-    from llgen.emit import file_names
-    from llgen.emit.endpoint import default_tile_name, emit_tile, tile_plan
+    from llgen.emit import default_name, emit, file_names
+    from llgen.plan.tile import tile_plan
     from llgen.spec.facts import spec_facts
 
     if form not in (None, "header"):
@@ -82,7 +72,7 @@ def _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, tt
             "and --src S --dst B with --form kernel."
         )
     stored = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
-    if stored.shared != "--dst":
+    if stored.shared != "dst":
         raise LlgenError(
             "--then names the registers a tile is loaded into: --dst must be the tile's shared layout and --src the "
             "registers stored into it (--src A --dst S --then B)."
@@ -96,11 +86,12 @@ def _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, tt
             f"--src and --dst are {stored.warps} warps on {stored.target}, --then {loaded.warps} warps on "
             f"{loaded.target}: pass --warps and --target for both."
         )
-    tile = tile_plan(plan_endpoint(stored, path_, smem_budget), plan_endpoint(loaded, path_, smem_budget))
+    options = plan_options(path_, smem_budget)
+    tile = tile_plan(plan_endpoint(stored, options), plan_endpoint(loaded, options))
     if explain:
         click.echo(tile.explain(), err=True)
-    name = name or default_tile_name(tile, (stored.kinds[0], loaded.kinds[1]))
-    text = emit_tile(tile, name, command)
+    name = name or default_name(tile, (stored.kinds[0], loaded.kinds[1]))
+    text = emit(tile, "header", name, command)
     if output is None:
         click.echo(text, nl=False)
         return

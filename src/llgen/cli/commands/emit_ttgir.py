@@ -8,7 +8,7 @@ hold the same code. ``--name PREFIX`` names them ``PREFIX_<location>`` instead, 
 
 With --form header, the ops that store into one shared allocation and load from it (a local_alloc of a value or a
 local_store, and the local_loads of the same buffer, through ttg.memdesc_index and other views) share one tile header
-(llgen.emit.endpoint.emit_tile: store and load) when the buffer has one store conversion and one load conversion over
+(llgen.emit.tile: store and load) when the buffer has one store conversion and one load conversion over
 one memdesc type; any other local op keeps a header of its own.
 """
 
@@ -44,37 +44,34 @@ class Unit:
     load: int | None = None
 
 
-def emit_ttgir(
-    path,
-    output,
-    form,
-    force,
-    command,
-    allow_skips,
-    prefix=None,
-    warps=None,
-    threads_per_warp=None,
-    target=None,
-    path_=None,
-    smem_budget=None,
-    **options,
-) -> int:
+@dataclass(frozen=True)
+class Output:
+    """Where and how ``emit --ttgir`` writes: the folder, the form (kernel, header or both), whether it may write over
+    files, and the prefix of every name (--name)."""
+
+    folder: str | None
+    form: str
+    force: bool
+    prefix: str | None = None
+
+
+def emit_ttgir(path, output: Output, command, allow_skips, asked, options) -> int:
     """``llgen emit --ttgir FILE -o DIR/``: one ``form`` file per distinct unit (an op, or a tile's store and load),
     then the index, all of them or none; the exit status (1 when an op is skipped, unless ``allow_skips``)."""
     from llgen.cli.commands.sources import sources, write_all
     from llgen.cli.commands.ttgir import collect, noun, skip_status, warn_registers
     from llgen.core.version import llgen_version
-    from llgen.emit import file_names
-    from llgen.emit.endpoint import emit_tile, tile_plan
+    from llgen.emit import emit, file_names
+    from llgen.plan.tile import tile_plan
 
-    if output is None:
+    form, force, prefix = output.form, output.force, output.prefix
+    if output.folder is None:
         raise LlgenError("emit --ttgir writes one header per conversion: give a folder with -o DIR/.")
-    out = Path(output)
+    out = Path(output.folder)
     if out.is_file():
-        raise LlgenError(f"-o '{output}' is a file; emit --ttgir writes a folder of headers.")
-    modules, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, **options)
-    asked = {"path": path_, "smem_budget": smem_budget, **options}
-    units = _units(path, modules, items, form == "header", asked)
+        raise LlgenError(f"-o '{output.folder}' is a file; emit --ttgir writes a folder of headers.")
+    modules, items = collect(path, asked, options)
+    units = _units(path, modules, items, form == "header", options.given())
     names = _names(units, items, prefix)
     forms = ["kernel", "header"] if form == "both" else [form]
     files, written, first_of = [], {}, {}
@@ -88,7 +85,7 @@ def emit_ttgir(
             texts, fnames = sources(plan, forms, name, command), file_names(plan, name)
         else:
             tile = tile_plan(items[u.store].plan, items[u.load].plan)
-            texts, fnames = {"header": emit_tile(tile, name, command)}, file_names(tile, name)
+            texts, fnames = {"header": emit(tile, "header", name, command)}, file_names(tile, name)
         written[u.key] = [fnames[f] for f in forms]
         files += [(out / fnames[f], texts[f]) for f in forms]
     unit_of = {i: u for u in units for i in u.members}

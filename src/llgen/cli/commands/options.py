@@ -3,11 +3,14 @@ Imported by llgen.cli at start-up, so it stays light: what pulls in numpy or jin
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import click
 
 from llgen.cli.app import Integer
 from llgen.core.dtypes import ALIASES, DTYPES
 from llgen.core.errors import LlgenError
+from llgen.core.options import Options
 from llgen.core.target import TARGETS
 from llgen.core.vocab import OBJECTIVES, PATHS  # noqa: F401 - PATHS for llgen.cli: the CLI's choices, defined once
 
@@ -149,9 +152,26 @@ def pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, sh
     )
 
 
-def objective_option(objective: str | None) -> dict:
-    """The plan option --objective sets: none for the default (throughput), so plans and their options stay as they were."""
-    return {"objective": objective} if objective not in (None, "throughput") else {}
+@dataclass(frozen=True)
+class Asked:
+    """What the command line said about where the layouts run; None: not said, so the layouts or the dump decide."""
+
+    warps: int | None = None
+    threads_per_warp: int | None = None
+    target: str | None = None
+
+
+NOTHING_ASKED = Asked()
+
+
+def asked(warps, threads_per_warp, target) -> Asked:
+    """The Asked of a command's --warps, --threads-per-warp and --target."""
+    return Asked(warps, tpw(threads_per_warp), target)
+
+
+def plan_options(path_=None, smem_budget=None, objective=None) -> Options:
+    """The one Options object of a command's --path, --smem-budget and --objective (None: not given)."""
+    return Options.of(path=path_, smem_budget=smem_budget, objective=objective)
 
 
 def warn_registers(plan) -> None:

@@ -8,31 +8,20 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import objective_option, pair_from, tpw, warn_registers, whole_file
+from llgen.cli.commands.options import asked, pair_from, plan_options, warn_registers, whole_file
 from llgen.plan.request import plan_pair
 
 
 def plan_command(
     src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, objective, allow_skips, as_json
 ) -> None:  # fmt: skip
+    options = plan_options(path_, smem_budget, objective)
     if whole_file(ttgir):
         from llgen.cli.commands.ttgir import plan_file
 
-        sys.exit(
-            plan_file(
-                ttgir,
-                as_json,
-                allow_skips,
-                warps,
-                tpw(threads_per_warp),
-                target,
-                path_,
-                smem_budget,
-                **objective_option(objective),
-            )
-        )
+        sys.exit(plan_file(ttgir, as_json, allow_skips, asked(warps, threads_per_warp, target), options))
     pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
-    p = plan_pair(pair, path_, smem_budget, **objective_option(objective))  # an endpoint's where one side is shared
+    p = plan_pair(pair, options)  # an endpoint's where one side is shared
     click.echo(json.dumps(p.to_json()) if as_json else p.explain())
     if not pair.shared:
         warn_registers(p)

@@ -5,6 +5,7 @@ with matplotlib (the ``show`` extra; without it, one sentence saying how to inst
 from __future__ import annotations
 
 from llgen.core.errors import LlgenError
+from llgen.core.options import Options
 from llgen.plan.request import plan_endpoint, plan_pair
 
 
@@ -90,16 +91,17 @@ def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path
             for flag, given in (("--swizzle", swizzle), ("--access", access)):
                 if given is not None:
                     raise LlgenError(
-                        f"{flag} does not apply to a shared-memory endpoint: its picture highlights the plan's own access into {pair.shared}."
+                        f"{flag} does not apply to a shared-memory endpoint: its picture highlights the plan's own access into --{pair.shared}."
                     )
-            p = plan_endpoint(pair, path_)
+            p = plan_endpoint(pair, Options.of(path=path_))
             if matrix:
                 fig = pictures.matrices_figure([("distributed D", p.dist), ("shared S", p.shared)])
             else:
                 fig = pictures.endpoint_figure(p, reg, step)
             pictures.save(fig, output)
             return
-        p = plan_pair(pair, "shared", swizzle=swizzle, matrix=False, one_sided=False) if swizzle else plan_pair(pair, path_)
+        asked_plan = Options(path="shared", swizzle=swizzle, matrix=False, one_sided=False) if swizzle else Options.of(path=path_)
+        p = plan_pair(pair, asked_plan)
         if swizzle:
             mem = pictures.memory_from_swizzle(p.detail, p.src.outs)
             if matrix:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from llgen import layouts as L
 from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout, unflatten
+from llgen.core.options import Options
 from llgen.layouts.common import dim_name
 from llgen.plan.request import plan_pair
 from llgen.spec.defaults import default_max_phase, default_per_phase
@@ -134,7 +135,7 @@ def padded(shape, dtype, order: list[int]) -> list[Candidate]:
 def optimal(pair) -> Candidate:
     """llgen's own swizzle for P -> Q (the shared path's plan) as a shared_linear over the whole tile."""
     try:
-        p = plan_pair(pair, "shared")
+        p = plan_pair(pair, Options(path="shared"))
     except LlgenError as e:
         return Candidate("optimal", None, why=str(e))
     cols, lay = p.detail.swizzle.columns, p.src

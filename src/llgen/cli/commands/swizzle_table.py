@@ -3,6 +3,7 @@ wavefronts, then the plan's own where one side widens its accesses. `llgen swizz
 
 from __future__ import annotations
 
+from llgen.core.options import Options
 from llgen.plan.explain import bit_names, vec_name
 from llgen.plan.request import plan_pair
 
@@ -10,9 +11,12 @@ from llgen.plan.request import plan_pair
 def table(pair) -> str:
     """The table of ``pair`` (llgen.spec.pair.Pair): the three layouts at the access width both sides share; then
     the plan's own, where one side's registers widen its accesses (docs/design.md §6.1)."""
-    plans = [plan_pair(pair, "shared", swizzle=sw, matrix=False, one_sided=False) for sw in ("unswizzled", "classic", "optimal")]
+    plans = [
+        plan_pair(pair, Options(path="shared", swizzle=sw, matrix=False, one_sided=False))
+        for sw in ("unswizzled", "classic", "optimal")
+    ]
     labels = [p.detail.swizzle.name for p in plans]
-    widened = plan_pair(pair, "shared", matrix=False)
+    widened = plan_pair(pair, Options(path="shared", matrix=False))
     if widened.detail.swizzle.columns != plans[-1].detail.swizzle.columns:
         plans.append(widened)
         labels.append("optimal, one side widened (the plan)")

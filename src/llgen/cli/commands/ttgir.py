@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 
 import click
 
+from llgen.cli.commands.options import NOTHING_ASKED, Asked
 from llgen.core.errors import LlgenError
+from llgen.core.options import DEFAULTS, Options
 from llgen.plan.request import plan_endpoint, plan_pair
 from llgen.spec.module import ConvertOp, Module, read_ttgir
 
@@ -34,20 +36,11 @@ class Item:
 
 
 def collect(
-    path: str,
-    warps=None,
-    threads_per_warp=None,
-    target=None,
-    path_=None,
-    smem_budget=None,
-    local=True,
-    shape_checks: list | None = None,
-    **options,
+    path: str, asked: Asked = NOTHING_ASKED, options: Options = DEFAULTS, *, local: bool = True, shape_checks: list | None = None
 ) -> tuple[list[Module], list[Item]]:
     """The modules of ``path`` and an Item for each of their convert_layout ops, shape ops whose result is not the
-    no-op layout (a conversion from it, llgen.shapeops.ttgir) and (``local``) local ops, in file order. --path,
-    --smem-budget and ``options`` (--objective) choose a convert_layout's path; a local op's shared layout fixes its
-    own. ``shape_checks``, a list, receives every shape op's check (llgen.shapeops.ttgir.Checked)."""
+    no-op layout (a conversion from it, llgen.shapeops.ttgir) and (``local``) local ops, in file order. ``options``
+    (--path, --smem-budget, --objective) choose a convert_layout's path; a local op's shared layout fixes its own. ``shape_checks``, a list, receives every shape op's check (llgen.shapeops.ttgir.Checked)."""
     from llgen.core.dtypes import from_mlir
     from llgen.core.names import identifier
     from llgen.shapeops.ttgir import MOVES, as_conversion, check_module
@@ -60,7 +53,7 @@ def collect(
     used: set[str] = set()
     for module in modules:
         # options that contradict the module (--warps 2 in a ttg.num-warps 4 file) are bad input, not a skip of each op
-        setting = resolve({}, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
+        setting = resolve({}, warps=asked.warps, threads_per_warp=asked.threads_per_warp, target=asked.target, module=module)
         checks = check_module(module, setting.warps, setting.lanes)
         if shape_checks is not None:
             shape_checks += checks
@@ -77,16 +70,16 @@ def collect(
                     op.dst,
                     op.shape,
                     dt,
-                    warps=warps,
-                    threads_per_warp=threads_per_warp,
-                    target=target,
+                    warps=asked.warps,
+                    threads_per_warp=asked.threads_per_warp,
+                    target=asked.target,
                     module=module,
                     shared_ok=op.local,
                     dtype_source=f"the op's tensor<{op.tensor}>",
                 )
                 if op.local:
                     _check_sides(op, pair.shared)
-                plan = plan_endpoint(pair) if op.local else plan_pair(pair, path_, smem_budget, **options)
+                plan = plan_endpoint(pair) if op.local else plan_pair(pair, options)
             except LlgenError as e:
                 items.append(Item(module, op, name, why=str(e)))
                 continue
@@ -102,7 +95,7 @@ def collect(
 def _check_sides(op: ConvertOp, shared: str | None) -> None:
     """An error unless the memdesc's encoding is the pair's shared side (parse_pair refuses two shared sides)."""
     load = op.path == "local_load"
-    if shared != ("--src" if load else "--dst"):
+    if shared != ("src" if load else "dst"):
         raise LlgenError(f"the op's !ttg.memdesc encoding {op.src if load else op.dst} is not a shared-memory layout.")
 
 
@@ -158,20 +151,10 @@ def warn_registers(items: list[Item]) -> None:
             click.echo(f"warning: {it.op.where()}: {warning.removeprefix('warning: ')}", err=True)
 
 
-def plan_file(
-    path: str,
-    as_json: bool,
-    allow_skips: bool,
-    warps=None,
-    threads_per_warp=None,
-    target=None,
-    path_=None,
-    smem_budget=None,
-    **options,
-) -> int:
+def plan_file(path: str, as_json: bool, allow_skips: bool, asked: Asked, options: Options) -> int:
     """``llgen plan --ttgir FILE``: each module's setting, then every op with its plan (or why none); the exit status."""
     checks: list = []
-    modules, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, shape_checks=checks, **options)
+    modules, items = collect(path, asked, options, shape_checks=checks)
     if as_json:
         click.echo(json.dumps([_json(it, items) for it in items]))
     else:
@@ -184,11 +167,11 @@ def plan_file(
     return skip_status(items, allow_skips, listed=not as_json)
 
 
-def swizzle_file(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None) -> int:
+def swizzle_file(path: str, allow_skips: bool, asked: Asked) -> int:
     """``llgen swizzle --ttgir FILE``: each module's setting, then every op with its swizzle table (or why none)."""
     from llgen.cli.commands.swizzle_table import table
 
-    modules, items = collect(path, warps, threads_per_warp, target, local=False)
+    modules, items = collect(path, asked, local=False)
     tables: dict[int, list[str]] = {}
     for i, it in enumerate(items):
         if it.plan is not None and it.same_as is None:
@@ -252,28 +235,26 @@ def _json(it: Item, items: list[Item]) -> dict:
     }
 
 
-def planned(path: str, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, **options) -> list[Item]:
+def planned(path: str, asked: Asked, options: Options) -> list[Item]:
     """Every op of ``path``, planned or with why not; an error when none is planned."""
-    _, items = collect(path, warps, threads_per_warp, target, path_, smem_budget, **options)
+    _, items = collect(path, asked, options)
     if not any(it.plan is not None for it in items):
         raise LlgenError(f"'{path}' has no ttg.convert_layout that llgen plans (see llgen plan --ttgir {path}).")
     return items
 
 
-def check_plans(
-    path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, path_=None, smem_budget=None, **options
-):
+def check_plans(path: str, allow_skips: bool, asked: Asked, options: Options):
     """(name, plan) of every distinct conversion of ``path``, for ``llgen check``, and the skips' exit status."""
-    items = planned(path, warps, threads_per_warp, target, path_, smem_budget, **options)
+    items = planned(path, asked, options)
     return [(it.name, it.plan) for it in _distinct(items)], skip_status(items, allow_skips)
 
 
-def bench_cases(path: str, allow_skips: bool, warps=None, threads_per_warp=None, target=None, smem_budget=None, **options):
+def bench_cases(path: str, allow_skips: bool, asked: Asked = NOTHING_ASKED, options: Options = DEFAULTS):
     """(suite cases, target) of every distinct conversion of ``path``, for ``llgen bench`` (one target), and the
     skips' exit status."""
     from llgen.cases.suite import Case
 
-    _, items = collect(path, warps, threads_per_warp, target, None, smem_budget, **options)
+    _, items = collect(path, asked, replace(options, path=None))  # bench measures every path
     why = "llgen bench times ttg.convert_layout only; a local op's plan is checked by llgen check."
     items = [replace(it, plan=None, same_as=None, why=why) if it.op.local and not it.why else it for it in items]
     if not any(it.plan is not None for it in items):

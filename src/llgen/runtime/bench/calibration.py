@@ -1,4 +1,4 @@
-"""The calibration table (issues 18 and 27): per case and variant, both objectives as a GPU run measured them (LOOP
+"""The calibration table: per case and variant, both objectives as a GPU run measured them (LOOP
 per-SM ns for throughput, one-CTA LOOP ns for latency) and both models' predictions for the same two plans (cycles:
 src/llgen/plan/cost.py, src/llgen/plan/latency.py). tests/test_calibration.py re-plans every row with the current models
 and holds each model's order of a case's variants to the measured order of its objective; a measured gap under TIE
@@ -9,7 +9,7 @@ test fails on any other, and on an entry the model no longer gets wrong.
 A row names its plans by their kinds, one per direction (A -> B, B -> A): the forced path that plans it
 (llgen.plan.variants.ALTERNATIVES: registers, shuffle, shared, shared_vec), or the baseline (naive, classic). llgen's
 picks are among those each way, so a row stays meaningful when a new model picks differently. The baselines are rows
-too: reports before issue 27 timed one CTA for the pick and the baselines only, and those give the latency order.
+too: older reports timed one CTA for the pick and the baselines only, and those give the latency order.
 
 Write the table from a bench report: llgen bench calibrate bench/report.json -o tests/data/calibration.json
 """
@@ -35,7 +35,7 @@ VARIANTS = OWN + tuple(n for n, _ in BASELINES)  # what becomes a row: llgen's v
 
 def rows_of(report: dict, target: str = "sm_90") -> tuple[list[dict], list[str]]:
     """(rows, notes): one row per case and distinct variant with a LOOP time, with its one-CTA time where the run
-    measured one. A report without the variants' kinds (before issue 18) gets them by re-planning each variant by its
+    measured one. An older report without the variants' kinds gets them by re-planning each variant by its
     name; a variant whose re-planned path is not the measured one is left out, with a note."""
     rows, notes = [], []
     for c in report["cases"]:

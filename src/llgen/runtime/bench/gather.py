@@ -1,4 +1,4 @@
-"""Gather in `llgen bench` (issue 18): llgen's gather kernels (its pick, and the shuffle and shared-memory paths
+"""Gather in `llgen bench`: llgen's gather kernels (its pick, and the shuffle and shared-memory paths
 forced) against Triton's `gl.gather` with the same layout for source, index and output, on the same index tiles.
 
 LOOP as for conversions: one tile per CTA, 32 CTAs per SM, K gathers in a row with one index tile (x = gather(x,
@@ -14,8 +14,7 @@ import numpy as np
 from llgen.cases.suite import gather_bench_cases
 from llgen.core.errors import LlgenError, error_line
 from llgen.core.target import target as to_target
-from llgen.emit import RegArray
-from llgen.emit.gather import emit_gather
+from llgen.emit import RegArray, emit
 from llgen.plan.gather import plan_gather
 from llgen.runtime.bench.device import compile_all, free_device_memory
 from llgen.runtime.bench.rules import short
@@ -70,7 +69,7 @@ def gather_variants(case, target: str = "sm_90") -> tuple[list[tuple[str, object
 
 def loop_source(plan, name: str) -> str:
     """The gather's header code and its LOOP kernel ``<name>_loop`` (scratch as dynamic shared memory)."""
-    header = "\n".join(x for x in emit_gather(plan, "header", name).splitlines() if x.strip() != "#pragma once")
+    header = "\n".join(x for x in emit(plan, "header", name).splitlines() if x.strip() != "#pragma once")
     words = RegArray("a", plan.dtype.bits, plan.n_regs)
     smem = scratch_bytes(plan)
     return header + LOOP_KERNEL.format(
@@ -126,7 +125,7 @@ def run_gather(cases=None, target: str = "sm_90", rep: int = 100, with_triton: b
                 "skipped": {},
             }
             try:
-                _run_one(case, pattern, res, target, rep, with_triton, log)
+                _run_one(case, res, target, rep, with_triton, log)
             except Exception as e:  # noqa: BLE001 - the case is a row that says why
                 res["error"] = error_line(e)
                 log(f"  gather {case.id} / {pattern}: {res['error']}")
@@ -134,9 +133,11 @@ def run_gather(cases=None, target: str = "sm_90", rep: int = 100, with_triton: b
     return out
 
 
-def _run_one(case, pattern: str, res: dict, target: str, rep: int, with_triton: bool, log) -> None:
+def _run_one(case, res: dict, target: str, rep: int, with_triton: bool, log) -> None:
+    """Fill ``res``, the row of ``case`` under its index pattern (``res["pattern"]``)."""
     import cupy as cp
 
+    pattern = res["pattern"]
     plans, res["skipped"] = gather_variants(case, target)
     sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
     grid, threads = sms * 32, case.warps * 32

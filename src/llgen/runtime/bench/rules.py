@@ -14,7 +14,7 @@ from llgen.plan.variants import LATENCY_PICK, OWN, PICK
 KS = (64, 128)  # LOOP's round trips: its time is the slope between these
 # The one-CTA form's round trips. Over 64 round trips a lone CTA's slope is a few microseconds, and the event timer's
 # steps of about 0.5 us made its per-conversion times jump in steps of 4-5 ns (t16x32's five rounds read 42.0, 46.0,
-# 46.2, 51.5, 51.5 ns; session 14): 2% of a 250 ns conversion. Over 1024 the steps are 0.25 ns.
+# 46.2, 51.5, 51.5 ns): 2% of a 250 ns conversion. Over 1024 the steps are 0.25 ns.
 KS_ONE_CTA = (1024, 2048)
 STREAM_BYTES = 1 << 30  # what STREAM and copy walk
 LOOP_ROUNDS = 5  # llgen's and Triton's LOOP again, alternating which goes first
@@ -22,7 +22,7 @@ STREAM_ROUNDS = 3  # llgen's STREAM, copy and cudaMemcpy, in rotating order
 # Tiles each STREAM/copy step loads before converting, tried for llgen's pick (the alternatives run at
 # BenchShape.unroll): on the H100 two tiles a step made w8_b2mma_f32's STREAM 1.2% faster and its ratio to its copy
 # 1.014 -> 1.002, one tile made w1_b2mma_f32's (whose two tiles spill) 1.021 -> 1.003, and neither choice suited
-# every case (bench/NOTES.md, session 10)
+# every case (bench/NOTES.md)
 STREAM_UNROLLS = (1, 2)
 # An alternative whose bench source is longer is not compiled: w1_b2bT_f16's forced shuffle (1.07 MB of selects)
 # took NVRTC 211 s on the CPU, the next longest (r3_b2bT_8x32x32_bf16's, 531 KB) 12 s
@@ -87,7 +87,7 @@ def triton_folded(case_result: dict) -> bool:
     against it, as ours has LLGEN_KEEP."""
     tr = case_result["variants"].get("triton", {}).get("loop_per_sm_ns")
     shape, dtype = case_result.get("shape"), case_result.get("dtype")
-    if tr is None or not shape or not dtype:  # a fold's slope can read exactly 0.0 (regperm_i8, session 15)
+    if tr is None or not shape or not dtype:  # a fold's slope can read exactly 0.0 (regperm_i8)
         return False
     words = max(1, math.prod(shape) * to_dtype(dtype).bytes // 4)
     floor_ns = words / 32 / 4 / 2 / 2.0  # warp instructions, 4 a clock, per conversion (2 a round trip), at 2 GHz

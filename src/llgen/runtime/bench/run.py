@@ -5,6 +5,8 @@ be planned, compiled or run is a row that says why."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from llgen.cases.suite_smem import SmemCase
 from llgen.core.dtypes import dtype as to_dtype
@@ -17,6 +19,21 @@ from llgen.runtime.bench.gather import run_gather
 from llgen.runtime.bench.measure import run_variants
 from llgen.runtime.bench.smem import run_smem_case
 from llgen.runtime.compile import device
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """How run_case measures a case: on ``target``, the kernels of ``measures`` ("loop", "stream", ...), each timed
+    ``rep`` times, Triton's too when ``with_triton``; progress to ``log``; ``options`` for the planner; ``baselines``:
+    also the naive and classic shared-memory kernels."""
+
+    target: str
+    measures: set[str]
+    rep: int
+    with_triton: bool
+    log: Callable
+    options: dict | None = None
+    baselines: bool = True
 
 
 def run(
@@ -61,7 +78,7 @@ def run(
         elif isinstance(case, SmemCase):  # through a fixed shared layout: its own LOOP and Triton row (smem.py)
             res = run_smem_case(case, target, rep, with_triton, log)
         else:
-            res = run_case(case, target, set(measures), rep, with_triton, log, plan_options, baselines)
+            res = run_case(case, CaseRun(target, set(measures), rep, with_triton, log, plan_options, baselines))
         if suite:
             res["suite"] = suite
         report["cases"].append(res)
@@ -78,18 +95,9 @@ def run(
     return report
 
 
-def run_case(
-    case,
-    target: str,
-    measures: set[str],
-    rep: int,
-    with_triton: bool,
-    log,
-    options: dict | None = None,
-    baselines: bool = True,
-) -> dict:
-    """One case by every variant; never raises: what cannot be planned, compiled or run is an "error" of the case or
-    of its variant, and what cannot work is under "skipped" with the reason."""
+def run_case(case, how: CaseRun) -> dict:
+    """One case by every variant, measured as ``how`` says; never raises: what cannot be planned, compiled or run is
+    an "error" of the case or of its variant, and what cannot work is under "skipped" with the reason."""
     res = {
         "id": case.id,
         "dtype": case.dtype,
@@ -100,15 +108,16 @@ def run_case(
         "variants": {},
         "skipped": {},
     }
+    log = how.log
     try:
         res["coalesced_a"] = coalesced(case.src, to_dtype(case.dtype).bytes)
-        vs, res["skipped"] = variant_table(case, target, options, baselines)
+        vs, res["skipped"] = variant_table(case, how.target, how.options, how.baselines)
     except Exception as e:  # noqa: BLE001 - the case is a row that says why
         res["error"] = error_line(e)
         log(f"  {case.id}: {res['error']}")
         return res
     try:
-        run_variants(Measurement.allocate(case, measures, rep), vs, res, with_triton, log)
+        run_variants(Measurement.allocate(case, how.measures, how.rep), vs, res, how.with_triton, log)
     except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the case's buffers
         res["error"] = error_line(e)
         log(f"  {case.id}: {res['error']}")

@@ -1,4 +1,4 @@
-"""One case of the smem suite (llgen.cases.suite_smem, issue 26) on the GPU: llgen's LOOP through the fixed shared layout S
+"""One case of the smem suite (llgen.cases.suite_smem) on the GPU: llgen's LOOP through the fixed shared layout S
 by its pick and, where the planner has both forms, forced direct and forced two-step plans, then Triton's Gluon loop
 over the same P, S and Q (llgen.runtime.gluon_smem); each checked against NumPy, then timed as the conversion bench
 times LOOP: per-SM throughput (32 CTAs an SM) and one-CTA latency, llgen's pick and Triton's again in alternating

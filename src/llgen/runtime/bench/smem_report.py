@@ -1,4 +1,4 @@
-"""The smem suite's section of bench/report.md (issue 26) and the targets it is held to: per case llgen's LOOP through
+"""The smem suite's section of bench/report.md and the targets it is held to: per case llgen's LOOP through
 the fixed shared layout against Triton's, in per-SM throughput and one-CTA latency, against the bandwidth floor.
 
 The floor: one LOOP step moves the tile through shared memory four times (store P, load Q, store Q, load P), at

@@ -1,5 +1,5 @@
-"""The targets a bench report is held to (issue 6 for core, the wide suite's own, and issue 27's on both objectives
-for every suite), each "met", "MISSED", or "physical": missed at the hardware's limit, where no code can reach it.
+"""The targets a bench report is held to (core's, the wide suite's own, and those on both objectives for
+every suite), each "met", "MISSED", or "physical": missed at the hardware's limit, where no code can reach it.
 A miss names its cases, each with what the run measured about it (its reason)."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def gap_why(c: dict, objective: str) -> str:
 
 
 def pick_gap_target(cases: list[dict], objective: str) -> list[tuple[str, str]]:
-    """Issue 18's rule on one objective: its pick within 2% of the fastest llgen variant (by that objective's LOOP
+    """The pick's rule on one objective: its pick within 2% of the fastest llgen variant (by that objective's LOOP
     form) on >= 95% of the cases that have another, never more than 5% slower."""
     gaps = {c["id"]: (c, g) for c in cases if best_alternative(c, objective)[0] and (g := pick_gap(c, objective))}
     if not gaps:
@@ -102,7 +102,7 @@ def latency_why(c: dict) -> str:
 
 
 def objective_targets(cases: list[dict]) -> list[tuple[str, str]]:
-    """Issue 27's targets: the latency pick's one-CTA LOOP no slower than Triton's on every case, and each
+    """The targets on both objectives: the latency pick's one-CTA LOOP no slower than Triton's on every case, and each
     objective's pick near the fastest llgen variant for it."""
     out = []
     rs = {c["id"]: (c, r) for c in cases if (r := latency_ratio(c))}
@@ -125,7 +125,7 @@ def objective_targets(cases: list[dict]) -> list[tuple[str, str]]:
 
 
 def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
-    """Each target of issue 6 checked against this run's numbers: (status, what was measured). The status is "met",
+    """Each of core's targets checked against this run's numbers: (status, what was measured). The status is "met",
     "MISSED", or "physical": missed, but at the hardware's limit (`at_limit`), so no code can reach it."""
     cases = report["cases"]
 
@@ -300,8 +300,8 @@ def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
 
 
 def targets_wide(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
-    """The targets of issue 18 on a suite beyond core: LOOP >= 1.0x Triton on every case (ties at the hardware's
-    limit "physical", as on core), issue 27's on both objectives (objective_targets), geomean >= 1.25x, STREAM within
+    """The targets of a suite beyond core: LOOP >= 1.0x Triton on every case (ties at the hardware's
+    limit "physical", as on core), those on both objectives (objective_targets), geomean >= 1.25x, STREAM within
     1% of our copy where A is coalesced, no local memory, every kernel exact; and the cases Triton could not run."""
     cases = report["cases"]
     out = []
