@@ -337,15 +337,9 @@ def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
     for i in (1, 2):
         rep = runner.run(
             cases,
-            "sm_90",
-            (),
-            1,
-            False,
-            lambda _: None,
-            {"matrix": False},
+            runner.CaseRun("sm_90", (), 1, False, lambda _: None, {"matrix": False}, baselines=False),
             suite="wide",
             shard=(i, 2),
-            baselines=False,
             on_case=lambda r: saved.append(len(r["cases"])),
         )
         assert [c["id"] for c in rep["cases"]] == [c.id for c in cases[i - 1 :: 2]]

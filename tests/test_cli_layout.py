@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 import llgen
 from llgen.cli import main
+from llgen.spec import Where
 
 
 def invoke(*args):
@@ -259,7 +260,9 @@ def test_ttgir_file_lists_aliases_and_every_tensor_layout_as_linear(path):
         assert (enc, shape) not in seen
         seen.add((enc, shape))
         assert f"tensor<{dims}x" in lines[int(first) - 1] and enc in lines[int(first) - 1]
-        want = llgen.parse_layout(enc, shape, module.num_warps, module.threads_per_warp, 4, module.aliases)
+        want = llgen.parse_layout(
+            enc, shape, module.num_warps, module.threads_per_warp, where=Where(dtype_bytes=4, aliases=module.aliases)
+        )
         assert llgen.parse_layout(body, shape, module.num_warps, module.threads_per_warp) == want
     # every tensor type of an alias in a single-module file is among them
     if len(modules) == 1:

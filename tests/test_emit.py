@@ -225,7 +225,7 @@ def _plan_of_each_kind() -> dict:
     from llgen import LinearLayout
     from llgen.spec import parse_layout
 
-    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", (128, 64), 4, 32, 2)
+    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", (128, 64), 4, 32)
     d = a.to_dict()
     regs = d["bases"]["register"]
     regs[0], regs[3] = regs[3], regs[0]
@@ -234,7 +234,7 @@ def _plan_of_each_kind() -> dict:
     lanes = d["bases"]["lane"]
     d["bases"]["lane"] = lanes[1:] + lanes[:1]
     rotated = LinearLayout.from_dict(d)
-    dot = parse_layout("dot:op=0,k_width=2", (128, 64), 4, 32, 2)
+    dot = parse_layout("dot:op=0,k_width=2", (128, 64), 4, 32)
     plans = {
         kind: plan_conversion(a, b, "f16", "sm_90")
         for kind, b in (("noop", a), ("registers", reordered), ("shuffle", rotated), ("shared", dot))
@@ -295,10 +295,10 @@ def test_hip_headers_take_the_same_group_api(arch):
     from llgen import LinearLayout
     from llgen.spec import parse_layout
 
-    a = parse_layout("blocked:spt=1x8,tpw=8x8,wpc=4x1,order=1x0", (64, 64), 4, 64, 2)
+    a = parse_layout("blocked:spt=1x8,tpw=8x8,wpc=4x1,order=1x0", (64, 64), 4, 64)
     d = a.to_dict()
     d["bases"]["lane"] = d["bases"]["lane"][1:] + d["bases"]["lane"][:1]
-    kinds = {"shared": parse_layout("mfma", (64, 64), 4, 64, 2), "shuffle": LinearLayout.from_dict(d)}
+    kinds = {"shared": parse_layout("mfma", (64, 64), 4, 64), "shuffle": LinearLayout.from_dict(d)}
     src = ""
     for kind, b in kinds.items():
         p = plan_conversion(a, b, "f16", "gfx942")

@@ -16,7 +16,7 @@ from llgen.cli import main
 from llgen.layouts import PaddedShared
 from llgen.plan.endpoint import plan_load, plan_store, staging_layout
 from llgen.randlayout import random_layout
-from llgen.spec import parse_encoding, parse_layout
+from llgen.spec import Where, parse_encoding, parse_layout
 from llgen.verify.simulate_endpoint import simulate_endpoint
 
 DIST = ["blocked", "mma", "dot:0", "dot:1", "wgmma"]
@@ -52,7 +52,9 @@ def _layouts(dist: str, shared: str, dtype: str, shape, warps: int = 4, lanes: i
     from llgen.core.dtypes import dtype as to_dtype
 
     w = to_dtype(dtype).bytes
-    return parse_layout(dist, shape, warps, lanes, w), parse_encoding(shared, shape, warps, lanes, w)
+    return parse_layout(dist, shape, warps, lanes, where=Where(dtype_bytes=w)), parse_encoding(
+        shared, shape, warps, lanes, where=Where(dtype_bytes=w)
+    )
 
 
 def _check(plan) -> None:
@@ -89,7 +91,7 @@ def test_amd_targets_use_64_lanes():
     for plan in (plan_store(d, s, "f16", "gfx942"), plan_load(s, d, "f16", "gfx942")):
         assert plan.side.op in ("st.shared", "ld.shared")
         _check(plan)
-    mfma = parse_layout("mfma", (64, 64), 4, 64, 2)
+    mfma = parse_layout("mfma", (64, 64), 4, 64)
     plan = plan_store(mfma, s, "f16", "gfx942")  # 2 bytes a lane: each 32-lane phase fills half a wavefront
     assert plan.floor_reason == "D holds 2 contiguous bytes a thread along S's offset order, so accesses are 2 bytes wide"
     _check(plan)
@@ -150,8 +152,8 @@ def test_two_step_plans_run_through_the_simulator():
 
 
 def test_broadcast_warps_store_once_and_load_everywhere():
-    d = parse_layout("blocked:spt=1x8,tpw=8x4,wpc=1x4,order=1x0", (8, 32), 4, 32, 2)  # warps replicate an 8x32 tile
-    s = parse_encoding("nvmma:0", (8, 32), 4, 32, 2)
+    d = parse_layout("blocked:spt=1x8,tpw=8x4,wpc=1x4,order=1x0", (8, 32), 4, 32)  # warps replicate an 8x32 tile
+    s = parse_encoding("nvmma:0", (8, 32), 4, 32)
     store, load = plan_store(d, s, "f16", "sm_90"), plan_load(s, d, "f16", "sm_90")
     assert store.side.predicate_warp_mask == 0b11 and load.side.predicate_warp_mask == 0
     assert store.floor == 4 and load.floor == 4 * 4
@@ -161,8 +163,8 @@ def test_broadcast_warps_store_once_and_load_everywhere():
 
 def test_broadcast_lanes_and_registers():
     """Lane 16 and register 1 replicate: the store's lanes write each word once, the load fills both replicas."""
-    d = parse_layout("linear:register=[[0,1],[0,0]],lane=[[0,2],[0,4],[0,8],[1,0],[0,0]],warp=[[0,0]]", (2, 16), 2, 32, 2)
-    s = parse_encoding("swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", (2, 16), 2, 32, 2)
+    d = parse_layout("linear:register=[[0,1],[0,0]],lane=[[0,2],[0,4],[0,8],[1,0],[0,0]],warp=[[0,0]]", (2, 16), 2, 32)
+    s = parse_encoding("swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", (2, 16), 2, 32)
     store, load = plan_store(d, s, "f16", "sm_90"), plan_load(s, d, "f16", "sm_90")
     assert (store.wavefronts, store.floor, load.wavefronts, load.floor) == (1, 1, 2, 2)
     assert load.copies == ((2, 0), (3, 1))
@@ -200,15 +202,17 @@ def test_the_simulator_catches_a_wrong_plan():
 def test_a_shared_layout_that_is_not_a_bijection_is_one_sentence():
     from llgen import LinearLayout
 
-    d = parse_layout("blocked", (4, 64), 4, 32, 4)
-    wrapped = parse_encoding("nvmma:128", (4, 64), 4, 32, 4)  # Triton's 128-byte tile wraps a 4-row tensor
+    d = parse_layout("blocked", (4, 64), 4, 32, where=Where(dtype_bytes=4))
+    wrapped = parse_encoding(
+        "nvmma:128", (4, 64), 4, 32, where=Where(dtype_bytes=4)
+    )  # Triton's 128-byte tile wraps a 4-row tensor
     with pytest.raises(LlgenError) as e:
         plan_store(d, wrapped, "f32", "sm_90")
     assert (
         one_sentence(e.value)
         == "the shared-memory layout maps 512 offsets onto the tensor's 256 elements, not one offset per element."
     )
-    d = parse_layout("blocked", (4, 8), 1, 32, 2)
+    d = parse_layout("blocked", (4, 8), 1, 32)
     twice = LinearLayout.from_bases({"offset": [[0, 1], [0, 2], [0, 4], [1, 0], [1, 0]]}, [("dim0", 4), ("dim1", 8)])
     with pytest.raises(LlgenError) as e:
         plan_load(twice, d, "f16", "sm_90")

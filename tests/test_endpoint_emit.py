@@ -597,10 +597,10 @@ def _ptx(name: str, i: int, lane: int) -> tuple[int, int]:
 def test_fragments_are_ptx_s(spec, dtype, names):
     """Each fragment llgen names holds, in every lane, the element PTX's table puts there."""
     from llgen.core.dtypes import dtype as to_dtype
-    from llgen.spec import parse_layout
+    from llgen.spec import Where, parse_layout
 
     dt = to_dtype(dtype)
-    lay = parse_layout(spec, (64, 64), 4, 32, dt.bytes)
+    lay = parse_layout(spec, (64, 64), 4, 32, where=Where(dtype_bytes=dt.bytes))
     found = fragments(lay, dt.bits)
     assert sorted(f.name for f, _ in found) == sorted(names)
     lanes = lay.to_dict()["bases"]["lane"]

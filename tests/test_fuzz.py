@@ -99,7 +99,7 @@ shape_texts = st.one_of(shapes, st.sampled_from(["", "x", "128x", "65536x65536",
 @examples(300)
 @given(spec=specs(), shape=st.lists(st.sampled_from([1, 2, 4, 16, 64, 256]), min_size=1, max_size=3))
 def test_spec_parsers_raise_only_llgen_errors(spec, shape):
-    for call in (lambda: spec_facts(spec), lambda: parse_layout(spec, shape, 4, None, 2)):
+    for call in (lambda: spec_facts(spec), lambda: parse_layout(spec, shape, 4)):
         try:
             call()
         except LlgenError as e:

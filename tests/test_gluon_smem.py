@@ -20,7 +20,7 @@ from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.dtypes import from_mlir
 from llgen.core.errors import LlgenError
 from llgen.layouts import PaddedShared
-from llgen.spec import parse_encoding, parse_layout
+from llgen.spec import Where, parse_encoding, parse_layout
 from llgen.spec.module import parse_ttgir
 
 pytest.importorskip("triton")
@@ -31,7 +31,7 @@ LANES = 32
 
 def case(id_: str, shared: str, p: str, q: str, shape=(64, 64), dtype: str = "f16", warps: int = 4) -> SmemCase:
     size = to_dtype(dtype).bytes
-    layout = lambda spec: parse_layout(spec, shape, warps, LANES, size)  # noqa: E731
+    layout = lambda spec: parse_layout(spec, shape, warps, LANES, where=Where(dtype_bytes=size))  # noqa: E731
     return SmemCase(id_, dtype, tuple(shape), warps, layout(p), shared, layout(q))
 
 
@@ -90,10 +90,10 @@ def test_triton_allocates_our_shared_layout_and_moves_our_register_layouts(c):
     for op, register in zip(ops, (c.p, c.q, c.q, c.p), strict=True):
         assert (op.shape, from_mlir(op.element).name) == (c.shape, c.dtype), (c.id, op.line)
         shared, distributed = (op.src, op.dst) if op.path == "local_load" else (op.dst, op.src)
-        theirs = parse_encoding(shared, c.shape, c.warps, LANES, size, module.aliases)
+        theirs = parse_encoding(shared, c.shape, c.warps, LANES, where=Where(size, module.aliases))
         assert theirs == ours, (c.id, op.line)
         assert theirs.to_linear(c.shape) == ours.to_linear(c.shape), (c.id, op.line)
-        assert parse_layout(distributed, c.shape, c.warps, LANES, size, module.aliases) == register, (c.id, op.line)
+        assert parse_layout(distributed, c.shape, c.warps, LANES, where=Where(size, module.aliases)) == register, (c.id, op.line)
     assert compiled.asm["ptx"].count("bar.sync") == 4, c.id
     assert compiled.metadata.shared <= 227 * 1024, c.id
 

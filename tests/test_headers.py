@@ -56,7 +56,7 @@ def headers(lang: str, folder: Path) -> dict[str, tuple[Path, object]]:
     texts = {rel[len(lang) + 1 : -len(suffix)]: text for rel, text in _examples().items() if rel.startswith(f"{lang}/")}
     texts = {name: text for name, text in texts.items() if name in dtypes}  # the headers, not the kernels
     src, dst, target = BIG[lang]
-    a, b = (parse_layout(s, (128, 256), 4, None, 2) for s in (src, dst))
+    a, b = (parse_layout(s, (128, 256), 4) for s in (src, dst))
     plan = plan_conversion(a, b, "f16", target)
     texts["big_f16"] = emit(plan, "header", "big_f16", "tests/test_headers.py")
     dtypes["big_f16"] = dtype("f16")

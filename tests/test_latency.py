@@ -35,9 +35,9 @@ B4 = "blocked:spt=1x4,tpw=2x16,order=1x0"
 
 def _pair(src: str, dst: str, shape=(64, 64), warps: int = 1, dtype: str = "f16"):
     from llgen.core.dtypes import dtype as to_dtype
-    from llgen.spec.pair import parse_pair
+    from llgen.spec.pair import Stated, parse_pair
 
-    return parse_pair(src, dst, shape, to_dtype(dtype), warps=warps, target="sm_90")
+    return parse_pair(src, dst, shape, Stated(to_dtype(dtype), warps=warps, target="sm_90"))
 
 
 def test_table_is_complete_and_says_where_it_comes_from():
@@ -270,13 +270,13 @@ def test_objective_flows_to_ttgir_runs_check_and_bench(monkeypatch, tmp_path):
 
     seen = {}
 
-    def fake_run(*_args, **kw):
-        seen.update(kw)
+    def fake_run(_cases, how, **_kw):
+        seen["how"] = how
         raise SystemExit(0)
 
     monkeypatch.setattr(bench_run, "run", fake_run)
     CliRunner().invoke(cli.main, ["bench", "--suite", "warplocal", "--objective", "latency", "-o", str(tmp_path / "r.json")])
-    assert seen["plan_options"] == {"objective": "latency"}
+    assert seen["how"].options == {"objective": "latency"}
 
 
 def test_the_model_tracks_the_measured_one_cta_loop():

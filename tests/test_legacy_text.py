@@ -21,7 +21,7 @@ from helpers import ROOT, invoke, one_sentence
 
 from llgen.core.dtypes import from_mlir
 from llgen.core.errors import LlgenError
-from llgen.spec import parse_encoding, parse_layout
+from llgen.spec import Where, parse_encoding, parse_layout
 from llgen.spec.location import split_top
 from llgen.spec.module import parse_ttgir, read_ttgir
 from llgen.spec.render import attribute, parsed_text
@@ -50,7 +50,9 @@ def cases(release: str) -> dict:
 def layout(case) -> dict:
     module, shape, element, encoding = case
     dt = from_mlir(element)
-    return parse_layout(encoding, shape, module.num_warps, module.threads_per_warp, dt.bytes, module.aliases).to_dict()
+    return parse_layout(
+        encoding, shape, module.num_warps, module.threads_per_warp, where=Where(dt.bytes, module.aliases)
+    ).to_dict()
 
 
 def spelled_36(case) -> str:
@@ -85,7 +87,9 @@ def test_each_case_reads_as_its_36_spelling(release):
     for name, case in cases(release).items():
         assert layout(case) == layout(NEW[name]), f"{release} {name}: {case[3]}"
         module, shape, element, encoding = case
-        enc = parse_encoding(encoding, shape, module.num_warps, module.threads_per_warp, from_mlir(element).bytes, module.aliases)
+        enc = parse_encoding(
+            encoding, shape, module.num_warps, module.threads_per_warp, where=Where(from_mlir(element).bytes, module.aliases)
+        )
         assert attribute(enc) == spelled_36(NEW[name]), f"{release} {name}"
 
 
@@ -163,9 +167,9 @@ def test_the_old_spellings_are_there():
     ],
 )
 def test_the_briefs_spellings(old, new, shape, dtype_bytes):
-    a = parse_layout(old, shape, dtype_bytes=dtype_bytes)
-    assert a.to_dict() == parse_layout(new, shape, dtype_bytes=dtype_bytes).to_dict()
-    assert attribute(parse_encoding(old, shape, dtype_bytes=dtype_bytes)) == new
+    a = parse_layout(old, shape, where=Where(dtype_bytes=dtype_bytes))
+    assert a.to_dict() == parse_layout(new, shape, where=Where(dtype_bytes=dtype_bytes)).to_dict()
+    assert attribute(parse_encoding(old, shape, where=Where(dtype_bytes=dtype_bytes))) == new
 
 
 @pytest.mark.parametrize(

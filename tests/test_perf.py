@@ -136,7 +136,7 @@ def test_emit_time_is_linear_in_the_tile(timing):
     shape = (4096, 4096)
 
     def run():
-        a, b = parse_layout("blocked", shape, 4, 32, 2), parse_layout("mma", shape, 4, 32, 2)
+        a, b = parse_layout("blocked", shape, 4, 32), parse_layout("mma", shape, 4, 32)
         emit(plan_conversion(a, b, "f16", "sm_90"), "header", "big")
 
     timing("plan + emit 4096x4096 f16 header", _best(run, 1), 5.0)

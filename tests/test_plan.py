@@ -14,7 +14,7 @@ from llgen import LinearLayout as L
 from llgen import LlgenError
 from llgen.plan import plan_conversion
 from llgen.randlayout import random_pairs
-from llgen.spec import parse_layout
+from llgen.spec import Where, parse_layout
 from llgen.verify.replay import replay
 from llgen.verify.simulate import simulate
 
@@ -320,8 +320,8 @@ def test_128x128_scratch_rounds(dtype, budget, rounds):
 def test_rounds_number_the_same_bits_on_both_sides():
     """A store and a load that hold the round bits in different register orders must still agree which round is
     which (mma -> column-major blocked, 256x256 f32, in 2 to 32 rounds)."""
-    a = parse_layout("mma", (256, 256), 4, 32, 4)
-    b = parse_layout("blocked:spt=1x4,tpw=2x16,order=0x1", (256, 256), 4, 32, 4)
+    a = parse_layout("mma", (256, 256), 4, 32, where=Where(dtype_bytes=4))
+    b = parse_layout("blocked:spt=1x4,tpw=2x16,order=0x1", (256, 256), 4, 32, where=Where(dtype_bytes=4))
     for budget, rounds in ((None, 2), (64 * 1024, 4), (32 * 1024, 8), (8 * 1024, 32)):
         p = plan_conversion(a, b, "f32", "sm_90", path="shared", smem_budget=budget)
         assert p.detail.rounds == rounds and simulate(p).ok
@@ -422,7 +422,7 @@ def test_scratch_rounds_free_a_as_they_store_it():
     stores free what its loads fill, so the peak stays 512, not 1024."""
     from llgen.plan.explain import registers
 
-    a, b = (parse_layout(s, (256, 256), 4, 32, 4) for s in TRANSPOSE)
+    a, b = (parse_layout(s, (256, 256), 4, 32, where=Where(dtype_bytes=4)) for s in TRANSPOSE)
     for budget, rounds in ((None, 2), (64 * 1024, 4)):
         p = plan_conversion(a, b, "f32", "sm_90", smem_budget=budget)
         assert (p.detail.rounds, p.n_in, p.n_out, registers(p)) == (rounds, 512, 512, 512)

@@ -22,7 +22,7 @@ def _plans():
 
     shape = (64, 64)
     a, b = parse_layout("blocked", shape), parse_layout("mma", shape)
-    s = parse_encoding("nvmma:128", shape, 4, 32, 2)
+    s = parse_encoding("nvmma:128", shape, 4, 32)
     store, load = plan_store(a, s, "f16", "sm_90"), plan_load(s, b, "f16", "sm_90")
     return {
         "conversion": plan_conversion(a, b, "f16", "sm_90"),

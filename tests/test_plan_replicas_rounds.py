@@ -12,7 +12,7 @@ from llgen.cases.suite import regressions
 from llgen.emit import dynamic_smem, emit
 from llgen.runtime import host
 from llgen.runtime.check import Batching, CheckRuns, check_many
-from llgen.spec import parse_layout
+from llgen.spec import Where, parse_layout
 from llgen.verify.replay import ReplayError, replay
 from llgen.verify.simulate import SimError, simulate
 
@@ -92,8 +92,8 @@ def test_a_64kb_tile_is_one_piece_of_dynamic_shared_memory():
     assert "kSmemOptIn = true" in header
     with pytest.raises(LlgenError, match="cannot be split to fit the 49152-byte budget"):  # no common register bit
         plan_conversion(a, b, dt, "sm_90", path="shared", smem_budget=48 * 1024)
-    gfx = parse_layout("blocked:spt=1x4,tpw=1x64,wpc=4x1,order=1x0", (128, 128), 4, 64, 4)
-    gfx_t = parse_layout("blocked:spt=4x1,tpw=64x1,wpc=1x4,order=0x1", (128, 128), 4, 64, 4)
+    gfx = parse_layout("blocked:spt=1x4,tpw=1x64,wpc=4x1,order=1x0", (128, 128), 4, 64, where=Where(dtype_bytes=4))
+    gfx_t = parse_layout("blocked:spt=4x1,tpw=64x1,wpc=1x4,order=0x1", (128, 128), 4, 64, where=Where(dtype_bytes=4))
     assert plan_conversion(gfx, gfx_t, "f32", "gfx942").detail.rounds == 1  # 64 KB of LDS
 
 

@@ -21,7 +21,7 @@ import llgen
 from llgen import show
 from llgen.cli import main
 from llgen.plan import plan_conversion
-from llgen.spec import parse_layout
+from llgen.spec import Where, parse_layout
 
 L = llgen.LinearLayout
 SVG = "{http://www.w3.org/2000/svg}"
@@ -36,7 +36,9 @@ B16 = (
 
 
 def transpose_pair():
-    return parse_layout(A16, (16, 32), 1, 32, 4), parse_layout(B16, (16, 32), 1, 32, 4)
+    return parse_layout(A16, (16, 32), 1, 32, where=Where(dtype_bytes=4)), parse_layout(
+        B16, (16, 32), 1, 32, where=Where(dtype_bytes=4)
+    )
 
 
 def svg_of(fig, tmp_path, name="x.svg") -> ET.Element:
@@ -51,13 +53,17 @@ DRAWINGS = {
     "256x256": lambda: show.layout_figure(parse_layout("blocked", (256, 256), 4), name="blocked"),
     "long-title": lambda: show.layout_figure(parse_layout("mma:wpc=1x1", (16, 8), 1), name=LONG_NAME),  # narrow, long title
     **{
-        f"bank-{name}": lambda name=name: show.bank_map_figure(swizzle_memory(name)[0], 4, transpose_pair()[1], 0, name=name)
+        f"bank-{name}": lambda name=name: show.bank_map_figure(
+            swizzle_memory(name)[0], 4, show.WarpAccess(transpose_pair()[1]), name=name
+        )
         for name in ("unswizzled", "classic", "optimal")
     },
     "bank-256x256": lambda: large_bank_map(),
     "matrix-rank3": lambda: show.matrix_figure(parse_layout("blocked", (8, 4, 16), 2), name=LONG_NAME),
     "conversion": lambda: show.conversion_figure(plan_conversion(*transpose_pair(), "f32", "sm_90")),
-    "bank-region-2x2": lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, transpose_pair()[1], 0, region=(0, 2, 0, 2)),
+    "bank-region-2x2": lambda: show.bank_map_figure(
+        swizzle_memory("optimal")[0], 4, show.WarpAccess(transpose_pair()[1]), region=(0, 2, 0, 2)
+    ),
     "endpoint": lambda: show.endpoint_figure(endpoint_plan("store", "mma", "nvmma:64")),
     "endpoint-two-step": lambda: show.endpoint_figure(endpoint_plan("load", "wgmma", "nvmma:0", shape=(64, 64), warps=4)),
     **{
@@ -275,12 +281,12 @@ def test_a_long_title_wraps_whole(drawn):
 
 def large_bank_layouts():
     """A 256x256 f16 swizzled layout (1024 segments) and the mma layout whose register 0 reads it."""
-    return parse_layout("swizzled:vec=8,per_phase=1,max_phase=8", (256, 256), 4, None, 2), parse_layout("mma", (256, 256), 4)
+    return parse_layout("swizzled:vec=8,per_phase=1,max_phase=8", (256, 256), 4), parse_layout("mma", (256, 256), 4)
 
 
 def large_bank_map():
     mem, acc = large_bank_layouts()
-    return show.bank_map_figure(mem, 2, acc, 0, name="swizzled")
+    return show.bank_map_figure(mem, 2, show.WarpAccess(acc), name="swizzled")
 
 
 def test_a_large_bank_map_labels_the_segments_the_access_touches(drawn):
@@ -360,10 +366,10 @@ def test_conflicting_banks_are_red(drawn):
 
 
 def test_memory_layout_spec_and_sub_word_elements(tmp_path):
-    lay = parse_layout("swizzled:vec=2,per_phase=1,max_phase=4", (4, 8), 4, None, 2)
+    lay = parse_layout("swizzled:vec=2,per_phase=1,max_phase=4", (4, 8), 4)
     root = svg_of(show.bank_map_figure(lay, 2), tmp_path)
     assert cell_count(root) == len(groups(root, "lbl-")) == 32  # 32 f16 elements, two per bank word
-    lay8 = parse_layout("swizzled:vec=1,per_phase=1,max_phase=1", (4, 8), 4, None, 8)
+    lay8 = parse_layout("swizzled:vec=1,per_phase=1,max_phase=1", (4, 8), 4, None, where=Where(dtype_bytes=8))
     root = svg_of(show.bank_map_figure(lay8, 8), tmp_path, "y.svg")
     assert cell_count(root) == len(groups(root, "lbl-")) == 32  # f64: each spans two banks
 
@@ -403,8 +409,8 @@ def endpoint_plan(direction: str, dist: str, shared: str, dtype: str = "f16", sh
     from llgen.plan.endpoint import plan_load, plan_store
     from llgen.spec import parse_encoding
 
-    d = parse_layout(dist, shape, warps, 32, 2)
-    s = parse_encoding(shared, shape, warps, 32, 2)
+    d = parse_layout(dist, shape, warps, 32)
+    s = parse_encoding(shared, shape, warps, 32)
     return plan_store(d, s, dtype, "sm_90") if direction == "store" else plan_load(s, d, dtype, "sm_90")
 
 
@@ -462,7 +468,7 @@ def test_endpoint_svg_is_deterministic(tmp_path, drawn):
     "make",
     [
         lambda: show.layout_figure(parse_layout("mfma:32", (32, 32), 1)),
-        lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, swizzle_memory("optimal")[2], 0),
+        lambda: show.bank_map_figure(swizzle_memory("optimal")[0], 4, show.WarpAccess(swizzle_memory("optimal")[2])),
         lambda: show.matrix_figure(transpose_pair()[0]),
         lambda: show.layout_figure(parse_layout("blocked", (128, 128), 4)),
     ],
@@ -483,7 +489,7 @@ def test_png_has_the_promised_size_and_is_not_blank(tmp_path, make):
 def test_svg_is_deterministic(tmp_path, drawn):
     """The same bank map drawn again is the module's drawing of it byte for byte."""
     mem, _, b = swizzle_memory("optimal")
-    show.save(show.bank_map_figure(mem, 4, b, 0, name="optimal"), tmp_path / "2.svg")
+    show.save(show.bank_map_figure(mem, 4, show.WarpAccess(b), name="optimal"), tmp_path / "2.svg")
     assert drawn("bank-optimal").read_bytes() == (tmp_path / "2.svg").read_bytes()
 
 

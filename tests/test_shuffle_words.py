@@ -66,9 +66,7 @@ def test_hip_takes_the_same_words_with_v_perm_b32():
     from llgen.runtime.toolchain import ToolchainUnavailable, compile_hip, disassemble
     from llgen.spec import parse_layout
 
-    a, b = (
-        parse_layout(x, (64, 64), 1, 64, 2) for x in ("blocked:spt=1x2,tpw=8x8,order=1x0", "blocked:spt=2x1,tpw=8x8,order=0x1")
-    )
+    a, b = (parse_layout(x, (64, 64), 1, 64) for x in ("blocked:spt=1x2,tpw=8x8,order=1x0", "blocked:spt=2x1,tpw=8x8,order=0x1"))
     p = plan_conversion(a, b, "f16", "gfx942", path="shuffle")
     text = emit(p, "kernel", "x")
     assert "__builtin_amdgcn_perm(y, x, " in text and "byte_perm(" in text.split("// warp shuffle")[1]
@@ -127,9 +125,7 @@ def test_byte_permuted_words_run_exactly_in_both_languages():
     ):
         c = _case(cid)
         items.append((cid, plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="shuffle")))
-    a, b = (
-        parse_layout(x, (64, 64), 1, 64, 2) for x in ("blocked:spt=1x2,tpw=8x8,order=1x0", "blocked:spt=2x1,tpw=8x8,order=0x1")
-    )
+    a, b = (parse_layout(x, (64, 64), 1, 64) for x in ("blocked:spt=1x2,tpw=8x8,order=1x0", "blocked:spt=2x1,tpw=8x8,order=0x1"))
     for dt in ("f16", "i8"):
         items.append((f"hip_pairs_{dt}", plan_conversion(a, b, dt, "gfx942", path="shuffle")))
     bad = [r for r in check_many(items, how=CheckRuns(tiles=3, runs=1, seed=4), compiler=host.compile, sms=1) if not r.ok]

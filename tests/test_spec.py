@@ -9,7 +9,7 @@ import pytest
 
 import llgen
 from llgen.layouts import AmdMfma, AmdWmma, NvidiaMma
-from llgen.spec import coalesced_blocked, parse_layout, warps_per_tile
+from llgen.spec import Where, coalesced_blocked, parse_layout, warps_per_tile
 
 MMA2 = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
 MMA2_3D = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1, 1], instrShape = [1, 16, 8]}>"
@@ -422,7 +422,7 @@ BLOCKED = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsP
 )
 def test_hardened_inputs_raise_one_sentence(spec, words):
     with pytest.raises(llgen.LlgenError) as e:
-        parse_layout(spec, [128, 128], 4, None, 2)
+        parse_layout(spec, [128, 128], 4)
     msg = str(e.value)
     assert words in msg and msg.endswith(".") and "\n" not in msg
 
@@ -456,13 +456,16 @@ def test_aliases_resolve_through_a_ttgir_module():
     [module] = parse_ttgir(text)
     aliases = module.aliases
     dot = llgen.dot_operand(0, NvidiaMma(2, (2, 2), (16, 8)), 2, [128, 64])
-    assert parse_layout("#dot", [128, 64], 4, None, 2, aliases) == dot
-    assert parse_layout("#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", [128, 64], 4, None, 2, aliases) == dot
-    assert parse_layout("dot:op=0,k_width=2,parent=(#mma)", [128, 64], 4, None, 2, aliases) == dot
+    assert parse_layout("#dot", [128, 64], 4, None, where=Where(aliases=aliases)) == dot
+    assert (
+        parse_layout("#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", [128, 64], 4, None, where=Where(aliases=aliases))
+        == dot
+    )
+    assert parse_layout("dot:op=0,k_width=2,parent=(#mma)", [128, 64], 4, None, where=Where(aliases=aliases)) == dot
     with pytest.raises(llgen.LlgenError, match="not a layout attribute"):
-        parse_layout("#smem", [128, 64], 4, None, 2, aliases)
+        parse_layout("#smem", [128, 64], 4, None, where=Where(aliases=aliases))
     with pytest.raises(llgen.LlgenError, match="not defined"):
-        parse_layout("#nope", [128, 64], 4, None, 2, aliases)
+        parse_layout("#nope", [128, 64], 4, None, where=Where(aliases=aliases))
 
 
 def test_a_chain_of_aliases_is_capped():

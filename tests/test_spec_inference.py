@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 import llgen
 from llgen.cli import main
+from llgen.spec import Where
 
 MFMA = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>"
 BLOCKED64 = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [2, 1], order = [1, 0]}>"
@@ -34,8 +35,8 @@ def test_parse_layout_infers_warp_size_and_count(spec, shape, lanes, warps):
 
 
 def test_parse_layout_takes_the_targets_warp_size():
-    assert llgen.parse_layout("blocked", [64, 64], target="gfx942").in_size("lane") == 64
-    assert llgen.parse_layout("blocked", [64, 64], target="sm_90").in_size("lane") == 32
+    assert llgen.parse_layout("blocked", [64, 64], where=Where(target="gfx942")).in_size("lane") == 64
+    assert llgen.parse_layout("blocked", [64, 64], where=Where(target="sm_90")).in_size("lane") == 32
 
 
 def test_a_stated_warp_size_still_meets_a_given_one():

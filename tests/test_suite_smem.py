@@ -228,10 +228,10 @@ def test_bench_of_one_endpoint_is_its_loop_through_s():
     """`llgen bench --src P --dst S` (a local_store; --src S --dst P a load) times the smem LOOP with P = Q."""
     from llgen.cli.commands.bench import custom_case
     from llgen.core.options import Options
-    from llgen.spec.pair import parse_pair
+    from llgen.spec.pair import Stated, parse_pair
 
     for src, dst in (("mma", "nvmma:128"), ("nvmma:128", "mma")):
-        pair = parse_pair(src, dst, (64, 64), None, warps=4, shared_ok=True)
+        pair = parse_pair(src, dst, (64, 64), Stated(warps=4), shared_ok=True)
         case, tgt = custom_case(pair, (src, dst), Options())
         assert isinstance(case, SmemCase) and tgt == "sm_90" and case.shared == "nvmma:128"
         assert case.p == case.q and case.p.shape == (64, 64) and case.encoding().to_linear((64, 64)) is not None

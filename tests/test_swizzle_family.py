@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from llgen.cli import main
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.plan.endpoint import plan_load
-from llgen.spec import parse_encoding, parse_layout
+from llgen.spec import Where, parse_encoding, parse_layout
 
 A = "#ttg.linear<{register = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [], block = []}>"
 B = "#ttg.linear<{register = [[0, 2], [0, 4], [0, 8], [0, 16]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1]], warp = [], block = []}>"
@@ -77,11 +77,16 @@ def test_the_transpose_finds_layouts_at_the_floor_and_llgen_s_swizzle_among_them
 def test_every_printed_layout_parses_back_to_the_one_planned(src, dst, shape, dtype, family):
     rows, _ = table("--src", src, "--dst", dst, "--shape", shape, "--dtype", dtype, "--family", family, "--target", "sm_80")
     dims = tuple(int(x) for x in shape.split("x"))
-    q = parse_layout(dst, dims, 4 if src != A else 1, 32, to_dtype(dtype).bytes)
+    q = parse_layout(dst, dims, 4 if src != A else 1, 32, where=Where(dtype_bytes=to_dtype(dtype).bytes))
     for r in rows:
         if r["nums"] is None:
             continue
-        load = plan_load(parse_encoding(r["text"], dims, 4 if src != A else 1, 32, to_dtype(dtype).bytes), q, dtype, "sm_80")
+        load = plan_load(
+            parse_encoding(r["text"], dims, 4 if src != A else 1, 32, where=Where(dtype_bytes=to_dtype(dtype).bytes)),
+            q,
+            dtype,
+            "sm_80",
+        )
         assert load.wavefronts == r["nums"][1], r["text"]
 
 

@@ -158,16 +158,16 @@ def test_a_dumps_op_whose_memdesc_contradicts_its_tensor_is_skipped(tmp_path):
     reasons = [x for x in res.stdout.splitlines() if x.startswith("  not planned: ")]
     assert reasons == [
         "  not planned: the op's tensor<64x64xf16> has 16-bit elements, but the nvmma_shared layout of --dst states "
-        "elementBitWidth = 8 (a dtype of that width: f8e4m3, f8e5m2, i8)."
+        "elementBitWidth = 8 (a dtype of that width: f8e4m3, f8e5m2, i8, e8m0)."
     ]
 
 
 def test_the_dtype_check_is_in_the_api_too():
     from llgen.core.dtypes import dtype
-    from llgen.spec.pair import parse_pair
+    from llgen.spec.pair import Stated, parse_pair
 
     with pytest.raises(LlgenError, match="--dtype f16 has 16-bit elements"):
-        parse_pair("blocked", NVMMA8, (64, 64), dtype("f16"), shared_ok=True)
+        parse_pair("blocked", NVMMA8, (64, 64), Stated(dtype("f16")), shared_ok=True)
     with pytest.raises(LlgenError, match="the default dtype f16"):
-        parse_pair("blocked", NVMMA8, (64, 64), None, shared_ok=True)
-    assert parse_pair("blocked", NVMMA8, (64, 64), dtype("i8"), shared_ok=True).dtype.name == "i8"
+        parse_pair("blocked", NVMMA8, (64, 64), shared_ok=True)
+    assert parse_pair("blocked", NVMMA8, (64, 64), Stated(dtype("i8")), shared_ok=True).dtype.name == "i8"

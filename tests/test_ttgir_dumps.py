@@ -14,7 +14,7 @@ import pytest
 from helpers import ROOT, invoke
 
 from llgen.core.errors import LlgenError
-from llgen.spec import parse_layout
+from llgen.spec import Where, parse_layout
 from llgen.spec.module import parse_ttgir, read_ttgir
 
 DATA = ROOT / "tests" / "data" / "ttgir"
@@ -89,7 +89,7 @@ def test_every_alias_of_every_dump_parses(name):
             lanes, warps = module.threads_per_warp, module.num_warps
             if "shared" not in value.attr[0]:
                 rank = len(value.attr[1].get("warpsPerCTA", value.attr[1].get("order", [0, 0])))
-                parse_layout(alias, [64] * rank, warps, lanes, 2, module.aliases)
+                parse_layout(alias, [64] * rank, warps, lanes, where=Where(aliases=module.aliases))
 
 
 def test_aliases_resolve_in_specs_and_dot_op_parents():

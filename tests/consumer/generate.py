@@ -28,7 +28,7 @@ BIG = (128, 256)
 
 
 def plans() -> dict:
-    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", SHAPE, 4, 32, 2)
+    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", SHAPE, 4, 32)
     d = a.to_dict()
     regs = d["bases"]["register"]
     regs[0], regs[2] = regs[2], regs[0]  # element 1 of each 8 trades places with element 4: across packed words
@@ -36,9 +36,9 @@ def plans() -> dict:
     d = a.to_dict()
     d["bases"]["lane"] = d["bases"]["lane"][1:] + d["bases"]["lane"][:1]
     rotated = LinearLayout.from_dict(d)
-    dot = parse_layout("dot:op=0,k_width=2", SHAPE, 4, 32, 2)
-    rows = parse_layout("blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", BIG, 4, 32, 2)
-    cols = parse_layout("blocked:spt=8x1,tpw=16x2,wpc=1x4,order=0x1", BIG, 4, 32, 2)
+    dot = parse_layout("dot:op=0,k_width=2", SHAPE, 4, 32)
+    rows = parse_layout("blocked:spt=1x8,tpw=2x16,wpc=4x1,order=1x0", BIG, 4, 32)
+    cols = parse_layout("blocked:spt=8x1,tpw=16x2,wpc=1x4,order=0x1", BIG, 4, 32)
     return {
         "cvt_shared": plan_conversion(a, dot, "f16", "sm_90"),
         "cvt_regs": plan_conversion(a, reordered, "f16", "sm_90"),
@@ -49,9 +49,9 @@ def plans() -> dict:
 
 def tile():
     """A's tile through a 128-byte-swizzled NVMMA buffer into the registers of an mma's first operand."""
-    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", SHAPE, 4, 32, 2)
-    s = parse_encoding("nvmma:128", SHAPE, 4, 32, 2)
-    dot = parse_layout("dot:op=0,k_width=2", SHAPE, 4, 32, 2)
+    a = parse_layout("blocked:spt=1x8,tpw=4x8,wpc=4x1,order=1x0", SHAPE, 4, 32)
+    s = parse_encoding("nvmma:128", SHAPE, 4, 32)
+    dot = parse_layout("dot:op=0,k_width=2", SHAPE, 4, 32)
     return tile_plan(plan_store(a, s, "f16", "sm_80"), plan_load(s, dot, "f16", "sm_80"))
 
 

@@ -189,12 +189,12 @@ _REGRESSIONS = (
 def _parsed(rows) -> list[Case]:
     """Cases from (id, dtype, shape, warps, A spec, B spec, note[, smem budget]) rows."""
     from llgen.core.dtypes import dtype
-    from llgen.spec import parse_layout
+    from llgen.spec import Where, parse_layout
 
     out = []
     for cid, dt, shape, warps, a, b, note, *budget in rows:
         nbytes = dtype(dt).bytes
-        src, dst = (parse_layout(x, shape, warps, 32, nbytes) for x in (a, b))
+        src, dst = (parse_layout(x, shape, warps, 32, where=Where(dtype_bytes=nbytes)) for x in (a, b))
         out.append(Case(cid, dt, shape, warps, src, dst, note, *budget))
     return out
 

@@ -29,9 +29,9 @@ class SmemCase:
     def encoding(self):
         """S's encoding object for this tile (its offset map, its padding and swizzle width)."""
         from llgen.core.dtypes import dtype
-        from llgen.spec import parse_encoding
+        from llgen.spec import Where, parse_encoding
 
-        return parse_encoding(self.shared, self.shape, self.warps, 32, dtype_bytes=dtype(self.dtype).bytes)
+        return parse_encoding(self.shared, self.shape, self.warps, 32, where=Where(dtype_bytes=dtype(self.dtype).bytes))
 
 
 def _rows(spt: str, tpw: str, wpc: str) -> str:
@@ -100,11 +100,11 @@ _SMEM = (
 def smem() -> list[SmemCase]:
     """The smem suite's cases, in the order of _SMEM."""
     from llgen.core.dtypes import dtype
-    from llgen.spec import parse_layout
+    from llgen.spec import Where, parse_layout
 
     out = []
     for cid, dt, shape, warps, p, s, q, note in _SMEM:
         nbytes = dtype(dt).bytes
-        lp, lq = (parse_layout(x, shape, warps, 32, nbytes) for x in (p, q))
+        lp, lq = (parse_layout(x, shape, warps, 32, where=Where(dtype_bytes=nbytes)) for x in (p, q))
         out.append(SmemCase(cid, dt, shape, warps, lp, s, lq, note))
     return out

@@ -405,6 +405,53 @@ def gpu_check(**options) -> None:
 
 
 @main.command()
+@click.option("--dst", required=True, help="B: the operand layout whose registers load straight from memory (e.g. a dot_op).")
+@SHAPE
+@click.option("--tile", default=None, help="One CTA's tile of --shape, e.g. 64x128 (default: the whole shape).")
+@DTYPE
+@WARPS
+@TPW
+@click.option(
+    "--decode",
+    type=click.Choice(["plain", "fast"]),
+    default="plain",
+    show_default=True,
+    help="fast: 4-bit elements in the order 0,2,4,6,1,3,5,7 within each word, which upcasts in fewer instructions.",
+)
+@click.option(
+    "--memory",
+    type=click.Choice(["g", "k"]),
+    default="g",
+    show_default=True,
+    help="What --json and -o use: g, the pre-shuffled layout G; k, the weight stored K-contiguous with K permuted.",
+)
+@click.option(
+    "--scale-block",
+    type=Integer(1, 1 << 20),
+    default=None,
+    help="Plan B's e8m0 scales instead, one per this many elements along K (32 for mx types): the scales each "
+    "thread needs (a broadcast of B), loaded as vectors.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the memory layout only, as `llgen layout` prints one.")
+@click.option("-o", "--out", default=None, help="Folder for the loader header, the repack kernel and the NumPy repack.")
+@click.option("--force", is_flag=True, help="Overwrite existing files.")
+def preshuffle(dst, shape, tile, dtype, warps, threads_per_warp, decode, memory, scale_block, as_json, out, force) -> None:
+    """The global memory layout G of a tensor in which every thread of --dst loads its registers as 16-byte vectors
+    and each warp's load reads whole 128-byte lines, with no shared memory and no conversion: its offset bits by
+    role, the sectors a load touches against the floor, the K permutation that needs no repack, and the plain
+    row-major load beside them. -o writes the loader header (with the 4-bit upcasts), the repack kernel and the
+    repack as NumPy."""
+
+    def body() -> None:
+        from llgen.cli.commands.preshuffle import PreshuffleRequest, preshuffle_command
+
+        req = PreshuffleRequest(dst, shape, tile, dtype, warps, threads_per_warp, decode, scale_block)
+        preshuffle_command(req, as_json, memory, out, force)
+
+    run(body)
+
+
+@main.command()
 @click.option(
     "--env", "as_env", is_flag=True, help="Print the shell's `export PATH=...` and `export LIBRARY_PATH=...` lines only."
 )

@@ -17,7 +17,17 @@ class DType:
 
     @property
     def bytes(self) -> int:
+        if self.bits < 8:
+            raise LlgenError(
+                f"{self.name} is a {self.bits}-bit type, two elements to a byte: only `llgen preshuffle` moves it so far; "
+                "conversions, endpoints and gathers take whole-byte types."
+            )
         return self.bits // 8
+
+    @property
+    def sub_byte(self) -> bool:
+        """Two elements to a byte (4-bit types): a layout's register bit 0 says which two share one."""
+        return self.bits < 8
 
     @property
     def raw(self) -> str:
@@ -38,6 +48,10 @@ DTYPES = {
         DType("f8e4m3", 8, "__nv_fp8_e4m3", "unsigned char"),
         DType("f8e5m2", 8, "__nv_fp8_e5m2", "unsigned char"),
         DType("i8", 8, "signed char", "signed char"),
+        DType("e8m0", 8, "unsigned char", "unsigned char"),  # mx scales: an exponent only, 2**(e - 127)
+        DType("i4", 4, "unsigned char", "unsigned char"),  # packed two to a byte, element 2i in the low nibble
+        DType("u4", 4, "unsigned char", "unsigned char"),
+        DType("e2m1", 4, "unsigned char", "unsigned char"),  # fp4: sign, 2 exponent bits (bias 1), 1 mantissa bit
     )
 }
 
@@ -65,6 +79,13 @@ ALIASES = {
     "fp8e5m2": "f8e5m2",
     "float8_e5m2": "f8e5m2",
     "int8": "i8",
+    "float8_e8m0fnu": "e8m0",
+    "int4": "i4",
+    "uint4": "u4",
+    "fp4": "e2m1",
+    "fp4e2m1": "e2m1",
+    "mxfp4": "e2m1",
+    "float4_e2m1fn_x2": "e2m1",
 }
 
 

@@ -67,6 +67,35 @@ class Buffer:
 
 
 @dataclass(frozen=True)
+class Banking:
+    """How an endpoint's accesses meet the banks, beyond the instructions: the element type and the target (a phase's
+    lanes, the banks), whether they store (a load may serve a half warp a phase) and the buffer, whose padding moves
+    an offset's bank."""
+
+    dtype: DType
+    target: Target
+    store: bool
+    buffer: Buffer = Buffer()
+
+
+@dataclass(frozen=True)
+class _Endpoint:
+    """One endpoint apart from the registers' layout: the direction, S (offset -> element, in D's out-dim order) and
+    its encoding (None for a bare linear map), the element type and the target. A two-step plan's access in Q and a
+    direct plan's in D read the same one."""
+
+    direction: str
+    s: LinearLayout
+    enc: object | None
+    dt: DType
+    tgt: Target
+
+    @property
+    def store(self) -> bool:
+        return self.direction == "store"
+
+
+@dataclass(frozen=True)
 class EndpointPlan:
     kind = "endpoint"
     direction: str  # "store" (registers -> shared, local_store) or "load" (shared -> registers, local_load)
@@ -98,6 +127,10 @@ class EndpointPlan:
     @property
     def wavefronts(self) -> int:
         return sum(self.instr_wavefronts)
+
+    @property
+    def banking(self) -> Banking:
+        return Banking(self.dtype, self.target, self.direction == "store", self.buffer)
 
     @property
     def access_bytes(self) -> int:
@@ -163,8 +196,9 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, fo
     if dist.in_size("lane") != tgt.lanes:
         raise LlgenError(f"the distributed layout has {dist.in_size('lane')} lanes but {tgt.name} warps have {tgt.lanes}.")
     s, enc = shared_map(shared, dist)
-    direct = _direct(direction, dist, s, enc, dt, tgt)
-    staged = _two_step(direction, dist, s, enc, dt, tgt)
+    end = _Endpoint(direction, s, enc, dt, tgt)
+    direct = _direct(end, dist)
+    staged = _two_step(end, dist)
     if form not in (None, "direct", "two_step"):
         raise LlgenError(f"unknown endpoint plan form '{form}'; use direct or two_step.")
     if form == "two_step" and staged is None:
@@ -173,18 +207,18 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, fo
     return replace(best, tile_io=global_io(dist, dt, tgt))
 
 
-def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType, tgt: Target, name: str = "D") -> EndpointPlan:
+def _direct(end: _Endpoint, dist: LinearLayout, name: str = "D") -> EndpointPlan:
     """The cheapest single-step plan: every instruction the map of ``dist`` (called ``name`` in the reasons) to S's
     offsets divides by."""
-    store = direction == "store"
+    store, dt, tgt = end.store, end.dt, end.tgt
     hw = Hw.of(dist)
-    scols = s.flat_cols("offset")
+    scols = end.s.flat_cols("offset")
     inv = [f2.solve(list(scols), 1 << i) for i in range(len(scols))]
 
     def off(x: int) -> int:
         return f2.combine(x, inv)
 
-    cap = _access_cap(enc, dt, tgt)
+    cap = _access_cap(end.enc, dt, tgt)
     narrow = replace(tgt, max_access_bytes=cap)
     tiles = [None]
     if cap >= 16 and (tgt.stmatrix if store else tgt.ldmatrix):
@@ -195,7 +229,7 @@ def _direct(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType,
         side = build_side(SideSpec(hw, hw, tile, store, False, ()), off, dt, narrow)
         if side is None:
             continue
-        plan = _finish(direction, dist, s, enc, dt, tgt, hw, side, cap, name)
+        plan = _finish(end, dist, hw, side, name)
         key = (plan.cost, len(side.instrs), tile is not None)
         if best is None or key < best[0]:
             best = (key, plan)
@@ -212,20 +246,22 @@ def _access_cap(enc, dt: DType, tgt: Target) -> int:
     return max(cap, dt.bytes)
 
 
-def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, name: str) -> EndpointPlan:
-    store = direction == "store"
+def _finish(end: _Endpoint, dist: LinearLayout, hw: Hw, side: Side, name: str) -> EndpointPlan:
+    """The plan of ``side``'s instructions for ``dist`` (whose hardware bits are ``hw``): its wavefronts, floor, buffer
+    size and alignment, and why it is above the floor."""
+    store, s, enc, dt, tgt = end.store, end.s, end.enc, end.dt, end.tgt
     warps = 1 << len(hw.warp)
     active = warps >> side.predicate_warp_mask.bit_count()
     buffer = Buffer.of(enc)
     if buffer.padded:  # the padding moves banks: brute force over the padded byte addresses
-        per_warp = list(_warp_wavefronts(side, warps, dt, tgt, store, buffer.pad))
+        per_warp = list(_warp_wavefronts(side, warps, Banking(dt, tgt, store, buffer)))
         instr_wf, per_access = tuple(sum(ws) for ws in per_warp), max(max(ws) for ws in per_warp)
     else:  # linear: the exact model of plan/swizzle.py
         instr_wf, per_access = (side.wavefronts_per_instr * active,) * len(side.instrs), side.wavefronts_per_instr
     floor = _floor(hw, dt, tgt, store)
     total = sum(instr_wf)
     plan = EndpointPlan(
-        direction,
+        end.direction,
         dist,
         s,
         enc,
@@ -245,7 +281,7 @@ def _finish(direction, dist, s, enc, dt, tgt, hw: Hw, side: Side, cap: int, name
         buffer=buffer,
     )
     align, why = _alignment(buffer, plan.access_bytes, dt)
-    reason = _floor_reason(plan, hw, cap, name) if total > floor else ""
+    reason = _floor_reason(plan, hw, _access_cap(enc, dt, tgt), name) if total > floor else ""
     return replace(plan, smem_align=align, align_reason=why, floor_reason=reason)
 
 
@@ -308,8 +344,9 @@ def _floor_reason(plan: EndpointPlan, hw: Hw, cap: int, name: str) -> str:
     return "; ".join(why) or "its accesses split the data into more wavefronts than its volume needs"
 
 
-def instruction_phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store: bool, padded) -> list[list[tuple[int, int]]]:
+def instruction_phases(side: Side, ins, warp: int, banking: Banking) -> list[list[tuple[int, int]]]:
     """One warp's instruction as phases, each a list of (byte address, bytes) the hardware serves together."""
+    dt, tgt, padded = banking.dtype, banking.target, banking.buffer.pad
     lanes, lb = tgt.lanes, tgt.lane_bits
     base = [(side.thread_offset.value(lane | warp << lb) ^ ins.xor_const) + ins.add_const for lane in range(lanes)]
     if side.matrices:  # one 8x8 matrix a phase: eight 16-byte rows, row i of matrix m from lane 8m + i
@@ -317,7 +354,7 @@ def instruction_phases(side: Side, ins, warp: int, dt: DType, tgt: Target, store
     vb = len(ins.regs) * dt.bytes
     per = tgt.phase_lanes(vb)
     quarters = [base[q : q + per] for q in range(0, lanes, per)]
-    if half_warp_load(store, vb, lanes, max(len(set(q)) for q in quarters)):
+    if half_warp_load(banking.store, vb, lanes, max(len(set(q)) for q in quarters)):
         per *= 2
     return [[(padded(o) * dt.bytes, vb) for o in base[g : g + per]] for g in range(0, lanes, per)]
 
@@ -331,13 +368,13 @@ def phase_wavefronts(phase: list[tuple[int, int]], tgt: Target) -> int:
     return max(per_bank.values())
 
 
-def _warp_wavefronts(side: Side, warps: int, dt: DType, tgt: Target, store: bool, padded):
+def _warp_wavefronts(side: Side, warps: int, banking: Banking):
     """Per instruction, per running warp: brute-force wavefronts."""
     for ins in side.instrs:
         yield [
-            sum(phase_wavefronts(p, tgt) for p in instruction_phases(side, ins, w, dt, tgt, store, padded))
+            sum(phase_wavefronts(p, banking.target) for p in instruction_phases(side, ins, w, banking))
             for w in range(warps)
-            if not (store and w & side.predicate_warp_mask)
+            if not (banking.store and w & side.predicate_warp_mask)
         ]
 
 
@@ -394,15 +431,16 @@ def _coords(flat: int, lay: LinearLayout) -> list[int]:
     return list(unflatten(flat, lay.outs))
 
 
-def _two_step(direction: str, dist: LinearLayout, s: LinearLayout, enc, dt: DType, tgt: Target) -> EndpointPlan | None:
+def _two_step(end: _Endpoint, dist: LinearLayout) -> EndpointPlan | None:
     """Access S in Q (`staging_layout`) and convert Q <-> D inside each warp, by registers or shuffles."""
     from llgen.plan import plan_conversion
 
-    q = staging_layout(dist, s, dt, tgt, _access_cap(enc, dt, tgt))
+    dt, tgt = end.dt, end.tgt
+    q = staging_layout(dist, end.s, dt, tgt, _access_cap(end.enc, dt, tgt))
     if q is None:
         return None
-    access = _direct(direction, q, s, enc, dt, tgt, "Q")
-    a, b = (dist, q) if direction == "store" else (q, dist)
+    access = _direct(end, q, "Q")
+    a, b = (dist, q) if end.store else (q, dist)
     best = None
     for path in ("registers", "shuffle"):
         try:

@@ -42,6 +42,17 @@ GATHER_PATHS = ("registers", "shuffle", "shared")
 
 
 @dataclass(frozen=True)
+class _Tile:
+    """What both gather paths read of the tile: its layout, that layout's hardware bits, the element type and the
+    target."""
+
+    layout: LinearLayout
+    hw: Hw
+    dt: DType
+    tgt: Target
+
+
+@dataclass(frozen=True)
 class GatherRound:
     """Fill destination register ``dest`` from one word: ``send`` lists the element registers
     packed into it (element t at position t); every thread sends it, each receives it from its
@@ -194,6 +205,7 @@ def plan_gather(
     n = 1 << len(hw.reg)
     copies = tuple((j, j & ~bcast) for j in range(n) if j & bcast)
     dests = [j for j in range(n) if not j & bcast]
+    tile = _Tile(layout, hw, dt, tgt)
     common = {
         "layout": layout,
         "axis": axis,
@@ -214,7 +226,7 @@ def plan_gather(
         elif path == "registers" and lane_ax:
             raise LlgenError("the registers path cannot do this gather: the axis crosses lanes.")
         else:
-            detail = _plan_shuffle(hw, dt, tgt, reg_ax, lane_ax, dests)
+            detail = _plan_shuffle(tile, reg_ax, lane_ax, dests)
             if lane_ax:
                 why = "the axis lives in one warp: shfl.idx from the lane that holds the index"
                 kind = "shuffle"
@@ -222,7 +234,7 @@ def plan_gather(
                 why = "the axis lives in each thread's registers: run-time selects, no shuffles"
                 kind = "registers"
             return GatherPlan(path=kind, detail=detail, why=why, **common)
-    detail = _plan_shared(layout, hw, dt, tgt, axis_flat, shift, dests, smem_budget)
+    detail = _plan_shared(tile, axis_flat, shift, dests, smem_budget)
     why = "forced" if path == "shared" else "the axis crosses warps"
     return GatherPlan(path="shared", detail=detail, why=why + ": through shared memory", **common)
 
@@ -238,7 +250,8 @@ def _runs(pairs: list[tuple[int, int]]) -> Runs:
     return tuple(tuple(r) for r in out)
 
 
-def _plan_shuffle(hw: Hw, dt: DType, tgt: Target, reg_ax, lane_ax, dests) -> GatherShuffle:
+def _plan_shuffle(tile: _Tile, reg_ax, lane_ax, dests) -> GatherShuffle:
+    hw, dt, tgt = tile.hw, tile.dt, tile.tgt
     lane_bits = len(hw.lane)
     lane_keep = ((1 << lane_bits) - 1) & ~sum(1 << p for _, p in lane_ax)
     cap = (tgt.shuffle_bytes // dt.bytes).bit_length() - 1 if dt.bytes < tgt.shuffle_bytes else 0
@@ -269,7 +282,8 @@ def _plan_shuffle(hw: Hw, dt: DType, tgt: Target, reg_ax, lane_ax, dests) -> Gat
     )
 
 
-def _plan_shared(layout, hw: Hw, dt: DType, tgt: Target, axis_flat: int, shift: int, dests, budget) -> GatherShared:
+def _plan_shared(tile: _Tile, axis_flat: int, shift: int, dests, budget) -> GatherShared:
+    layout, hw, dt, tgt = tile.layout, tile.hw, tile.dt, tile.tgt
     elems = 1 << hw.nbits
     limit = tgt.static_smem if budget is None else budget  # gather kernels keep a static array
     if elems * dt.bytes > limit:

@@ -51,6 +51,16 @@ class ShufflePlan:
         return len(self.rounds)
 
 
+@dataclass(frozen=True)
+class _LaneSources:
+    """Per B lane bit p (plan_shuffle): ``alpha[p]``, its source-lane column; ``tau[p]``, its column of T, the A
+    register a sender adds; ``m[p]``, its column of M, the B register a receiver fills (``r ^ M l``)."""
+
+    alpha: tuple[int, ...]
+    tau: tuple[int, ...]
+    m: tuple[int, ...]
+
+
 def warp_local(a: Hw, b: Hw) -> bool:
     """Can every B thread find what it needs in its own warp under A (docs/design.md §4)?"""
     span_a = a.local_span
@@ -114,13 +124,15 @@ def plan_shuffle(a: Hw, b: Hw, dt: DType, tgt: Target) -> ShufflePlan | str:
         if not b.lane[p] and not a.lane[p] and (1 << p) not in alpha:
             alpha[p] = 1 << p
 
-    plans = [_rounds(a, b, dt, alpha, tau, m, pack_a, pack_b) for pack_a, pack_b in packings]
+    sources = _LaneSources(tuple(alpha), tuple(tau), tuple(m))
+    plans = [_rounds(a, b, dt, sources, pack_a, pack_b) for pack_a, pack_b in packings]
     return min(plans, key=lambda p: p.assembly.instructions())
 
 
-def _rounds(a: Hw, b: Hw, dt: DType, alpha: list[int], tau: list[int], m: list[int], pack_a: tuple, pack_b: tuple):
+def _rounds(a: Hw, b: Hw, dt: DType, sources: _LaneSources, pack_a: tuple, pack_b: tuple):
     """The plan whose words pack ``pack_a`` (A registers) into ``pack_b`` (B registers), given each B lane bit's
-    source-lane column ``alpha``, A register ``tau`` and B register ``m`` (plan_shuffle)."""
+    ``sources``."""
+    alpha, tau, m = sources.alpha, sources.tau, sources.m
     nl, nw = len(a.lane), len(a.warp)
     # R: live B register bits outside the packed ones; there are 2^|R| rounds
     packed = sum(pack_b)

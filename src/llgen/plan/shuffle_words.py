@@ -300,17 +300,32 @@ class _Trees:
         return len(self.children) - len(free)
 
 
+@dataclass(frozen=True)
+class _Shuffle:
+    """The shuffle plan an assembly builds words for (plan/shuffle.py): its rounds, the A registers ``pack_a`` packed
+    into a word and the B registers ``pack_b`` they land in, elements of ``bits`` bits, B holding ``n_out`` registers,
+    and the lane bits of a thread index."""
+
+    rounds: tuple[ShuffleRound, ...]
+    pack_a: tuple[int, ...]
+    pack_b: tuple[int, ...]
+    bits: int
+    n_out: int
+    lane_bits: int
+
+
 def assemble(
     rounds: tuple[ShuffleRound, ...], pack_a: tuple[int, ...], pack_b: tuple[int, ...], bits: int, n_out: int, lane_bits: int
 ) -> Assembly:
     """The words of a shuffle plan's ``rounds`` and packing (plan/shuffle.py) for elements of ``bits`` bits, B holding
     ``n_out`` registers, local rounds read in place or building their words, whichever takes fewer instructions. The
     planner builds it once (ShufflePlan.assembly)."""
-    options = [_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, False, False)]
+    plan = _Shuffle(rounds, pack_a, pack_b, bits, n_out, lane_bits)
+    options = [_assemble(plan, local_words=False, whole_sends=False)]
     if options[0].basis and any(r.op == "local" for r in rounds):
-        options.append(_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, True, False))
+        options.append(_assemble(plan, local_words=True, whole_sends=False))
     if (1 << len(pack_a)) * bits < 32:
-        options.append(_assemble(rounds, pack_a, pack_b, bits, n_out, lane_bits, False, True))
+        options.append(_assemble(plan, local_words=False, whole_sends=True))
     return min((o for o in options if o is not None), key=Assembly.instructions)
 
 
@@ -332,19 +347,11 @@ def _senders(rounds: tuple[ShuffleRound, ...], class_cols: tuple[int, ...], clas
     return out
 
 
-def _assemble(
-    rounds: tuple[ShuffleRound, ...],
-    pack_a: tuple[int, ...],
-    pack_b: tuple[int, ...],
-    bits: int,
-    n_out: int,
-    lane_bits: int,
-    local_words: bool,
-    whole_sends: bool,
-) -> Assembly | None:
-    """One assembly: local rounds building their words (``local_words``) or not; with ``whole_sends``, a payload
-    shorter than a word is sent as the whole A word that holds it, and each receiver picks its bytes where its
+def _assemble(plan: _Shuffle, local_words: bool, whole_sends: bool) -> Assembly | None:
+    """One assembly of ``plan``: local rounds building their words (``local_words``) or not; with ``whole_sends``, a
+    payload shorter than a word is sent as the whole A word that holds it, and each receiver picks its bytes where its
     sender's class put them (None where a payload spans two A words or a class's senders differ in class)."""
+    rounds, pack_a, pack_b, bits, n_out = plan.rounds, plan.pack_a, plan.pack_b, plan.bits, plan.n_out
     eb = bits // 8
     r0 = rounds[0]
     send_cols, recv_cols = r0.send_reg.cols, r0.recv_reg.cols
@@ -370,7 +377,7 @@ def _assemble(
 
     senders = None
     if whole_sends:
-        senders = _senders(rounds, class_cols, {k: c for c, k in enumerate(f2.span(basis))}, lane_bits)
+        senders = _senders(rounds, class_cols, {k: c for c, k in enumerate(f2.span(basis))}, plan.lane_bits)
         spans = (
             len({sent(r.send_reg.const, s, q)[0] for q in range(payload)}) for r in rounds if r.op != "local" for s, _ in classes
         )

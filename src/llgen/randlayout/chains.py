@@ -13,7 +13,7 @@ from llgen.plan.scratch import entry_barrier
 from llgen.plan.shared import Barrier
 from llgen.randlayout.draw import draw_layout
 from llgen.randlayout.pairs import draw_context
-from llgen.spec import parse_layout
+from llgen.spec import Where, parse_layout
 
 # the two chains the bench's LOOP and STREAM got wrong on an H200, 128x128 f16
 ISSUE_CHAINS = (
@@ -37,7 +37,7 @@ def issue_chains(target: str = "sm_90") -> list[tuple[str, object, object]]:
     """(label, A -> B, B -> A) forced through shared memory, for the two chains above."""
     out = []
     for label, a_text, b_text in ISSUE_CHAINS:
-        a, b = (parse_layout(t, (128, 128), target=target) for t in (a_text, b_text))
+        a, b = (parse_layout(t, (128, 128), where=Where(target=target)) for t in (a_text, b_text))
         out.append(
             (label, plan_conversion(a, b, "f16", target, path="shared"), plan_conversion(b, a, "f16", target, path="shared"))
         )

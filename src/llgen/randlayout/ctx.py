@@ -11,7 +11,9 @@ from typing import NamedTuple
 from llgen.core.dtypes import DTYPES as ALL_DTYPES
 from llgen.core.layout import LinearLayout
 
-DTYPES = list(ALL_DTYPES)  # every element type llgen knows, i8 to f64
+DTYPES = [
+    name for name, d in ALL_DTYPES.items() if not d.sub_byte and name != "e8m0"
+]  # the value types, i8 to f64 (scales move as i8 does)
 PATHS = [None, None, "shared", "shuffle"]  # requested paths of random cases: default twice as often
 THREAD_ELEMENTS, THREAD_BYTES = 128, 512  # the most of an ordinary tile one thread may hold (128 32-bit registers)
 LARGE_THREAD_ELEMENTS, LARGE_THREAD_BYTES = 256, 1024  # of a large tile (256x256 f32 over 8 warps of 32)

@@ -16,7 +16,7 @@ from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.errors import LlgenError
 from llgen.emit import emit
 from llgen.plan.endpoint import plan_load, plan_store
-from llgen.spec import parse_encoding, parse_layout
+from llgen.spec import Where, parse_encoding, parse_layout
 
 TARGET = "sm_90"
 AMD_TARGET = "gfx942"  # amd_rotating_shared is AMD's: planned for a 64-lane wave, run on CPU threads
@@ -113,7 +113,8 @@ def planned_case(label, family, group, ends: Endpoints, dtype, target) -> Endpoi
 
 def _pair(dist: str, shared: str, dtype: str, shape, warps: int = 4, lanes: int = 32):
     w = to_dtype(dtype).bytes
-    return parse_layout(dist, shape, warps, lanes, w), parse_encoding(shared, shape, warps, lanes, w)
+    where = Where(dtype_bytes=w)
+    return parse_layout(dist, shape, warps, lanes, where=where), parse_encoding(shared, shape, warps, lanes, where=where)
 
 
 def _short(spec: str) -> str:

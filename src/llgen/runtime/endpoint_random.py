@@ -18,7 +18,7 @@ from llgen.core.layout import LinearLayout
 from llgen.core.target import target as to_target
 from llgen.randlayout import random_layout
 from llgen.runtime.endpoint_cases import AMD_TARGET, FAMILIES, TARGET, EndpointCase, Endpoints, planned_case
-from llgen.spec import parse_encoding, parse_layout
+from llgen.spec import Where, parse_encoding, parse_layout
 
 TILE_BYTES = 16 * 1024  # random tiles stay under this, and at most 64 elements a thread
 DTYPES = ("i8", "f16", "bf16", "f32")
@@ -102,7 +102,7 @@ def _draw_dist(rng: random.Random, shape, warps: int, target: str, dtype: str) -
     if rng.random() < 0.35:
         spec = rng.choice(("mfma", "blocked") if tgt.lanes == 64 else ("mma", "wgmma", "dot:0", "dot:1", "blocked"))
         try:
-            return spec, parse_layout(spec, shape, warps, tgt.lanes, to_dtype(dtype).bytes)
+            return spec, parse_layout(spec, shape, warps, tgt.lanes, where=Where(dtype_bytes=to_dtype(dtype).bytes))
         except LlgenError:
             pass
     return "random", random_layout(rng, shape, warps, target, dtype)
@@ -126,7 +126,7 @@ def random_cases(n: int, seed: int, tries: int = 20) -> Iterator[EndpointCase]:
                     if spec.startswith("@"):
                         s = parse_layout(spec, shape, warps, lanes)
                     else:
-                        s = parse_encoding(spec, shape, warps, lanes, to_dtype(dtype).bytes)
+                        s = parse_encoding(spec, shape, warps, lanes, where=Where(dtype_bytes=to_dtype(dtype).bytes))
                     case = planned_case(
                         f"random{i}/{family}/{dist}/{dtype}/{'x'.join(map(str, shape))}/w{warps}",
                         family,

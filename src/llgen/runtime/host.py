@@ -39,6 +39,7 @@ from llgen.runtime.toolchain.cache import cached, tool_version
 # resolves here). LLGEN_HOST_LANES is the wave size of the target: 32 for CUDA, 64 for gfx90a/gfx942.
 DYNAMIC_SCRATCH_BYTES = 256 * 1024  # the shim's LLGEN_DYNAMIC_SCRATCH: more than any target's smem_per_cta
 HOST_SHIM = (importlib.resources.files("llgen.runtime") / "host_shim.h").read_text()
+HOST_FP16 = (importlib.resources.files("llgen.runtime") / "host_fp16.h").read_text()  # as cuda_fp16.h and cuda_bf16.h
 
 _KERNEL = re.compile(r'extern "C" __global__ void (?:__launch_bounds__\([\w, ]+\) )?(\w+)\(([^)]*)\)')
 
@@ -138,6 +139,8 @@ class HostModule:
             (tmp / "hip").mkdir()
             (tmp / "llgen_host.h").write_text(HOST_SHIM)
             (tmp / "hip" / "hip_runtime.h").write_text('#include "../llgen_host.h"\n')
+            for name in ("cuda_fp16.h", "cuda_bf16.h"):
+                (tmp / name).write_text(HOST_FP16)
             (tmp / "k.cpp").write_text(text)
             shim = [f"-I{tmp}", "-include", str(tmp / "llgen_host.h")]
             proc = subprocess.run(
@@ -149,7 +152,7 @@ class HostModule:
 
         # a library of its own path each time: a module's statics (__shared__ arrays) are its own
         lib = tmp / "lib.so"
-        lib.write_bytes(cached(("host c++", tool_version(cxx), HOST_SHIM, *flags, text), make))
+        lib.write_bytes(cached(("host c++", tool_version(cxx), HOST_SHIM, HOST_FP16, *flags, text), make))
         self._lib = ctypes.CDLL(str(lib))
 
     def to_device(self, host: np.ndarray) -> np.ndarray:

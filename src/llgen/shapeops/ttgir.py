@@ -46,7 +46,7 @@ class Checked:
 
 def check(module: Module, op: ShapeOp, warps: int, lanes: int | None) -> Checked:
     """The op's no-op result layout and whether the dump's result is it."""
-    from llgen.spec import parse_encoding
+    from llgen.spec import Where, parse_encoding
 
     if op.problem:
         return Checked(op, UNCHECKED, why=op.problem)
@@ -59,8 +59,8 @@ def check(module: Module, op: ShapeOp, warps: int, lanes: int | None) -> Checked
     if "allow_reorder" in op.flags:
         return Checked(op, UNCHECKED, sop, why="allow_reorder leaves the element order to Triton, so no one layout is the no-op.")
     try:
-        src = parse_encoding(op.src[3], op.src[1], warps, lanes, 2, module.aliases)
-        dst = parse_encoding(op.dst[3], op.dst[1], warps, lanes, 2, module.aliases)
+        src = parse_encoding(op.src[3], op.src[1], warps, lanes, where=Where(aliases=module.aliases))
+        dst = parse_encoding(op.dst[3], op.dst[1], warps, lanes, where=Where(aliases=module.aliases))
         want = TensorLayout(src, op.src[1]).apply(sop)
         if want.shape != op.dst[1]:
             raise LlgenError(f"{sop} makes {'x'.join(map(str, want.shape))}, not the result's {op.dst[0]}.")
@@ -75,12 +75,12 @@ def _check_view(module: Module, op: ShapeOp, sop: Op, warps: int, lanes: int | N
     permuted (trans) or re-split row-major (reshape), as maps from offset to element."""
     from llgen.core.dtypes import from_mlir
     from llgen.core.layout import LinearLayout
-    from llgen.spec import parse_layout
+    from llgen.spec import Where, parse_layout
 
     try:
         width = from_mlir(op.src[2]).bytes
-        src = parse_layout(op.src[3], op.src[1], warps, lanes, width, module.aliases)
-        dst = parse_layout(op.dst[3], op.dst[1], warps, lanes, width, module.aliases)
+        src = parse_layout(op.src[3], op.src[1], warps, lanes, where=Where(width, module.aliases))
+        dst = parse_layout(op.dst[3], op.dst[1], warps, lanes, where=Where(width, module.aliases))
         if sop.kind == "trans":
             moved = src.transpose_outs([f"dim{p}" for p in sop.arg])
             view = LinearLayout(moved.ins, tuple((f"dim{i}", k) for i, (_, k) in enumerate(moved.outs)), moved.cols)

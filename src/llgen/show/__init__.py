@@ -12,7 +12,7 @@ PNG's pixel size is known in advance: ``figure_size_px``):
   (register, lane, warp) that holds it; ``+k`` says k more threads or registers hold a replica.
 * ``bank_map_figure``: a memory layout as shared memory: rows are 128-byte segments, columns the
   32 banks (4 bytes each), each cell one element labelled with its logical coordinate. An
-  access (a distributed layout, one register step of warp 0) is highlighted and the threads
+  access (a ``WarpAccess``: a distributed layout, one register step of warp 0) is highlighted and the threads
   per bank are drawn under the map; a bank holding more than one distinct word is red.
 * ``matrix_figure``: the F2 matrix, rows the logical bits (``n0..`` for the last dim, ``m0..``
   for the first), columns the hardware bits (``r``/``l``/``w`` or ``o``).
@@ -48,6 +48,7 @@ from llgen.show.banks import (
     BANKS,
     SEGMENT_BYTES,
     AccessStep,
+    WarpAccess,
     access_step,
     bank_map_figure,
     memory_from_swizzle,
@@ -83,6 +84,7 @@ __all__ = [
     "TITLE_FONT",
     "TITLE_WIDTH",
     "WINDOW",
+    "WarpAccess",
     "access_step",
     "bank_map_figure",
     "check_output",

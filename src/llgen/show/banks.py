@@ -40,6 +40,16 @@ class AccessStep:
         return {o: lane for lane, o in enumerate(self.offsets) if o is not None}
 
 
+@dataclass(frozen=True)
+class WarpAccess:
+    """One warp access a bank map highlights: warp 0 of the distributed ``layout`` at register ``step``, its
+    wavefronts counted by ``target``'s model (its phases of lanes)."""
+
+    layout: LinearLayout
+    step: int = 0
+    target: Target = BANK_MODEL
+
+
 def memory_from_swizzle(shared_plan, outs) -> LinearLayout:
     """The memory layout (offset -> element) of a shared plan's scratch in round 0."""
     columns = shared_plan.offset_vectors()
@@ -254,22 +264,16 @@ def _bank_panels(
 
 
 def bank_map_figure(
-    memory: LinearLayout,
-    elem_bytes: int,
-    access: LinearLayout | None = None,
-    step: int = 0,
-    region: Region | None = None,
-    name: str = "",
-    tgt: Target = BANK_MODEL,
+    memory: LinearLayout, elem_bytes: int, access: WarpAccess | None = None, region: Region | None = None, name: str = ""
 ):
-    """The bank map of a memory layout; with ``access``, one warp access at register ``step``
-    highlighted and the threads per bank drawn under it (wavefronts by ``tgt``'s model)."""
+    """The bank map of a memory layout; with ``access``, that warp access highlighted and the threads per bank drawn
+    under it."""
     if not is_memory(memory):
         raise LlgenError("a bank map needs a memory layout (in-dim 'offset'), and this is a distributed layout.")
-    acc = access_step(memory, access, step, elem_bytes, tgt) if access is not None else None
-    lanes = access.in_size("lane") if access is not None else 32
+    acc = access_step(memory, access.layout, access.step, elem_bytes, access.target) if access is not None else None
+    lanes = access.layout.in_size("lane") if access is not None else 32
     panels, note = _bank_panels(BankBuffer(memory, elem_bytes), region, acc, lanes)
     title = f"{name + ': ' if name else ''}{1 << memory.in_bits('offset')} elements of {elem_bytes} B in {BANKS} banks"
     if acc:
-        title += f"; access at register step {step}"
+        title += f"; access at register step {access.step}"
     return _compose(panels, title + (f"  [{note}]" if note else ""))

@@ -39,7 +39,7 @@ def _rows_of(plan, step: int) -> tuple[list[list[tuple[int, int]]], list[tuple[i
     side, eb, tgt = plan.side, plan.dtype.bytes, plan.target
     ins = side.instrs[step]
     pad = plan.buffer.pad
-    phases = instruction_phases(side, ins, 0, plan.dtype, tgt, plan.direction == "store", pad)
+    phases = instruction_phases(side, ins, 0, plan.banking)
     base = [(side.thread_offset.value(lane) ^ ins.xor_const) + ins.add_const for lane in range(tgt.lanes)]
     if side.matrices:  # lane 8m + i addresses row i of matrix m: 16 bytes
         per, lanes = 16 // eb, range(8 * side.matrices)

@@ -1,5 +1,5 @@
 """Parse a layout spec into a `LinearLayout`: the entry points, the checks of shape, warp count and
-warp size, and ``@path.json`` files (parse.py, with `Context` in context.py); this module only
+warp size, and ``@path.json`` files (parse.py, with `Context` and `Where` in context.py); this module only
 re-exports them.
 
 A spec is a short form ``kind[:key=value,...]`` (short.py), a Triton TTGIR attribute exactly as
@@ -10,7 +10,7 @@ naming the bad value.
 
 from __future__ import annotations
 
-from llgen.spec.context import Context
+from llgen.spec.context import Context, Where
 from llgen.spec.defaults import (
     accumulator_guess,
     coalesced_blocked,
@@ -30,6 +30,7 @@ from llgen.spec.parse import parse_encoding, parse_layout
 
 __all__ = [
     "Context",
+    "Where",
     "accumulator_guess",
     "coalesced_blocked",
     "default_max_phase",

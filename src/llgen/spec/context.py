@@ -1,9 +1,30 @@
 """What a spec is parsed for (`Context`): the tensor shape, the warp count, the warp size and the element
-size, checked once, which short.py and ttgir.py read as they build an encoding."""
+size, checked once, which short.py and ttgir.py read as they build an encoding; and where the spec sits
+(`Where`: its element size, its file's aliases, its target), which a caller may add to the warps."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from llgen.core.errors import LlgenError
+
+if TYPE_CHECKING:
+    from llgen.spec.ttgir import Aliases
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a spec sits beyond its warps: in a tensor of ``dtype_bytes`` elements (a shared layout's vector and
+    swizzle depend on it), in a TTGIR file whose ``#name`` aliases it may use (llgen.spec.module), on a ``target``
+    whose warp size a spec that states none takes (None: the kind's own)."""
+
+    dtype_bytes: int = 2
+    aliases: Aliases | None = None
+    target: str | None = None
+
+
+ANYWHERE = Where()  # a spec on its own: 2-byte elements, no aliases, no target
 
 
 class Context:
@@ -25,3 +46,7 @@ class Context:
 
     def with_shape(self, shape):
         return Context(tuple(shape), self.num_warps, self.tpw, self.dtype_bytes, self.aliases)
+
+    def where(self) -> Where:
+        """The element size and aliases a spec nested in this one (a ``parent=(SPEC)``) is read with."""
+        return Where(self.dtype_bytes, self.aliases)

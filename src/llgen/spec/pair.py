@@ -11,6 +11,7 @@ from llgen.core.dtypes import DTYPES, DType, from_mlir
 from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout
 from llgen.core.limits import ascii_int, check_tile
+from llgen.spec.context import Where
 from llgen.spec.facts import spec_facts
 from llgen.spec.parse import parse_encoding, parse_layout
 from llgen.spec.request import Setting, resolve
@@ -44,27 +45,33 @@ def parse_shape(text: str) -> tuple[int, ...]:
 DEFAULT_DTYPE = "f16"  # the element type of a conversion nothing states one for (--dtype's default)
 
 
-def parse_pair(
-    src: str,
-    dst: str,
-    shape: tuple[int, ...],
-    dtype: DType | None,
-    *,
-    warps: int | None = None,
-    threads_per_warp: int | None = None,
-    target: str | None = None,
-    module=None,
-    shared_ok: bool = False,
-    dtype_source: str | None = None,
-) -> Pair:
+@dataclass(frozen=True)
+class Stated:
+    """What a command stated about a conversion beyond its two specs and its shape; None: not stated, so the TTGIR
+    module, the layouts or llgen's defaults decide (llgen.spec.request). ``module`` is the TTGIR module read with
+    --ttgir; ``dtype_source`` says where a stated ``dtype`` came from, for errors (``--dtype i8`` unless told)."""
+
+    dtype: DType | None = None
+    warps: int | None = None
+    threads_per_warp: int | None = None
+    target: str | None = None
+    module: object | None = None
+    dtype_source: str | None = None
+
+
+NOTHING_STATED = Stated()
+
+
+def parse_pair(src: str, dst: str, shape: tuple[int, ...], stated: Stated = NOTHING_STATED, *, shared_ok: bool = False) -> Pair:
     """The layouts of ``src`` -> ``dst`` over ``shape`` and the target they are planned for. ``shared_ok`` (only
     `llgen plan` so far) takes a shared-memory layout on one side: the pair is then a local_store or local_load.
-    ``dtype`` None (--dtype not given): the element type of the ``module``'s ops between the two specs, else f16; a
-    ``dtype`` given that the dump's ops or a shared layout's elementBitWidth contradict is an error naming both
-    (``dtype_source`` says where a given one came from in that error: ``--dtype i8`` unless told)."""
+    ``stated.dtype`` None (--dtype not given): the element type of the ``stated.module``'s ops between the two specs,
+    else f16; a dtype stated that the dump's ops or a shared layout's elementBitWidth contradict is an error naming
+    both."""
     check_tile(shape)
-    dtype, said = _element_type(dtype, src, dst, module)
-    said = dtype_source or said
+    module = stated.module
+    dtype, said = _element_type(stated.dtype, src, dst, module)
+    said = stated.dtype_source or said
     aliases = module.aliases if module is not None else None
     facts = {"--src": spec_facts(src, aliases), "--dst": spec_facts(dst, aliases)}
     shared = [side for side in facts if facts[side].kind == "shared"]
@@ -75,13 +82,14 @@ def parse_pair(
         raise LlgenError(
             f"{shared[0]} is a shared-memory layout ({_named(texts[shared[0]])}); `llgen swizzle` chooses a shared layout and takes two distributed ones."
         )
-    setting = resolve(facts, warps=warps, threads_per_warp=threads_per_warp, target=target, module=module)
+    setting = resolve(facts, warps=stated.warps, threads_per_warp=stated.threads_per_warp, target=stated.target, module=module)
     try:
-        a = parse_layout(src, shape, setting.warps, setting.lanes, dtype.bytes, aliases)
-        b = parse_layout(dst, shape, setting.warps, setting.lanes, dtype.bytes, aliases)
+        where = Where(dtype.bytes, aliases)
+        a = parse_layout(src, shape, setting.warps, setting.lanes, where=where)
+        b = parse_layout(dst, shape, setting.warps, setting.lanes, where=where)
         enc = None
         if shared and not texts[shared[0]].strip().startswith("@"):
-            enc = parse_encoding(texts[shared[0]], shape, setting.warps, setting.lanes, dtype.bytes, aliases)
+            enc = parse_encoding(texts[shared[0]], shape, setting.warps, setting.lanes, where=where)
     except LlgenError as e:
         raise setting.note(e) from None
     if shared:

@@ -14,12 +14,12 @@ from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout
 from llgen.core.limits import MAX_RANK, check_slots, check_spec_text, check_tile
 from llgen.core.target import target as to_target
-from llgen.spec.context import Context
+from llgen.spec.context import ANYWHERE, Context, Where
 from llgen.spec.facts import spec_facts
 from llgen.spec.jsonfile import read_json_layout
 from llgen.spec.request import DEFAULT_WARPS
 from llgen.spec.short import encoding_from_short
-from llgen.spec.ttgir import Aliases, AttrParser, encoding_from_attr
+from llgen.spec.ttgir import AttrParser, encoding_from_attr
 
 
 def parse_layout(
@@ -27,22 +27,21 @@ def parse_layout(
     shape: Sequence[int],
     num_warps: int | None = None,
     threads_per_warp: int | None = None,
-    dtype_bytes: int = 2,
-    aliases: Aliases | None = None,
     *,
-    target: str | None = None,
+    where: Where = ANYWHERE,
 ) -> LinearLayout:
     """The layout ``spec`` describes over ``shape``, for ``num_warps`` warps of ``threads_per_warp``
-    lanes and elements of ``dtype_bytes``. Left out (None), both come from the spec as on the command
-    line: the warps its warpsPerCTA or warp bases state, else 4; the lanes its threadsPerWarp or lane
-    bases state, else ``target``'s warp size, else the kind's own (64 for mfma, else 32). ``aliases``
-    resolves ``#name`` references (a TTGIR file's, see llgen.spec.module)."""
+    lanes. Left out (None), both come from the spec as on the command line: the warps its warpsPerCTA
+    or warp bases state, else 4; the lanes its threadsPerWarp or lane bases state, else
+    ``where.target``'s warp size, else the kind's own (64 for mfma, else 32). ``where`` also gives
+    the element size and the aliases that resolve ``#name`` references (a TTGIR file's, see
+    llgen.spec.module)."""
     shape = _check_tensor_shape(shape)
     spec = check_spec_text(spec).strip()
     if spec.startswith("@"):
         lay = read_json_layout(spec[1:], shape)
     else:
-        lay = parse_encoding(spec, shape, num_warps, threads_per_warp, dtype_bytes, aliases, target=target).to_linear(shape)
+        lay = parse_encoding(spec, shape, num_warps, threads_per_warp, where=where).to_linear(shape)
     check_slots(lay, spec)
     return lay
 
@@ -52,19 +51,17 @@ def parse_encoding(
     shape: Sequence[int],
     num_warps: int | None = None,
     threads_per_warp: int | None = None,
-    dtype_bytes: int = 2,
-    aliases: Aliases | None = None,
     *,
-    target: str | None = None,
+    where: Where = ANYWHERE,
 ):
     """The encoding object (e.g. `llgen.layouts.Blocked`) of a short-form or TTGIR spec, checked
     against ``shape``'s rank, the warp count and the warp size (None: inferred, see `parse_layout`)."""
     spec = check_spec_text(spec).strip()
     if num_warps is None or threads_per_warp is None:
-        num_warps, threads_per_warp = _stated(spec, aliases, num_warps, threads_per_warp, target)
-    ctx = Context(_check_tensor_shape(shape), num_warps, threads_per_warp, dtype_bytes, aliases)
+        num_warps, threads_per_warp = _stated(spec, where, num_warps, threads_per_warp)
+    ctx = Context(_check_tensor_shape(shape), num_warps, threads_per_warp, where.dtype_bytes, where.aliases)
     if spec.startswith("#"):
-        enc = encoding_from_attr(AttrParser(spec, aliases).parse_attr_all(), ctx)
+        enc = encoding_from_attr(AttrParser(spec, where.aliases).parse_attr_all(), ctx)
     else:
         enc = encoding_from_short(spec, ctx, _parse_parent)
     if enc.rank != len(shape):
@@ -76,13 +73,14 @@ def parse_encoding(
 def _parse_parent(spec: str, shape, ctx: Context):
     """A short form's ``parent=(SPEC)``, short-form or TTGIR, through `parse_encoding` with ``ctx``'s warps,
     warp size, element size and aliases (short.py is handed this, so it need not import this module)."""
-    return parse_encoding(spec, shape, ctx.num_warps, ctx.tpw, ctx.dtype_bytes, ctx.aliases)
+    return parse_encoding(spec, shape, ctx.num_warps, ctx.tpw, where=ctx.where())
 
 
-def _stated(spec: str, aliases, num_warps, threads_per_warp, target) -> tuple[int, int | None]:
+def _stated(spec: str, where: Where, num_warps, threads_per_warp) -> tuple[int, int | None]:
     """The warp count and warp size a spec states (llgen.spec.facts) where the caller gave none. A
     count no GPU runs (3 warps, a warp of 16) is not taken: the layout's own check names it."""
-    facts = spec_facts(spec, aliases)
+    facts = spec_facts(spec, where.aliases)
+    target = where.target
     if num_warps is None:
         stated = facts.warps.value if facts.warps else 0
         num_warps = stated if stated and not stated & (stated - 1) else DEFAULT_WARPS

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from llgen.cli.commands.options import asked, given, pair_from, plan_options, whole_file
+from llgen.cli.commands.options import PairSpec, asked, given, pair_from, plan_options, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_pair
 from llgen.spec.module import read_ttgir
@@ -45,7 +45,7 @@ def bench_command(
         device("gfx942" if hip else "sm_90")
         cases, tgt, skip_code = bench_cases(ttgir, allow_skips, asked(warps, threads_per_warp, target), options)
     else:
-        pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+        pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
         case, tgt = custom_case(pair, (src, dst), options)
         cases = [case]
     from llgen.cases.suite_smem import SmemCase
@@ -55,20 +55,24 @@ def bench_command(
             raise LlgenError(f"a shared-memory endpoint's bench measures loop only, not {','.join(meas)}.")
         meas = ["loop"]
     from llgen.runtime.bench.report import write_json, write_report
+    from llgen.runtime.bench.run import CaseRun
     from llgen.runtime.bench.run import run as run_bench
 
     to_json = out.endswith(".json")
-    report = run_bench(
-        cases,
+    how = CaseRun(
         tgt,
-        meas,
+        tuple(meas),
         rep,
         not no_triton,
         log=lambda m: click.echo(m, err=True),
-        plan_options=options.given(),
+        options=options.given(),
+        baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
+    )
+    report = run_bench(
+        cases,
+        how,
         suite=suite,
         shard=parts,
-        baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
         time_budget_s=time_budget,
         on_case=(lambda r: write_json(r, out)) if to_json else None,
     )

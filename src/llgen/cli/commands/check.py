@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import asked, pair_from, plan_options, whole_file
+from llgen.cli.commands.options import PairSpec, asked, pair_from, plan_options, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_endpoint, plan_pair
 
@@ -16,18 +16,18 @@ def check_command(
     src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, objective, allow_skips, suite,
     n_random, seed, tiles, runs, report_prefix, cpu,
 ) -> None:  # fmt: skip
-    from llgen.runtime.checkcmd import run_check  # llgen.runtime loads only where a command runs kernels
+    from llgen.runtime.check import CheckRuns
+    from llgen.runtime.checkcmd import Checked, run_check  # llgen.runtime loads only where a command runs kernels
 
     if report_prefix is not None and not report_prefix.strip():
         raise LlgenError("--report is empty: give a path prefix for PREFIX.md and PREFIX.json.")
 
     options = plan_options(path_, smem_budget, objective)
-    # a suite's and the random pairs' own paths stay theirs: only the budget and the objective apply to every case
-    common = {"tiles": tiles, "runs": runs, "plan_options": plan_options(None, smem_budget, objective).given(), "cpu": cpu}
+    how = CheckRuns(tiles=tiles, runs=runs)
     if suite or n_random:
-        code = run_check(
-            None, suite=suite, n_random=n_random, seed=seed, target=target or "sm_90", report=report_prefix, **common
-        )
+        # a suite's and the random pairs' own paths stay theirs: only the budget and the objective apply to every case
+        checked = Checked(None, suite, n_random, seed, plan_options(None, smem_budget, objective).given())
+        code = run_check(checked, target=target or "sm_90", how=how, cpu=cpu, report=report_prefix)
     elif whole_file(ttgir):
         from llgen.cli.commands.ttgir import check_plans
 
@@ -40,15 +40,15 @@ def check_command(
 
                 code = max(code, run_endpoint_check(p, runs=runs, cpu=cpu, report=report))
             else:
-                code = max(code, run_check(p, target=p.target.name, report=report, **common))
+                code = max(code, run_check(Checked(p), target=p.target.name, how=how, cpu=cpu, report=report))
     else:
-        pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+        pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
         if pair.shared:  # a local_store / local_load: the shared tile's bytes or D's slots (src/llgen/runtime/endpointcheck.py)
             from llgen.runtime.endpointcheck import run_endpoint_check
 
             code = run_endpoint_check(plan_endpoint(pair, options), runs=runs, cpu=cpu, report=report_prefix)
         else:
             p = plan_pair(pair, options)
-            code = run_check(p, target=p.target.name, report=report_prefix, **common)
+            code = run_check(Checked(p), target=p.target.name, how=how, cpu=cpu, report=report_prefix)
     if code:
         sys.exit(code)

@@ -9,8 +9,11 @@ from pathlib import Path
 
 import click
 
+from llgen.cli.commands.options import PairSpec
+from llgen.cli.commands.sources import Output
 from llgen.core.errors import LlgenError
 from llgen.core.files import is_folder
+from llgen.core.options import Options
 from llgen.plan.request import plan_endpoint, plan_pair
 
 
@@ -38,63 +41,62 @@ def emit_command(
             raise LlgenError(
                 "--then needs --src and --dst (the tile's store); with --ttgir alone each allocation's store and load share a header."
             )
-        from llgen.cli.commands.emit_ttgir import Output
-
         where = Output(output, form or "header", force, name)
         code = emit_ttgir(ttgir, where, command_line(), allow_skips, asked(warps, threads_per_warp, target), options)
         sys.exit(code)
+    spec = PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir)
     if then is not None:
-        _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name,
-                   force, explain, command_line())  # fmt: skip
+        if form not in (None, "header"):
+            raise LlgenError(
+                "--then writes the tile's header (--form header); the check kernels are each side's: emit --src A --dst S "
+                "and --src S --dst B with --form kernel."
+            )
+        # --objective picks among a conversion's paths; a tile's two endpoint plans have none to pick
+        _emit_tile(spec, then, plan_options(path_, smem_budget), Output(output, "header", force, name), explain, command_line())
         return
-    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    pair = pair_from(spec, shared_ok=True)
     plan = plan_pair(pair, options)
     if explain:
         click.echo(plan.explain(), err=True)
     if not pair.shared:
         warn_registers(plan)
-    write_sources(plan, pair.kinds, form or "kernel", output, name, force, command_line())
+    write_sources(plan, pair.kinds, Output(output, form or "kernel", force, name), command_line())
 
 
-def _emit_tile(src, dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, form, output, name,
-               force, explain, command) -> None:  # fmt: skip
-    """``llgen emit --src A --dst S --then B``: the header of tile S, stored from registers in A and loaded into
-    registers in B (llgen.emit.tile), to stdout, a file or a folder."""
-    from llgen.cli.commands.options import pair_from, plan_options, ttgir_module
+def _emit_tile(store: PairSpec, then: str, options: Options, output: Output, explain: bool, command: str) -> None:
+    """``llgen emit --src A --dst S --then B``: the header of tile S, stored from registers in A (``store``: A to S) and
+    loaded into registers in ``then`` (llgen.emit.tile), to stdout, a file or a folder."""
+    from dataclasses import replace
+
+    from llgen.cli.commands.options import pair_from, ttgir_module
     from llgen.cli.commands.sources import write_all
     from llgen.emit import default_name, emit, file_names
     from llgen.plan.tile import tile_plan
     from llgen.spec.facts import spec_facts
 
-    if form not in (None, "header"):
-        raise LlgenError(
-            "--then writes the tile's header (--form header); the check kernels are each side's: emit --src A --dst S "
-            "and --src S --dst B with --form kernel."
-        )
-    stored = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    stored = pair_from(store, shared_ok=True)
     if stored.shared != "dst":
         raise LlgenError(
             "--then names the registers a tile is loaded into: --dst must be the tile's shared layout and --src the "
             "registers stored into it (--src A --dst S --then B)."
         )
-    module = ttgir_module(ttgir)
+    module = ttgir_module(store.ttgir)
     if spec_facts(then, module.aliases if module is not None else None).kind == "shared":
         raise LlgenError("--then is a shared-memory layout; give the distributed (register) layout the tile is loaded into.")
-    loaded = pair_from(dst, then, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    loaded = pair_from(replace(store, src=store.dst, dst=then), shared_ok=True)
     if (loaded.warps, loaded.target) != (stored.warps, stored.target):
         raise LlgenError(
             f"--src and --dst are {stored.warps} warps on {stored.target}, --then {loaded.warps} warps on "
             f"{loaded.target}: pass --warps and --target for both."
         )
-    options = plan_options(path_, smem_budget)
     tile = tile_plan(plan_endpoint(stored, options), plan_endpoint(loaded, options))
     if explain:
         click.echo(tile.explain(), err=True)
-    name = name or default_name(tile, (stored.kinds[0], loaded.kinds[1]))
+    name = output.name or default_name(tile, (stored.kinds[0], loaded.kinds[1]))
     text = emit(tile, "header", name, command)
-    if output is None:
+    if output.path is None:
         click.echo(text, nl=False)
         return
-    out = Path(output)
-    path = out / file_names(tile, name)["header"] if is_folder(out) or output.endswith(("/", os.sep)) else out
-    write_all([(path, text)], force, make_dirs=True)
+    out = Path(output.path)
+    path = out / file_names(tile, name)["header"] if is_folder(out) or output.path.endswith(("/", os.sep)) else out
+    write_all([(path, text)], output.force, make_dirs=True)

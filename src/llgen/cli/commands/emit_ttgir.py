@@ -21,6 +21,7 @@ from pathlib import Path
 
 import click
 
+from llgen.cli.commands.sources import Output
 from llgen.core.errors import LlgenError
 
 INDEX = "index.txt"
@@ -44,17 +45,6 @@ class Unit:
     load: int | None = None
 
 
-@dataclass(frozen=True)
-class Output:
-    """Where and how ``emit --ttgir`` writes: the folder, the form (kernel, header or both), whether it may write over
-    files, and the prefix of every name (--name)."""
-
-    folder: str | None
-    form: str
-    force: bool
-    prefix: str | None = None
-
-
 def emit_ttgir(path, output: Output, command, allow_skips, asked, options) -> int:
     """``llgen emit --ttgir FILE -o DIR/``: one ``form`` file per distinct unit (an op, or a tile's store and load),
     then the index, all of them or none; the exit status (1 when an op is skipped, unless ``allow_skips``)."""
@@ -64,12 +54,12 @@ def emit_ttgir(path, output: Output, command, allow_skips, asked, options) -> in
     from llgen.emit import emit, file_names
     from llgen.plan.tile import tile_plan
 
-    form, force, prefix = output.form, output.force, output.prefix
-    if output.folder is None:
+    form, force, prefix = output.form, output.force, output.name
+    if output.path is None:
         raise LlgenError("emit --ttgir writes one header per conversion: give a folder with -o DIR/.")
-    out = Path(output.folder)
+    out = Path(output.path)
     if out.is_file():
-        raise LlgenError(f"-o '{output.folder}' is a file; emit --ttgir writes a folder of headers.")
+        raise LlgenError(f"-o '{output.path}' is a file; emit --ttgir writes a folder of headers.")
     modules, items = collect(path, asked, options)
     units = _units(path, modules, items, form == "header", options.given())
     names = _names(units, items, prefix)

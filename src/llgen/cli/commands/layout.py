@@ -6,6 +6,10 @@ tensor types as ``#ttg.linear``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from llgen.cli.commands.options import Reading
+
 LINEAR_INS = ("register", "lane", "warp", "block")  # the in-dims of a #ttg.linear, in Triton's order
 
 
@@ -17,37 +21,59 @@ def linear_text(lay) -> str | None:
     return linear_attribute(lay) if set(lay.in_names) <= set(LINEAR_INS) else None
 
 
-def describe(spec: str, shape: str, warps, threads_per_warp, dtype: str, module, as_json: bool, hw: bool = False) -> str:
-    """The text ``llgen layout SPEC`` prints (``as_json``: Triton's bases form only; ``hw``: the hardware view in
-    place of the grid)."""
+@dataclass(frozen=True)
+class View:
+    """How `llgen layout` prints a layout: Triton's bases form only (--json), or each thread's registers in place of
+    the grid (--hw)."""
+
+    as_json: bool = False
+    hw: bool = False
+
+
+@dataclass(frozen=True)
+class ShapeOps:
+    """The --op shape ops in the order they run, and whether SPEC is their wanted result (--backward) rather than
+    their input."""
+
+    ops: tuple[str, ...]
+    backward: bool = False
+
+
+def describe(spec: str, reading: Reading, view: View = View()) -> str:
+    """The text ``llgen layout SPEC`` prints; the layout needs no target, so ``reading.asked.target`` is not read."""
     from llgen.core.dtypes import dtype as to_dtype
     from llgen.core.errors import LlgenError
-    from llgen.spec import parse_encoding, parse_layout
+    from llgen.spec import Where, parse_encoding, parse_layout
     from llgen.spec.facts import spec_facts
     from llgen.spec.pair import parse_shape
     from llgen.spec.request import resolve
 
-    if as_json and hw:
+    if view.as_json and view.hw:
         raise LlgenError("--json prints the bases only: leave out --hw.")
-    shp, dt = parse_shape(shape), to_dtype(dtype)
+    shp, dt = parse_shape(reading.shape), to_dtype(reading.dtype)
+    module, asked = reading.module, reading.asked
     aliases = module.aliases if module is not None else None
     facts = {"SPEC": spec_facts(spec, aliases)}
-    setting = resolve(facts, warps=warps, threads_per_warp=threads_per_warp, module=module, need_target=False)
-    lay = parse_layout(spec, shp, setting.warps, setting.lanes, dt.bytes, aliases)
-    if as_json:
+    setting = resolve(facts, warps=asked.warps, threads_per_warp=asked.threads_per_warp, module=module, need_target=False)
+    lay = parse_layout(spec, shp, setting.warps, setting.lanes, where=Where(dt.bytes, aliases))
+    if view.as_json:
         import json
 
         return json.dumps(lay.to_dict())
     from llgen.core.view import layout_text
     from llgen.spec.render import attribute
 
-    enc = None if spec.strip().startswith("@") else parse_encoding(spec, shp, setting.warps, setting.lanes, dt.bytes, aliases)
+    enc = (
+        None
+        if spec.strip().startswith("@")
+        else parse_encoding(spec, shp, setting.warps, setting.lanes, where=Where(dt.bytes, aliases))
+    )
     head, shown = [spec], {spec.strip()}
     for label, text in (("TTGIR", enc and attribute(enc)), ("linear", linear_text(lay))):
         if text and text not in shown:
             head.append(f"{label}: {text}")
             shown.add(text)
-    first, sep, rest = layout_text(lay, "\n".join(head), hw).partition("\n\n")
+    first, sep, rest = layout_text(lay, "\n".join(head), view.hw).partition("\n\n")
     if "offset" not in lay.in_names:  # a distributed layout: its vector width (the paper's §5.1)
         first += f"\n{vector_line(lay)}"
     return first + sep + rest
@@ -60,29 +86,35 @@ def vector_line(lay) -> str:
     return f"vector: {n} element{'s' if n != 1 else ''} (consecutive in row-major order, in consecutive registers of one thread)"
 
 
-def op_steps(spec, shape, ops, backward, warps, threads_per_warp, dtype, module) -> tuple[list, object]:
+def op_steps(spec: str, reading: Reading, ops: ShapeOps) -> tuple[list, object]:
     """SPEC over --shape through the shape ops (llgen.shapeops): ``([(label, TensorLayout)], last)``, the rows in
-    the order the ops run (with --backward, from the wanted result back to the input, which is ``last``)."""
+    the order the ops run (with --backward, from the wanted result back to the input, which is ``last``); like
+    describe, it does not read ``reading.asked.target``."""
     from llgen.core.dtypes import dtype as to_dtype
     from llgen.core.errors import LlgenError
     from llgen.shapeops import TensorLayout, parse_op, result_shapes, source_of
-    from llgen.spec import parse_encoding, parse_layout
+    from llgen.spec import Where, parse_encoding, parse_layout
     from llgen.spec.facts import spec_facts
     from llgen.spec.pair import parse_shape
     from llgen.spec.request import resolve
 
-    parsed = [parse_op(o) for o in ops]
-    shp, dt = parse_shape(shape), to_dtype(dtype)
-    at = result_shapes(shp, parsed)[-1] if backward else shp  # the shape SPEC is over
+    parsed = [parse_op(o) for o in ops.ops]
+    shp, dt = parse_shape(reading.shape), to_dtype(reading.dtype)
+    at = result_shapes(shp, parsed)[-1] if ops.backward else shp  # the shape SPEC is over
+    module, asked = reading.module, reading.asked
     aliases = module.aliases if module is not None else None
     setting = resolve(
-        {"SPEC": spec_facts(spec, aliases)}, warps=warps, threads_per_warp=threads_per_warp, module=module, need_target=False
+        {"SPEC": spec_facts(spec, aliases)},
+        warps=asked.warps,
+        threads_per_warp=asked.threads_per_warp,
+        module=module,
+        need_target=False,
     )
     if spec.strip().startswith("@"):
-        given = TensorLayout.of(parse_layout(spec, at, setting.warps, setting.lanes, dt.bytes, aliases))
+        given = TensorLayout.of(parse_layout(spec, at, setting.warps, setting.lanes, where=Where(dt.bytes, aliases)))
     else:
-        given = TensorLayout(parse_encoding(spec, at, setting.warps, setting.lanes, dt.bytes, aliases), at)
-    if backward:
+        given = TensorLayout(parse_encoding(spec, at, setting.warps, setting.lanes, where=Where(dt.bytes, aliases)), at)
+    if ops.backward:
         try:
             steps = source_of(given, parsed, shp)
         except LlgenError as e:
@@ -98,22 +130,22 @@ def op_steps(spec, shape, ops, backward, warps, threads_per_warp, dtype, module)
     return list(zip(["input", *map(str, parsed)], steps, strict=True)), steps[-1]
 
 
-def ops_text(spec, shape, ops, backward, warps, threads_per_warp, dtype, module, as_json, hw) -> str:
+def ops_text(spec: str, reading: Reading, ops: ShapeOps, view: View) -> str:
     """``llgen layout SPEC --op ...``: every step's shape, vector and layout as Triton prints it, then the last
     layout (with --backward: the input's) as ``llgen layout RESULT --shape RESULT_SHAPE`` prints it."""
     from llgen.core.errors import LlgenError
 
-    if as_json and hw:
+    if view.as_json and view.hw:
         raise LlgenError("--json prints the bases only: leave out --hw.")
-    rows, last = op_steps(spec, shape, ops, backward, warps, threads_per_warp, dtype, module)
+    rows, last = op_steps(spec, reading, ops)
     dims = "x".join(map(str, last.shape))
-    described = describe(last.text, dims, None, None, dtype, None, as_json, hw)
-    if as_json:
+    described = describe(last.text, Reading(dims, reading.dtype), view)
+    if view.as_json:
         return described
     w = max(len(label) for label, _ in rows)
     wd = max(len("x".join(map(str, t.shape))) for _, t in rows)
     table = [f"{label:<{w}}  {'x'.join(map(str, t.shape)):<{wd}}  vector {t.vector:<3} {t.text}" for label, t in rows]
-    what = "backward (Triton's inferSrcEncoding, last op first)" if backward else "shape ops (the layouts Triton 3.6 infers)"
+    what = "backward (Triton's inferSrcEncoding, last op first)" if ops.backward else "shape ops (the layouts Triton 3.6 infers)"
     return "\n".join([f"{what}:", *table, "", described])
 
 
@@ -132,7 +164,7 @@ def file_text(path: str, warps, threads_per_warp) -> str:
     from llgen.core.errors import LlgenError
     from llgen.core.files import read_text
     from llgen.core.limits import MAX_TTGIR_BYTES
-    from llgen.spec import parse_layout
+    from llgen.spec import Where, parse_layout
     from llgen.spec.facts import spec_facts
     from llgen.spec.module import read_ttgir
     from llgen.spec.request import resolve
@@ -168,7 +200,7 @@ def file_text(path: str, warps, threads_per_warp) -> str:
                     need_target=False,
                 )
                 # a TTGIR attribute states every parameter: the element size feeds only short-form defaults
-                lay = parse_layout(encoding, shape, setting.warps, setting.lanes, 4, m.aliases)
+                lay = parse_layout(encoding, shape, setting.warps, setting.lanes, where=Where(dtype_bytes=4, aliases=m.aliases))
                 out.append(f"  {linear_text(lay) or 'a shared memory layout: no #ttg.linear'}")
             except LlgenError as e:
                 out.append(f"  not read: {e}")
@@ -209,7 +241,7 @@ def layout_command(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, 
     no SPEC every layout of the file."""
     import click
 
-    from llgen.cli.commands.options import given, tpw, ttgir_module
+    from llgen.cli.commands.options import Asked, given, tpw, ttgir_module
     from llgen.core.errors import LlgenError
 
     if backward and not ops:
@@ -222,7 +254,9 @@ def layout_command(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, 
         if named:
             raise LlgenError(f"{named[0]} needs a layout SPEC; --ttgir alone lists every tensor type with its own shape.")
         click.echo(file_text(ttgir, warps, tpw(threads_per_warp)))
-    elif ops:
-        click.echo(ops_text(spec, shape, ops, backward, warps, tpw(threads_per_warp), dtype, ttgir_module(ttgir), as_json, hw))
     else:
-        click.echo(describe(spec, shape, warps, tpw(threads_per_warp), dtype, ttgir_module(ttgir), as_json, hw))
+        reading = Reading(shape, dtype, Asked(warps, tpw(threads_per_warp)), ttgir_module(ttgir))
+        if ops:
+            click.echo(ops_text(spec, reading, ShapeOps(tuple(ops), backward), View(as_json, hw)))
+        else:
+            click.echo(describe(spec, reading, View(as_json, hw)))

@@ -4,6 +4,7 @@ Imported by llgen.cli at start-up, so it stays light: what pulls in numpy or jin
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,9 @@ from llgen.core.errors import LlgenError
 from llgen.core.options import Options
 from llgen.core.target import TARGETS
 from llgen.core.vocab import OBJECTIVES, PATHS  # noqa: F401 - PATHS for llgen.cli: the CLI's choices, defined once
+
+if TYPE_CHECKING:
+    from llgen.spec.module import Module
 
 FORMS = ("kernel", "header", "both")
 DTYPE_NAMES = (*DTYPES, *ALIASES)
@@ -133,25 +137,6 @@ def conversion_options(f, *, with_path: bool = True):
     return f
 
 
-def pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=False):
-    """The two layouts, dtype and target of one conversion (llgen.spec.pair); ``shared_ok``: `llgen plan`'s
-    shared-memory endpoints."""
-    from llgen.core.dtypes import dtype as to_dtype
-    from llgen.spec.pair import parse_pair, parse_shape
-
-    return parse_pair(
-        src,
-        dst,
-        parse_shape(shape),
-        to_dtype(dtype) if option_given("dtype") else None,  # not given: the --ttgir dump's ops or a layout may say it
-        warps=warps,
-        threads_per_warp=tpw(threads_per_warp),
-        target=target,
-        module=ttgir_module(ttgir),
-        shared_ok=shared_ok,
-    )
-
-
 @dataclass(frozen=True)
 class Asked:
     """What the command line said about where the layouts run; None: not said, so the layouts or the dump decide."""
@@ -167,6 +152,47 @@ NOTHING_ASKED = Asked()
 def asked(warps, threads_per_warp, target) -> Asked:
     """The Asked of a command's --warps, --threads-per-warp and --target."""
     return Asked(warps, tpw(threads_per_warp), target)
+
+
+@dataclass(frozen=True)
+class PairSpec:
+    """One conversion as a command's options state it, not yet parsed: --src and --dst over --shape as --dtype (its
+    name), where they run, and the --ttgir file whose aliases and defaults they may use. pair_from parses it."""
+
+    src: str
+    dst: str
+    shape: str
+    dtype: str
+    asked: Asked = NOTHING_ASKED
+    ttgir: str | None = None
+
+
+def pair_from(spec: PairSpec, shared_ok: bool = False):
+    """The two layouts, dtype and target of one conversion (llgen.spec.pair); ``shared_ok``: `llgen plan`'s
+    shared-memory endpoints."""
+    from llgen.core.dtypes import dtype as to_dtype
+    from llgen.spec.pair import Stated, parse_pair, parse_shape
+
+    shape = parse_shape(spec.shape)
+    stated = Stated(
+        to_dtype(spec.dtype) if option_given("dtype") else None,  # not given: the --ttgir dump's ops or a layout may say it
+        spec.asked.warps,
+        spec.asked.threads_per_warp,
+        spec.asked.target,
+        ttgir_module(spec.ttgir),
+    )
+    return parse_pair(spec.src, spec.dst, shape, stated, shared_ok=shared_ok)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a command reads a layout SPEC: over --shape as --dtype (its name), where ``asked`` says it runs, with the
+    aliases and defaults of the --ttgir ``module`` (None: no --ttgir)."""
+
+    shape: str
+    dtype: str
+    asked: Asked = NOTHING_ASKED
+    module: Module | None = None
 
 
 def plan_options(path_=None, smem_budget=None, objective=None) -> Options:

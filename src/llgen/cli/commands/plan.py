@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import asked, pair_from, plan_options, warn_registers, whole_file
+from llgen.cli.commands.options import PairSpec, asked, pair_from, plan_options, warn_registers, whole_file
 from llgen.plan.request import plan_pair
 
 
@@ -20,7 +20,7 @@ def plan_command(
         from llgen.cli.commands.ttgir import plan_file
 
         sys.exit(plan_file(ttgir, as_json, allow_skips, asked(warps, threads_per_warp, target), options))
-    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, shared_ok=True)
+    pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
     p = plan_pair(pair, options)  # an endpoint's where one side is shared
     click.echo(json.dumps(p.to_json()) if as_json else p.explain())
     if not pair.shared:

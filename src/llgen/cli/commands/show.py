@@ -4,6 +4,9 @@ with matplotlib (the ``show`` extra; without it, one sentence saying how to inst
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from llgen.cli.commands.options import Reading
 from llgen.core.errors import LlgenError
 from llgen.core.options import Options
 from llgen.plan.request import plan_endpoint, plan_pair
@@ -19,47 +22,75 @@ def need_matplotlib() -> None:
         ) from None
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """What `llgen show` draws: one layout ``spec``, or the conversion ``src`` -> ``dst`` as --path plans it (or
+    the shared layout of --swizzle for it); None where not given."""
+
+    spec: str | None = None
+    src: str | None = None
+    dst: str | None = None
+    path: str | None = None
+    swizzle: str | None = None
+
+
+@dataclass(frozen=True)
+class Picture:
+    """How `llgen show` draws and where to: the F2 matrix instead of the picture (--matrix), the --region drawn,
+    the --access highlighted in a memory layout at register --step, and the SVG or PNG file it writes."""
+
+    output: str
+    matrix: bool = False
+    region: str | None = None
+    access: str | None = None
+    step: int = 0
+
+
 def show_command(
     spec, src, dst, swizzle_name, shape, warps, threads_per_warp, dtype, target, ttgir, path_, matrix, region, access, step,
     output, ops=(),
 ) -> None:  # fmt: skip
-    from llgen.cli.commands.options import tpw, ttgir_module
+    from llgen.cli.commands.options import asked, ttgir_module
 
+    drawn = Drawn(spec, src, dst, path_, swizzle_name)
+    reading = Reading(shape, dtype, asked(warps, threads_per_warp, target), ttgir_module(ttgir))
+    picture = Picture(output, matrix, region, access, step)
     if ops:
-        draw_ops(spec, shape, ops, warps, tpw(threads_per_warp), dtype, ttgir_module(ttgir), region, output, bool(src or dst))
+        draw_ops(drawn, reading, tuple(ops), picture)
         return
-    draw(
-        spec, src, dst, swizzle_name, shape, warps, tpw(threads_per_warp), dtype, target, ttgir_module(ttgir), path_, matrix,
-        region, access, step, output,
-    )  # fmt: skip
+    draw(drawn, reading, picture)
 
 
-def draw_ops(spec, shape, ops, warps, tpw, dtype, module, region, output, conversion: bool) -> None:
+def draw_ops(drawn: Drawn, reading: Reading, ops: tuple[str, ...], picture: Picture) -> None:
     """``llgen show SPEC --op ...``: SPEC and the layout each shape op makes of it, side by side."""
     need_matplotlib()
     from llgen import show as pictures
-    from llgen.cli.commands.layout import op_steps
+    from llgen.cli.commands.layout import ShapeOps, op_steps
 
-    pictures.check_output(output)
-    if spec is None or conversion:
+    pictures.check_output(picture.output)
+    if drawn.spec is None or drawn.src or drawn.dst:
         raise LlgenError("--op draws one layout SPEC through shape ops: give SPEC, not --src/--dst.")
-    rows, _ = op_steps(spec, shape, ops, False, warps, tpw, dtype, module)
-    fig = pictures.steps_figure([(label, t.layout) for label, t in rows], pictures.parse_region(region))
-    pictures.save(fig, output)
+    rows, _ = op_steps(drawn.spec, reading, ShapeOps(ops))
+    fig = pictures.steps_figure([(label, t.layout) for label, t in rows], pictures.parse_region(picture.region))
+    pictures.save(fig, picture.output)
 
 
-def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path_, matrix, region, access, step, output):
-    """Draw what the options ask for to ``output`` (see ``llgen show --help``)."""
+def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
+    """Draw what the options ask for to ``picture.output`` (see ``llgen show --help``)."""
     need_matplotlib()
     from llgen import show as pictures
     from llgen.cli.commands.options import option_given
     from llgen.core.dtypes import dtype as to_dtype
     from llgen.core.target import target as to_target
-    from llgen.spec import parse_layout
+    from llgen.spec import Where, parse_layout
     from llgen.spec.facts import spec_facts
-    from llgen.spec.pair import parse_pair, parse_shape
+    from llgen.spec.pair import Stated, parse_pair, parse_shape
     from llgen.spec.request import resolve
 
+    spec, src, dst, path_, swizzle = drawn.spec, drawn.src, drawn.dst, drawn.path, drawn.swizzle
+    shape, dtype, module = reading.shape, reading.dtype, reading.module
+    warps, tpw, target = reading.asked.warps, reading.asked.threads_per_warp, reading.asked.target
+    matrix, region, access, step, output = picture.matrix, picture.region, picture.access, picture.step, picture.output
     pictures.check_output(output)
     if (spec is None) == (src is None or dst is None) or (spec is not None and (src or dst)):
         raise LlgenError("give either one layout SPEC or both --src and --dst.")
@@ -74,19 +105,20 @@ def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path
             facts["--access"] = spec_facts(access, aliases)
         setting = resolve(facts, warps=warps, threads_per_warp=tpw, target=target, module=module, need_target=False)
         tgt = to_target(setting.target or "sm_90")
-        lay = parse_layout(spec, shp, setting.warps, setting.lanes, dt.bytes, aliases)
+        lay = parse_layout(spec, shp, setting.warps, setting.lanes, where=Where(dt.bytes, aliases))
         if access is not None and not pictures.is_memory(lay):
             raise LlgenError("--access highlights an access into a memory layout, and this is a distributed layout.")
         if matrix:
             fig = pictures.matrix_figure(lay, spec)
         elif pictures.is_memory(lay):
-            acc = parse_layout(access, shp, setting.warps, setting.lanes, dt.bytes, aliases) if access else None
-            fig = pictures.bank_map_figure(lay, dt.bytes, acc, step, reg, spec, tgt)
+            acc = parse_layout(access, shp, setting.warps, setting.lanes, where=Where(dt.bytes, aliases)) if access else None
+            lit = pictures.WarpAccess(acc, step, tgt) if acc is not None else None
+            fig = pictures.bank_map_figure(lay, dt.bytes, lit, reg, spec)
         else:
             fig = pictures.layout_figure(lay, reg, spec)
     else:
         stated = dt if option_given("dtype") else None  # not given: the --ttgir dump's ops or a layout may say it
-        pair = parse_pair(src, dst, shp, stated, warps=warps, threads_per_warp=tpw, target=target, module=module, shared_ok=True)
+        pair = parse_pair(src, dst, shp, Stated(stated, warps, tpw, target, module), shared_ok=True)
         if pair.shared:  # a local_store / local_load: S is given, so there is no swizzle to pick and no --access to add
             for flag, given in (("--swizzle", swizzle), ("--access", access)):
                 if given is not None:
@@ -109,8 +141,9 @@ def draw(spec, src, dst, swizzle, shape, warps, tpw, dtype, target, module, path
             else:
                 acc = {"src": p.src, "dst": p.dst, None: None}.get(access, False)
                 if acc is False:
-                    acc = parse_layout(access, shp, pair.warps, p.target.lanes, dt.bytes, aliases)
-                fig = pictures.bank_map_figure(mem, dt.bytes, acc, step, reg, f"{p.detail.swizzle.name} swizzle", p.target)
+                    acc = parse_layout(access, shp, pair.warps, p.target.lanes, where=Where(dt.bytes, aliases))
+                lit = pictures.WarpAccess(acc, step, p.target) if acc is not None else None
+                fig = pictures.bank_map_figure(mem, dt.bytes, lit, reg, f"{p.detail.swizzle.name} swizzle")
         elif access is not None:
             raise LlgenError("--access highlights an access into a memory layout: add --swizzle to draw one for --src/--dst.")
         elif matrix:

@@ -4,6 +4,7 @@ each other, or a folder) all or none. `llgen emit` and `llgen emit --ttgir` both
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -22,22 +23,35 @@ def sources(plan, forms: list[str], name: str, command: str, header_file: str | 
     return {f: emit(plan, f, name, command=command, header_file=header if f == "kernel" else None) for f in forms}
 
 
-def write_sources(plan, kinds, form: str, output: str | None, name: str | None, force: bool, command: str) -> None:
-    """Emit ``plan`` as ``form`` (kernel, header or both) to stdout (no ``output``), a file, or a folder (an
-    existing one, or a path ending in /); missing folders on the way are created, as `mkdir -p` would. Form both to a file writes the kernel there and its header beside it
-    (``-o x.cu``: x.cu and x.cuh; HIP's ``-o x.hip``: x.hip and x.hip.h)."""
+@dataclass(frozen=True)
+class Output:
+    """Where and how `llgen emit` writes: -o (a file, a folder, or None: stdout; --ttgir needs a folder), the form
+    (kernel, header or both), whether it may write over files, and --name (with --ttgir: the prefix of every name)."""
+
+    path: str | None
+    form: str
+    force: bool
+    name: str | None = None
+
+
+def write_sources(plan, kinds, output: Output, command: str) -> None:
+    """Emit ``plan`` as ``output.form`` (kernel, header or both) to stdout (no ``output.path``), a file, or a folder
+    (an existing one, or a path ending in /); missing folders on the way are created, as `mkdir -p` would. Form both
+    to a file writes the kernel there and its header beside it (``-o x.cu``: x.cu and x.cuh; HIP's ``-o x.hip``:
+    x.hip and x.hip.h)."""
     from llgen.emit import default_name, file_names
 
-    name = name or default_name(plan, kinds=kinds)
+    form, force = output.form, output.force
+    name = output.name or default_name(plan, kinds=kinds)
     forms = ["kernel", "header"] if form == "both" else [form]
-    if output is None:
+    if output.path is None:
         if form == "both":
             ks, hs = suffixes(plan)
             raise LlgenError(f"--form both writes two files: give -o NAME{ks} (its header is NAME{hs}) or a folder DIR/.")
         click.echo(sources(plan, forms, name, command)[form], nl=False)
         return
-    out = Path(output)
-    if is_folder(out) or output.endswith(("/", os.sep)):
+    out = Path(output.path)
+    if is_folder(out) or output.path.endswith(("/", os.sep)):
         names = file_names(plan, name)
         texts = sources(plan, forms, name, command)
         write_all([(out / names[f], texts[f]) for f in forms], force, make_dirs=True)

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import asked, pair_from, ttgir_module, whole_file
+from llgen.cli.commands.options import PairSpec, asked, pair_from, ttgir_module, whole_file
 from llgen.cli.commands.swizzle_table import table
 from llgen.core.errors import LlgenError
 
@@ -21,7 +21,7 @@ def swizzle_command(src, dst, shape, dtype, warps, threads_per_warp, target, ttg
         from llgen.cli.commands.ttgir import swizzle_file
 
         sys.exit(swizzle_file(ttgir, allow_skips, asked(warps, threads_per_warp, target)))
-    pair = pair_from(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir)
+    pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir))
     if family is not None:
         from llgen.cli.commands.swizzle_family import family_table
 

@@ -183,11 +183,11 @@ def planned(pair, cand: Candidate) -> Candidate:
 def encoding_of(spec: str, pair, module=None):
     """The encoding object of the --dst spec (Triton's default swizzle depends on a dot operand's parent and
     kWidth), or None for a spec with none (a @file.json layout)."""
-    from llgen.spec import parse_encoding
+    from llgen.spec import Where, parse_encoding
 
     aliases = module.aliases if module is not None else None
     try:
-        return parse_encoding(spec, pair.dst.shape, pair.warps, pair.setting.lanes, pair.dtype.bytes, aliases)
+        return parse_encoding(spec, pair.dst.shape, pair.warps, pair.setting.lanes, where=Where(pair.dtype.bytes, aliases))
     except LlgenError:
         return None
 

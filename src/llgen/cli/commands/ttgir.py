@@ -44,7 +44,7 @@ def collect(
     from llgen.core.dtypes import from_mlir
     from llgen.core.names import identifier
     from llgen.shapeops.ttgir import MOVES, as_conversion, check_module
-    from llgen.spec.pair import parse_pair
+    from llgen.spec.pair import Stated, parse_pair
     from llgen.spec.request import resolve
 
     modules = read_ttgir(path)
@@ -69,13 +69,15 @@ def collect(
                     op.src,
                     op.dst,
                     op.shape,
-                    dt,
-                    warps=asked.warps,
-                    threads_per_warp=asked.threads_per_warp,
-                    target=asked.target,
-                    module=module,
+                    Stated(
+                        dt,
+                        warps=asked.warps,
+                        threads_per_warp=asked.threads_per_warp,
+                        target=asked.target,
+                        module=module,
+                        dtype_source=f"the op's tensor<{op.tensor}>",
+                    ),
                     shared_ok=op.local,
-                    dtype_source=f"the op's tensor<{op.tensor}>",
                 )
                 if op.local:
                     _check_sides(op, pair.shared)

@@ -5,8 +5,8 @@ be planned, compiled or run is a row that says why."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, replace
 
 from llgen.cases.suite_smem import SmemCase
 from llgen.core.dtypes import dtype as to_dtype
@@ -23,51 +23,46 @@ from llgen.runtime.compile import device
 
 @dataclass(frozen=True)
 class CaseRun:
-    """How run_case measures a case: on ``target``, the kernels of ``measures`` ("loop", "stream", ...), each timed
-    ``rep`` times, Triton's too when ``with_triton``; progress to ``log``; ``options`` for the planner; ``baselines``:
-    also the naive and classic shared-memory kernels."""
+    """How a bench run measures each case: on ``target``, the kernels of ``measures`` ("loop", "stream", ...; a run's
+    report lists them in this order), each timed ``rep`` times, Triton's too when ``with_triton``; progress to
+    ``log``; ``options`` for the planner; ``baselines``: also the naive and classic shared-memory kernels."""
 
-    target: str
-    measures: set[str]
-    rep: int
-    with_triton: bool
-    log: Callable
+    target: str = "sm_90"
+    measures: Collection[str] = ("loop", "stream")
+    rep: int = 100
+    with_triton: bool = True
+    log: Callable = print
     options: dict | None = None
     baselines: bool = True
 
 
 def run(
     cases,
-    target: str = "sm_90",
-    measures=("loop", "stream"),
-    rep: int = 100,
-    with_triton: bool = True,
-    log=print,
-    plan_options: dict | None = None,
+    how: CaseRun = CaseRun(),
     *,
     suite: str | None = None,
     shard: tuple[int, int] | None = None,
-    baselines: bool = True,
     time_budget_s: float | None = None,
     on_case=None,
 ) -> dict:
-    """Benchmark ``cases`` (piece ``shard`` = (i, n) of them); returns the report dict (see report.write_report).
-    Each case result names its ``suite``. ``baselines``: also the naive and classic shared-memory kernels. "gather"
-    in ``measures`` adds the gather benchmark (gather.py). Past ``time_budget_s`` the remaining cases become rows
-    that say so; ``on_case(report)`` is called after each case (to save partial results). Without a CUDA GPU this
-    raises RuntimeUnavailable (one sentence); without Triton the run goes on and the report says the baseline is
-    missing. Nothing else raises: a case or variant that fails is a row that says why."""
+    """Benchmark ``cases`` (piece ``shard`` = (i, n) of them) as ``how`` says; returns the report dict (see
+    report.write_report). Each case result names its ``suite``. "gather" in ``how.measures`` adds the gather
+    benchmark (gather.py). Past ``time_budget_s`` the remaining cases become rows that say so; ``on_case(report)``
+    is called after each case (to save partial results). Without a CUDA GPU this raises RuntimeUnavailable (one
+    sentence); without Triton the run goes on and the report says the baseline is missing. Nothing else raises: a
+    case or variant that fails is a row that says why."""
     t0 = time.monotonic()
+    target, measures, log = how.target, how.measures, how.log
     device(target)  # CuPy and a GPU, or one clear sentence
     cases = select_shard(cases, shard)
     report = {"info": device_info(), "measures": list(measures), "cases": []}
-    report["info"].update(suite=suite, shard=list(shard) if shard else None, baselines=baselines)
-    if with_triton:
+    report["info"].update(suite=suite, shard=list(shard) if shard else None, baselines=how.baselines)
+    if how.with_triton:
         try:
             import torch  # noqa: F401
             import triton  # noqa: F401
         except ImportError as e:
-            with_triton = False
+            how = replace(how, with_triton=False)
             report["info"]["triton"] = f"not run: {e.name} is not installed"
             log(f"Triton's baseline is not run: {e.name} is not installed")
     for case in cases:
@@ -76,20 +71,20 @@ def run(
             res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {}}
             res["error"] = f"not run: the run's time budget of {time_budget_s:.0f} s was spent"
         elif isinstance(case, SmemCase):  # through a fixed shared layout: its own LOOP and Triton row (smem.py)
-            res = run_smem_case(case, target, rep, with_triton, log)
+            res = run_smem_case(case, target, how.rep, how.with_triton, log)
         else:
-            res = run_case(case, CaseRun(target, set(measures), rep, with_triton, log, plan_options, baselines))
+            res = run_case(case, how)
         if suite:
             res["suite"] = suite
         report["cases"].append(res)
         if on_case:
             on_case(report)
     if "wavefronts" in measures:
-        _guarded(report, "wavefronts", log, measure_wavefronts, cases, target, report, log, plan_options, baselines)
-        if "loop" in measures and with_triton:
-            _guarded(report, "pipes", log, measure_pipes, cases, target, report, log, plan_options)
+        _guarded(report, "wavefronts", log, measure_wavefronts, cases, target, report, log, how.options, how.baselines)
+        if "loop" in measures and how.with_triton:
+            _guarded(report, "pipes", log, measure_pipes, cases, target, report, log, how.options)
     if "gather" in measures:
-        report["gather"] = run_gather(target=target, rep=rep, with_triton=with_triton, log=log)
+        report["gather"] = run_gather(target=target, rep=how.rep, with_triton=how.with_triton, log=log)
     report["info"]["date_end"] = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     report["info"]["seconds"] = round(time.monotonic() - t0, 1)
     return report
@@ -117,7 +112,7 @@ def run_case(case, how: CaseRun) -> dict:
         log(f"  {case.id}: {res['error']}")
         return res
     try:
-        run_variants(Measurement.allocate(case, how.measures, how.rep), vs, res, how.with_triton, log)
+        run_variants(Measurement.allocate(case, set(how.measures), how.rep), vs, res, how.with_triton, log)
     except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the case's buffers
         res["error"] = error_line(e)
         log(f"  {case.id}: {res['error']}")

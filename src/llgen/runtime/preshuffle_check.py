@@ -1,0 +1,264 @@
+"""The emitted pre-shuffle texts, run: the NumPy repack, then the loader header's ``load`` (and, for 4-bit types, both
+upcasts) in a kernel that writes every thread's registers out, compared element for element with B's map of the
+tensor; and, on a GPU, an mma.sync m16n8k16 fed by the loader and upcast whose product must equal NumPy's.
+
+``compiler`` is llgen.runtime.host.compile (the CPU shim) or a GPU module's compile: the same kernels run on both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from llgen.emit import preshuffle as E
+from llgen.plan.preshuffle import PreshufflePlan
+
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    label: str
+    ok: bool
+    detail: str = ""
+
+
+def repack_module(plan: PreshufflePlan, memory: str) -> dict:
+    """The emitted NumPy repack, executed: its functions by name."""
+    scope: dict = {}
+    exec(compile(E.repack_numpy(plan, "check", memory), "<llgen repack>", "exec"), scope)  # noqa: S102 - our own text
+    return scope
+
+
+def values(plan: PreshufflePlan, rng) -> np.ndarray:
+    """A random tensor as raw bits (4-bit: one element per uint8)."""
+    bits = plan.dtype.bits
+    if bits == 4:
+        return rng.integers(0, 16, size=plan.shape, dtype=np.uint8)
+    raw = {8: np.uint8, 16: np.uint16, 32: np.uint32}[bits]
+    return rng.integers(0, 1 << bits, size=plan.shape, dtype=np.uint64).astype(raw)
+
+
+def decode(x: np.ndarray, dtype: str, out: str) -> np.ndarray:
+    """4-bit elements as f16 or bf16 bits, as the upcast must produce them."""
+    if dtype == "e2m1":
+        v = E2M1[x]
+    else:
+        v = (x.astype(np.int32) - 16 * (x >= 8)) if dtype == "i4" else x.astype(np.int32)
+        v = v.astype(np.float32)
+    if out == "f16":
+        return v.astype(np.float16).view(np.uint16)
+    return (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def _tile_grid(plan: PreshufflePlan) -> list[int]:
+    return [s // t for s, t in zip(plan.shape, plan.tile, strict=True)]
+
+
+def check_source(plan: PreshufflePlan, memory: str) -> str:
+    """The header and a kernel ``llgen_preshuffle_check(src, words, f16, bf16)``: block b loads tile b (the first
+    dim's tile index fastest) and each thread writes its words and, for 4-bit types, both upcasts."""
+    ns = "check"
+    lo = plan.dtype.sub_byte
+    grid = _tile_grid(plan)
+    lines = [E.header(plan, ns, memory), 'extern "C" __global__ void llgen_preshuffle_check(']
+    lines.append("    const unsigned char* src, unsigned* words, unsigned* f16, unsigned* bf16) {")
+    lines.append("  using namespace llgen::check;")
+    rest = "blockIdx.x"
+    for d, n in enumerate(grid):
+        lines.append(f"  const unsigned t{d} = ({rest}) % {n}u;")
+        rest = f"{rest} / {n}u"
+    lines.append("  const unsigned long long th = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;")
+    lines.append("  unsigned w[kWords];")
+    lines.append(f"  load(src, {', '.join(f't{d}' for d in range(len(grid)))}, w);")
+    lines.append("#pragma unroll")
+    lines.append("  for (int j = 0; j < kWords; ++j) words[th * kWords + j] = w[j];")
+    if lo:
+        for out in ("f16", "bf16"):
+            lines.append(f"  {{ unsigned h[kRegisters / 2]; upcast_{out}(w, h);")
+            lines.append("#pragma unroll")
+            lines.append(f"    for (int j = 0; j < kRegisters / 2; ++j) {out}[th * (kRegisters / 2) + j] = h[j]; }}")
+    else:
+        lines.append("  (void)f16; (void)bf16;")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _expected(plan: PreshufflePlan, x: np.ndarray) -> np.ndarray:
+    """[block, thread, register] -> the element B puts there (tile b's, the first dim's tile index fastest)."""
+    op = plan.operand
+    lanes, warps, regs = op.in_size("lane"), op.in_size("warp"), op.in_size("register")
+    coords = np.zeros((lanes * warps, regs, len(plan.shape)), dtype=np.int64)
+    for th in range(lanes * warps):
+        for r in range(regs):
+            c = op.apply({"register": r, "lane": th % lanes, "warp": th // lanes})
+            coords[th, r] = list(c.values())
+    grid = _tile_grid(plan)
+    out = np.zeros((int(np.prod(grid)), lanes * warps, regs), dtype=x.dtype)
+    for b in range(out.shape[0]):
+        origin, rest = [], b
+        for d, n in enumerate(grid):
+            origin.append((rest % n) * plan.tile[d])
+            rest //= n
+        idx = coords + np.array(origin)
+        out[b] = x[tuple(idx[..., d] for d in range(len(plan.shape)))]
+    return out
+
+
+def run_load(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Outcome:
+    """Repack a random tensor with the emitted NumPy, load it with the emitted header, compare every register (and
+    both upcasts of 4-bit types) with NumPy."""
+    label = f"{E.name(plan)}[{memory}]"
+    rng = np.random.default_rng(seed)
+    x = values(plan, rng)
+    buf = np.ascontiguousarray(repack_module(plan, memory)["repack"](x)).view(np.uint8).reshape(-1)
+    back = repack_module(plan, memory)["unrepack"](buf if plan.dtype.sub_byte else buf.view(x.dtype))
+    if not np.array_equal(back, x):
+        return Outcome(label, False, "the NumPy unrepack does not undo the repack")
+    loader = E.loader_of(plan, memory)
+    blocks, threads = int(np.prod(_tile_grid(plan))), plan.operand.in_size("lane") * plan.operand.in_size("warp")
+    mod = compiler(check_source(plan, memory))
+    n_words, n_half = blocks * threads * loader.words, blocks * threads * max(1, loader.registers // 2)
+    words, f16, bf16 = (mod.filled(n, np.uint32, 0xDEADBEEF) for n in (n_words, n_half, n_half))
+    mod.launch("llgen_preshuffle_check", blocks, threads, (mod.to_device(buf), words, f16, bf16))
+    mod.synchronize()
+    got = mod.to_host(words).reshape(blocks, threads, loader.words)
+    want = _expected(plan, x)
+    have = _registers(plan, loader, got)
+    if not np.array_equal(have, want):
+        bad = np.argwhere(have != want)[0]
+        return Outcome(
+            label, False, f"block {bad[0]} thread {bad[1]} register {bad[2]}: {have[tuple(bad)]} != {want[tuple(bad)]}"
+        )
+    if plan.dtype.sub_byte:
+        for out, dev in (("f16", f16), ("bf16", bf16)):
+            h = mod.to_host(dev).reshape(blocks, threads, -1)
+            exp = decode(want, plan.dtype.name, out).astype(np.uint32)
+            exp = exp[..., 0::2] | (exp[..., 1::2] << 16)
+            if not np.array_equal(h, exp):
+                bad = np.argwhere(h != exp)[0]
+                return Outcome(
+                    label,
+                    False,
+                    f"upcast_{out}: block {bad[0]} thread {bad[1]} word {bad[2]}: {h[tuple(bad)]:#x} != {exp[tuple(bad)]:#x}",
+                )
+    return Outcome(label, True)
+
+
+def _registers(plan: PreshufflePlan, loader, words: np.ndarray) -> np.ndarray:
+    """The thread's registers out of its words: register order for whole-byte types, load order for 4-bit ones."""
+    bits = plan.dtype.bits
+    regs = loader.registers
+    out = np.zeros(words.shape[:2] + (regs,), dtype=np.uint64)
+    per = loader.vector_bytes // 4
+    for r in range(regs):
+        if plan.dtype.sub_byte:
+            h, p = _position(loader, r)
+            word, shift = h * per + p // 8, 4 * (p % 8)
+        else:
+            epw = 32 // bits
+            word, shift = r // epw, bits * (r % epw)
+        out[..., r] = (words[..., word].astype(np.uint64) >> shift) & ((1 << bits) - 1)
+    return out.astype(np.uint8 if bits <= 8 else np.uint16 if bits == 16 else np.uint32)
+
+
+def _position(loader, r: int) -> tuple[int, int]:
+    for h in range(len(loader.load_offsets())):
+        for p in range(1 << loader.vector_bits):
+            if loader.register_at(h, p) == r:
+                return h, p
+    raise AssertionError(f"register {r} is in no load")
+
+
+# ---------------------------------------------------------------------- mma.sync on the loaded operand
+def mma_source(plan: PreshufflePlan, memory: str, out: str) -> str:
+    """One warp: B's tile loaded and upcast to ``out`` (f16/bf16), A's fragments from ``afrag`` (host-arranged,
+    per k-step s and lane four words), D = A·B by mma.sync m16n8k16 per 8-column block, D's fragments to ``d``."""
+    k, n = plan.tile
+    at = {}
+    for r in range(plan.operand.in_size("register")):
+        c = plan.operand.apply({"register": r, "lane": 0, "warp": 0})
+        at[tuple(c.values())] = r
+    lines = [E.header(plan, "check", memory), 'extern "C" __global__ void llgen_preshuffle_mma(']
+    lines += ["    const unsigned char* src, const unsigned* afrag, float* d) {", "  using namespace llgen::check;"]
+    lines += ["  const unsigned lane = threadIdx.x;", "  unsigned w[kWords];", "  load(src, 0, 0, w);"]
+    if plan.dtype.sub_byte:
+        lines += ["  unsigned h[kRegisters / 2];", f"  upcast_{out}(w, h);"]
+    else:
+        lines += ["  const unsigned (&h)[kWords] = w;"]
+    kind = "f16" if out == "f16" else "bf16"
+    for c in range(n // 8):
+        lines.append(f"  {{ float acc[4] = {{0.f, 0.f, 0.f, 0.f}};  // columns {8 * c}..{8 * c + 7}")
+        for s in range(k // 16):
+            b0, b1 = at[(16 * s, 8 * c)] // 2, at[(16 * s + 8, 8 * c)] // 2
+            lines.append(f"    {{ const unsigned* a = afrag + ({s} * 32 + lane) * 4;")
+            lines.append(
+                f'      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.{kind}.{kind}.f32 {{%0,%1,%2,%3}}, {{%4,%5,%6,%7}}, '
+                '{%8,%9}, {%0,%1,%2,%3};" : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]) : "r"(a[0]), "r"(a[1]), '
+                f'"r"(a[2]), "r"(a[3]), "r"(h[{b0}]), "r"(h[{b1}])); }}'
+            )
+        lines.append(f"    for (int i = 0; i < 4; ++i) d[({c} * 32 + lane) * 4 + i] = acc[i]; }}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def a_fragments(a: np.ndarray, out: str) -> np.ndarray:
+    """A (16 x K, float) as m16n8k16 A fragments: [k-step][lane][4 words] of 16-bit pairs."""
+    bits = (
+        a.astype(np.float16).view(np.uint16) if out == "f16" else (a.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    )
+    steps = a.shape[1] // 16
+    frag = np.zeros((steps, 32, 4), dtype=np.uint32)
+    for s in range(steps):
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            for i, (row, col) in enumerate(((g, 2 * t), (g + 8, 2 * t), (g, 2 * t + 8), (g + 8, 2 * t + 8))):
+                c = 16 * s + col
+                frag[s, lane, i] = int(bits[row, c]) | (int(bits[row, c + 1]) << 16)
+    return frag
+
+
+def run_mma(plan: PreshufflePlan, memory: str, out: str, compiler, seed: int = 0) -> Outcome:
+    """D = A·W on the GPU with W (K x N, the plan's whole shape and tile) loaded by the header: from G repacked by the
+    emitted NumPy, or (memory "k") stored K-contiguous as it is, no repack, with A's K permuted by sigma. Small
+    integers keep every product exact."""
+    label = f"mma {E.name(plan)}[{memory}] -> {out}"
+    rng = np.random.default_rng(seed)
+    x = values(plan, rng)
+    if plan.dtype.sub_byte:
+        w = decode(x, plan.dtype.name, "f16").view(np.float16).astype(np.float32)
+    else:
+        x = rng.integers(-8, 8, size=plan.shape).astype(np.float16 if out == "f16" else np.float32)
+        w = x.astype(np.float32)
+        x = x.view(np.uint16) if out == "f16" else (x.view(np.uint32) >> 16).astype(np.uint16)
+    a = rng.integers(-4, 5, size=(16, plan.shape[0])).astype(np.float32)
+    if memory == "k":
+        buf = np.ascontiguousarray(x.T)  # the weight as it lies, K-contiguous: no repack
+        sigma = np.array(plan.k_permutation())
+        a_hw = a[:, sigma]
+    else:
+        buf = repack_module(plan, memory)["repack"](x)
+        a_hw = a
+    buf = np.ascontiguousarray(buf)
+    if plan.dtype.sub_byte and memory == "k":
+        flat = buf.reshape(-1)
+        buf = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)
+    mod = compiler(mma_source(plan, memory, out))
+    d = mod.filled(16 * plan.shape[1], np.float32, 0)
+    mod.launch(
+        "llgen_preshuffle_mma", 1, 32, (mod.to_device(buf.view(np.uint8).reshape(-1)), mod.to_device(a_fragments(a_hw, out)), d)
+    )
+    mod.synchronize()
+    frag = mod.to_host(d).reshape(plan.shape[1] // 8, 32, 4)
+    got = np.zeros((16, plan.shape[1]), dtype=np.float32)
+    for c in range(plan.shape[1] // 8):
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            got[g, 8 * c + 2 * t : 8 * c + 2 * t + 2] = frag[c, lane, 0:2]
+            got[g + 8, 8 * c + 2 * t : 8 * c + 2 * t + 2] = frag[c, lane, 2:4]
+    want = a @ w
+    if not np.array_equal(got, want):
+        bad = np.argwhere(got != want)[0]
+        return Outcome(label, False, f"D[{bad[0]},{bad[1]}] = {got[tuple(bad)]} != {want[tuple(bad)]}")
+    return Outcome(label, True)

@@ -1,0 +1,214 @@
+"""llgen preshuffle: G derived for every operand family, the references' maps derived bit for bit (Marlin's 4-bit B,
+triton_kernels' Hopper mxfp4 values) or with fewer loads (its Hopper scales), the emitted loader, upcasts and
+repack run exactly on the CPU shim, and the loader's machine code loads 16-byte vectors with no local memory."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from llgen.cases.preshuffle import FAMILIES, SINGLE_WARP_B, load_cases, plan_family
+from llgen.cli.main import main
+from llgen.core.dtypes import dtype
+from llgen.core.layout import _flatten
+from llgen.plan.loader import Loader
+from llgen.plan.preshuffle import PreshufflePlan, _memory, scale_layout
+from llgen.spec import parse_layout
+
+WGMMA_A8 = (
+    "#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], "
+    "instrShape = [16, 64, 16]}>, kWidth = 2}>"
+)
+
+
+# ---------------------------------------------------------------------- the references, reimplemented from their sources
+def _bases(buf: np.ndarray, ncols: int) -> list[list[int]]:
+    """The (row, col) each offset bit of a buffer holds (buf[o] = row * ncols + col), checked linear over F2."""
+    buf = np.asarray(buf).ravel()
+    n = buf.size.bit_length() - 1
+    bases = [[int(buf[1 << b] // ncols), int(buf[1 << b] % ncols)] for b in range(n)]
+    o = np.arange(buf.size)
+    flat = np.zeros(buf.size, dtype=np.int64)
+    for b, (r, c) in enumerate(bases):
+        flat ^= ((o >> b) & 1) * (r * ncols + c)
+    assert np.array_equal(flat, buf), "the reference's map is not linear"
+    return bases
+
+
+def marlin_pack(w: np.ndarray) -> np.ndarray:
+    """IST-DASLab/marlin's Layer.pack index shuffle (marlin/__init__.py, _get_perms), in nibble units, w being K x N."""
+    perm = []
+    for i in range(32):
+        perm1 = []
+        col = i // 4
+        for block in (0, 1):
+            for row in (2 * (i % 4), 2 * (i % 4) + 1, 2 * (i % 4 + 4), 2 * (i % 4 + 4) + 1):
+                perm1.append(16 * row + col + 8 * block)
+        for j in range(4):
+            perm.extend(p + 256 * j for p in perm1)
+    perm = np.array(perm).reshape(-1, 8)[:, [0, 2, 4, 6, 1, 3, 5, 7]].ravel()
+    k, n = w.shape
+    res = w.reshape(k // 16, 16, n // 16, 16).transpose(0, 2, 1, 3).reshape(k // 16, n * 16)
+    return res.reshape(-1, perm.size)[:, perm].ravel()
+
+
+def hopper_value_pack(w: np.ndarray) -> np.ndarray:
+    """triton_kernels' HopperMXValueLayout index shuffle (mma_version 3, before its per-word bit twiddle), in nibble
+    units, w being K x N: bytes pack along K, the weight is transposed to N x K/2 and permuted."""
+    k, n = w.shape
+    b = w.reshape(k // 2, 2, n).transpose(0, 2, 1).transpose(1, 0, 2)  # (N, K/2, 2 nibbles)
+    m, kb = b.shape[:2]
+    sizes = []
+    for i, factors in enumerate(zip((1, 4), (2, 2), (4, 4), (2, 1), (1, 1), strict=True)):
+        sizes.append((m, kb)[i] // int(np.prod(factors)))
+        sizes += list(factors)
+    x = b.reshape(*sizes, 2).transpose(0, 3, 6, 10, 4, 9, 7, 1, 8, 2, 5, 11, 12)
+    return x.reshape(-1)
+
+
+def hopper_scale_pack(s: np.ndarray, warps: int) -> np.ndarray:
+    """triton_kernels' HopperMXScaleLayout shuffle of S (K/32 x N), in bytes."""
+    ks, n = s.shape
+    x = s.T.reshape(n // (32 * warps), 2, warps, 2, 8, ks // 2, 2).transpose(0, 2, 5, 1, 4, 6, 3)
+    return x.reshape(-1)
+
+
+def _ids(rows: int, cols: int) -> np.ndarray:
+    return np.arange(rows * cols).reshape(rows, cols)
+
+
+def test_marlin_4bit_b_layout_is_derived_bit_for_bit():
+    """Marlin's m16n8k16 B: the fast nibble order of one warp's 16x64 tile is G, offset bit for offset bit."""
+    plan = PreshufflePlan(parse_layout(SINGLE_WARP_B, (16, 64), 1), (16, 64), dtype("i4"), 0, "fast")
+    assert plan.memory.to_dict()["bases"]["offset"] == _bases(marlin_pack(_ids(16, 64)), 64)
+    assert plan.loader.traffic()["vector_bytes"] == 16
+
+
+def test_triton_hopper_mxfp4_value_layout_is_derived_bit_for_bit():
+    """triton_kernels' Hopper value layout is W^T as wgmma's A from registers: G of that operand (4 warps, 64 x 64,
+    e2m1) is its map with the weight's (k, n) read as the operand's (m, k)."""
+    plan = plan_family("wgmmaA", "e2m1", tiles=1)
+    theirs = [[n, k] for k, n in _bases(hopper_value_pack(_ids(64, 64)), 64)]
+    assert plan.memory.to_dict()["bases"]["offset"] == theirs
+
+
+def test_triton_hopper_scale_layout_needs_twice_the_loads_of_ours():
+    """The scales of wgmma A (8 warps, 256 rows, K 64, one e8m0 per 32): ours load 8 bytes a thread once, theirs 4
+    bytes twice, the same sectors a warp."""
+    op = parse_layout(WGMMA_A8, (256, 64), 8)
+    plan = PreshufflePlan(scale_layout(op, 1, 32), (256, 2), dtype("e8m0"), 1)
+    cols = [_flatten((n, k), plan.operand.outs) for k, n in _bases(hopper_scale_pack(_ids(2, 256), 8), 256)]
+    theirs = Loader(plan.operand, _memory(cols, (256, 2)), plan.dtype).traffic()
+    ours = plan.loader.traffic()
+    assert (ours["loads_per_thread"], ours["vector_bytes"]) == (1, 8)
+    assert (theirs["loads_per_thread"], theirs["vector_bytes"]) == (2, 4)
+    assert ours["sectors_per_load"] == 2 * theirs["sectors_per_load"] == ours["floor_sectors_per_load"]
+
+
+# ---------------------------------------------------------------------- G for every family
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("dt", ["e2m1", "i4", "i8", "f8e4m3", "f16", "bf16"])
+def test_g_gives_every_thread_16_byte_vectors_and_every_warp_whole_lines(family, dt):
+    plan = plan_family(family, dt, tiles=2)
+    t = plan.loader.traffic()
+    held = plan.loader.registers * plan.dtype.bits // 8
+    assert t["vector_bytes"] == min(16, held)
+    assert t["sectors_per_load"] == t["floor_sectors_per_load"]
+    lanes = plan.operand.in_size("lane")
+    assert t["lines_per_load"] * 128 == lanes * t["vector_bytes"]
+    assert plan.memory.is_memory_layout()
+
+
+def test_the_k_permutation_loads_16_bytes_from_the_weight_as_it_lies_once_k_is_wide_enough():
+    op = parse_layout(SINGLE_WARP_B, (128, 16), 1)
+    plan = PreshufflePlan(op, (128, 16), dtype("i4"), 0)
+    assert plan.k_loader.vector_bytes == 16
+    sigma = plan.k_permutation()
+    assert sorted(sigma) == list(range(128)) and sigma != list(range(128))
+    narrow = PreshufflePlan(parse_layout(SINGLE_WARP_B, (16, 64), 1), (16, 64), dtype("i4"), 0)
+    assert narrow.k_loader.vector_bytes == 2  # one k16 step: 4 nibbles of K a thread
+
+
+# ---------------------------------------------------------------------- the emitted text, run on the CPU
+def _cpu_cases():
+    cases = load_cases(tuple(FAMILIES))
+    keep = {"mma2B", "wgmmaA"}
+    return [c for c in cases if c[0].split("/")[0] in keep or c[0].split("/")[1] in ("e2m1", "i8")]
+
+
+@pytest.mark.parametrize("label,plan,memory", _cpu_cases(), ids=[c[0] for c in _cpu_cases()])
+def test_repack_load_and_upcast_run_exactly_on_the_cpu(label, plan, memory):
+    from llgen.runtime import host
+    from llgen.runtime.preshuffle_check import run_load
+
+    target = "gfx942" if label.startswith("mfma") else "sm_90"
+    result = run_load(plan, memory, functools.partial(host.compile, target=target))
+    assert result.ok, result.detail
+
+
+def test_the_loader_compiles_to_16_byte_loads_and_no_local_memory():
+    from llgen.runtime.preshuffle_check import mma_source
+    from llgen.runtime.toolchain import compile_cuda, disassemble
+
+    op = parse_layout(SINGLE_WARP_B, (128, 16), 1)
+    for dt, decode, memory, out in (("i4", "fast", "g", "f16"), ("e2m1", "plain", "k", "bf16"), ("f16", "plain", "g", "f16")):
+        plan = PreshufflePlan(op, (128, 16), dtype(dt), 0, decode)
+        (sass,) = disassemble(compile_cuda(mma_source(plan, memory, out), "sm_90")).values()
+        loads = plan.loader.registers * plan.dtype.bits // 128
+        assert sass.opcodes["LDG.E.128.CONSTANT"] == loads, (dt, dict(sass.opcodes))
+        assert sass.local == 0 and sass.opcodes["HMMA.16816.F32" + (".BF16" if out == "bf16" else "")] == 16
+
+
+# ---------------------------------------------------------------------- the command
+def test_json_prints_g_as_llgen_layout_prints_a_memory_layout():
+    r = CliRunner().invoke(
+        main,
+        [
+            "preshuffle",
+            "--dst",
+            SINGLE_WARP_B,
+            "--shape",
+            "32x128",
+            "--tile",
+            "16x64",
+            "--dtype",
+            "i4",
+            "--decode",
+            "fast",
+            "--json",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.output)
+    assert got["out_dims"] == {"dim0": 32, "dim1": 128} and got["bases"]["block"] == []
+    assert got["bases"]["offset"][:10] == _bases(marlin_pack(_ids(16, 64)), 64)
+
+
+def test_the_command_writes_a_header_a_repack_kernel_and_a_numpy_repack(tmp_path):
+    r = CliRunner().invoke(
+        main, ["preshuffle", "--dst", SINGLE_WARP_B, "--shape", "128x16", "--dtype", "e2m1", "-o", str(tmp_path)]
+    )
+    assert r.exit_code == 0, r.output
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".cu", ".cuh", ".py"]
+    assert "vector" in r.output and "floor" in r.output
+
+
+@pytest.mark.parametrize(
+    "args,says",
+    [
+        (["--tile", "48x16"], "power of two"),
+        (["--tile", "256x16"], "does not tile"),
+        (["--dtype", "f16", "--decode", "fast"], "not 4-bit"),
+        (["--scale-block", "32", "--dst", "blocked"], "dot operand"),
+        (["--dst", "blocked", "--memory", "k", "--json"], "no K permutation"),
+    ],
+)
+def test_bad_input_is_one_sentence_and_exit_2(args, says):
+    base = ["preshuffle", "--dst", SINGLE_WARP_B, "--shape", "128x16", "--dtype", "i4"]
+    r = CliRunner().invoke(main, base + args)
+    assert r.exit_code == 2, r.output
+    assert says in r.output and "Traceback" not in r.output
