@@ -21,6 +21,11 @@ VECTOR_BYTES = 16  # the widest per-thread global load
 SECTOR, LINE = 32, 128
 
 
+def vector_cap(dtype: DType) -> int:
+    """log2 of the elements of ``dtype`` one 16-byte load holds."""
+    return (VECTOR_BYTES * 8 // dtype.bits).bit_length() - 1
+
+
 @dataclass(frozen=True)
 class Loader:
     """Loading ``operand`` (register/lane/warp -> a tile of ``tile`` shape) from a tensor of ``memory``'s shape
@@ -72,7 +77,7 @@ class Loader:
         word is a register word), except for 4-bit types: there only the pair that becomes one 16-bit register must
         share a byte, at position bit ``pair_bit`` (0, or 2 for the nibble order 0,2,4,6,1,3,5,7 that decodes fast)."""
         regs = self.offsets("register")
-        cap = (VECTOR_BYTES * 8 // self.dtype.bits).bit_length() - 1
+        cap = vector_cap(self.dtype)
         in_word = (32 // self.dtype.bits).bit_length() - 1
         out: list[int] = []
         for i in range(min(cap, len(regs))):

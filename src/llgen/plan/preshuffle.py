@@ -18,7 +18,7 @@ from llgen.core import f2
 from llgen.core.dtypes import DType
 from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout, unflatten
-from llgen.plan.loader import VECTOR_BYTES, Loader, _embed, _unit
+from llgen.plan.loader import Loader, _embed, _unit, vector_cap
 
 DECODES = ("plain", "fast")  # fast: 4-bit elements in the order 0,2,4,6,1,3,5,7 within a word
 
@@ -61,7 +61,7 @@ class PreshufflePlan:
         regs = [c for c in self.operand.flat_cols("register") if c]
         lanes = [c for c in self.operand.flat_cols("lane") if c]
         warps = [c for c in self.operand.flat_cols("warp") if c]
-        cap = (VECTOR_BYTES * 8 // self.dtype.bits).bit_length() - 1
+        cap = vector_cap(self.dtype)
         vec, rest = regs[:cap], regs[cap:]
         if self.decode == "fast":
             vec = [vec[1], vec[2], vec[0], *vec[3:]] if len(vec) >= 3 else vec

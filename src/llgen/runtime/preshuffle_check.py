@@ -112,8 +112,9 @@ def run_load(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Outc
     label = f"{E.name(plan)}[{memory}]"
     rng = np.random.default_rng(seed)
     x = values(plan, rng)
-    buf = np.ascontiguousarray(repack_module(plan, memory)["repack"](x)).view(np.uint8).reshape(-1)
-    back = repack_module(plan, memory)["unrepack"](buf if plan.dtype.sub_byte else buf.view(x.dtype))
+    repack = repack_module(plan, memory)
+    buf = np.ascontiguousarray(repack["repack"](x)).view(np.uint8).reshape(-1)
+    back = repack["unrepack"](buf if plan.dtype.sub_byte else buf.view(x.dtype))
     if not np.array_equal(back, x):
         return Outcome(label, False, "the NumPy unrepack does not undo the repack")
     loader = E.loader_of(plan, memory)
