@@ -1,6 +1,6 @@
 """On the GPU machine, one command: every pre-shuffle loader case exact against NumPy (repack by the emitted NumPy,
 load and upcast by the emitted header), the mma.sync products on pre-shuffled and K-permuted operands, the repack
-kernel against the NumPy repack, and a STREAM timing of a whole weight loaded and upcast beside a device-to-device
+kernel against the NumPy repack, the 4-bit conversions and endpoints (llgen.cases.packed), and a STREAM timing of a whole weight loaded and upcast beside a device-to-device
 copy of the same bytes. Writes preshuffle-gpu.json and .md to $OUT (or bench/), ending with a short table.
 
     python3 bench/preshuffle_gpu.py
@@ -51,6 +51,34 @@ def repack_kernels(cp) -> list[dict]:
         ok = bool(np.array_equal(cp.asnumpy(d_dst), want) and np.array_equal(cp.asnumpy(d_back), src))
         out.append({"case": f"repack {dt}/{decode}", "ok": ok})
     return out
+
+
+def packed_checks() -> list[dict]:
+    """4-bit conversions (pairs and nibbles, by their picks and the shared path) and 4-bit endpoints, exact."""
+    from llgen.cases.packed import ROW4, ROW8, SHAPE, SWIZZLED, gpu_items
+    from llgen.plan.endpoint import plan_load, plan_store
+    from llgen.runtime.check import CheckRuns, check_many
+    from llgen.runtime.endpointcheck import check_endpoint
+
+    rows = []
+    for r in check_many(gpu_items(), how=CheckRuns(tiles=64, runs=2, seed=1)):
+        detail = r.error or (f"{r.first_bad or ''} {r.first_bad_tile or ''}" if not r.ok else f"{r.path}")
+        rows.append({"case": f"packed {r.label}", "ok": r.ok, "detail": detail})
+    from llgen.cases.packed import CASES, packed_plan
+    from llgen.runtime.packed_check import run_upcast
+
+    for cid, src, dst, tgt, _ in CASES:
+        if not tgt.startswith("gfx"):
+            for dt in ("i4", "u4", "e2m1"):
+                r = run_upcast(packed_plan(src, dst, tgt, dt), gpu_compile, seed=len(cid))
+                rows.append({"case": f"packed upcast {cid} {r.label}", "ok": r.ok, "detail": r.detail})
+    s = parse_layout(SWIZZLED, SHAPE, 4)
+    for i, dist in enumerate((ROW8, ROW4)):
+        d = parse_layout(dist, SHAPE, 4)
+        for p in (plan_store(d, s, "e2m1"), plan_load(s, d, "e2m1")):
+            bad = check_endpoint(p.inner, name=f"packed_ep{i}_{p.inner.direction}", runs=2, cpu=False, seed=5)
+            rows.append({"case": f"packed endpoint {i} {p.inner.direction}", "ok": not bad, "detail": "; ".join(bad)[:300]})
+    return rows
 
 
 def stream(cp, dt: str, decode: str, memory: str, k: int = 8192, n: int = 8192) -> dict:
@@ -128,6 +156,7 @@ def main() -> int:
         r = run_mma(plan, memory, out, gpu_compile)
         rows.append({"case": f"mma {label}", "ok": r.ok, "detail": r.detail})
     rows += repack_kernels(cp)
+    rows += packed_checks()
     streams = []
     for dt, decode, memory in (
         ("i4", "fast", "g"),

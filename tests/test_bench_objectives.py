@@ -1,4 +1,4 @@
-"""Issue 27 on a machine without a GPU: the latency objective's pick is a variant of the bench like the others, every
+"""Both objectives on a machine without a GPU: the latency objective's pick is a variant of the bench like the others, every
 variant carries both models' predictions, the report and targets read both objectives, and a variant whose plans hold
 more registers than a thread has is not compiled unless it is a pick."""
 
@@ -40,7 +40,7 @@ def test_each_plan_reports_both_predictions_as_its_json_does():
 
 
 def test_a_variant_over_the_registers_a_thread_has_is_not_compiled_unless_it_is_a_pick(monkeypatch):
-    """Issue 27's slow case: 128x128 f16 from an mma v2 B operand with warps [4, 1] (every element on all four
+    """The slow case of too many registers: 128x128 f16 from an mma v2 B operand with warps [4, 1] (every element on all four
     warps) to rows of 16: its plans hold 256 registers a thread. The pick (also the latency pick) is compiled; the
     forced vector path is a skipped row that says why, before any source is emitted; the pick's STREAM is built at
     its own tiles a step only."""
@@ -116,7 +116,7 @@ def test_the_rules_find_each_objectives_pick_and_its_gap():
     assert rules.best_alternative(b, "latency") == ("llgen", 200.0) and rules.pick_gap(b, "latency") == pytest.approx(1.1)
     assert rules.best_alternative(b) == ("shared", 33.0) and rules.pick_gap(b) == 1.0
     assert rules.latency_ratio(a) == pytest.approx(1.05) and rules.latency_ratio(b) == pytest.approx(205 / 220)
-    assert rules.pick_row({"variants": {"llgen": {}}}, "latency") == (None, {})  # a report before issue 27
+    assert rules.pick_row({"variants": {"llgen": {}}}, "latency") == (None, {})  # a report without the latency pick
 
 
 def test_the_latency_targets_name_each_miss_with_what_was_measured():

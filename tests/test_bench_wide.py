@@ -1,4 +1,4 @@
-"""Issue 18 on a machine without a GPU: the wide suite plans, emits and compiles; Triton's Gluon kernels compile for
+"""The bench on a machine without a GPU: the wide suite plans, emits and compiles; Triton's Gluon kernels compile for
 every wide case; the bench harness runs on CPU threads through a stand-in for CuPy (LOOP checked against NumPy,
 failures as rows, shards and the merged report); the gather benchmark's kernels compute take_along_axis."""
 
@@ -94,7 +94,7 @@ def test_every_wide_case_plans_every_variant_and_builds_its_bench_source():
             assert max(shape.loop.bytes, shape.stream_smem) <= v.fwd.target.smem_per_cta, c.id
         picks[c.id] = vs[0].fwd.path, vs[0].bwd.path
     assert picks["regperm_f16"] == ("registers", "registers") and picks["regperm_i8"] == ("registers", "registers")
-    # one-warp cases: the pick of each, as session 8's run measured the faster path (bench/NOTES.md)
+    # one-warp cases: the pick of each, the path the H100 measured faster (bench/NOTES.md)
     shuffle, shared = ("shuffle", "shuffle"), ("shared", "shared")
     measured_best = {
         "w1_b2b_f16": shuffle,
@@ -148,8 +148,8 @@ def wide_bench_memory(known: dict) -> tuple[dict, dict]:
 
 
 def test_wide_bench_kernels_compile_with_nvrtc():
-    """The sample above compiles, and no kernel declares static shared memory (what ptxas refused in the issue's
-    crash): 1024 bytes is what sm_90 reserves in every kernel."""
+    """The sample above compiles, and no kernel declares static shared memory (ptxas refuses a static array over
+    48 KB, so the scratch is dynamic): 1024 bytes is what sm_90 reserves in every kernel."""
     from llgen.runtime.toolchain import ToolchainUnavailable
 
     try:
@@ -226,8 +226,8 @@ def cpu_cupy(monkeypatch):
 
 @pytest.mark.usefixtures("cpu_cupy")
 def test_run_case_on_cpu_threads_checks_every_variant_of_the_register_permutations():
-    """Issue 18's LOOP/checker disagreement, on CPU threads: every variant of both register permutations (registers,
-    forced shuffle, forced shared) gives NumPy's answer after 3 round trips, f16 through the same `+ 1` (issue 18)."""
+    """LOOP and its checker agree on CPU threads: every variant of both register permutations (registers, forced
+    shuffle, forced shared) gives NumPy's answer after 3 round trips, f16 through the same `+ 1` as the checker's."""
     for cid in ("regperm_f16", "regperm_i8"):
         res = runner.run_case(
             by_id(cid), runner.CaseRun("sm_90", set(), 1, False, lambda _: None, {"matrix": False}, baselines=True)
@@ -241,7 +241,7 @@ def test_run_case_on_cpu_threads_checks_every_variant_of_the_register_permutatio
 
 @pytest.mark.usefixtures("cpu_cupy")
 def test_every_variant_gets_both_loop_forms_and_each_pick_its_alternating_rounds(monkeypatch):
-    """Issue 27 on CPU threads, the clock a stand-in: every variant (forced alternatives, Triton too) has LOOP's
+    """Both objectives' LOOP forms on CPU threads, the clock a stand-in: every variant (forced alternatives, Triton too) has LOOP's
     throughput and one-CTA forms and both models' predictions; the throughput pick and Triton alternate rounds of
     LOOP, and the latency pick (wl1_b2dotA_i8's: the forced shared path's kernels) and Triton rounds of one CTA."""
     from llgen.cases.suite import warplocal
@@ -357,7 +357,7 @@ def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
     assert [c["id"] for c in merged["cases"]] == [c.id for c in wide() if c.id in ids]  # the suite's own order
     assert [r["suite"] for r in merged["info"]["runs"]] == ["wide", "core", "wide"]
     text = (tmp_path / "out" / "report.md").read_text()
-    assert "## Suite wide (4 cases)" in text and "## Targets (issue 18) on wide" in text
+    assert "## Suite wide (4 cases)" in text and "## Targets beyond core on wide" in text
     assert (tmp_path / "out" / "report.png").stat().st_size > 10_000
     with pytest.raises(LlgenError, match="shard 3/2 does not exist"):
         runner.select_shard(cases, (3, 2))
@@ -425,7 +425,7 @@ def _wide_report() -> dict:
 def test_wide_report_has_its_targets_gather_section_and_chart(tmp_path):
     report.write_report(_wide_report(), str(tmp_path))
     text = (tmp_path / "report.md").read_text()
-    assert "## Suite core (1 cases)" in text and "## Targets (issue 6), from this run" in text
+    assert "## Suite core (1 cases)" in text and "## Core's targets, from this run" in text
     assert "| w1_b2b_f16 | shared/shared | 40.0 | 35.0 | 0.88 | shuffle 30.0 | 1.333 |" in text
     assert (
         "MISSED: the throughput pick within 2% of the fastest llgen variant (LOOP) on >= 95% of the 2 cases with another"
@@ -482,7 +482,7 @@ def test_triton_gather_compiles_for_every_gather_case():
 
 def test_a_triton_loop_faster_than_its_own_add_is_folded_and_not_counted():
     """regperm_i8 (64x64 i8, a register permutation): LLVM folds Triton's k `+ 1`s into one add, and its LOOP read
-    0.14 ns, under the 2 ns its adds alone take; such a row is not a speed-up (session 8)."""
+    0.14 ns, under the 2 ns its adds alone take; such a row is not a speed-up."""
 
     def row(tr, shape=(64, 64), dtype="i8"):
         return {
@@ -492,7 +492,7 @@ def test_a_triton_loop_faster_than_its_own_add_is_folded_and_not_counted():
         }
 
     assert rules.triton_folded(row(0.14)) and rules.loop_ratio(row(0.14)) is None
-    # a slope of exactly 0.0 (session 15's median of five rounds) is folded too, and so not a latency ratio either
+    # a slope of exactly 0.0 (a median of five rounds can read it) is folded too, and so not a latency ratio either
     folded = row(0.0)
     folded["variants"]["triton"]["loop_lat_ns"] = -0.33
     assert rules.triton_folded(folded) and rules.latency_ratio(folded) is None

@@ -1,4 +1,4 @@
-"""The models against the GPU (issues 18 and 27): tests/data/calibration.json holds, per case and variant, the LOOP
+"""The models against the GPU (throughput and one-CTA latency): tests/data/calibration.json holds, per case and variant, the LOOP
 time a bench run measured and, where it ran one, the one-CTA LOOP time; the cost model (src/llgen/plan/cost.py) must
 order each case's variants as their LOOP measured and the latency model (src/llgen/plan/latency.py) as their one-CTA
 LOOP measured, a gap under the table's tie (2%) being a tie. Regenerate the table from a bench report with
@@ -89,8 +89,8 @@ def test_order_mismatches_allows_ties_and_catches_a_wrong_order():
 
 
 def _report() -> dict:
-    """A report as llgen bench writes it since issue 27, numbers made up: core's lanes_f32 (one CTA timed for the
-    pick and the baseline only, as before) and warplocal's wl1_b2dotA_i8, whose latency pick is the forced shared
+    """A report as llgen bench writes it with both objectives, numbers made up: core's lanes_f32 (one CTA timed for
+    the pick and the baseline only, as a report without the latency pick has it) and warplocal's wl1_b2dotA_i8, whose latency pick is the forced shared
     path's kernels (same_as) and whose every variant has both times."""
 
     def row(path, kinds, loop, lat=None, **extra):

@@ -1,5 +1,5 @@
 """Every bad input is one sentence ``error: ...`` on stderr and exit status 2, with no traceback, no hang and no
-file left behind (issue 17's fuzz, one case per class), click's own usage errors included; and the friendly
+file left behind (the fuzz's classes of bad input, one case each), click's own usage errors included; and the friendly
 parts of the command line: defaults taken from what the user said, choices, aliases of options, --version,
 ``python -m llgen``, ``-o DIR/`` and --force."""
 
@@ -28,7 +28,7 @@ def assert_one_line_error(res, *words):
         assert w in lines[0], (w, lines[0])
 
 
-# the issue's fuzz, one case of each class: (arguments, words the sentence must hold)
+# the fuzz, one case of each class of bad input: (arguments, words the sentence must hold)
 BAD = [
     (["layout", BLOCKED_8.replace("[1, 8]", "[-, 8]")], ["malformed", "character"]),
     (["layout", "blocked:spt=1x\u00b2"], ["not a number"]),  # a superscript digit
@@ -238,7 +238,7 @@ def test_header_states_the_command_and_version(tmp_path):
     from importlib.metadata import version
 
     if "llgen emit --src blocked --dst mma" not in head:
-        pytest.skip("the emitter does not write the command yet (issue 16)")
+        pytest.skip("the emitter does not write the command into the header")
     assert res.exit_code == 0 and version("llgen") in head
     assert f"llgen emit --src blocked --dst mma --form header -o {tmp_path}/" in head
 

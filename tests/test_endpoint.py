@@ -1,4 +1,4 @@
-"""Shared memory as an endpoint (llgen.plan.endpoint): local_store and local_load plans between real distributed
+"""Shared memory as an endpoint (llgen.plan.endpoint): store and load plans between real distributed
 layouts and every shared family, each run by the independent simulator (llgen.verify.simulate_endpoint), which must place
 every element where the shared layout's own map says and count the wavefronts the plan predicts."""
 

@@ -1,5 +1,5 @@
-"""Shared endpoints as source text (llgen.emit.endpoint): the header and the check kernel of local_store and
-local_load plans. The text is deterministic; every header compiles alone (NVRTC for sm_80 and sm_90, clang-19 for
+"""Shared-memory endpoints as source text (llgen.emit.endpoint): the header and the check kernel of store and
+load plans. The text is deterministic; every header compiles alone (NVRTC for sm_80 and sm_90, clang-19 for
 gfx942) in its debug build; SASS holds the planned instructions and no local memory; and the emitted kernels run
 exact on CPU threads (src/llgen/runtime/host.py, ldmatrix/stmatrix emulated): a store leaves every byte of the shared buffer
 where S's own map says, poison in its padding, and a load fills every slot of D."""
@@ -79,7 +79,7 @@ CASES = {
 
 
 def _random_plans(target: str, seeds) -> dict:
-    """A local_store and a local_load of a random distributed layout, per seed, over SHARED's families."""
+    """A store and a load of a random distributed layout, per seed, over SHARED's families."""
     out = {}
     for seed in seeds:
         rng = random.Random(seed)
@@ -531,7 +531,7 @@ def test_a_tile_needs_one_shared_layout_dtype_target_and_warps():
         tile_plan(store, _plan("load", "dot:0", NVMMA, "bf16"))
     with pytest.raises(LlgenError, match="one target"):
         tile_plan(store, _plan("load", "dot:0", NVMMA, target="sm_80"))
-    with pytest.raises(LlgenError, match="a local_store plan and a local_load plan"):
+    with pytest.raises(LlgenError, match="a store plan and a load plan"):
         tile_plan(_plan("load", "dot:0", NVMMA), store)
 
 

@@ -1,4 +1,4 @@
-"""Triton's side of the smem suite (src/llgen/runtime/gluon_smem.py) on the CPU: for a spread of shared families, element
+"""Triton's side of the endpoint suite (src/llgen/runtime/gluon_smem.py) on the CPU: for a spread of shared families, element
 widths, ranks and register layouts, the Gluon LOOP is compiled for sm_90 without a GPU, and llgen's own TTGIR reader
 (llgen.spec.module) reads its local_store/local_load ops back: the shared layout Triton allocated and both
 register layouts must be ours, so llgen and Triton are timed on bit-identical layouts. The PTX's barriers are
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from helpers import one_sentence
 
-from llgen.cases.suite_smem import SmemCase, smem
+from llgen.cases.suite_smem import EndpointSuiteCase, smem
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.dtypes import from_mlir
 from llgen.core.errors import LlgenError
@@ -29,10 +29,10 @@ gluon_smem = pytest.importorskip("llgen.runtime.gluon_smem")
 LANES = 32
 
 
-def case(id_: str, shared: str, p: str, q: str, shape=(64, 64), dtype: str = "f16", warps: int = 4) -> SmemCase:
+def case(id_: str, shared: str, p: str, q: str, shape=(64, 64), dtype: str = "f16", warps: int = 4) -> EndpointSuiteCase:
     size = to_dtype(dtype).bytes
     layout = lambda spec: parse_layout(spec, shape, warps, LANES, where=Where(dtype_bytes=size))  # noqa: E731
-    return SmemCase(id_, dtype, tuple(shape), warps, layout(p), shared, layout(q))
+    return EndpointSuiteCase(id_, dtype, tuple(shape), warps, layout(p), shared, layout(q))
 
 
 # a 32x32 buffer whose rows XOR the column's upper bits (a swizzle given by its bases)
@@ -80,7 +80,7 @@ CASES = [
 
 @pytest.mark.parametrize("c", [*CASES, *smem()], ids=lambda c: c.id)
 def test_triton_allocates_our_shared_layout_and_moves_our_register_layouts(c):
-    """Here and in the smem suite (llgen.cases.suite_smem): Triton takes each case on our layouts, in one CTA's shared
+    """Here and in the endpoint suite (llgen.cases.suite_smem): Triton takes each case on our layouts, in one CTA's shared
     memory, with one barrier before each store and load of the LOOP body."""
     compiled = gluon_smem.compile_offline(c)
     (module,) = parse_ttgir(compiled.asm["ttgir"])
@@ -103,13 +103,13 @@ def test_amd_rotating_shared_has_no_gluon_layout():
     with pytest.raises(
         LlgenError, match=r"^amd_rotating_shared has no Gluon layout in Triton 3\.6 .*shared_linear layout instead\.$"
     ):
-        gluon_smem.TritonSmemCase(c)
+        gluon_smem.TritonEndpointCase(c)
 
 
 def test_a_shared_layout_too_small_for_its_swizzle_is_an_error():
     c = case("narrow", "nvmma:128", "blocked", "blocked", (64, 16))
     with pytest.raises(LlgenError, match=r"too small for a 128-byte swizzle"):
-        gluon_smem.TritonSmemCase(c)
+        gluon_smem.TritonEndpointCase(c)
 
 
 def _access_bytes(ptx: str) -> set[int]:
@@ -119,7 +119,7 @@ def _access_bytes(ptx: str) -> set[int]:
 
 def test_triton_refuses_exactly_the_paddings_its_shared_accesses_cross():
     """On every padded case, the ld/st.shared widths Triton compiles are the ones vector_bytes predicts for P and Q;
-    TritonSmemCase refuses a case where a padding is not a whole number of the widest of them, and only there."""
+    TritonEndpointCase refuses a case where a padding is not a whole number of the widest of them, and only there."""
     refused = set()
     for c in [*CASES, *smem()]:
         enc = c.encoding()
@@ -130,7 +130,7 @@ def test_triton_refuses_exactly_the_paddings_its_shared_accesses_cross():
         assert widths == {gluon_smem.vector_bytes(x, enc, c.shape, size) for x in (c.p, c.q)}, c.id
         misaligned = any(pad * size % max(widths) for _, pad in enc.intervals)
         try:
-            gluon_smem.TritonSmemCase(c)
+            gluon_smem.TritonEndpointCase(c)
         except LlgenError as e:
             assert misaligned and one_sentence(str(e)), (c.id, str(e))
             refused.add(c.id)
@@ -146,12 +146,12 @@ def test_the_padding_refusal_names_the_access_and_the_padding():
         match=r"^Triton 3\.6 faults on this padded_shared layout: its 8-byte ld/st\.shared of P .*"
         r"padding of 1 element\(s\) \(4 bytes\) every 128, .*misaligned address\)\.$",
     ):
-        gluon_smem.TritonSmemCase(c)
+        gluon_smem.TritonEndpointCase(c)
 
 
 # ----------------------------------------------------------------------------------------------- on a GPU
 # Triton 3.6 issues 8- and 16-byte ld/st.shared across T_f32_padded_rows's padding of one f32 and faults (CUDA's
-# misaligned address); TritonSmemCase refuses it (test above), so the device run leaves it out.
+# misaligned address); TritonEndpointCase refuses it (test above), so the device run leaves it out.
 TRITON_FAULTS = {
     "T_f32_padded_rows": "Triton 3.6 faults (misaligned address) on T_f32_padded_rows: its 8- and 16-byte "
     "ld/st.shared cross the padding of one f32 every 128 elements"
@@ -180,5 +180,5 @@ def test_gpu_triton_smem_loop_adds_k_to_every_element(c):
     x = loop_input(c.dtype, raw, grid * math.prod(c.shape), rng)
     tx = torch.from_numpy(x).cuda().view(getattr(torch, TORCH_DTYPES[c.dtype]))
     ty = torch.zeros_like(tx)
-    gluon_smem.TritonSmemCase(c).loop(tx, ty, k, grid)
+    gluon_smem.TritonEndpointCase(c).loop(tx, ty, k, grid)
     assert np.array_equal(ty.view(bits).cpu().numpy(), plus_one(c.dtype, x, k)), c.id

@@ -115,7 +115,7 @@ def _case(cid):
 @pytest.mark.parametrize("cid", ["wl1_slice_f16", "wl1_b2bT_f16", "wl1_mma2b_f32", "wl4_swap3_f16", "lanes_f32"])
 def test_a_warp_local_plan_splits_into_rounds_of_the_same_accesses(cid):
     """Behind __syncwarp, rounds overlap (latency.py): at one CTA, 34 of 38 warp-local cases measured faster with them,
-    and throughput no slower (session 14), so the planner splits a warp-local shared plan into the rounds the latency
+    and throughput no slower (bench/NOTES.md), so the planner splits a warp-local shared plan into the rounds the latency
     model prefers, each keeping the one-round plan's instructions: the same ops, widths, counts and wavefronts, and a
     smaller scratch. The baselines keep one round."""
     case = _case(cid)
@@ -136,8 +136,8 @@ def test_a_warp_local_plan_splits_into_rounds_of_the_same_accesses(cid):
 
 def test_for_latency_vectors_replace_tiles_the_model_expects_slower():
     """r1_512_f32's stmatrix tiles and its plain vectors move the same bytes; the latency model expects the vectors
-    sooner done at one CTA (measured 30.3 ns against 33.2, session 14), the throughput pick keeps the tiles (18.8
-    against 19.4 ns in session 13's LOOP)."""
+    sooner done at one CTA (measured 30.3 ns against 33.2), the throughput pick keeps the tiles (18.8 against 19.4 ns
+    in the throughput LOOP)."""
     case = next(c for c in suite("wide") if c.id == "r1_512_f32")
     thr = plan_conversion(case.src, case.dst, case.dtype, "sm_90")
     lat = plan_conversion(case.src, case.dst, case.dtype, "sm_90", objective="latency")
@@ -148,7 +148,7 @@ def test_for_latency_vectors_replace_tiles_the_model_expects_slower():
 
 def test_rounds_stay_one_behind_a_cta_barrier_and_four_warps_overlap_only_short_rounds():
     """A CTA barrier stalls every warp, so rounds add its chain each (b2mma_f32 stays one round). Four warps measured
-    two rounds of 8 accesses 7-9% slower than one at one CTA, four rounds of 4 faster (session 14, calls A and B):
+    two rounds of 8 accesses 7-9% slower than one at one CTA, four rounds of 4 faster (in two separate runs):
     wl4_swap3_f32 has no split with short rounds and stays whole, wl4_swap3_f16 takes four rounds, and wl4_mma2b_f16,
     whose stmatrix tiles hold the bits it would split on, trades them for vectors in four rounds."""
     for cid, rounds, store in (("b2mma_f32", 1, "st.shared"), ("wl4_swap3_f32", 1, "st.shared"), ("wl4_swap3_f16", 4, "st.shared"),
@@ -180,7 +180,7 @@ def test_an_interleaved_plan_text_runs_exactly_on_cpu_threads():
 
 def test_a_shuffle_pays_its_selects_and_shfls_one_after_another_or_waits_on_its_shfls():
     """One CTA: each warp issues its SHFLs and selects in turn (the warps of a scheduler one after another), or waits
-    on its SHFLs where they outnumber that work, then on the last SHFL's latency (session 15): four warps (one a
+    on its SHFLs where they outnumber that work, then on the last SHFL's latency: four warps (one a
     scheduler) take as long as one, a fifth shares a scheduler and adds one warp's issue."""
     p = plan_pair(_pair(B8, B4), Options(path="shuffle"))
     cyc = TABLE["cycles"]
@@ -200,8 +200,8 @@ def test_a_shuffle_pays_its_selects_and_shfls_one_after_another_or_waits_on_its_
 
 def test_an_ldmatrix_costs_what_the_vector_access_of_its_bytes_costs():
     """wl4_mma2b_f16 and wl4_b2dotA_f16 run the same two conversions in their LOOPs; their ldmatrix/stmatrix plans and
-    their vector plans measured one CTA faster by turns (4% and 7%): the model ranks neither. Session 13 timed 24 such
-    ties: vectors faster by over 2% in 9, the tiles in 7, the same case either way in two runs (bench/NOTES.md).
+    their vector plans measured one CTA faster by turns (4% and 7%): the model ranks neither. Of 24 such ties timed,
+    vectors were faster by over 2% in 9, the tiles in 7, the same case either way in two runs (bench/NOTES.md).
     (Split into rounds, the vectors keep short rounds where the tiles cannot: that the model does rank, above.)"""
     case = next(c for c in suite("warplocal") if c.id == "wl4_mma2b_f16")
     dt, tgt = to_dtype(case.dtype), to_target("sm_90")

@@ -153,7 +153,7 @@ def test_emit_time_is_linear_in_the_tile(timing):
     ids=["plan-huge-shape", "swizzle-huge-shape", "emit-huge-spt", "layout-deep-nesting"],
 )
 def test_inputs_that_once_hung_answer_quickly(timing, args):
-    """The fuzz of issue 17's hangs: each is refused with one sentence, well inside test_fuzz.HANG seconds."""
+    """The fuzz's inputs that hung the planner: each is refused with one sentence, well inside test_fuzz.HANG seconds."""
     from click.testing import CliRunner
     from test_fuzz import HANG
 

@@ -179,8 +179,8 @@ def test_figure3_two_rounds(a, b, dtype):
     assert r.shuffles == p.detail.shuffles
     auto = plan_conversion(A, B, dtype, "sm_90")
     # 16-bit elements that travel alone in a word take one PRMT each way (plan/shuffle_words.py), and shuffles win:
-    # the wide suite's tiny_8x8_f16 measured 1.0 ns against shared memory's 2.2 (session 8; with a shift, a mask and
-    # a select each way before, 2.9)
+    # the wide suite's tiny_8x8_f16 measured 1.0 ns against shared memory's 2.2 on the H100 (with a shift, a mask and
+    # a select each way instead of the PRMT, 2.9)
     assert auto.path == "shuffle" and simulate(auto).ok
 
 

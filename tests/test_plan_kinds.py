@@ -29,6 +29,7 @@ def _plans():
         "endpoint": store,
         "tile": tile_plan(store, load),
         "gather": plan_gather(parse_layout("blocked", (64, 32)), 1, "f32", "sm_90"),
+        "packed": plan_conversion(a, b, "e2m1", "sm_90"),
     }
 
 

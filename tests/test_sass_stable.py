@@ -3,20 +3,22 @@
 Every suite header (core and regressions, each variant gpu-check runs) is compiled for sm_80 and sm_90 with NVRTC,
 as its standalone kernels (the *_bits forms) and as a kernel calling the typed API (load_a, convert, store_b).
 tests/data/sass-baseline.json holds the SASS opcode counts of the same kernels from the last straight-line emitter
-(commit 296dbcf), rewritten once since (session 9) for changes of plans and words: the shuffle words of session 8 and
-the one-sided vectors of docs/design.md §6.1 made 43 kernels 1-76% shorter (8 typed ones moved by one instruction).
-Rewritten again in session 10 for 8-bit words built by byte permutes (docs/design.md §8.2): wide's f8 LOOPs lost a
-third to a half of their instructions (mma2b_f8e5m2 869 -> 357 a step), and one kernel here grew: slice_1d_256_i8,
-whose 2-byte global loads build A's words half by half, 166 -> 176 (ptxas folds masks through those inserts, not a
-PRMT).
-Rewritten in session 13 for loads that fill B's packed words from all of a round's loads at once
-(llgen.emit.spelling.name_loads): the standalone and typed forms of b2bT_f16 and b2dotB_f16's shared_vec, whose
-element-wise global stores ptxas fed from the loaded halves directly, grew by 64 (a PRMT builds each of B's words now);
-their LOOPs, which use the words, lost 96-132 instructions a step (b2dotB_f16 483 -> 387, wl1_slice_f16 606 -> 478).
-Rewritten in session 15 for the stmatrix offset pinned before the replica-warp test (llgen.emit.context, st_pin):
-6 of the 464 kernels moved, none in their memory instructions (2 straight-line kernels 1 and 3 longer, 4 one
-shorter); in a loop ptxas no longer rebuilds the offset each step (b2dotA_f16's LOOP: a chain of 13 dependent ALU
-instructions ahead of its stmatrix, 3 with the pin).
+(commit 296dbcf), rewritten for each intended change of plans or words:
+
+- the shuffle words and the one-sided vectors of docs/design.md §6.1 made 43 kernels 1-76% shorter (8 typed ones
+  moved by one instruction);
+- 8-bit words built by byte permutes (docs/design.md §8.2): wide's f8 LOOPs lost a third to a half of their
+  instructions (mma2b_f8e5m2 869 -> 357 a step), and one kernel here grew: slice_1d_256_i8, whose 2-byte global loads
+  build A's words half by half, 166 -> 176 (ptxas folds masks through those inserts, not a PRMT);
+- loads that fill B's packed words from all of a round's loads at once (llgen.emit.spelling.name_loads): the
+  standalone and typed forms of b2bT_f16 and b2dotB_f16's shared_vec, whose element-wise global stores ptxas fed from
+  the loaded halves directly, grew by 64 (a PRMT builds each of B's words); their LOOPs, which use the words, lost
+  96-132 instructions a step (b2dotB_f16 483 -> 387, wl1_slice_f16 606 -> 478);
+- the stmatrix offset pinned before the replica-warp test (llgen.emit.context, st_pin): 6 of the 464 kernels moved,
+  none in their memory instructions (2 straight-line kernels 1 and 3 longer, 4 one shorter); in a loop ptxas does not
+  rebuild the offset each step (b2dotA_f16's LOOP: a chain of 13 dependent ALU instructions ahead of its stmatrix, 3
+  with the pin).
+
 For each kernel:
 
 - memory, shuffle and barrier instructions are the same, opcode for opcode (LDG/STG/LDS/STS/LDSM/STSM/SHFL/BAR);

@@ -19,13 +19,13 @@ from llgen.plan import plan_conversion
 from llgen.plan.benchshape import bench_shape, loop_scratch
 from llgen.plan.scratch import entry_barrier, warp_regions
 from llgen.plan.shared import Barrier
-from llgen.randlayout.chains import issue_chains, warp_local_chains
+from llgen.randlayout.chains import raced_chains, warp_local_chains
 from llgen.verify.simulate import chain_hazard
 
 
 @pytest.fixture(scope="module")
 def chains():
-    return issue_chains() + warp_local_chains(4, 11)
+    return raced_chains() + warp_local_chains(4, 11)
 
 
 @functools.cache  # three tests read them: planned once

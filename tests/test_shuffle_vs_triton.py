@@ -1,4 +1,4 @@
-"""llgen's shuffle words against Triton's warp-local lowering, counted in SASS on sm_90 (issue 27).
+"""llgen's shuffle words against Triton's warp-local lowering, counted in SASS on sm_90.
 
 Both sides are compiled on the CPU and their selects and byte permutes counted per thread, one direction at a time:
 
@@ -124,7 +124,7 @@ def _selects(c: dict[str, int]) -> int:
 
 
 def test_no_more_selects_and_permutes_than_triton_where_it_shuffles():
-    """One mixed transposition (m = 1), where Triton lowers by warp shuffles: the issue's example (sizePerThread
+    """One mixed transposition (m = 1), where Triton lowers by warp shuffles (sizePerThread
     [1,1] -> [16,1], 64x64 f16: Triton 66 SEL + 192 PRMT, llgen 288 before its words took selected operands), a
     32-bit pair (48 FSEL each) and an 8x8 f16 tile of one element a shuffle (Triton 4 SEL): llgen's selects and
     permutes per thread are no more than Triton's, with as many SHFL."""

@@ -1,7 +1,7 @@
 """How a shuffle plan's words are built (plan/shuffle_words.py) and what the emitter prints for them.
 
 The counts are those Triton's warp-local lowering reaches on the same conversions (its SASS, compiled here with
-Triton 3.6: bench/NOTES.md, session 8), and what the H100 measured follows them.
+Triton 3.6: bench/NOTES.md), and what the H100 measured follows them.
 """
 
 from __future__ import annotations

@@ -388,7 +388,7 @@ def test_bad_json_layouts_raise(tmp_path, content, words):
     assert words in str(e.value)
 
 
-# ---------------------------------------------------------------------- input hardening (issue 17)
+# ---------------------------------------------------------------------- input hardening (the fuzz's bad inputs)
 BLOCKED = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
 
 

@@ -1,7 +1,8 @@
-"""The smem suite (issue 26) on the CPU: its cases plan on sm_90 within the 227 KB a block may use and cover what the
-issue lists; the LOOP kernel through the four endpoint plans is deterministic, compiles through NVRTC with no local
-memory and four barriers a step (Triton's), and runs exact on CPU threads against NumPy's +1; the report section and its
-targets render from a made-up result; `llgen bench --suite smem` without a GPU is one sentence."""
+"""The endpoint suite (`--suite smem`) on the CPU: its cases plan on sm_90 within the 227 KB a block may use and cover
+epilogues, operand staging and transposes through every family of fixed shared layout; the LOOP kernel through the
+four endpoint plans is deterministic, compiles through NVRTC with no local memory and four barriers a step (Triton's),
+and runs exact on CPU threads against NumPy's +1; the report section and its targets render from a made-up result;
+`llgen bench --suite smem` without a GPU is one sentence."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ import pytest
 from helpers import ROOT, invoke, one_sentence, recorded_facts, sass_summary, summary_sass, write_record
 
 from llgen.cases.suite import suite
-from llgen.cases.suite_smem import SmemCase
+from llgen.cases.suite_smem import EndpointSuiteCase
 from llgen.core.errors import LlgenError
-from llgen.emit.endpoint_bench import emit_smem_loop
+from llgen.emit.endpoint_bench import emit_endpoint_loop
 from llgen.plan.endpoint import plan_load
-from llgen.runtime.bench.smem import PICK, floor_wavefronts, smem_variants
-from llgen.runtime.bench.smem_report import smem_flags, smem_lines, smem_targets
+from llgen.runtime.bench.smem import PICK, endpoint_variants, floor_wavefronts
+from llgen.runtime.bench.smem_report import endpoint_flags, endpoint_lines, endpoint_targets
 from llgen.runtime.reference import loop_input, plus_one, raw_dtype
 
 CASES = {c.id: c for c in suite("smem")}
@@ -26,11 +27,11 @@ CASES = {c.id: c for c in suite("smem")}
 @pytest.fixture(scope="module")
 def picks():
     """llgen's pick of every case: (store P, load Q, store Q, load P)."""
-    return {cid: smem_variants(c)[0][0] for cid, c in CASES.items()}
+    return {cid: endpoint_variants(c)[0][0] for cid, c in CASES.items()}
 
 
-def test_the_suite_covers_the_issue(picks):
-    assert len(CASES) >= 16 and all(isinstance(c, SmemCase) for c in CASES.values())
+def test_the_suite_covers_epilogues_operands_and_transposes(picks):
+    assert len(CASES) >= 16 and all(isinstance(c, EndpointSuiteCase) for c in CASES.values())
     ids = list(CASES)
     kinds = {k: [i for i in ids if i.startswith(k)] for k in ("ep_mma", "ep_wgmma", "op_A", "op_B", "tr_")}
     assert all(len(v) >= 2 for v in kinds.values()), kinds
@@ -53,11 +54,11 @@ def test_epilogues_of_16_bits_use_stmatrix_and_ldmatrix(picks):
 
 
 def test_forced_variants_name_their_forms():
-    vs, skipped = smem_variants(CASES["tr_f32_vec1"])
+    vs, skipped = endpoint_variants(CASES["tr_f32_vec1"])
     forms = {v.name: v.forms for v in vs}
     assert forms["direct"] == ("direct",) * 4
     assert "two_step" in forms.get("two_step", ()) or skipped["two_step"].startswith("the same kernels as")
-    vs, skipped = smem_variants(CASES["op_A_f16_nvmma128"])
+    vs, skipped = endpoint_variants(CASES["op_A_f16_nvmma128"])
     assert [v.name for v in vs][0] == PICK and skipped.get("direct") == f"the same kernels as {PICK}"
 
 
@@ -70,15 +71,15 @@ def test_a_form_that_does_not_exist_is_one_sentence():
 
 def test_the_loop_is_deterministic_and_checks_its_plans(picks):
     plans = picks["ep_mma_f32_128B_w4"].plans
-    a, b = emit_smem_loop(plans, "s"), emit_smem_loop(plans, "s")
+    a, b = emit_endpoint_loop(plans, "s"), emit_endpoint_loop(plans, "s")
     assert a == b and a.kernel == "s_loop" and a.threads == 128
     assert a.launch_smem == 65536 + 1024 - 16  # 64 KB of S, dynamic, and room to align its base to 1024
     assert "LLGEN_DYNAMIC_SCRATCH(smem_base)" in a.source and a.source.count("__syncthreads();") == 4
     with pytest.raises(LlgenError) as e:
-        emit_smem_loop(plans[::-1], "s")
+        emit_endpoint_loop(plans[::-1], "s")
     assert one_sentence(str(e.value))
     with pytest.raises(LlgenError) as e:
-        emit_smem_loop((plans[0], plans[1], plans[2], picks["tr_f32_vec1"].plans[3]), "s")
+        emit_endpoint_loop((plans[0], plans[1], plans[2], picks["tr_f32_vec1"].plans[3]), "s")
     assert one_sentence(str(e.value))
 
 
@@ -102,13 +103,13 @@ SMEM_LOOP_SASS = ROOT / "tests" / "data" / "smem-loop-sass.json"
 
 
 def loop_sass(loops: dict, known: dict) -> tuple[dict, dict]:
-    """The Sass summary of each case's LOOP kernel (``loops``: case -> emit_smem_loop), and its record."""
+    """The Sass summary of each case's LOOP kernel (``loops``: case -> emit_endpoint_loop), and its record."""
     units = {cid: lp.source for cid, lp in loops.items()}
     return recorded_facts(units, "sm_90", known, lambda kernels, cid: sass_summary(kernels[loops[cid].kernel]))
 
 
 def _loops(picks: dict) -> dict:
-    return {cid: emit_smem_loop(picks[cid].plans, cid) for cid in COMPILED}
+    return {cid: emit_endpoint_loop(picks[cid].plans, cid) for cid in COMPILED}
 
 
 def test_loop_kernels_compile_with_nvrtc_without_local_memory(picks):
@@ -137,7 +138,7 @@ def host_loops(picks):
     """The LOOP kernels of RUN by case, and one host module (llgen.runtime.host) that runs them all (one g++ call)."""
     from llgen.runtime.host import compile as host_compile
 
-    loops = {cid: emit_smem_loop(picks[cid].plans, cid) for cid in RUN}
+    loops = {cid: emit_endpoint_loop(picks[cid].plans, cid) for cid in RUN}
     return loops, host_compile("\n".join(lp.source for lp in loops.values()), "sm_90")
 
 
@@ -160,7 +161,7 @@ def _fake_case(cid: str, me: float, tr: float | None, lat: tuple[float, float], 
         "llgen": {"path": "stmatrix, ld.shared, st.shared, ldmatrix", "loop_per_sm_ns": me, "loop_lat_ns": lat[0],
                   "smem_wavefronts_pred": 1024, "regs": 80, "local_bytes": 0, "loop_correct": True},
         "triton": {"path": "triton", "loop_lat_ns": lat[1], "regs": 120, "loop_correct": True}
-        if tr else {"path": "triton", "error": "RuntimeError: not run: Triton's side of the smem suite cannot be imported"},
+        if tr else {"path": "triton", "error": "RuntimeError: not run: Triton's side of the endpoint suite cannot be imported"},
     }  # fmt: skip
     if tr:
         variants["triton"]["loop_per_sm_ns"] = tr
@@ -177,19 +178,19 @@ def test_report_section_and_targets_from_a_fake_run(tmp_path):
     slow["variants"]["two_step"] = {"path": "2-step ...", "loop_per_sm_ns": 600.0, "smem_wavefronts_pred": 1536}
     missing = _fake_case("c", 600.0, None, (700.0, 0.0))
     cases = [fast, slow, missing]
-    lines = smem_lines(cases, 1000.0)
+    lines = endpoint_lines(cases, 1000.0)
     row = next(x for x in lines if x.startswith("| a |"))
     assert "| 520.0 | 2080.0 | 4.000 | 900.0 | 2700.0 | 3.000 | = llgen | - | 512.0 | 98 | 1024 (1024) |" in row
     assert "| error |" in next(x for x in lines if x.startswith("| c |"))
-    targets = smem_targets(cases, 1000.0)
+    targets = endpoint_targets(cases, 1000.0)
     assert ("MISSED", "throughput, Triton / llgen >= 1.0 on every case: b 0.900 below; not measured: c") in targets
     assert any(s == "MISSED" and "bandwidth floor" in t and "b 51%" in t for s, t in targets)
-    flags = smem_flags(cases)
+    flags = endpoint_flags(cases)
     assert any(f.startswith("b: the planner picked") for f in flags) and any(f.startswith("c / triton:") for f in flags)
     report = {"info": {"device": "fake", "sms": 132, "nvidia_smi": "1, 1000 MHz, 1000 MHz, 2619 MHz"}, "cases": cases}
     write_report(report, str(tmp_path))
     md = (tmp_path / "report.md").read_text()
-    assert "## Suite smem (3 cases)" in md and "## Targets (issue 26) on smem, from this run" in md
+    assert "## Suite smem (3 cases)" in md and "## Targets on the endpoint suite (smem), from this run" in md
     assert json.loads((tmp_path / "report.json").read_text())["cases"][0]["id"] == "a"
 
 
@@ -199,11 +200,11 @@ def test_a_tie_at_the_plans_wavefronts_is_not_a_miss_and_each_floor_miss_says_wh
     tie = _fake_case("t", 520.0, 515.0, (530.0, 525.0))  # 1024 wavefronts a step: 512 ns at 1000 MHz, 98%
     far = _fake_case("u", 1000.0, 990.0, (1000.0, 1100.0))  # 51% of 512 ns
     far["variants"]["llgen"].update(floor_reasons=["S's offsets put 2 words of one access in one bank"], cost_pred=1024.0)
-    targets = {t.split(":")[0]: (s, t) for s, t in smem_targets([tie], 1000.0)}
+    targets = {t.split(":")[0]: (s, t) for s, t in endpoint_targets([tie], 1000.0)}
     status, text = targets["throughput, Triton / llgen >= 1.0 on every case"]
     assert status == "physical" and "lowest 0.990; ties: t 0.990 (Triton within 2%, llgen at 98% of its 1024" in text
     assert targets["latency, Triton / llgen >= 1.0 on every case"][0] == "physical"
-    targets = smem_targets([tie, far], 1000.0)
+    targets = endpoint_targets([tie, far], 1000.0)
     assert ("MISSED", "throughput, Triton / llgen >= 1.0 on every case: u 0.990 below; ties: t 0.990 (Triton within "
             "2%, llgen at 98% of its 1024 predicted wavefronts' time)") in targets  # fmt: skip
     floor = next(t for s, t in targets if "bandwidth floor" in t)
@@ -225,7 +226,7 @@ def test_bench_smem_is_one_sentence_without_a_gpu(tmp_path):
 
 
 def test_bench_of_one_endpoint_is_its_loop_through_s():
-    """`llgen bench --src P --dst S` (a local_store; --src S --dst P a load) times the smem LOOP with P = Q."""
+    """`llgen bench --src P --dst S` (a store; --src S --dst P a load) times the endpoint LOOP with P = Q."""
     from llgen.cli.commands.bench import custom_case
     from llgen.core.options import Options
     from llgen.spec.pair import Stated, parse_pair
@@ -233,7 +234,7 @@ def test_bench_of_one_endpoint_is_its_loop_through_s():
     for src, dst in (("mma", "nvmma:128"), ("nvmma:128", "mma")):
         pair = parse_pair(src, dst, (64, 64), Stated(warps=4), shared_ok=True)
         case, tgt = custom_case(pair, (src, dst), Options())
-        assert isinstance(case, SmemCase) and tgt == "sm_90" and case.shared == "nvmma:128"
+        assert isinstance(case, EndpointSuiteCase) and tgt == "sm_90" and case.shared == "nvmma:128"
         assert case.p == case.q and case.p.shape == (64, 64) and case.encoding().to_linear((64, 64)) is not None
     res = invoke("bench", "--src", "mma", "--dst", "nvmma:128", "--shape", "64x64", "--measures", "stream", "-o", "x.json")
     assert res.exit_code == 2 and "measures loop only" in res.stderr and one_sentence(res.stderr.removeprefix("error: ").strip())
@@ -241,4 +242,6 @@ def test_bench_of_one_endpoint_is_its_loop_through_s():
 
 if __name__ == "__main__":
     # after an intended change in generated code: the LOOP kernels compiled again, their record rewritten
-    write_record(SMEM_LOOP_SASS, {"sm_90": loop_sass(_loops({cid: smem_variants(CASES[cid])[0][0] for cid in COMPILED}), {})[1]})
+    write_record(
+        SMEM_LOOP_SASS, {"sm_90": loop_sass(_loops({cid: endpoint_variants(CASES[cid])[0][0] for cid in COMPILED}), {})[1]}
+    )

@@ -1,5 +1,5 @@
-"""``llgen swizzle --family``: a family's shared layouts for one tile, each planned as a local_store from --src and
-a local_load into --dst (llgen.plan.endpoint), ranked by the cost model's cycles of both, and printed as #ttg text that parses
+"""``llgen swizzle --family``: a family's shared layouts for one tile, each planned as a store from --src and
+a load into --dst (llgen.plan.endpoint), ranked by the cost model's cycles of both, and printed as #ttg text that parses
 back to the layout that was planned."""
 
 from __future__ import annotations

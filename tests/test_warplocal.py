@@ -1,4 +1,4 @@
-"""The warplocal suite (issue 27): one- and four-warp conversions whose data never leaves a warp, from the families
+"""The warplocal suite: one- and four-warp conversions whose data never leaves a warp, from the families
 Triton's Gluon tests pair, each planned by every variant `llgen check` runs and by both objectives, and simulated
 exactly (llgen.verify.simulate) with its JSON replayed."""
 

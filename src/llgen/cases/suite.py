@@ -469,7 +469,8 @@ def warplocal() -> list[Case]:
 
 
 def smem() -> list:
-    """Registers to and from a fixed shared layout: bench-only, its cases are llgen.cases.suite_smem.SmemCase."""
+    """The endpoint suite: registers to and from a fixed shared layout, bench-only; its cases are
+    llgen.cases.suite_smem.EndpointSuiteCase."""
     from llgen.cases.suite_smem import smem as cases
 
     return cases()

@@ -1,7 +1,8 @@
-"""The `smem` suite: registers to and from a FIXED shared layout, as real kernels hold them. Each case is
-a register layout P that stores the tile, a shared layout S the hardware or the kernel's author fixed, and a register
-layout Q that reads it: `llgen bench --suite smem` times the loop {store P; load Q; +1; store Q; load P} through S,
-llgen's endpoints against Triton's Gluon local_store / local_load with the same three layouts.
+"""The endpoint suite (`--suite smem`): shared-memory endpoints, registers to and from a FIXED shared layout, as
+real kernels hold them. Each case is a register layout P that stores the tile, a shared layout S the hardware or the
+kernel's author fixed, and a register layout Q that loads it: `llgen bench --suite smem` times the loop {store P;
+load Q; +1; store Q; load P} through S, llgen's endpoints against Triton's Gluon kernel (its local_store /
+local_load) with the same three layouts.
 
 - epilogues: mma v2 and wgmma accumulators (f16, bf16, f32) into NVMMA 128B / 64B tiles, read back coalesced;
 - operand staging: coalesced tiles into NVMMA (transposed included) and swizzled tiles, read as mma v2 operands;
@@ -16,7 +17,9 @@ from llgen.core.layout import LinearLayout
 
 
 @dataclass(frozen=True)
-class SmemCase:
+class EndpointSuiteCase:
+    """One case of the endpoint suite: P stores the tile into S, Q loads it."""
+
     id: str
     dtype: str
     shape: tuple[int, ...]
@@ -43,7 +46,7 @@ def _cols(spt: str, tpw: str, wpc: str) -> str:
 
 
 _SW8 = "swizzled:vec=8,per_phase=1,max_phase=8,order=1x0"  # Triton's pick for 16-bit mma v2 operands
-_SMEM = (
+_CASES = (
     # (id, dtype, shape, warps, P, S, Q, note)
     # epilogues: the accumulator stored into the tile a TMA store reads, read back in rows of 16 bytes
     ("ep_mma_f16_128B_w4", "f16", (128, 128), 4, "mma:wpc=2x2", "nvmma:128", _rows("1x8", "2x16", "4x1"),
@@ -76,7 +79,7 @@ _SMEM = (
     ("op_A_i8_nvmma128", "i8", (128, 128), 4, _rows("1x16", "4x8", "4x1"), "nvmma:128", "dot:op=0,k_width=4",
      "A operand, 8-bit, 128B NVMMA"),
     ("op_B_i8_nvmma128", "i8", (128, 128), 4, _rows("1x16", "4x8", "4x1"), "nvmma:128", "dot:op=1,k_width=4",
-     "B operand, 8-bit: Triton's byte-wide loads (issue 26: 7% of the floor)"),
+     "B operand, 8-bit: Triton's byte-wide loads reach 7% of the floor"),
     ("op_B_f8_swizzled", "f8e4m3", (64, 128), 4, _rows("1x16", "4x8", "4x1"),
      "swizzled:vec=16,per_phase=1,max_phase=8,order=1x0", "dot:op=1,k_width=4", "B operand, fp8, swizzled"),
     # transposes: row-major in, column-major out
@@ -97,14 +100,14 @@ _SMEM = (
 )  # fmt: skip
 
 
-def smem() -> list[SmemCase]:
-    """The smem suite's cases, in the order of _SMEM."""
+def smem() -> list[EndpointSuiteCase]:
+    """The endpoint suite's cases, in the order of _CASES."""
     from llgen.core.dtypes import dtype
     from llgen.spec import Where, parse_layout
 
     out = []
-    for cid, dt, shape, warps, p, s, q, note in _SMEM:
+    for cid, dt, shape, warps, p, s, q, note in _CASES:
         nbytes = dtype(dt).bytes
         lp, lq = (parse_layout(x, shape, warps, 32, where=Where(dtype_bytes=nbytes)) for x in (p, q))
-        out.append(SmemCase(cid, dt, shape, warps, lp, s, lq, note))
+        out.append(EndpointSuiteCase(cid, dt, shape, warps, lp, s, lq, note))
     return out

@@ -157,7 +157,7 @@ def swizzle(**options) -> None:
     """Unswizzled, classic and optimal shared layouts side by side, with wavefronts per access (at the access width
     both sides share; then the plan's own where one side widens its accesses). With --ttgir and no --src/--dst:
     every ttg.convert_layout of the file and its table; exit status 1 when an op is skipped (--allow-skips: 0).
-    With --family: the layouts of that family a local_store from SRC and a local_load into DST could share."""
+    With --family: the layouts of that family a store from SRC and a load into DST could share."""
 
     def body() -> None:
         from llgen.cli.commands.swizzle import swizzle_command
@@ -216,7 +216,12 @@ def show(**options) -> None:
 
 
 @main.group(invoke_without_command=True)
-@click.option("--suite", type=LazyChoice(suites), default=None, help="Benchmark a suite.")
+@click.option(
+    "--suite",
+    type=LazyChoice(suites),
+    default=None,
+    help="Benchmark a suite (smem: the endpoint suite, stores and loads through fixed shared layouts).",
+)
 @functools.partial(conversion_options, with_path=False)
 @click.option(
     "--measures",
@@ -292,7 +297,12 @@ def bench_calibrate(**options) -> None:
 
 @main.command("check")
 @conversion_options
-@click.option("--suite", type=LazyChoice(suites), default=None, help="Every case of a suite, by every valid path.")
+@click.option(
+    "--suite",
+    type=LazyChoice(suites),
+    default=None,
+    help="Every case of a suite, by every valid path (not smem, the endpoint suite: llgen bench only).",
+)
 @click.option("--random", "n_random", type=Integer(0, 1_000_000), default=0, help="N random layout pairs (with --seed).")
 @click.option("--seed", type=Integer(0, 1 << 62), default=0, show_default=True, help="Seed of the random pairs.")
 @click.option(
@@ -361,7 +371,7 @@ def check_command(**options) -> None:
     type=Integer(0, 1_000_000),
     default=120,
     show_default=True,
-    help="Random shared-memory endpoint pairs (local_store / local_load).",
+    help="Random shared-memory endpoint pairs (each a store, a load and a round trip).",
 )
 @click.option(
     "--sanitize-endpoints",
@@ -375,8 +385,8 @@ def check_command(**options) -> None:
     type=click.Choice(["all", "picks"]),
     default="all",
     show_default=True,
-    help="The bench's own kernels to check: every variant of core, wide, warplocal and smem and the scratch-sharing "
-    "chains, or llgen's picks of core only (quicker).",
+    help="The bench's own kernels to check: every variant of core, wide, warplocal and smem (the endpoint suite) and "
+    "the scratch-sharing chains, or llgen's picks of core only (quicker).",
 )
 @click.option(
     "--skip",

@@ -18,11 +18,14 @@ class DType:
     @property
     def bytes(self) -> int:
         if self.bits < 8:
-            raise LlgenError(
-                f"{self.name} is a {self.bits}-bit type, two elements to a byte: only `llgen preshuffle` moves it so far; "
-                "conversions, endpoints and gathers take whole-byte types."
-            )
+            raise LlgenError(f"{self.name} is a {self.bits}-bit type, two elements to a byte; this step takes whole-byte types.")
         return self.bits // 8
+
+    @property
+    def unit_bytes(self) -> int:
+        """Bytes of the smallest unit holding whole elements: a 4-bit type's byte holds two. A layout's defaults (vector
+        widths, kWidth) for a 4-bit type are those of the bytes holding it."""
+        return max(1, self.bits // 8)
 
     @property
     def sub_byte(self) -> bool:

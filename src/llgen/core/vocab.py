@@ -8,5 +8,5 @@ from __future__ import annotations
 PATHS = ("noop", "registers", "shuffle", "shared")  # the kinds of plan, cheapest first
 OBJECTIVES = ("throughput", "latency")  # many CTAs' throughput (plan/cost.py), or one CTA's latency (plan/latency.py)
 SWIZZLES = ("optimal", "classic", "unswizzled")  # a conversion's scratch: computed, or one of the baselines' layouts
-SHARED_SIDES = ("src", "dst")  # the side of a shared-memory endpoint that is the tile: local_load (src), local_store (dst)
-PLAN_KINDS = ("conversion", "endpoint", "tile", "gather")  # llgen.plan.kinds.PlanKind's kind: which emitter spells it
+SHARED_SIDES = ("src", "dst")  # the side of a shared-memory endpoint that is the tile: src for a load, dst for a store
+PLAN_KINDS = ("conversion", "endpoint", "tile", "gather", "packed")  # llgen.plan.kinds.PlanKind's kind: which emitter spells it

@@ -237,6 +237,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         **element_and_group(dt, tgt, plan.warps),
         "n_in": plan.n_in,
         "n_out": plan.n_out,
+        "packed": None,  # a 4-bit plan's packing (llgen.emit.packed)
         "shape": "x".join(map(str, plan.src.shape)),
         "tile": 1 << plan.src.total_out_bits,
         "src_json": plan.src.to_dict(),

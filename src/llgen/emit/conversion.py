@@ -21,10 +21,14 @@ def name(plan, kinds: tuple[str, str] | None = None) -> str:
     return f"cvt_{what}_{plan.dtype.name}_{'x'.join(map(str, plan.src.shape))}_{digest}"
 
 
-def render(plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None) -> str:
+def render(
+    plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None, packed: dict | None = None
+) -> str:
     """Form "kernel" (standalone .cu/.hip, which holds the conversion, or includes ``header_file`` written beside it)
-    or "header" (.cuh/.hip.h to vendor)."""
+    or "header" (.cuh/.hip.h to vendor); ``packed``: a 4-bit plan's packing, for the byte plan ``plan``
+    (llgen.emit.packed)."""
     ctx = context(plan, kernel_name, command)
+    ctx["packed"] = packed
     ctx["header_file"] = header_file if form == "kernel" else None
     return environment().get_template(f"{form}.j2").render(**ctx)
 

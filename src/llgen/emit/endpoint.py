@@ -1,4 +1,4 @@
-"""A shared-memory endpoint plan (plan/endpoint.py, a local_store or local_load) as source text: a vendorable header
+"""A shared-memory endpoint plan (plan/endpoint.py, a store or a load) as source text: a vendorable header
 (``store``/``store_bits`` or ``load``/``load_bits``, with the global helper the standalone kernel needs) and a
 standalone kernel that `llgen check` runs (src/llgen/runtime/endpointcheck.py); llgen.emit.tile prints a tile's store
 and load as one header from this module's contexts. A vendorable header's comments say how to declare the tile and
@@ -178,10 +178,12 @@ def _documentation(plan) -> dict:
     }
 
 
-def render(plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None) -> str:
+def render(
+    plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None, packed: dict | None = None
+) -> str:
     """Source text of an endpoint plan: form "header" (.cuh/.hip.h to vendor) or "kernel" (the standalone check kernel,
     which includes ``header_file`` where given instead of repeating the header; over 48 KB its buffer is dynamic shared
-    memory, `dynamic_smem` bytes at launch)."""
+    memory, `dynamic_smem` bytes at launch); ``packed``: a 4-bit plan's packing, for the byte plan ``plan``."""
     if form not in ("kernel", "header"):
         raise LlgenError(f"unknown form '{form}'; use kernel or header.")
     if form == "kernel" and plan.smem_bytes > plan.target.smem_per_cta:
@@ -192,6 +194,7 @@ def render(plan, form: str, kernel_name: str, command: str | None = None, header
     ctx = context(plan, kernel_name, command)
     ctx["header_file"] = header_file if form == "kernel" else None
     ctx["in_kernel"] = form == "kernel"
+    ctx["packed"] = packed
     ctx["dynamic_smem"] = dynamic_smem(plan)
     template = "endpoint.j2" if form == "header" else "endpoint_kernel.j2"
     return environment().get_template(template).render(**ctx)

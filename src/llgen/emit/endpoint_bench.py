@@ -1,7 +1,8 @@
-"""The smem bench's LOOP kernel: one tile a CTA loaded from global memory in layout P, then k times
-{store P into S; load Q; +1; store Q into S; load P}, then stored back in P, through the four endpoint plans of one
-fixed shared layout S. Each plan is printed by the endpoint emitter (endpoint.py, src/llgen/templates/endpoint.j2) into its
-own namespace; src/llgen/templates/endpoint_bench.j2 only calls them and places the barriers.
+"""The endpoint suite's LOOP kernel (`llgen bench --suite smem`): one tile a CTA loaded from global memory in
+layout P, then k times {store P into S; load Q; +1; store Q into S; load P}, then stored back in P, through the four
+endpoint plans of one fixed shared layout S. Each plan is printed by the endpoint emitter (endpoint.py,
+src/llgen/templates/endpoint.j2) into its own namespace; src/llgen/templates/endpoint_bench.j2 only calls them and
+places the barriers.
 """
 
 from __future__ import annotations
@@ -19,27 +20,29 @@ ROLES = (("st_p", "store"), ("ld_q", "load"), ("st_q", "store"), ("ld_p", "load"
 
 
 @dataclass(frozen=True)
-class SmemLoop:
+class EndpointLoop:
+    """The endpoint LOOP's source and how to launch it."""
+
     source: str
     kernel: str  # the LOOP kernel's name: (const Raw* in, Raw* out, int k), one tile a CTA
     threads: int
     launch_smem: int  # bytes of dynamic shared memory to launch with (0: S is a static array)
 
 
-def emit_smem_loop(plans, name: str) -> SmemLoop:
+def emit_endpoint_loop(plans, name: str) -> EndpointLoop:
     """The LOOP kernel over ``plans`` = (store P, load Q, store Q, load P), endpoint plans of one shared layout. Over
     the target's static limit S is dynamic shared memory, rounded up to kSmemAlign inside the kernel."""
     check_name(name)
     st_p, ld_q, st_q, ld_p = plans
     if [p.direction for p in plans] != [d for _, d in ROLES]:
-        raise LlgenError("the smem LOOP takes (store P, load Q, store Q, load P) plans, in that order.")
+        raise LlgenError("the endpoint LOOP takes (store P, load Q, store Q, load P) plans, in that order.")
     if st_p.dist != ld_p.dist or ld_q.dist != st_q.dist:
-        raise LlgenError("the smem LOOP's stores and loads must use the same P and the same Q.")
+        raise LlgenError("the endpoint LOOP's stores and loads must use the same P and the same Q.")
     if len({(p.shared, p.smem_bytes, p.dtype, p.target, p.warps) for p in plans}) != 1:
-        raise LlgenError("the smem LOOP's plans must share one shared layout, element type, target and warp count.")
+        raise LlgenError("the endpoint LOOP's plans must share one shared layout, element type, target and warp count.")
     tgt, dt = st_p.target, st_p.dtype
     if tgt.lang != "cuda":
-        raise LlgenError(f"the smem LOOP kernel is CUDA only, not {tgt.name}.")
+        raise LlgenError(f"the endpoint LOOP kernel is CUDA only, not {tgt.name}.")
     env = environment()
     ns = {role: f"{name}_{role}" for role, _ in ROLES}
     sources = []
@@ -73,7 +76,7 @@ def emit_smem_loop(plans, name: str) -> SmemLoop:
             for (role, _), p in zip(ROLES, plans, strict=True)
         ],
     }
-    return SmemLoop(env.get_template("endpoint_bench.j2").render(**ctx), f"{name}_loop", threads, launch)
+    return EndpointLoop(env.get_template("endpoint_bench.j2").render(**ctx), f"{name}_loop", threads, launch)
 
 
 def _add_one_q(dtype: str, arr: RegArray, k: int) -> str:

@@ -7,10 +7,16 @@ from __future__ import annotations
 from types import ModuleType
 
 from llgen.core.errors import LlgenError
-from llgen.emit import conversion, endpoint, gather, tile
+from llgen.emit import conversion, endpoint, gather, packed, tile
 from llgen.emit.environment import check_name
 
-EMITTERS: dict[str, ModuleType] = {"conversion": conversion, "endpoint": endpoint, "tile": tile, "gather": gather}
+EMITTERS: dict[str, ModuleType] = {
+    "conversion": conversion,
+    "endpoint": endpoint,
+    "tile": tile,
+    "gather": gather,
+    "packed": packed,
+}
 FORMS = ("kernel", "header", "both")
 
 

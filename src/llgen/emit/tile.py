@@ -10,6 +10,7 @@ import re
 from llgen.core.errors import LlgenError
 from llgen.emit import endpoint
 from llgen.emit.environment import environment
+from llgen.emit.packed import packing
 from llgen.plan.tile import TilePlan
 
 
@@ -23,6 +24,8 @@ def name(tile: TilePlan, kinds: tuple[str, str] | None = None) -> str:
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:6]
     what = "_" + "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else ""
+    if tile.packed is not None:  # 4-bit: named by its elements, hashed by its bytes' plans
+        return f"tile{what}_{tile.packed.dtype.name}_{'x'.join(map(str, tile.packed.src.shape))}_{digest}"
     return f"tile{what}_{st.dtype.name}_{'x'.join(map(str, st.dist.shape))}_{digest}"
 
 
@@ -41,6 +44,7 @@ def tile_context(tile: TilePlan, name: str, command: str | None = None) -> dict:
         smem_align=align.smem_align,
         align_reason=align.align_reason,
         global_align=max(st["global"]["width"], ld["global"]["width"]) * tile.dtype.bytes,
+        packed=None if tile.packed is None else packing(tile.packed),
     )
     return ctx
 

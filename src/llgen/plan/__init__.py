@@ -202,7 +202,13 @@ def plan_conversion(
         options = Options.of(path=path, **choices)
     elif path is not None or choices:
         raise LlgenError("give the plan options as one Options or as keywords, not both.")
-    return _plan(a, b, to_dtype(dtype), to_target(target), options)
+    dt, tgt = to_dtype(dtype), to_target(target)
+    if dt.sub_byte:  # two elements to a byte: the byte plan of the pairs, or of the widened nibbles
+        from llgen.plan.packed import BYTES, plan_packed
+
+        check_pair(a, b, tgt)
+        return plan_packed(a, b, dt, lambda x, y: _plan(x, y, BYTES, tgt, options))
+    return _plan(a, b, dt, tgt, options)
 
 
 def _plan(a: LinearLayout, b: LinearLayout, dt: DType, tgt: Target, options: Options) -> Plan:

@@ -1,6 +1,6 @@
 """Shared memory as an endpoint (paper §5.3): a tile moves between registers in a distributed layout D and a
-shared-memory layout S the hardware fixes (an NVMMA tile for wgmma/TMA, a swizzled or padded tile), Triton's
-local_store and local_load.
+shared-memory layout S the hardware fixes (an NVMMA tile for wgmma/TMA, a swizzled or padded tile), by a store
+(registers -> S) or a load (S -> registers), what Triton's local_store and local_load do.
 
 S maps an element offset to a tensor element, so the access is L = S^-1 ∘ D: (register, lane, warp) -> offset.
 An instruction fits where L divides by its tile: a vector where register bits of D walk offset bits 0..k-1
@@ -98,7 +98,7 @@ class _Endpoint:
 @dataclass(frozen=True)
 class EndpointPlan:
     kind = "endpoint"
-    direction: str  # "store" (registers -> shared, local_store) or "load" (shared -> registers, local_load)
+    direction: str  # "store" (registers -> shared; path "local_store") or "load" (shared -> registers; "local_load")
     dist: LinearLayout  # D, the registers' layout
     shared: LinearLayout  # S: offset -> element, out-dims in D's order
     encoding: object | None  # S's encoding object (its padding, its swizzle width), None for a bare linear map
@@ -195,6 +195,10 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, fo
     check_distributed(dist, "register")
     if dist.in_size("lane") != tgt.lanes:
         raise LlgenError(f"the distributed layout has {dist.in_size('lane')} lanes but {tgt.name} warps have {tgt.lanes}.")
+    if dt.sub_byte:  # the byte endpoint of the pairs (llgen.plan.packed)
+        from llgen.plan.packed import BYTES, plan_packed_endpoint
+
+        return plan_packed_endpoint(direction, dist, shared, dt, lambda d, m: _plan(direction, d, m, BYTES, tgt, form))
     s, enc = shared_map(shared, dist)
     end = _Endpoint(direction, s, enc, dt, tgt)
     direct = _direct(end, dist)

@@ -56,6 +56,8 @@ def registers_text(plan) -> str:
 
 def registers_warning(plan) -> str | None:
     """One line for stderr when the plan needs more registers than a thread has, else None."""
+    if plan.kind == "packed":  # its byte plan holds the registers
+        return registers_warning(plan.inner)
     n = registers(plan)
     if n <= MAX_REGISTERS:
         return None

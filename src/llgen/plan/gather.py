@@ -183,6 +183,11 @@ def plan_gather(
 
     ``path`` forces "shuffle" or "shared" (tests and benchmarks); shuffles cannot cross warps."""
     dt, tgt = to_dtype(dtype), to_target(target)
+    if dt.sub_byte:
+        raise LlgenError(
+            f"gather picks single elements, and {dt.name} packs two to a byte: widen it to i8 (one element a byte), "
+            "gather, and pack again."
+        )
     if not isinstance(axis, int) or not 0 <= axis < len(layout.outs):
         raise LlgenError(f"axis {axis} is out of range for a {len(layout.outs)}-dimensional tile.")
     if path is not None and path not in GATHER_PATHS:

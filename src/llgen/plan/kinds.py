@@ -1,7 +1,7 @@
 """The one interface every plan kind implements, so that emit, check and bench take any plan alike: its ``kind`` (one
 of llgen.core.vocab.PLAN_KINDS, which names the emitter that spells it), where it runs, its path, and itself in
 words (``explain``) and as JSON (``to_json``). The kinds: llgen.plan.Plan (a conversion), llgen.plan.endpoint's
-EndpointPlan (a local_store or local_load), llgen.plan.tile's TilePlan (both endpoints of one shared tile) and
+EndpointPlan (a shared-memory endpoint: a store or a load), llgen.plan.tile's TilePlan (both endpoints of one shared tile) and
 llgen.plan.gather's GatherPlan."""
 
 from __future__ import annotations

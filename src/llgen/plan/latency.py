@@ -2,8 +2,8 @@
 when nothing else runs on the SM (a warp-specialised partition, the critical path of an attention loop, a small grid).
 
 cost.py predicts throughput, where many CTAs hide each other's latencies and only the pipes count. Alone, a CTA
-waits. Instruction latencies and intervals are plan/latency_table.py's (the session-11 probe); how they add up was
-fitted to every variant's one-CTA LOOP on the H100 (the warplocal suite, then all suites;
+waits. Instruction latencies and intervals are plan/latency_table.py's (measured by bench/probes/latency_table.py); how
+they add up was fitted to every variant's one-CTA LOOP on the H100 (the warplocal suite, then all suites;
 bench/NOTES.md).
 
 - Shuffles: a warp issues its SHFLs and runs its selects and PRMTs one after another (an ALU interval each, the

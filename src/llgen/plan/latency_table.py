@@ -46,7 +46,7 @@ TABLE: dict = {
     "schema": "llgen.latency/1",
     "provenance": {
         "status": "measured",
-        "device": "NVIDIA H100 80GB HBM3 (nvidia-h100-x1, session 11, run files in bench/runs/2026-11-26-session11/)",
+        "device": "NVIDIA H100 80GB HBM3 (nvidia-h100-x1, run files in bench/runs/2026-11-26-session11/)",
         "date": "2026-11-26",
         "method": "bench/probes/latency_table.py: one warp, one CTA; clock64() around N=64 and N=128 instructions, best of 3 passes; (T128 - T64) / 64; chains dependent (latency) or 16 independent (interval); store latency = store-load round trip - load latency",
     },

@@ -1,4 +1,4 @@
-"""A shared tile and both its endpoints: the local_store that fills it and the local_load that reads it, one plan
+"""A shared tile and both its endpoints: the store that fills it and the load that reads it, one plan
 (emitted as one header holding both, with the tile's size and alignment)."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from llgen.core.errors import LlgenError
 
 @dataclass(frozen=True)
 class TilePlan:
-    """One shared tile and both its endpoints: a local_store from registers in A into S and a local_load from S into
+    """One shared tile and both its endpoints: a store from registers in A into S and a load from S into
     registers in B (llgen.plan.endpoint plans each), emitted as one header (llgen.emit.tile)."""
 
     kind = "tile"
     store: object  # the EndpointPlan of direction store (A -> S)
     load: object  # the EndpointPlan of direction load (S -> B)
+    packed: object | None = None  # of a 4-bit type: the store's PackedPlan (llgen.plan.packed); store and load its bytes
 
     @property
     def target(self):
@@ -47,7 +48,7 @@ class TilePlan:
         return _padding(self.store)
 
     def explain(self) -> str:
-        return f"store (local_store):\n{self.store.explain()}\n\nload (local_load):\n{self.load.explain()}"
+        return f"store (A -> S):\n{self.store.explain()}\n\nload (S -> B):\n{self.load.explain()}"
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "store": self.store.to_json(), "load": self.load.to_json()}
@@ -55,9 +56,11 @@ class TilePlan:
 
 def tile_plan(store, load) -> TilePlan:
     """The tile of a store plan and a load plan of one shared layout, element type, target and warp count; an error
-    naming what differs otherwise."""
+    naming what differs otherwise. Of a 4-bit type (llgen.plan.packed), the tile of their bytes: one S pairs both."""
+    packed = store if store.kind == "packed" else None
+    store, load = (p.inner if p.kind == "packed" else p for p in (store, load))
     if (store.direction, load.direction) != ("store", "load"):
-        raise LlgenError("a tile header takes a local_store plan and a local_load plan, in that order.")
+        raise LlgenError("a tile header takes a store plan and a load plan, in that order.")
     if store.dist.shape != load.dist.shape:
         raise LlgenError(f"the store's tile is {store.dist.shape} and the load's {load.dist.shape}: one tile has one shape.")
     same_s = store.shared == load.shared and _padding(store) == _padding(load)
@@ -69,7 +72,7 @@ def tile_plan(store, load) -> TilePlan:
     ):
         if not ok:
             raise LlgenError(f"the store and the load of a tile must share one {what}.")
-    return TilePlan(store, load)
+    return TilePlan(store, load, packed)
 
 
 def _padding(plan) -> list:

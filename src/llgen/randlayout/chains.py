@@ -16,7 +16,7 @@ from llgen.randlayout.pairs import draw_context
 from llgen.spec import Where, parse_layout
 
 # the two chains the bench's LOOP and STREAM got wrong on an H200, 128x128 f16
-ISSUE_CHAINS = (
+RACED_CHAINS = (
     (
         "blocked_to_linear_f16",
         "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>",
@@ -33,10 +33,10 @@ ISSUE_CHAINS = (
 )
 
 
-def issue_chains(target: str = "sm_90") -> list[tuple[str, object, object]]:
+def raced_chains(target: str = "sm_90") -> list[tuple[str, object, object]]:
     """(label, A -> B, B -> A) forced through shared memory, for the two chains above."""
     out = []
-    for label, a_text, b_text in ISSUE_CHAINS:
+    for label, a_text, b_text in RACED_CHAINS:
         a, b = (parse_layout(t, (128, 128), where=Where(target=target)) for t in (a_text, b_text))
         out.append(
             (label, plan_conversion(a, b, "f16", target, path="shared"), plan_conversion(b, a, "f16", target, path="shared"))

@@ -1,5 +1,5 @@
 """`llgen bench`'s own kernels, checked as gpu-check's correctness and sanitizer parts run them: the LOOP, STREAM and
-copy kernels of every variant of the core, wide and warplocal suites, the smem suite's LOOP of every variant, and
+copy kernels of every variant of the core, wide and warplocal suites, the endpoint suite's LOOP of every variant, and
 chains of two warp-local plans whose warps own other bytes of one scratch buffer (llgen.randlayout.chains), each
 built the documented way (the scratch rule: each conversion names the buffer's last user)."""
 
@@ -11,7 +11,7 @@ from llgen.cases.suite import suite
 from llgen.emit import emit_bench
 from llgen.plan.benchshape import BenchShape, LoopScratch, bench_shape, scratch
 from llgen.plan.variants import variants
-from llgen.randlayout.chains import issue_chains, warp_local_chains
+from llgen.randlayout.chains import raced_chains, warp_local_chains
 from llgen.runtime.check import BenchLaunch, CheckResult, check_bench
 from llgen.runtime.compile import CUDA_OPTIONS
 from llgen.runtime.compile import compile as compile_source
@@ -32,7 +32,7 @@ def conversion_jobs(chains_only: bool = False, picks_only: bool = False) -> list
         for case in suite(name)
         for v in variants(case, TARGET)  # distinct kernels: an alternative that repeats one is in its same_as
     ]
-    for label, fwd, bwd in issue_chains(TARGET) + warp_local_chains(CHAINS, 7, TARGET):
+    for label, fwd, bwd in raced_chains(TARGET) + warp_local_chains(CHAINS, 7, TARGET):
         jobs.append((f"chain/{label}", fwd, bwd, one_buffer(fwd, bwd)))
     return jobs
 
@@ -96,21 +96,21 @@ def run_conversion_benches(
     return out
 
 
-def run_smem_benches(on_result, grid: int = 4) -> list[CheckResult]:
-    """The smem suite's LOOP kernel of every variant on ``grid`` CTAs, checked as the bench checks it (check_loop)."""
+def run_endpoint_benches(on_result, grid: int = 4) -> list[CheckResult]:
+    """The endpoint suite's LOOP kernel of every variant on ``grid`` CTAs, checked as the bench checks it (check_loop)."""
     import cupy as cp
 
     from llgen.cases.suite_smem import smem
-    from llgen.emit.endpoint_bench import emit_smem_loop
+    from llgen.emit.endpoint_bench import emit_endpoint_loop
     from llgen.runtime.bench.loopcheck import LoopReference, check_loop
-    from llgen.runtime.bench.smem import smem_variants
+    from llgen.runtime.bench.smem import endpoint_variants
     from llgen.runtime.reference import loop_input, raw_dtype
 
     jobs, loops = [], []
     for case in smem():
-        for v in smem_variants(case, TARGET)[0]:
+        for v in endpoint_variants(case, TARGET)[0]:
             try:
-                loops.append(emit_smem_loop(v.plans, "s"))
+                loops.append(emit_endpoint_loop(v.plans, "s"))
             except Exception as e:  # noqa: BLE001 - the variant's result says why
                 loops.append(e)
             jobs.append((case, v))

@@ -38,7 +38,9 @@ def suite_jobs(
     from llgen.cases.suite import suite as suite_cases
 
     if suite == "smem":
-        raise LlgenError("the smem suite is for llgen bench only; check an endpoint of it with llgen check --src P --dst S.")
+        raise LlgenError(
+            "the endpoint suite (smem) is for llgen bench only; check an endpoint of it with llgen check --src P --dst S."
+        )
     jobs, skipped = [], []
     for case in suite_cases(suite):
         seen: dict = {}

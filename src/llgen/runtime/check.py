@@ -146,6 +146,12 @@ def _sms(target) -> int:
     return device(target).sms
 
 
+def byte_plan(plan):
+    """The plan whose registers the check kernels move: a 4-bit plan's bytes (llgen.plan.packed; its kernel moves every
+    byte of the tile as two 4-bit conversions or as whole pairs), else the plan."""
+    return plan.inner if plan.kind == "packed" else plan
+
+
 def new_result(label: str, plan, name: str | None = None) -> CheckResult:
     return CheckResult(
         label=label,
@@ -235,7 +241,7 @@ def check(
             res.error = f"compile failed: {str(e).strip()[:2000]}"
             return res
         res.seconds = time.perf_counter() - t0
-    return run_checks(module, plan, res, how, sms)
+    return run_checks(module, byte_plan(plan), res, how, sms)
 
 
 def _batches(items: list, size: int):
@@ -285,7 +291,7 @@ def check_many(
                     res.error = f"compile failed: {str(e).strip()[:2000]}"
             if mod is not None:
                 res.seconds = share
-                run_checks(mod, plan, res, replace(how, seed=None if how.seed is None else how.seed + index), sms)
+                run_checks(mod, byte_plan(plan), res, replace(how, seed=None if how.seed is None else how.seed + index), sms)
             index += 1
             results.append(res)
             if on_result:

@@ -1,10 +1,10 @@
-"""The shared-memory endpoint cases gpu-check runs (local_store / local_load, llgen.plan.endpoint): an EndpointCase is a
-store from a distributed layout D into a shared layout S and a load back, both planned.
+"""The shared-memory endpoint cases gpu-check runs (llgen.plan.endpoint): an EndpointCase is a store from a
+distributed layout D into a shared layout S and a load back, both planned.
 
 The fixed cases: every shared family against the distributed layouts kernels hand them (`real_cases`: the mma v2
 accumulator, coalesced blocked tiles, dot operands, wgmma; rank-3 multi-buffers; AMD's rotating swizzle on gfx942),
-the smem suite's endpoint plans (`smem_cases`), and of those, what Nsight Compute measures (`ncu_cases`). Random
-pairs are drawn in src/llgen/runtime/endpoint_random.py; src/llgen/runtime/endpoint_gpucheck.py runs them all.
+the endpoint suite's plans (`endpoint_suite_cases`), and of those, what Nsight Compute measures (`ncu_cases`).
+Random pairs are drawn in src/llgen/runtime/endpoint_random.py; src/llgen/runtime/endpoint_gpucheck.py runs them all.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ AMD = [
 class EndpointCase:
     label: str  # no spaces: the sanitizer worker's log lines are parsed by it
     family: str
-    group: str  # "real", "random" or "smem"
+    group: str  # "real", "random" or "smem" (the endpoint suite, by its --suite value)
     dist: str  # D's spec, or "random" (llgen.randlayout)
     shared: str  # S's spec
     store: object  # EndpointPlan
@@ -147,9 +147,10 @@ def real_cases(dists=DIST) -> Iterator[EndpointCase]:
         )
 
 
-def smem_cases() -> tuple[list[EndpointCase], str]:
-    """The smem suite's endpoint plans (src/llgen/cases/suite_smem.py: ``smem()`` of SmemCase(id, dtype, shape, warps, p,
-    shared, q), a store from p and a load into q), and a line saying what ran."""
+def endpoint_suite_cases() -> tuple[list[EndpointCase], str]:
+    """The endpoint suite's plans (`--suite smem`, src/llgen/cases/suite_smem.py: ``smem()`` of
+    EndpointSuiteCase(id, dtype, shape, warps, p, shared, q), a store from p and a load into q), and a line saying
+    what ran."""
     from llgen.cases.suite_smem import smem
 
     out = []
@@ -166,7 +167,7 @@ def smem_cases() -> tuple[list[EndpointCase], str]:
                 plan_load(enc, c.q, c.dtype, TARGET),
             )
         )
-    return out, f"The smem suite: {len(out)} cases (store from P, load into Q)."
+    return out, f"The endpoint suite (smem): {len(out)} cases (store from P, load into Q)."
 
 
 def not_emittable(case: EndpointCase) -> str | None:
@@ -181,10 +182,10 @@ def not_emittable(case: EndpointCase) -> str | None:
 
 
 def ncu_cases() -> tuple[list[EndpointCase], list[str]]:
-    """What ncu measures: each family of SHARED against NCU_DIST, the rank-3 buffers and the smem suite, GPU cases
+    """What ncu measures: each family of SHARED against NCU_DIST, the rank-3 buffers and the endpoint suite, GPU cases
     whose kernels llgen emits; and a line for each case left out."""
     cases, left = [], []
-    for c in [*real_cases(NCU_DIST), *smem_cases()[0]]:
+    for c in [*real_cases(NCU_DIST), *endpoint_suite_cases()[0]]:
         why = None if not c.cpu else "a gfx942 case (no ncu on CPU threads)"
         why = why or not_emittable(c)
         if why:

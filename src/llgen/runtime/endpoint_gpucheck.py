@@ -1,10 +1,10 @@
-"""gpu-check's shared-memory endpoints part (local_store / local_load, llgen.plan.endpoint): how its cases run.
+"""gpu-check's shared-memory endpoints part (stores and loads, llgen.plan.endpoint): how its cases run.
 
-The cases are the fixed ones (src/llgen/runtime/endpoint_cases.py: every shared family against real layouts, the smem suite)
-and random pairs (src/llgen/runtime/endpoint_random.py). Each case is a store, a load and a round trip through the same S,
-checked byte for byte and slot for slot by llgen.runtime.endpointcheck, BATCH cases to a compile. gfx942 cases run on
-CPU threads (src/llgen/runtime/host.py), the rest on the GPU. Nsight Compute gets the same kernels through save_items; the
-report's text is src/llgen/runtime/endpoint_report.py's.
+The cases are the fixed ones (src/llgen/runtime/endpoint_cases.py: every shared family against real layouts, the
+endpoint suite) and random pairs (src/llgen/runtime/endpoint_random.py). Each case is a store, a load and a round
+trip through the same S, checked byte for byte and slot for slot by llgen.runtime.endpointcheck, BATCH cases to a
+compile. gfx942 cases run on CPU threads (src/llgen/runtime/host.py), the rest on the GPU. Nsight Compute gets the
+same kernels through save_items; the report's text is src/llgen/runtime/endpoint_report.py's.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from llgen.core.errors import LlgenError, error_line
 from llgen.runtime.check import _ahead
 from llgen.runtime.compile import CompileFailed
-from llgen.runtime.endpoint_cases import EndpointCase, real_cases, smem_cases
+from llgen.runtime.endpoint_cases import EndpointCase, endpoint_suite_cases, real_cases
 from llgen.runtime.endpoint_random import random_cases
 from llgen.runtime.endpointcheck import compile_endpoints, round_trip, run_endpoint
 
@@ -51,12 +51,12 @@ class EndpointResult:
 
 
 def all_cases(n_random: int, seed: int, notes: list[str]) -> Iterator[EndpointCase]:
-    """The real cases, the smem suite's and ``n_random`` random pairs, drawn as they are taken; the smem suite's
-    line goes to ``notes``."""
+    """The real cases, the endpoint suite's and ``n_random`` random pairs, drawn as they are taken; the endpoint
+    suite's line goes to ``notes``."""
     yield from real_cases()
-    smem, note = smem_cases()
+    suite, note = endpoint_suite_cases()
     notes.append(note)
-    yield from smem
+    yield from suite
     yield from random_cases(n_random, seed)
 
 

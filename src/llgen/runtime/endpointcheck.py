@@ -1,4 +1,4 @@
-"""`llgen check` of a shared-memory endpoint (a local_store or local_load plan, llgen.emit.endpoint): compile the
+"""`llgen check` of a shared-memory endpoint (a store or a load plan, llgen.emit.endpoint): compile the
 emitted check kernels, run them on a GPU or on CPU threads (src/llgen/runtime/host.py), and compare bit for bit.
 
 The expected memory image comes from S's own map (its bases, its padding), not from the plan: a store must leave
@@ -222,6 +222,9 @@ def run_endpoint_check(plan, *, runs: int = 1, cpu: bool = False, report: str | 
     prefix) written as PREFIX.md and PREFIX.json; exit status 1 on any mismatch."""
     from llgen.runtime.report import now
 
+    if plan.kind == "packed":  # 4-bit: its byte endpoint moves the pairs
+        click.echo(plan.bytes_line())
+        plan = plan.inner
     if cpu:
         from llgen.runtime.host import cpu_device
 

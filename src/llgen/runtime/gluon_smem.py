@@ -1,8 +1,9 @@
-"""Triton's side of the smem suite: a Gluon kernel that moves a tile between registers and a given shared layout
-(``gl.allocate_shared_memory`` / ``.store`` / ``.load``), with llgen's layouts handed to Gluon so both sides work
-on bit-identical layouts: the distributed ones as explicit bases (runtime.gluon.gluon_layout), the shared one as
-Gluon's class of the same family and parameters. Imported only where triton is installed; `compile_offline`
-builds the same kernel for an explicit target without a GPU (tests).
+"""Triton's side of the endpoint suite (`--suite smem`): a Gluon kernel that moves a tile between registers and a
+given shared layout (``gl.allocate_shared_memory`` / ``.store`` / ``.load``, which lower to Triton's local_store /
+local_load), with llgen's layouts handed to Gluon so both sides work on bit-identical layouts: the distributed ones
+as explicit bases (runtime.gluon.gluon_layout), the shared one as Gluon's class of the same family and parameters.
+Imported only where triton is installed; `compile_offline` builds the same kernel for an explicit target without a
+GPU (tests).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from llgen.runtime.gluon import INT_OF, TRITON_PTR, TritonCase, _shape3, compile
 
 
 @gluon.jit
-def smem_loop_kernel(
+def endpoint_loop_kernel(
     x_ptr,
     y_ptr,
     K,
@@ -124,9 +125,9 @@ def _consts(case) -> dict:
     }
 
 
-class TritonSmemCase:
-    """Triton's smem LOOP for one case of the smem suite (P, Q, the shared layout); launch functions take torch
-    tensors. A padding Triton would fault on is refused (check_padding)."""
+class TritonEndpointCase:
+    """Triton's endpoint LOOP for one case of the endpoint suite (P, Q, the shared layout); launch functions take
+    torch tensors. A padding Triton would fault on is refused (check_padding)."""
 
     def __init__(self, case):
         self.consts = _consts(case)
@@ -135,17 +136,24 @@ class TritonSmemCase:
         self.compiled = None
 
     def loop(self, x, y, k: int, grid: int):
-        self.compiled = smem_loop_kernel[(grid,)](x, y, k, *self.consts.values(), num_warps=self.warps)
+        self.compiled = endpoint_loop_kernel[(grid,)](x, y, k, *self.consts.values(), num_warps=self.warps)
 
     resources = TritonCase.resources  # regs, spills and smem of self.compiled, read as for a conversion
 
 
 def compile_offline(case, arch: int = 90):
-    """Triton's smem LOOP for ``case``, compiled for sm_<arch> without a GPU (triton.compile with an explicit
+    """Triton's endpoint LOOP for ``case``, compiled for sm_<arch> without a GPU (triton.compile with an explicit
     target): its asm["ttgir"] holds the local ops with their layouts, asm["ptx"] the barriers and accesses. A
-    padding TritonSmemCase refuses still compiles here: the layouts are right, only the GPU faults."""
+    padding TritonEndpointCase refuses still compiles here: the layouts are right, only the GPU faults."""
     ptr = TRITON_PTR[case.dtype]
-    return compile_gluon(smem_loop_kernel, {"x_ptr": ptr, "y_ptr": ptr, "K": "i32"}, _consts(case), case.warps, arch)
+    return compile_gluon(endpoint_loop_kernel, {"x_ptr": ptr, "y_ptr": ptr, "K": "i32"}, _consts(case), case.warps, arch)
 
 
-__all__ = ["TritonSmemCase", "check_padding", "compile_offline", "gluon_shared_layout", "smem_loop_kernel", "vector_bytes"]
+__all__ = [
+    "TritonEndpointCase",
+    "check_padding",
+    "compile_offline",
+    "gluon_shared_layout",
+    "endpoint_loop_kernel",
+    "vector_bytes",
+]

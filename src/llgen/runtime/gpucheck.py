@@ -4,8 +4,8 @@
    classic, vector-only), then random layout pairs; every slot and replica of B (debug kernel) and every
    output element (stacked-tile kernel) against NumPy, bit for bit, on fresh random input; the gather kernels and
    `llgen bench`'s STREAM and copy kernels too;
-2. shared-memory endpoints (local_store / local_load, src/llgen/runtime/endpoint_gpucheck.py): every shared family against
-   real and random distributed layouts and the smem suite's plans, store, load and round trip, byte and slot exact;
+2. shared-memory endpoints (stores and loads, src/llgen/runtime/endpoint_gpucheck.py): every shared family against
+   real and random distributed layouts and the endpoint suite's plans, store, load and round trip, byte and slot exact;
 3. Nsight Compute: shared-memory wavefronts and instructions of every shared-memory debug kernel (one CTA =
    one tile) next to the planner's prediction, then (part endpoint-ncu) those of the endpoint check kernels;
 4. compute-sanitizer memcheck, synccheck and racecheck over every suite, gather, STREAM and copy kernel and a
@@ -152,7 +152,7 @@ def part_endpoints(st: State) -> None:
     notes: list[str] = []
     stop_at = st.slot_start + st.slot
     stopped = []
-    log(f"endpoints: the real layouts, the smem suite and {a.endpoints} random pairs, {a.runs} run(s) each")
+    log(f"endpoints: the real layouts, the endpoint suite and {a.endpoints} random pairs, {a.runs} run(s) each")
 
     def out_of_time() -> bool:
         if time.monotonic() > stop_at:
@@ -178,7 +178,7 @@ def part_endpoints(st: State) -> None:
         status = INCOMPLETE
         detail = (
             f"not finished: {c['cases']} cases checked x store, load, round trip in its {st.slot:.0f} s share of the "
-            f"budget ({groups['real']} real, {groups['smem']} smem suite, {groups['random']}/{a.endpoints} random)"
+            f"budget ({groups['real']} real, {groups['smem']} endpoint suite, {groups['random']}/{a.endpoints} random)"
             + (", all exact" if c["cases"] else "")
             + (f", {c['not_run']} not run" if c["not_run"] else "")
             + "; the rest were not drawn"

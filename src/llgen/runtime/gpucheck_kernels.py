@@ -41,9 +41,9 @@ def run_gathers(tiles: int, on_result) -> list:
 def run_bench_kernels(on_result, tiles: int = 19, which: str = "all") -> list:
     """`llgen bench`'s own kernels as the bench builds them (runtime.bench_kernels), on ``tiles`` tiles: ``which`` is
     "all" (STREAM, copy and LOOP of every variant of core, wide and warplocal, chains of warp-local plans on one
-    buffer, and the smem suite's LOOPs) or "picks" (llgen's pick of each core case)."""
-    from llgen.runtime.bench_kernels import run_conversion_benches, run_smem_benches
+    buffer, and the endpoint suite's LOOPs) or "picks" (llgen's pick of each core case)."""
+    from llgen.runtime.bench_kernels import run_conversion_benches, run_endpoint_benches
 
     if which == "picks":
         return run_conversion_benches(on_result, tiles=tiles, picks_only=True)
-    return run_conversion_benches(on_result, tiles=tiles) + run_smem_benches(on_result)
+    return run_conversion_benches(on_result, tiles=tiles) + run_endpoint_benches(on_result)

@@ -5,8 +5,8 @@ arg...", returning the caller's [(name, plan)] again), compiles each plan's debu
 times (one CTA = one tile), and ncu records the wavefront and instruction counters of every ``*_debug`` launch. `make
 gpu-check` and `llgen bench --measures wavefronts` both measure through here; a kernel over the prediction is
 measured again with a barrier before its slot stores (FENCED_MATCH where that takes exactly the prediction,
-docs/design.md §7.5). `measure_endpoints` does the same for shared-memory endpoint plans (local_store /
-local_load), through their check kernels.
+docs/design.md §7.5). `measure_endpoints` does the same for shared-memory endpoint plans (stores and
+loads), through their check kernels.
 
 `pipe_busy(call, kernels, ...)` runs ``call`` (a function that launches kernels itself) under ncu and reads how busy
 each matching kernel kept the SM's LSU data pipe, which carries shared-memory wavefronts and warp shuffles alike:

@@ -19,7 +19,7 @@ PNG's pixel size is known in advance: ``figure_size_px``):
 * ``conversion_figure``: source and destination grids side by side with the plan's path, then
   the shuffle rounds or the swizzle's bank map.
 * ``steps_figure``: a layout and the layouts shape ops make of it (``--op``), side by side.
-* ``endpoint_figure``: a shared-memory endpoint (local_store / local_load): D's grid (and a two-step plan's staging
+* ``endpoint_figure``: a shared-memory endpoint (a store or a load): D's grid (and a two-step plan's staging
   layout Q), the plan in words, and S's bank map with one instruction of warp 0 lit (``--step`` picks which),
   the lanes of each phase that share a wavefront listed.
 

@@ -1,4 +1,4 @@
-"""A shared-memory endpoint (plan/endpoint.py, a local_store or local_load): the distributed layout D's threads over
+"""A shared-memory endpoint (plan/endpoint.py, a store or a load): the distributed layout D's threads over
 the tile (and, for a two-step plan, the staging layout Q the shared access runs in), the plan in words, and S's bank
 map with one instruction of warp 0 highlighted, each phase of lanes that shares a wavefront listed under it.
 

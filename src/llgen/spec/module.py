@@ -68,7 +68,8 @@ class ConvertOp:
 
     @property
     def path(self) -> str:
-        """The endpoint direction a local op plans as: local_store (alloc or store) or local_load."""
+        """The plan path a local op's endpoint has: "local_store" (a store: local_alloc of a value or local_store) or
+        "local_load" (a load)."""
         return "local_load" if self.name.endswith(".local_load") else "local_store"
 
     def types(self) -> str:

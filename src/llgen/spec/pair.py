@@ -64,7 +64,8 @@ NOTHING_STATED = Stated()
 
 def parse_pair(src: str, dst: str, shape: tuple[int, ...], stated: Stated = NOTHING_STATED, *, shared_ok: bool = False) -> Pair:
     """The layouts of ``src`` -> ``dst`` over ``shape`` and the target they are planned for. ``shared_ok`` (only
-    `llgen plan` so far) takes a shared-memory layout on one side: the pair is then a local_store or local_load.
+    `llgen plan` so far) takes a shared-memory layout on one side: the pair is then a shared-memory endpoint, a store
+    (shared --dst) or a load (shared --src).
     ``stated.dtype`` None (--dtype not given): the element type of the ``stated.module``'s ops between the two specs,
     else f16; a dtype stated that the dump's ops or a shared layout's elementBitWidth contradict is an error naming
     both."""
@@ -84,7 +85,7 @@ def parse_pair(src: str, dst: str, shape: tuple[int, ...], stated: Stated = NOTH
         )
     setting = resolve(facts, warps=stated.warps, threads_per_warp=stated.threads_per_warp, target=stated.target, module=module)
     try:
-        where = Where(dtype.bytes, aliases)
+        where = Where(dtype.unit_bytes, aliases)
         a = parse_layout(src, shape, setting.warps, setting.lanes, where=where)
         b = parse_layout(dst, shape, setting.warps, setting.lanes, where=where)
         enc = None

@@ -1,4 +1,4 @@
-"""The CPU oracle for shared-memory endpoints (plan/endpoint.py): run a local_store or local_load plan on every warp,
+"""The CPU oracle for shared-memory endpoints (plan/endpoint.py): run a store or load plan on every warp,
 lane and register with NumPy, place every element where the shared layout's own map says, and count bank
 wavefronts by brute force.
 

@@ -48,9 +48,9 @@ def bench_command(
         pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
         case, tgt = custom_case(pair, (src, dst), options)
         cases = [case]
-    from llgen.cases.suite_smem import SmemCase
+    from llgen.cases.suite_smem import EndpointSuiteCase
 
-    if any(isinstance(c, SmemCase) for c in cases):  # its LOOP through the fixed shared layout is all it measures
+    if any(isinstance(c, EndpointSuiteCase) for c in cases):  # its LOOP through the fixed shared layout is all it measures
         if given("measures") and meas != ["loop"]:
             raise LlgenError(f"a shared-memory endpoint's bench measures loop only, not {','.join(meas)}.")
         meas = ["loop"]
@@ -99,17 +99,26 @@ def exit_if_wrong(report: dict) -> None:
 
 def custom_case(pair, texts: tuple[str, str], options) -> tuple:
     """(case, target) of one --src/--dst pair (``texts``: the two specs as given): a conversion's Case, or for a
-    shared-memory endpoint (a local_store or local_load) the smem suite's SmemCase whose register layout both stores
-    and loads (P = Q)."""
+    shared-memory endpoint (a store or a load) the endpoint suite's EndpointSuiteCase whose register layout both
+    stores and loads (P = Q)."""
     src, dst = texts
     if pair.shared:
-        from llgen.cases.suite_smem import SmemCase
+        from llgen.cases.suite_smem import EndpointSuiteCase
+
+        if pair.dtype.sub_byte:
+            raise LlgenError(
+                f"llgen bench times shared-memory endpoints of whole-byte types, not {pair.dtype.name}: its endpoint is the "
+                "8-bit endpoint of its bytes, whose layouts `llgen plan --json` prints (bytes.distributed, bytes.shared)."
+            )
 
         dist, spec = (pair.src, dst) if pair.shared == "dst" else (pair.dst, src)
-        return SmemCase("custom", pair.dtype.name, tuple(dist.shape), pair.warps, dist, spec, dist), pair.target
+        return EndpointSuiteCase("custom", pair.dtype.name, tuple(dist.shape), pair.warps, dist, spec, dist), pair.target
     from llgen.cases.suite import Case
 
     p = plan_pair(pair, options)
+    if p.kind == "packed":  # 4-bit: its byte plan is what runs, beside Triton's convert_layout of the same bytes
+        click.echo(f"{p.bytes_line()} Timed: that 8-bit conversion.", err=True)
+        p = p.inner
     return Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst), p.target.name
 
 

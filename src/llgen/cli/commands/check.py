@@ -35,7 +35,7 @@ def check_command(
         for label, p in plans:
             click.echo(f"{label}:")
             report = f"{report_prefix}-{label}" if report_prefix else None
-            if p.path in ("local_store", "local_load"):  # a local op (src/llgen/runtime/endpointcheck.py)
+            if p.path in ("local_store", "local_load"):  # an endpoint's plan paths (src/llgen/runtime/endpointcheck.py)
                 from llgen.runtime.endpointcheck import run_endpoint_check
 
                 code = max(code, run_endpoint_check(p, runs=runs, cpu=cpu, report=report))
@@ -43,7 +43,7 @@ def check_command(
                 code = max(code, run_check(Checked(p), target=p.target.name, how=how, cpu=cpu, report=report))
     else:
         pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
-        if pair.shared:  # a local_store / local_load: the shared tile's bytes or D's slots (src/llgen/runtime/endpointcheck.py)
+        if pair.shared:  # an endpoint, a store or a load: S's bytes or D's slots (src/llgen/runtime/endpointcheck.py)
             from llgen.runtime.endpointcheck import run_endpoint_check
 
             code = run_endpoint_check(plan_endpoint(pair, options), runs=runs, cpu=cpu, report=report_prefix)

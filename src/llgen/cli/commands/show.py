@@ -1,5 +1,5 @@
 """``llgen show``: a layout's thread grid or bank map, its F2 matrix, a conversion or a shared-memory endpoint
-(a local_store or local_load), drawn to SVG or PNG
+(a store or a load), drawn to SVG or PNG
 with matplotlib (the ``show`` extra; without it, one sentence saying how to install it)."""
 
 from __future__ import annotations
@@ -119,13 +119,13 @@ def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
     else:
         stated = dt if option_given("dtype") else None  # not given: the --ttgir dump's ops or a layout may say it
         pair = parse_pair(src, dst, shp, Stated(stated, warps, tpw, target, module), shared_ok=True)
-        if pair.shared:  # a local_store / local_load: S is given, so there is no swizzle to pick and no --access to add
+        if pair.shared:  # an endpoint (a store or a load): S is given, so there is no swizzle to pick and no --access to add
             for flag, given in (("--swizzle", swizzle), ("--access", access)):
                 if given is not None:
                     raise LlgenError(
                         f"{flag} does not apply to a shared-memory endpoint: its picture highlights the plan's own access into --{pair.shared}."
                     )
-            p = plan_endpoint(pair, Options.of(path=path_))
+            p = _bytes_of(plan_endpoint(pair, Options.of(path=path_)))
             if matrix:
                 fig = pictures.matrices_figure([("distributed D", p.dist), ("shared S", p.shared)])
             else:
@@ -133,7 +133,7 @@ def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
             pictures.save(fig, output)
             return
         asked_plan = Options(path="shared", swizzle=swizzle, matrix=False, one_sided=False) if swizzle else Options.of(path=path_)
-        p = plan_pair(pair, asked_plan)
+        p = _bytes_of(plan_pair(pair, asked_plan))
         if swizzle:
             mem = pictures.memory_from_swizzle(p.detail, p.src.outs)
             if matrix:
@@ -141,9 +141,9 @@ def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
             else:
                 acc = {"src": p.src, "dst": p.dst, None: None}.get(access, False)
                 if acc is False:
-                    acc = parse_layout(access, shp, pair.warps, p.target.lanes, where=Where(dt.bytes, aliases))
+                    acc = parse_layout(access, shp, pair.warps, p.target.lanes, where=Where(dt.unit_bytes, aliases))
                 lit = pictures.WarpAccess(acc, step, p.target) if acc is not None else None
-                fig = pictures.bank_map_figure(mem, dt.bytes, lit, reg, f"{p.detail.swizzle.name} swizzle")
+                fig = pictures.bank_map_figure(mem, p.dtype.bytes, lit, reg, f"{p.detail.swizzle.name} swizzle")
         elif access is not None:
             raise LlgenError("--access highlights an access into a memory layout: add --swizzle to draw one for --src/--dst.")
         elif matrix:
@@ -151,3 +151,13 @@ def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
         else:
             fig = pictures.conversion_figure(p, reg)
     pictures.save(fig, output)
+
+
+def _bytes_of(plan):
+    """A 4-bit plan's byte plan, whose picture is drawn (its packing said on stderr); any other plan itself."""
+    import click
+
+    if plan.kind != "packed":
+        return plan
+    click.echo(plan.bytes_line(), err=True)
+    return plan.inner

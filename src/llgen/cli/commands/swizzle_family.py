@@ -1,5 +1,5 @@
 """``llgen swizzle --family``: the shared layouts of one family a tile could live in between P (the layout that
-stores it, Triton's local_store) and Q (the layout that loads it, local_load), each planned as two endpoints
+stores it) and Q (the layout that loads it), each planned as two endpoints
 (llgen.plan.endpoint: plan_store(P, S) and plan_load(S, Q), direct or two-step as the planner picks) and ranked
 by the planner's modelled cost of both (plan/cost.py: a wavefront a cycle, plus the in-warp conversion of a two-step
 plan), not by wavefronts alone: a two-step store can match a direct one's wavefronts and still pay a thousand cycles

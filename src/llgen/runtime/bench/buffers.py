@@ -44,7 +44,7 @@ class Measurement:
         import cupy as cp
 
         sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
-        tile = math.prod(case.shape)  # a conversion's Case or the smem suite's SmemCase
+        tile = math.prod(case.shape)  # a conversion's Case or the endpoint suite's EndpointSuiteCase
         raw = raw_dtype(case.dtype).type
         x_host = loop_input(case.dtype, raw, tile * sms * 32, np.random.default_rng())
         x = cp.asarray(x_host)

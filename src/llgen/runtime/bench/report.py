@@ -26,7 +26,7 @@ from llgen.runtime.bench.rules import (
     sm_clock_mhz,
     suites_of,
 )
-from llgen.runtime.bench.smem_report import smem_flags, smem_lines
+from llgen.runtime.bench.smem_report import endpoint_flags, endpoint_lines
 from llgen.runtime.bench.targets import targets, targets_wide
 from llgen.runtime.ncu import FENCED_MATCH
 
@@ -77,7 +77,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
             "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
             f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
             f"One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), timed over K = "
-            f"{KS_ONE_CTA[0]} and {KS_ONE_CTA[1]} (runs before session 15: 64 and 128), every variant, ours built "
+            f"{KS_ONE_CTA[0]} and {KS_ONE_CTA[1]} (over 64 and 128 a lone CTA's times jump in the event timer's steps), "
+            "every variant, ours built "
             "as a lone CTA would be (__launch_bounds__(threads, 1), -DLLGEN_LOOP_ONE_CTA; the throughput build keeps "
             "ptxas's own register budget unless that spilled; each row names the build of each number and the "
             "registers of both), Triton's as Triton builds it (no minimum-CTAs hint); llgen's "
@@ -106,9 +107,9 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         lines.append(f"- WARNING: {info['warning']}")
     flags = []
     for name, cases in suites:
-        if name == "smem":  # through fixed shared layouts: its own table and targets (smem_report.py)
-            lines += smem_lines(cases, clock)
-            flags += smem_flags(cases)
+        if name == "smem":  # the endpoint suite, through fixed shared layouts: its own table and targets (smem_report.py)
+            lines += endpoint_lines(cases, clock)
+            flags += endpoint_flags(cases)
             continue
         sub = {**report, "cases": cases}
         lines += _suite_lines(sub, name, clock, titled=len(suites) > 1 or name is not None)
@@ -190,10 +191,10 @@ def _suite_lines(report: dict, name: str | None, clock: float | None, titled: bo
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     lines += _latency_lines(cases)
     if name in (None, "core"):
-        lines += ["", "## Targets (issue 6), from this run", ""]
+        lines += ["", "## Core's targets, from this run", ""]
         lines += [f"- {status}: {text}" for status, text in targets(report, clock)]
     else:
-        lines += ["", f"## Targets (issue 18) on {name}, from this run", ""]
+        lines += ["", f"## Targets beyond core on {name}, from this run", ""]
         lines += [f"- {status}: {text}" for status, text in targets_wide(report, clock)]
     return lines
 

@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from llgen.cases.suite_smem import SmemCase
+from llgen.cases.suite_smem import EndpointSuiteCase
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.errors import LlgenError, error_line
 from llgen.plan.variants import variant_table
@@ -17,7 +17,7 @@ from llgen.runtime.bench.counters import measure_pipes, measure_wavefronts
 from llgen.runtime.bench.device import device_info, free_device_memory
 from llgen.runtime.bench.gather import run_gather
 from llgen.runtime.bench.measure import run_variants
-from llgen.runtime.bench.smem import run_smem_case
+from llgen.runtime.bench.smem import run_endpoint_case
 from llgen.runtime.compile import device
 
 
@@ -70,8 +70,8 @@ def run(
         if time_budget_s is not None and time.monotonic() - t0 > time_budget_s:
             res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {}}
             res["error"] = f"not run: the run's time budget of {time_budget_s:.0f} s was spent"
-        elif isinstance(case, SmemCase):  # through a fixed shared layout: its own LOOP and Triton row (smem.py)
-            res = run_smem_case(case, target, how.rep, how.with_triton, log)
+        elif isinstance(case, EndpointSuiteCase):  # the endpoint suite: its own LOOP and Triton row (smem.py)
+            res = run_endpoint_case(case, target, how.rep, how.with_triton, log)
         else:
             res = run_case(case, how)
         if suite:

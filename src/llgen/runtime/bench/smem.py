@@ -1,8 +1,8 @@
-"""One case of the smem suite (llgen.cases.suite_smem) on the GPU: llgen's LOOP through the fixed shared layout S
-by its pick and, where the planner has both forms, forced direct and forced two-step plans, then Triton's Gluon loop
-over the same P, S and Q (llgen.runtime.gluon_smem); each checked against NumPy, then timed as the conversion bench
-times LOOP: per-SM throughput (32 CTAs an SM) and one-CTA latency, llgen's pick and Triton's again in alternating
-rounds. What cannot be planned, compiled or run is a row that says why."""
+"""One case of the endpoint suite (`--suite smem`, llgen.cases.suite_smem) on the GPU: llgen's LOOP through the
+fixed shared layout S by its pick and, where the planner has both forms, forced direct and forced two-step plans,
+then Triton's Gluon loop over the same P, S and Q (llgen.runtime.gluon_smem); each checked against NumPy, then timed
+as the conversion bench times LOOP: per-SM throughput (32 CTAs an SM) and one-CTA latency, llgen's pick and
+Triton's again in alternating rounds. What cannot be planned, compiled or run is a row that says why."""
 
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ FORMS = ("direct", "two_step")  # the forced variants, by EndpointPlan form
 
 
 @dataclass(frozen=True)
-class SmemVariant:
+class EndpointVariant:
+    """One llgen variant of the endpoint LOOP: its four endpoint plans, each a store or a load through S."""
+
     name: str
     plans: tuple  # (store P, load Q, store Q, load P)
 
@@ -45,11 +47,11 @@ def _op(case, target: str, i: int, form: str | None):
     return plan_load(enc, dist, case.dtype, target, form)
 
 
-def smem_variants(case, target: str = "sm_90") -> tuple[list[SmemVariant], dict]:
+def endpoint_variants(case, target: str = "sm_90") -> tuple[list[EndpointVariant], dict]:
     """(variants, skipped): llgen's pick, then all four ops forced direct, then all four two-step where the planner
     has a two-step plan (direct where it has none); a forced variant that repeats an earlier one is skipped, saying
     which."""
-    pick = SmemVariant(PICK, tuple(_op(case, target, i, None) for i in range(4)))
+    pick = EndpointVariant(PICK, tuple(_op(case, target, i, None) for i in range(4)))
     out, skipped = [pick], {}
     for form in FORMS:
         plans = []
@@ -61,7 +63,7 @@ def smem_variants(case, target: str = "sm_90") -> tuple[list[SmemVariant], dict]
                 plans.append(_op(case, target, i, form))
             except LlgenError:  # no two-step plan for this op: its direct one
                 plans.append(kept)
-        v = SmemVariant(form, tuple(plans))
+        v = EndpointVariant(form, tuple(plans))
         same = next((o.name for o in out if o.forms == v.forms), None)
         if form == "two_step" and "two_step" not in v.forms:
             skipped[form] = "the planner has no two-step plan for any of the four ops"
@@ -72,14 +74,14 @@ def smem_variants(case, target: str = "sm_90") -> tuple[list[SmemVariant], dict]
     return out, skipped
 
 
-def floor_wavefronts(v: SmemVariant) -> int:
+def floor_wavefronts(v: EndpointVariant) -> int:
     """The data-volume floor of one LOOP step (two stores, two loads): the tile through S at 128 bytes a wavefront,
     loads counting the replicas their layout holds (EndpointPlan.floor)."""
     return sum(p.floor for p in v.plans)
 
 
-def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
-    """Every variant of one smem case, then Triton's, as a report row (see smem_report.py)."""
+def run_endpoint_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
+    """Every variant of one endpoint-suite case, then Triton's, as a report row (see smem_report.py)."""
     res = {
         "id": case.id,
         "dtype": case.dtype,
@@ -91,7 +93,7 @@ def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
         "skipped": {},
     }
     try:
-        vs, res["skipped"] = smem_variants(case, target)
+        vs, res["skipped"] = endpoint_variants(case, target)
         res["smem_bytes"] = vs[0].plans[0].smem_bytes
         res["floor_wavefronts"] = floor_wavefronts(vs[0])
     except Exception as e:  # noqa: BLE001 - the case is a row that says why
@@ -104,7 +106,7 @@ def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
         m = Measurement.allocate(case, {"loop"}, rep)
         measure_variants(m, vs, res, log)
         if with_triton:
-            res["variants"]["triton"] = triton_row(m, log, smem_case)
+            res["variants"]["triton"] = triton_row(m, log, triton_endpoint_case)
         if PICK in m.launches and "triton" in m.launches:
             try:
                 alternate(res["variants"], m.launches, m.sms, m.rep)
@@ -118,15 +120,15 @@ def run_smem_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
     return res
 
 
-def measure_variants(m: Measurement, vs: list[SmemVariant], res: dict, log) -> None:
+def measure_variants(m: Measurement, vs: list[EndpointVariant], res: dict, log) -> None:
     """Emit, compile (NVRTC, on threads), check and time each variant's LOOP into res["variants"]."""
-    from llgen.emit.endpoint_bench import emit_smem_loop
+    from llgen.emit.endpoint_bench import emit_endpoint_loop
     from llgen.runtime.bench.device import compile_all
 
     loops, sources = {}, {}
     for v in vs:
         try:
-            loops[v.name] = emit_smem_loop(v.plans, "s")
+            loops[v.name] = emit_endpoint_loop(v.plans, "s")
             sources[v.name] = loops[v.name].source
         except Exception as e:  # noqa: BLE001
             res["variants"][v.name] = {"path": v.path, "error": f"emit: {error_line(e)}"}
@@ -171,10 +173,10 @@ def measure_loop(m: Measurement, name: str, loop, module, r: dict) -> None:
     m.launches[name] = run
 
 
-def smem_case(case):
+def triton_endpoint_case(case):
     """Triton's Gluon loop through the same S (llgen.runtime.gluon_smem); that module missing is one sentence."""
     try:
-        from llgen.runtime.gluon_smem import TritonSmemCase  # imports Triton: only where Triton runs
+        from llgen.runtime.gluon_smem import TritonEndpointCase  # imports Triton: only where Triton runs
     except ImportError as e:
-        raise RuntimeError(f"not run: Triton's side of the smem suite cannot be imported ({e})") from None
-    return TritonSmemCase(case)
+        raise RuntimeError(f"not run: Triton's side of the endpoint suite cannot be imported ({e})") from None
+    return TritonEndpointCase(case)

@@ -1,5 +1,6 @@
-"""The smem suite's section of bench/report.md and the targets it is held to: per case llgen's LOOP through
-the fixed shared layout against Triton's, in per-SM throughput and one-CTA latency, against the bandwidth floor.
+"""The endpoint suite's section of bench/report.md (`--suite smem`) and the targets it is held to: per case llgen's
+LOOP of stores and loads through the fixed shared layout against Triton's, in per-SM throughput and one-CTA latency,
+against the bandwidth floor.
 
 The floor: one LOOP step moves the tile through shared memory four times (store P, load Q, store Q, load P), at
 128 bytes a wavefront and one wavefront a clock an SM, loads counting the replicas their layout holds
@@ -50,7 +51,7 @@ def share_of_floor(c: dict, clock_mhz: float | None) -> float | None:
     return f / me if f and me else None
 
 
-def smem_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
+def endpoint_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
     """The suite's table, geometric means and targets."""
     cols = (
         "case", "S", "pick", "llgen ns", "Triton ns", "Triton/llgen", "llgen lat ns", "Triton lat ns", "Triton/llgen lat",
@@ -88,7 +89,8 @@ def smem_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
         )
     lines = [
         "",
-        f"## Suite smem ({len(cases)} cases): registers to and from a fixed shared layout, llgen against Triton's Gluon",
+        f"## Suite smem ({len(cases)} cases), the endpoint suite: stores and loads through a fixed shared layout, "
+        "llgen against Triton's Gluon",
         "",
         (
             "- LOOP per case: one tile a CTA, k times {store P; load Q; +1; store Q; load P} through the case's shared "
@@ -106,8 +108,8 @@ def smem_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
         "|" + "---|" * len(cols),
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
-    lines += ["", "## Targets (issue 26) on smem, from this run", ""]
-    lines += [f"- {status}: {text}" for status, text in smem_targets(cases, clock_mhz)]
+    lines += ["", "## Targets on the endpoint suite (smem), from this run", ""]
+    lines += [f"- {status}: {text}" for status, text in endpoint_targets(cases, clock_mhz)]
     return lines
 
 
@@ -138,7 +140,7 @@ def floor_why(c: dict) -> str:
     return "; ".join(why) or "its plan is at the floor: not its wavefronts"
 
 
-def smem_targets(cases: list[dict], clock_mhz: float | None) -> list[tuple[str, str]]:
+def endpoint_targets(cases: list[dict], clock_mhz: float | None) -> list[tuple[str, str]]:
     """(status, what was measured) for each target: >= 1.0x Triton on every case and a geometric mean >= 2x, in
     throughput and in latency; >= 90% of the bandwidth floor where S allows conflict-free wide access, and of the
     layout's own floor (the fewest wavefronts any measured plan is predicted to take) elsewhere. A case under 1.0x
@@ -212,7 +214,7 @@ def smem_targets(cases: list[dict], clock_mhz: float | None) -> list[tuple[str, 
     return out
 
 
-def smem_flags(cases: list[dict]) -> list[str]:
+def endpoint_flags(cases: list[dict]) -> list[str]:
     """The pick measured slower than a forced variant (beyond a tie), wrong results and errors."""
     flags = []
     for c in cases:

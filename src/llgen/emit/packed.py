@@ -1,0 +1,47 @@
+"""A 4-bit plan (llgen.plan.packed) spelled as its byte plan's text, with the packing said in the opening comment and,
+for a conversion, ``convert_packed``: the conversion on packed registers (element 2i in the low nibble of byte i).
+Pairs are the byte plan as it is; nibbles widen, convert and pack. The check kernel of nibbles moves a byte's low and
+high nibbles as two 4-bit conversions, so the unchanged check compares every bit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from llgen.emit import conversion, endpoint
+
+_BYTES = {"conversion": conversion, "endpoint": endpoint}
+
+
+def name(plan, kinds: tuple[str, str] | None = None) -> str:
+    """``cvt_`` (a conversion), ``st_`` or ``ld_`` (an endpoint), then ``<kinds or path>_<dtype>_<shape>_<hash>`` as
+    the byte plans' names, the hash over both 4-bit layouts, the dtype, the target and the warps."""
+    key = json.dumps(
+        [plan.src.to_dict(), plan.dst.to_dict(), plan.dtype.name, plan.target.name, plan.warps, plan.inner.kind], sort_keys=True
+    )
+    digest = hashlib.sha256(key.encode()).hexdigest()[:6]
+    what = "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else plan.path
+    prefix = "cvt" if not plan.endpoint else ("st" if plan.inner.direction == "store" else "ld")
+    return f"{prefix}_{what}_{plan.dtype.name}_{'x'.join(map(str, plan.src.shape))}_{digest}"
+
+
+def packing(plan) -> dict:
+    """What the templates say and build of the packing."""
+    return {
+        "dtype": plan.dtype.name,
+        "line": plan.bytes_line(),
+        "nibbles": plan.form == "nibbles",
+        "pair": None if plan.pair is None else plan.pair.describe(plan.src),
+        "in_elems": plan.n_in,
+        "out_elems": plan.n_out,
+        "upcast": not plan.target.is_hip and not plan.endpoint,  # B's registers to f16/bf16 (CUDA's half types)
+    }
+
+
+def render(plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None) -> str:
+    return _BYTES[plan.inner.kind].render(plan.inner, form, kernel_name, command, header_file, packing(plan))
+
+
+def dynamic_smem(plan) -> int:
+    return _BYTES[plan.inner.kind].dynamic_smem(plan.inner)
