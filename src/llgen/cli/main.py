@@ -26,6 +26,7 @@ from llgen.cli.commands.options import (
     TPW,
     TTGIR,
     WARPS,
+    bench_suites,
     conversion_options,
     suites,
 )
@@ -218,9 +219,9 @@ def show(**options) -> None:
 @main.group(invoke_without_command=True)
 @click.option(
     "--suite",
-    type=LazyChoice(suites),
+    type=LazyChoice(bench_suites),
     default=None,
-    help="Benchmark a suite (smem: the endpoint suite, stores and loads through fixed shared layouts).",
+    help="Benchmark a suite (smem: the endpoint suite, stores and loads through fixed shared layouts; mixed: packed weights into mma operand registers, upcast, beside Triton).",
 )
 @functools.partial(conversion_options, with_path=False)
 @click.option(

@@ -139,8 +139,8 @@ def _element_type(dtype: DType | None, src: str, dst: str, module) -> tuple[DTyp
 
 def _check_element_width(enc, side: str, dtype: DType, said: str) -> None:
     """An error when the shared layout of ``side`` states an element width (nvmma_shared's elementBitWidth) other
-    than the element type's."""
-    if isinstance(enc, L.NvmmaShared) and enc.element_bitwidth != dtype.bits:
+    than the element type's (a 4-bit type's: 8, the bytes that hold it, as Triton keeps fp4)."""
+    if isinstance(enc, L.NvmmaShared) and enc.element_bitwidth != 8 * dtype.unit_bytes:
         fits = [d.name for d in DTYPES.values() if d.bits == enc.element_bitwidth]
         raise LlgenError(
             f"{said} has {dtype.bits}-bit elements, but the nvmma_shared layout of {side} states elementBitWidth = "

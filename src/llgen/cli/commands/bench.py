@@ -27,6 +27,9 @@ def bench_command(
         raise LlgenError(f"unknown measure(s) {sorted(set(meas) - set(MEASURES))}; use {', '.join(MEASURES)}.")
     if not out.strip():
         raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
+    if suite == "mixed":  # its own LOOP form, three paths a case (llgen.runtime.bench.mixed)
+        _mixed(out, rep)
+        return
     from llgen.runtime.bench.run import parse_shard, select_cases
 
     parts = parse_shard(shard) if shard else None
@@ -140,3 +143,27 @@ def calibrate_command(report, out) -> None:
     except ValueError as e:
         raise LlgenError(f"{report} is not a bench report: {e}.") from None
     click.echo(write_table(data, out))
+
+
+def _mixed(out: str, rep: int) -> None:
+    """``llgen bench --suite mixed -o DIR|FILE.json``: the report, or exit 1 where a path is not exact."""
+    from llgen.runtime.bench.mixed import run_suite, table
+    from llgen.runtime.compile import device
+    from llgen.runtime.report import now
+
+    device("sm_90")  # no GPU runtime: one sentence, exit 2
+    report = run_suite(log=lambda m: click.echo(m, err=True), rep=rep)
+    report["date"] = now()
+    path = Path(out)
+    if out.endswith(".json"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=1) + "\n")
+    else:
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "mixed.json").write_text(json.dumps(report, indent=1) + "\n")
+        (path / "mixed.md").write_text(table(report))
+    click.echo(table(report))
+    bad = [f"{c['id']}/{n}" for c in report["cases"] for n, r in c["paths"].items() if r.get("exact") is False]
+    if bad:
+        click.echo(f"llgen bench: {len(bad)} kernel(s) gave wrong results: {', '.join(bad[:8])}", err=True)
+        sys.exit(1)

@@ -28,6 +28,11 @@ def suites() -> list[str]:
     return list(SUITES)
 
 
+def bench_suites() -> list[str]:
+    """The suites llgen bench times: the conversion and endpoint suites, and mixed (llgen.cases.mixed)."""
+    return [*suites(), "mixed"]
+
+
 def given(name: str) -> bool:
     """Whether option ``name`` was given on the command line (not left at its default)."""
     source = click.get_current_context().get_parameter_source(name)

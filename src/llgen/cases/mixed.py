@@ -1,0 +1,186 @@
+"""The mixed suite's LOOP cases: a packed weight tile in a 2-stage shared buffer, read each step into mma v2 B operand
+registers and upcast to bf16, three ways (runtime/bench/mixed.py):
+
+1. Triton 3.6: the bytes in Triton's NVMMA shared layout, ``local_load`` into the dot operand, ``fp4_to_fp``;
+2. llgen plain: the same buffer, llgen's 4-bit endpoint load (llgen.plan.packed) and its upcast;
+3. llgen pre-shuffled: the tile in G's order (llgen.plan.preshuffle), 16-byte loads straight into the registers.
+
+Here: the cases, and the llgen kernels' sources with the host images of their buffers, so the CPU tests run what the
+GPU times."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from llgen.core.dtypes import dtype
+from llgen.emit import emit
+from llgen.emit import preshuffle as EP
+from llgen.layouts.shared import NvmmaShared
+from llgen.plan.endpoint import plan_load
+from llgen.plan.preshuffle import PreshufflePlan
+from llgen.spec import parse_layout
+
+N = 64  # the tile's columns: mma v2 B over 4 warps side by side along N
+WARPS = 4
+
+
+def b_operand(k_width: int) -> str:
+    return (
+        "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], "
+        f"instrShape = [16, 8]}}>, kWidth = {k_width}}}>"
+    )
+
+
+@dataclass(frozen=True)
+class MixedCase:
+    """A K x N tile of ``dtype`` (e2m1: K elements, K/2 bytes along K) into bf16 mma v2 B registers; ``transposed``:
+    the NVMMA buffer is K-contiguous (a weight stored N x K), else N-contiguous."""
+
+    dtype: str
+    k: int
+    transposed: bool
+
+    @property
+    def id(self) -> str:
+        return f"{self.dtype}_k{self.k}_{'kmajor' if self.transposed else 'nmajor'}"
+
+    @property
+    def packed(self) -> bool:
+        return dtype(self.dtype).sub_byte
+
+    @property
+    def byte_rows(self) -> int:
+        """Rows of the byte tile along K (Triton's i8 tensor): K/2 for a 4-bit type."""
+        return self.k // 2 if self.packed else self.k
+
+    @property
+    def tile_bytes(self) -> int:
+        return self.byte_rows * N
+
+    @property
+    def k_width(self) -> int:
+        """The bf16 operand's kWidth: a thread's 4 bytes along K (8 4-bit or 4 8-bit elements)."""
+        return 8 if self.packed else 4
+
+    @property
+    def swizzle(self) -> int:
+        """Triton's default NVMMA swizzle for the byte tile (get_default_for): its contiguous row, up to 128 bytes."""
+        return min(128, self.byte_rows if self.transposed else N)
+
+    def layout(self):
+        return parse_layout(b_operand(self.k_width), (self.k, N), WARPS)
+
+    def shared(self) -> NvmmaShared:
+        return NvmmaShared(self.swizzle, 8, self.transposed)
+
+
+CASES = [MixedCase(dt, k, tr) for dt in ("e2m1", "i8") for k in (64, 128, 256) for tr in (True, False)]
+
+_I8_TO_BF16 = """
+__device__ __forceinline__ unsigned bf16_bits(unsigned char v) {  // exact: an i8 has at most 8 significant bits
+  union { float f; unsigned u; } c;
+  c.f = static_cast<float>(static_cast<signed char>(v));
+  return c.u >> 16;
+}
+__device__ __forceinline__ unsigned bf16_pair(unsigned char lo, unsigned char hi) { return bf16_bits(lo) | (bf16_bits(hi) << 16); }
+"""
+
+
+def plain_plan(case: MixedCase):
+    return plan_load(case.shared(), case.layout(), case.dtype, "sm_90")
+
+
+def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
+    return PreshufflePlan(case.layout(), (case.k, N), dtype(case.dtype), 0, "fast" if case.packed else "plain")
+
+
+def plain_source(case: MixedCase) -> str:
+    """Path 2: ``mixed_plain(x, y, steps)``, x both stages' bytes in S's order, y each thread's XOR of its bf16 words."""
+    plan = plain_plan(case)
+    up = "upcast_bf16(b, h);" if case.packed else "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
+    words = "kRegs" if case.packed else "kRegs / 2"
+    return (
+        emit(plan, "header", "mp")
+        + ("namespace llgen { namespace mp {" + _I8_TO_BF16 + "} }\n" if not case.packed else "")
+        + f"""
+extern "C" __global__ void __launch_bounds__(128) mixed_plain(const unsigned char* __restrict__ x, unsigned* y, int steps) {{
+  using namespace llgen::mp;
+  alignas(1024) __shared__ unsigned char smem[2 * kSmemBytes];
+  for (int i = threadIdx.x; i < 2 * kSmemBytes / 16; i += blockDim.x)
+    reinterpret_cast<uint4*>(smem)[i] = reinterpret_cast<const uint4*>(x)[i];
+  __syncthreads();
+  unsigned acc[{words}];
+  for (int j = 0; j < {words}; ++j) acc[j] = 0u;
+  for (int i = 0; i < steps; ++i) {{
+    unsigned char b[kRegs];
+    load(smem + (i & 1) * kSmemBytes, b);
+    unsigned h[{words}];
+    {up}
+#pragma unroll
+    for (int j = 0; j < {words}; ++j) acc[j] ^= h[j];
+  }}
+  for (int j = 0; j < {words}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * {words} + j] = acc[j];
+}}
+"""
+    )
+
+
+def preshuffled_source(case: MixedCase) -> str:
+    """Path 3: ``mixed_g(x, y, steps)``, x both stages' bytes in G's order."""
+    plan = preshuffle_plan(case)
+    if case.packed:
+        up, words = "upcast_bf16(w, h);", "kRegisters / 2"
+        extra = ""
+    else:
+        up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
+        words = "kRegisters / 2"
+        extra = "namespace llgen { namespace mg {" + _I8_TO_BF16 + "} }\n"
+    return (
+        EP.header(plan, "mg", "g")
+        + extra
+        + f"""
+extern "C" __global__ void __launch_bounds__(128) mixed_g(const unsigned char* __restrict__ x, unsigned* y, int steps) {{
+  using namespace llgen::mg;
+  alignas(16) __shared__ unsigned char smem[2 * kTileBytes];
+  for (int i = threadIdx.x; i < 2 * (int)kTileBytes / 16; i += blockDim.x)
+    reinterpret_cast<uint4*>(smem)[i] = reinterpret_cast<const uint4*>(x)[i];
+  __syncthreads();
+  unsigned acc[{words}];
+  for (int j = 0; j < {words}; ++j) acc[j] = 0u;
+  for (int i = 0; i < steps; ++i) {{
+    unsigned w[kWords];
+    load(smem + (i & 1) * kTileBytes, 0u, 0u, w);
+    unsigned h[{words}];
+    {up}
+#pragma unroll
+    for (int j = 0; j < {words}; ++j) acc[j] ^= h[j];
+  }}
+  for (int j = 0; j < {words}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * {words} + j] = acc[j];
+}}
+"""
+    )
+
+
+def tiles(case: MixedCase, seed: int = 0) -> np.ndarray:
+    """Two random tiles of the case's elements, [2, K, N]: 4-bit values 0..15, or i8 bits as uint8."""
+    rng = np.random.default_rng(seed)
+    hi = 16 if case.packed else 256
+    return rng.integers(0, hi, (2, case.k, N), dtype=np.int64)
+
+
+def byte_tiles(case: MixedCase, x: np.ndarray) -> np.ndarray:
+    """The two tiles as Triton holds them, [2, K/2, N] bytes (K packed in pairs, the even k low) or [2, K, N]."""
+    if case.packed:
+        return (x[:, 0::2, :] | (x[:, 1::2, :] << 4)).astype(np.uint8)
+    return x.astype(np.uint8)
+
+
+def plain_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
+    """Both stages' bytes in S's offset order (path 2's buffer), from the tiles."""
+    s = plain_plan(case).inner.shared if case.packed else plain_plan(case).shared
+    offs = np.arange(1 << s.total_in_bits)
+    coords = np.array([list(s.apply({"offset": int(o)}).values()) for o in offs])
+    b = byte_tiles(case, x)
+    return np.concatenate([b[t][coords[:, 0], coords[:, 1]] for t in range(2)])
