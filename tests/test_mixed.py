@@ -47,13 +47,13 @@ def test_triton_path_compiles_with_its_own_dot_operand_and_nvmma_buffer():
 
     for case in (c for c in SMALL if c.dtype == "e2m1"):
         ptx = compile_offline(case).asm["ptx"]
-        if case.transposed:  # K-contiguous bytes: Triton reads them with ldmatrix
+        if case.kmajor:  # K-contiguous bytes: Triton reads them with ldmatrix
             assert "ldmatrix" in ptx and not re.search(r"ld\.shared", ptx)
         else:  # N-contiguous: byte by byte
             assert re.search(r"ld\.shared\.u8|ld\.shared\.b8", ptx), case.id
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.transposed], ids=lambda c: c.id)
+@pytest.mark.parametrize("case", [c for c in CASES if c.kmajor], ids=lambda c: c.id)
 def test_llgen_reads_at_the_shared_memory_floor(case):
     """Path 2 from Triton's K-major buffer and path 3 from G both read the tile at the wavefront (sector) floor."""
     plain = plain_plan(case)
@@ -61,4 +61,4 @@ def test_llgen_reads_at_the_shared_memory_floor(case):
     assert inner.wavefronts == inner.floor, (case.id, inner.explain())
     traffic = preshuffle_plan(case).loader.traffic()
     assert traffic["sectors_per_load"] == traffic["floor_sectors_per_load"] and traffic["vector_bytes"] == 16
-    assert case.tile_bytes == case.byte_rows * N
+    assert case.tile_bytes * (2 if case.packed else 1) == case.shape[0] * case.shape[1] == case.k * N

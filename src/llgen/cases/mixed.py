@@ -22,42 +22,58 @@ from llgen.plan.endpoint import plan_load
 from llgen.plan.preshuffle import PreshufflePlan
 from llgen.spec import parse_layout
 
-N = 64  # the tile's columns: mma v2 B over 4 warps side by side along N
+N = 64  # the other dim of the tile: B's columns (mma v2 B over 4 warps side by side along N), A's rows
 WARPS = 4
 
-
-def b_operand(k_width: int) -> str:
-    return (
-        "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], "
-        f"instrShape = [16, 8]}}>, kWidth = {k_width}}}>"
-    )
+OPERANDS = {  # operand -> (its bf16 dot operand text with kWidth {kw}, the dim K runs along)
+    "mma2B": (
+        "#ttg.dot_op<{{opIdx = 1, parent = #ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], "
+        "instrShape = [16, 8]}}>, kWidth = {kw}}}>",
+        0,
+    ),
+    "wgmmaA": (
+        "#ttg.dot_op<{{opIdx = 0, parent = #ttg.nvidia_mma<{{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], "
+        "instrShape = [16, 64, 16]}}>, kWidth = {kw}}}>",
+        1,
+    ),
+}
 
 
 @dataclass(frozen=True)
 class MixedCase:
-    """A K x N tile of ``dtype`` (e2m1: K elements, K/2 bytes along K) into bf16 mma v2 B registers; ``transposed``:
-    the NVMMA buffer is K-contiguous (a weight stored N x K), else N-contiguous."""
+    """A tile of ``dtype`` (4-bit: two along K to a byte) with K ``k`` into the bf16 registers of ``operand``; ``kmajor``:
+    the shared buffer holds the bytes K-contiguous (a weight stored N x K, or A row-major), else along the other dim."""
 
+    operand: str
     dtype: str
     k: int
-    transposed: bool
+    kmajor: bool
 
     @property
     def id(self) -> str:
-        return f"{self.dtype}_k{self.k}_{'kmajor' if self.transposed else 'nmajor'}"
+        return f"{self.operand}_{self.dtype}_k{self.k}_{'kmajor' if self.kmajor else 'kstrided'}"
 
     @property
     def packed(self) -> bool:
         return dtype(self.dtype).sub_byte
 
     @property
-    def byte_rows(self) -> int:
-        """Rows of the byte tile along K (Triton's i8 tensor): K/2 for a 4-bit type."""
-        return self.k // 2 if self.packed else self.k
+    def axis(self) -> int:
+        """The dim K runs along: 0 for B (K x N), 1 for A (M x K)."""
+        return OPERANDS[self.operand][1]
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.k, N) if self.axis == 0 else (N, self.k)
+
+    @property
+    def byte_shape(self) -> tuple[int, int]:
+        """Triton's i8 tensor of the tile: K halved for a 4-bit type."""
+        return tuple(n // 2 if d == self.axis and self.packed else n for d, n in enumerate(self.shape))
 
     @property
     def tile_bytes(self) -> int:
-        return self.byte_rows * N
+        return self.byte_shape[0] * self.byte_shape[1]
 
     @property
     def k_width(self) -> int:
@@ -65,18 +81,29 @@ class MixedCase:
         return 8 if self.packed else 4
 
     @property
+    def transposed(self) -> bool:
+        """NVMMA's flag: the buffer's contiguous dim is dim 0."""
+        return self.kmajor == (self.axis == 0)
+
+    @property
     def swizzle(self) -> int:
         """Triton's default NVMMA swizzle for the byte tile (get_default_for): its contiguous row, up to 128 bytes."""
-        return min(128, self.byte_rows if self.transposed else N)
+        return min(128, self.byte_shape[0] if self.transposed else self.byte_shape[1])
 
     def layout(self):
-        return parse_layout(b_operand(self.k_width), (self.k, N), WARPS)
+        return parse_layout(OPERANDS[self.operand][0].format(kw=self.k_width), self.shape, WARPS)
 
     def shared(self) -> NvmmaShared:
         return NvmmaShared(self.swizzle, 8, self.transposed)
 
 
-CASES = [MixedCase(dt, k, tr) for dt in ("e2m1", "i8") for k in (64, 128, 256) for tr in (True, False)]
+CASES = [
+    MixedCase(op, dt, k, km)
+    for op in OPERANDS
+    for dt in ("e2m1", "i4", "i8")
+    for k in (64, 128, 256)
+    for km in ((True, False) if op == "mma2B" else (True,))
+]
 
 _I8_TO_BF16 = """
 __device__ __forceinline__ unsigned bf16_bits(unsigned char v) {  // exact: an i8 has at most 8 significant bits
@@ -93,7 +120,7 @@ def plain_plan(case: MixedCase):
 
 
 def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
-    return PreshufflePlan(case.layout(), (case.k, N), dtype(case.dtype), 0, "fast" if case.packed else "plain")
+    return PreshufflePlan(case.layout(), case.shape, dtype(case.dtype), case.axis, "fast" if case.packed else "plain")
 
 
 def plain_source(case: MixedCase) -> str:
@@ -164,17 +191,19 @@ extern "C" __global__ void __launch_bounds__(128) mixed_g(const unsigned char* _
 
 
 def tiles(case: MixedCase, seed: int = 0) -> np.ndarray:
-    """Two random tiles of the case's elements, [2, K, N]: 4-bit values 0..15, or i8 bits as uint8."""
+    """Two random tiles of the case's elements, [2, *shape]: 4-bit values 0..15, or i8 bits as uint8."""
     rng = np.random.default_rng(seed)
     hi = 16 if case.packed else 256
-    return rng.integers(0, hi, (2, case.k, N), dtype=np.int64)
+    return rng.integers(0, hi, (2, *case.shape), dtype=np.int64)
 
 
 def byte_tiles(case: MixedCase, x: np.ndarray) -> np.ndarray:
-    """The two tiles as Triton holds them, [2, K/2, N] bytes (K packed in pairs, the even k low) or [2, K, N]."""
-    if case.packed:
-        return (x[:, 0::2, :] | (x[:, 1::2, :] << 4)).astype(np.uint8)
-    return x.astype(np.uint8)
+    """The two tiles as Triton holds them, [2, *byte_shape]: K packed in pairs (the even k low) for 4-bit types."""
+    if not case.packed:
+        return x.astype(np.uint8)
+    ax = case.axis + 1
+    even, odd = np.take(x, range(0, x.shape[ax], 2), axis=ax), np.take(x, range(1, x.shape[ax], 2), axis=ax)
+    return (even | (odd << 4)).astype(np.uint8)
 
 
 def plain_image(case: MixedCase, x: np.ndarray) -> np.ndarray:

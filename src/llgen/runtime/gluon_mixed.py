@@ -7,57 +7,81 @@ from __future__ import annotations
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from llgen.cases.mixed import WARPS, MixedCase, N
+from llgen.cases.mixed import WARPS, MixedCase
 from llgen.runtime.gluon import compile_gluon, tile_offsets
 
 
-@gluon.jit
+@gluon.jit(do_not_specialize=["STEPS"])
 def mixed_loop_kernel(
     x_ptr,
     y_ptr,
     STEPS,
-    KB: gl.constexpr,
-    NC: gl.constexpr,
+    R: gl.constexpr,
+    C: gl.constexpr,
+    AXIS: gl.constexpr,
+    KIND: gl.constexpr,
     LOAD: gl.constexpr,
     SHARED: gl.constexpr,
     DOT: gl.constexpr,
     OUT: gl.constexpr,
-    FP4: gl.constexpr,
 ):
-    smem = gl.allocate_shared_memory(gl.uint8, [2, KB, NC], SHARED)
+    """Two R x C byte tiles into a 2-stage buffer; STEPS times: one stage into DOT, upcast to bf16 in OUT (KIND 0: fp4_to_fp
+    along AXIS; 1: int4, the low nibble first, as a kernel writes it by hand; 2: an i8 cast), XOR into the accumulator."""
+    smem = gl.allocate_shared_memory(gl.uint8, [2, R, C], SHARED)
     for s in gl.static_range(2):
-        smem.index(s).store(gl.load(x_ptr + tile_offsets(s, KB, NC, 1, 2, LOAD)))
+        smem.index(s).store(gl.load(x_ptr + tile_offsets(s, R, C, 1, 2, LOAD)))
     gl.thread_barrier()
-    if FP4:
-        acc = gl.zeros([2 * KB, NC], gl.int16, OUT)
+    if KIND == 2:
+        acc = gl.zeros([R, C], gl.int16, OUT)
+    elif AXIS == 0:
+        acc = gl.zeros([2 * R, C], gl.int16, OUT)
     else:
-        acc = gl.zeros([KB, NC], gl.int16, OUT)
+        acc = gl.zeros([R, 2 * C], gl.int16, OUT)
     for i in range(STEPS):
         t = smem.index(i % 2).load(DOT)
-        if FP4:
-            f = gl.fp4_to_fp(t, gl.bfloat16, 0)
+        if KIND == 0:
+            f = gl.fp4_to_fp(t, gl.bfloat16, AXIS)
+        elif KIND == 1:
+            b = t.to(gl.int8, bitcast=True)
+            x = gl.join((b << 4) >> 4, b >> 4)
+            if AXIS == 0:
+                x = gl.reshape(gl.permute(x, (0, 2, 1)), [2 * R, C])
+            else:
+                x = gl.reshape(x, [R, 2 * C])
+            f = gl.convert_layout(x.to(gl.bfloat16), OUT)
         else:
             f = t.to(gl.int8, bitcast=True).to(gl.bfloat16)
         acc = acc ^ f.to(gl.int16, bitcast=True)
-    if FP4:
-        o = tile_offsets(gl.program_id(0), 2 * KB, NC, 1, 2, OUT)
+    if KIND == 2:
+        o = tile_offsets(gl.program_id(0), R, C, 1, 2, OUT)
+    elif AXIS == 0:
+        o = tile_offsets(gl.program_id(0), 2 * R, C, 1, 2, OUT)
     else:
-        o = tile_offsets(gl.program_id(0), KB, NC, 1, 2, OUT)
+        o = tile_offsets(gl.program_id(0), R, 2 * C, 1, 2, OUT)
     gl.store(y_ptr + o, acc)
+
+
+def _dot(case: MixedCase, k_width: int):
+    if case.operand == "mma2B":
+        parent = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, WARPS], instr_shape=[16, 8])
+        return gl.DotOperandLayout(1, parent, k_width)
+    parent = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[WARPS, 1], instr_shape=[16, 64, 16])
+    return gl.DotOperandLayout(0, parent, k_width)
 
 
 def constexprs(case: MixedCase) -> dict:
     """The kernel's layouts for a case: Triton's own dot operand of the byte tile (kWidth 4: a thread's 4 bytes along
     K) and its NVMMA buffer of the case's orientation and swizzle."""
-    mma = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, WARPS], instr_shape=[16, 8])
+    r, c = case.byte_shape
     return {
-        "KB": case.byte_rows,
-        "NC": N,
-        "LOAD": gl.BlockedLayout([1, 16], [8, 4], [WARPS, 1], [1, 0]),
+        "R": r,
+        "C": c,
+        "AXIS": case.axis,
+        "KIND": 0 if case.dtype == "e2m1" else (1 if case.packed else 2),
+        "LOAD": gl.BlockedLayout([1, 16], [8, 4] if c >= 64 else [16, 2], [WARPS, 1], [1, 0]),
         "SHARED": gl.NVMMASharedLayout(case.swizzle, 8, rank=2, transposed=case.transposed),
-        "DOT": gl.DotOperandLayout(1, mma, 4),
-        "OUT": gl.DotOperandLayout(1, mma, case.k_width),
-        "FP4": case.packed,
+        "DOT": _dot(case, 4),
+        "OUT": _dot(case, case.k_width),
     }
 
 

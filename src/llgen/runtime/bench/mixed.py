@@ -51,8 +51,8 @@ CTAS_PER_SM = 8
 
 
 def _expected_tile(case, x: np.ndarray, steps: int) -> np.ndarray:
-    """[K, N] uint16: each element's XOR over the steps of its bf16 bits (path 1's accumulator)."""
-    acc = np.zeros((case.k, N), dtype=np.uint16)
+    """[*shape] uint16: each element's XOR over the steps of its bf16 bits (path 1's accumulator)."""
+    acc = np.zeros(case.shape, dtype=np.uint16)
     for i in range(steps):
         v = x[i & 1]
         if case.packed:
@@ -93,7 +93,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
         for steps in (1, 2):
             triton_run(steps, 1)
             torch.cuda.synchronize()
-            got = y1[: case.k * N].cpu().numpy().view(np.uint16).reshape(case.k, N)
+            got = y1[: case.k * N].cpu().numpy().view(np.uint16).reshape(case.shape)
             checks.setdefault("triton", []).append(bool(np.array_equal(got, _expected_tile(case, x, steps))))
     except Exception as e:  # noqa: BLE001 - a path that cannot run is a row saying why
         res["paths"]["triton"] = {"error": error_line(e)}
