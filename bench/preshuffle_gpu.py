@@ -18,13 +18,13 @@ from pathlib import Path
 
 import numpy as np
 
-from llgen.cases.preshuffle import NVIDIA, SINGLE_WARP_B, load_cases, mma_cases
+from llgen.cases.preshuffle import NVIDIA, SINGLE_WARP_B, load_cases, mma_cases, wgmma_cases
 from llgen.core.dtypes import dtype
 from llgen.emit import preshuffle as E
 from llgen.plan.preshuffle import PreshufflePlan
 from llgen.runtime.compile import compile as gpu_compile
-from llgen.runtime.compile import device
-from llgen.runtime.preshuffle_check import repack_module, run_load, run_mma, values
+from llgen.runtime.compile import compile_sm90a, device
+from llgen.runtime.preshuffle_check import repack_module, run_load, run_mma, run_wgmma, values
 from llgen.spec import parse_layout
 
 STREAM_B = "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], instrShape = [16, 8]}>, kWidth = 2}>"
@@ -155,6 +155,12 @@ def main() -> int:
     for label, plan, memory, out in mma_cases():
         r = run_mma(plan, memory, out, gpu_compile)
         rows.append({"case": f"mma {label}", "ok": r.ok, "detail": r.detail})
+    for label, plan, memory in wgmma_cases():
+        try:
+            r = run_wgmma(plan, memory, compile_sm90a)
+            rows.append({"case": f"wgmma {label}", "ok": r.ok, "detail": r.detail})
+        except Exception as e:  # noqa: BLE001 - a case that cannot run is a failed row, the others still run
+            rows.append({"case": f"wgmma {label}", "ok": False, "detail": str(e)[:300]})
     rows += repack_kernels(cp)
     rows += packed_checks()
     streams = []

@@ -212,3 +212,17 @@ def test_bad_input_is_one_sentence_and_exit_2(args, says):
     r = CliRunner().invoke(main, base + args)
     assert r.exit_code == 2, r.output
     assert says in r.output and "Traceback" not in r.output
+
+
+def test_wgmma_micro_kernels_take_a_from_the_loaders_registers():
+    """wgmma's register A straight from the pre-shuffled loader (or the K-contiguous store): one HGMMA a k-step, no
+    local memory, for sm_90a; bench/preshuffle_gpu.py runs them against NumPy."""
+    from llgen.cases.preshuffle import wgmma_cases
+    from llgen.runtime.preshuffle_check import wgmma_source
+    from llgen.runtime.toolchain.cuda import compile_cuda, disassemble_cubin
+
+    cases = wgmma_cases()
+    assert {m for _, _, m in cases} == {"g", "k"} and {p.dtype.name for _, p, _ in cases} == {"i4", "e2m1", "bf16"}
+    for label, plan, memory in cases:
+        (k,) = disassemble_cubin(compile_cuda(wgmma_source(plan, memory), "sm_90a", ("-std=c++17",))).values()
+        assert k.count("HGMMA") == plan.tile[1] // 16 and k.local == 0, label

@@ -79,3 +79,21 @@ def mma_cases() -> list[tuple[str, object, str, str]]:
                     for o in outs:
                         out.append((f"{'x'.join(map(str, tile))}/{dt}/{decode}/{memory}->{o}", plan, memory, o))
     return out
+
+
+def wgmma_cases() -> list[tuple[str, object, str]]:
+    """(label, plan, memory): wgmma's register A over 64 x 64 (4 warps), the 4-bit types by both decodes into bf16 and
+    bf16 itself, from G and from the K-contiguous store (B's K permuted)."""
+    from llgen.plan.preshuffle import PreshufflePlan
+
+    spec, tile, warps = FAMILIES["wgmmaA"]
+    op = parse_layout(spec, tile, warps)
+    out = []
+    for dt in ("i4", "e2m1", "bf16"):
+        for decode in ("plain", "fast") if dtype(dt).sub_byte else ("plain",):
+            plan = PreshufflePlan(op, tile, dtype(dt), 1, decode)
+            for memory in ("g", "k"):
+                loader = plan.loader if memory == "g" else plan.k_loader
+                if loader is not None and loader.vector_bytes >= 4:
+                    out.append((f"wgmmaA/{dt}/{decode}/{memory}->bf16", plan, memory))
+    return out

@@ -91,11 +91,11 @@ class CudaModule:
 
     lang = "cuda"
 
-    def __init__(self, source: str, target: Target):
+    def __init__(self, source: str, target: Target, options: tuple[str, ...] = CUDA_OPTIONS):
         cp = _cupy()
         self.cp, self.target = cp, target
         try:
-            self._mod = cp.RawModule(code=source, options=CUDA_OPTIONS)
+            self._mod = cp.RawModule(code=source, options=options)
             if hasattr(self._mod, "compile"):
                 self._mod.compile()
         except cp.cuda.compiler.CompileException as e:
@@ -280,6 +280,11 @@ def compile(source: str, target: str | Target = "sm_90"):
     """Compile ``source`` (from `llgen.emit`, or several concatenated) for ``target``'s language."""
     tgt = to_target(target)
     return CudaModule(source, tgt) if tgt.lang == "cuda" else HipModule(source, tgt)
+
+
+def compile_sm90a(source: str) -> CudaModule:
+    """Compile CUDA ``source`` that uses sm_90a's instructions (wgmma) for the device."""
+    return CudaModule(source, to_target("sm_90"), (*CUDA_OPTIONS, "-arch=sm_90a"))
 
 
 def device(target: str | Target = "sm_90") -> Device:

@@ -263,3 +263,95 @@ def run_mma(plan: PreshufflePlan, memory: str, out: str, compiler, seed: int = 0
         bad = np.argwhere(got != want)[0]
         return Outcome(label, False, f"D[{bad[0]},{bad[1]}] = {got[tuple(bad)]} != {want[tuple(bad)]}")
     return Outcome(label, True)
+
+
+def wgmma_source(plan: PreshufflePlan, memory: str) -> str:
+    """One warpgroup: A (64 x K, wgmma's register operand) loaded and upcast to bf16 by the header, B (K x 8 bf16) in
+    shared memory as K-major 8x8 core matrices without swizzle (k-step s at byte 256 s, its two core matrices 128
+    bytes apart: LBO 128, SBO 256), D = A·B by wgmma m64n8k16 with A from registers, D's fragments to ``d``."""
+    m, k = plan.tile
+    at = {}
+    for r in range(plan.operand.in_size("register")):
+        c = plan.operand.apply({"register": r, "lane": 0, "warp": 0})
+        at[tuple(c.values())] = r
+    lines = [E.header(plan, "check", memory), 'extern "C" __global__ void __launch_bounds__(128) llgen_preshuffle_wgmma(']
+    lines += ["    const unsigned char* src, const uint4* bimg, float* d) {", "  using namespace llgen::check;"]
+    lines += [f"  __shared__ __align__(128) uint4 b[{k * 16 // 16}];"]
+    lines += [f"  for (int i = threadIdx.x; i < {k}; i += blockDim.x) b[i] = bimg[i];", "  __syncthreads();"]
+    lines += ['  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");']
+    lines += ["  unsigned w[kWords];", "  load(src, 0, 0, w);"]
+    if plan.dtype.sub_byte:
+        lines += ["  unsigned h[kRegisters / 2];", "  upcast_bf16(w, h);"]
+    else:
+        lines += ["  const unsigned (&h)[kWords] = w;"]
+    lines += [
+        "  float acc[4] = {0.f, 0.f, 0.f, 0.f};",
+        "  const unsigned base = static_cast<unsigned>(__cvta_generic_to_shared(b));",
+    ]
+    lines += ['  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");']
+    for s in range(k // 16):
+        a = [at[(row, 16 * s + col)] // 2 for row, col in ((0, 0), (8, 0), (0, 8), (8, 8))]
+        lines.append(f"  {{ const unsigned long long desc = ((unsigned long long)((base + {256 * s}u) >> 4) & 0x3FFFull)")
+        lines.append("        | (8ull << 16) | (16ull << 32);  // LBO 128 bytes, SBO 256 bytes, no swizzle")
+        lines.append(
+            '    asm volatile("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0,%1,%2,%3}, {%4,%5,%6,%7}, %8, 1, 1, 1, 0;"'
+            ' : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])'
+            f' : "r"(h[{a[0]}]), "r"(h[{a[1]}]), "r"(h[{a[2]}]), "r"(h[{a[3]}]), "l"(desc)); }}'
+        )
+    lines += ['  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");']
+    lines += ['  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");']
+    lines += ["  for (int i = 0; i < 4; ++i) d[threadIdx.x * 4 + i] = acc[i];", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def b_core_matrices(b: np.ndarray) -> np.ndarray:
+    """B (K x 8, bf16 bits) as the K-major core matrices wgmma_source's descriptors name, as bytes."""
+    k = b.shape[0]
+    img = np.zeros(k * 8, dtype=np.uint16)
+    for kk in range(k):
+        s, c, e = kk // 16, (kk % 16) // 8, kk % 8
+        for n in range(8):
+            img[(256 * s + 128 * c + 16 * n) // 2 + e] = b[kk, n]
+    return img.view(np.uint8)
+
+
+def run_wgmma(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Outcome:
+    """D = A·B on the GPU with A (64 x K, the plan's tile) loaded into wgmma's register operand by the header: from G,
+    or (memory "k") stored K-contiguous with B's K permuted by sigma. Small integers keep every product exact."""
+    label = f"wgmma {E.name(plan)}[{memory}] -> bf16"
+    rng = np.random.default_rng(seed)
+    m, k = plan.shape
+    x = values(plan, rng)
+    if plan.dtype.sub_byte:
+        a = decode(x, plan.dtype.name, "bf16").astype(np.uint32) << 16
+        a = a.view(np.float32)
+    else:
+        a = rng.integers(-8, 8, size=plan.shape).astype(np.float32)
+        x = (a.view(np.uint32) >> 16).astype(np.uint16)
+    bmat = rng.integers(-4, 5, size=(k, 8)).astype(np.float32)
+    bbits = (bmat.view(np.uint32) >> 16).astype(np.uint16)
+    if memory == "k":
+        buf = np.ascontiguousarray(x)  # A row-major, K contiguous, as it lies: no repack
+        if plan.dtype.sub_byte:
+            flat = buf.reshape(-1)
+            buf = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)
+        bbits = bbits[np.array(plan.k_permutation())]
+    else:
+        buf = np.ascontiguousarray(repack_module(plan, memory)["repack"](x))
+    mod = compiler(wgmma_source(plan, memory))
+    d = mod.filled(128 * 4, np.float32, 0)
+    args = (mod.to_device(buf.view(np.uint8).reshape(-1)), mod.to_device(b_core_matrices(bbits)), d)
+    mod.launch("llgen_preshuffle_wgmma", 1, 128, args)
+    mod.synchronize()
+    frag = mod.to_host(d).reshape(4, 32, 4)
+    got = np.zeros((m, 8), dtype=np.float32)
+    for w in range(4):
+        for lane in range(32):
+            g, t = lane // 4, lane % 4
+            got[16 * w + g, 2 * t : 2 * t + 2] = frag[w, lane, 0:2]
+            got[16 * w + g + 8, 2 * t : 2 * t + 2] = frag[w, lane, 2:4]
+    want = a @ bmat
+    if not np.array_equal(got, want):
+        bad = np.argwhere(got != want)[0]
+        return Outcome(label, False, f"D[{bad[0]},{bad[1]}] = {got[tuple(bad)]} != {want[tuple(bad)]}")
+    return Outcome(label, True)
