@@ -173,14 +173,20 @@ def _position(loader, r: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------------- mma.sync on the loaded operand
-def mma_source(plan: PreshufflePlan, memory: str, out: str) -> str:
-    """One warp: B's tile loaded and upcast to ``out`` (f16/bf16), A's fragments from ``afrag`` (host-arranged,
-    per k-step s and lane four words), D = A·B by mma.sync m16n8k16 per 8-column block, D's fragments to ``d``."""
-    k, n = plan.tile
+def _registers_of_lane0(plan: PreshufflePlan) -> dict:
+    """Tensor coordinates -> the register that holds them in lane 0 of warp 0 (every lane's registers step alike)."""
     at = {}
     for r in range(plan.operand.in_size("register")):
         c = plan.operand.apply({"register": r, "lane": 0, "warp": 0})
         at[tuple(c.values())] = r
+    return at
+
+
+def mma_source(plan: PreshufflePlan, memory: str, out: str) -> str:
+    """One warp: B's tile loaded and upcast to ``out`` (f16/bf16), A's fragments from ``afrag`` (host-arranged,
+    per k-step s and lane four words), D = A·B by mma.sync m16n8k16 per 8-column block, D's fragments to ``d``."""
+    k, n = plan.tile
+    at = _registers_of_lane0(plan)
     lines = [E.header(plan, "check", memory), 'extern "C" __global__ void llgen_preshuffle_mma(']
     lines += ["    const unsigned char* src, const unsigned* afrag, float* d) {", "  using namespace llgen::check;"]
     lines += ["  const unsigned lane = threadIdx.x;", "  unsigned w[kWords];", "  load(src, 0, 0, w);"]
@@ -270,10 +276,7 @@ def wgmma_source(plan: PreshufflePlan, memory: str) -> str:
     shared memory as K-major 8x8 core matrices without swizzle (k-step s at byte 256 s, its two core matrices 128
     bytes apart: LBO 128, SBO 256), D = A·B by wgmma m64n8k16 with A from registers, D's fragments to ``d``."""
     m, k = plan.tile
-    at = {}
-    for r in range(plan.operand.in_size("register")):
-        c = plan.operand.apply({"register": r, "lane": 0, "warp": 0})
-        at[tuple(c.values())] = r
+    at = _registers_of_lane0(plan)
     lines = [E.header(plan, "check", memory), 'extern "C" __global__ void __launch_bounds__(128) llgen_preshuffle_wgmma(']
     lines += ["    const unsigned char* src, const uint4* bimg, float* d) {", "  using namespace llgen::check;"]
     lines += [f"  __shared__ __align__(128) uint4 b[{k * 16 // 16}];"]
