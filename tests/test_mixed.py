@@ -11,14 +11,14 @@ import pytest
 
 from llgen.cases.mixed import CASES, N, plain_image, plain_plan, plain_source, preshuffle_plan, preshuffled_source, tiles
 from llgen.runtime import host
-from llgen.runtime.bench.mixed import expected_words, preshuffled_image
+from llgen.runtime.bench.mixed import expected_words, loop_tiles, preshuffled_image
 
 SMALL = [c for c in CASES if c.k == 64]
 
 
 def _run(case, source, image, fn, x, steps):
     mod = host.compile(source(case), "sm_90")
-    want = expected_words(case, x, steps)
+    want = expected_words(case, loop_tiles(x, steps))
     y = mod.filled(want.size, np.uint32, 0xDEADBEEF)
     mod.launch(fn, 1, 128, (mod.to_device(image(case, x)), y, np.int32(steps)))
     mod.synchronize()
@@ -62,3 +62,34 @@ def test_llgen_reads_at_the_shared_memory_floor(case):
     traffic = preshuffle_plan(case).loader.traffic()
     assert traffic["sectors_per_load"] == traffic["floor_sectors_per_load"] and traffic["vector_bytes"] == 16
     assert case.tile_bytes * (2 if case.packed else 1) == case.shape[0] * case.shape[1] == case.k * N
+
+
+@pytest.mark.parametrize("case", SMALL, ids=lambda c: c.id)
+def test_stream_kernels_equal_numpy_over_a_ctas_tiles(case):
+    """STREAM's llgen kernels over three tiles: path 2 from dense row-major byte tiles (llgen's store endpoint into S,
+    then its load), path 3 from G-ordered tiles."""
+    from llgen.cases.mixed import byte_tiles, plain_stream_source, preshuffled_stream_source
+    from llgen.runtime.preshuffle_check import repack_module
+
+    x = np.random.default_rng(2).integers(0, 16 if case.packed else 256, (3, *case.shape))
+    repack = repack_module(preshuffle_plan(case), "g")["repack"]
+    vals = x if case.packed else x.astype(np.uint8).view(np.int8)
+    g = np.concatenate([np.ascontiguousarray(repack(vals[t])).view(np.uint8).reshape(-1) for t in range(3)])
+    want = expected_words(case, list(x))
+    for fn, source, img in (
+        ("mixed_plain_stream", plain_stream_source, byte_tiles(case, x).reshape(-1)),
+        ("mixed_g_stream", preshuffled_stream_source, g),
+    ):
+        mod = host.compile(source(case), "sm_90")
+        y = mod.filled(want.size, np.uint32, 0xDEADBEEF)
+        mod.launch(fn, 1, 128, (mod.to_device(img), y, np.int32(3)))
+        mod.synchronize()
+        assert np.array_equal(mod.to_host(y).reshape(want.shape), want), (case.id, fn)
+
+
+def test_triton_stream_kernel_compiles():
+    pytest.importorskip("triton")
+    from llgen.runtime.gluon_mixed import compile_offline
+
+    ptx = compile_offline(SMALL[0], stream=True).asm["ptx"]
+    assert "ldmatrix" in ptx and "bar.sync" in ptx

@@ -18,7 +18,7 @@ from llgen.core.dtypes import dtype
 from llgen.emit import emit
 from llgen.emit import preshuffle as EP
 from llgen.layouts.shared import NvmmaShared
-from llgen.plan.endpoint import plan_load
+from llgen.plan.endpoint import plan_load, plan_store
 from llgen.plan.preshuffle import PreshufflePlan
 from llgen.spec import parse_layout
 
@@ -213,3 +213,84 @@ def plain_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
     coords = np.array([list(s.apply({"offset": int(o)}).values()) for o in offs])
     b = byte_tiles(case, x)
     return np.concatenate([b[t][coords[:, 0], coords[:, 1]] for t in range(2)])
+
+
+# STREAM: a whole weight, stored as dense row-major byte tiles one after another (path 3: each tile in G's order),
+# each CTA reading PER tiles in turn into the operand's registers, upcast, XOR-reduced
+STREAM_BYTES = 64 << 20  # past the L2, so the tiles come from HBM
+PER = 8
+
+
+def stream_tiles(case: MixedCase) -> int:
+    return STREAM_BYTES // case.tile_bytes
+
+
+def store_layout(case: MixedCase) -> str:
+    """The coalesced blocked layout path 2 reads a byte tile from global memory in: 16 bytes a thread along the row."""
+    c = case.byte_shape[1]
+    tpw = "[8, 4]" if c >= 64 else "[16, 2]"
+    return f"#ttg.blocked<{{sizePerThread = [1, 16], threadsPerWarp = {tpw}, warpsPerCTA = [{WARPS}, 1], order = [1, 0]}}>"
+
+
+def _accumulate(words: str, upcast: str) -> str:
+    return f"""    unsigned h[{words}];
+    {upcast}
+#pragma unroll
+    for (int j = 0; j < {words}; ++j) acc[j] ^= h[j];"""
+
+
+def _stream_kernel(name: str, ns: str, words: str, smem: str, body: str) -> str:
+    return f"""
+extern "C" __global__ void __launch_bounds__(128) {name}(const unsigned char* __restrict__ x, unsigned* y, int per) {{
+  using namespace llgen::{ns};
+{smem}  unsigned acc[{words}];
+  for (int j = 0; j < {words}; ++j) acc[j] = 0u;
+  for (int i = 0; i < per; ++i) {{
+    const unsigned char* tile = x + static_cast<unsigned long long>(blockIdx.x * per + i) * TILE_BYTES;
+{body}
+  }}
+  for (int j = 0; j < {words}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * {words} + j] = acc[j];
+}}
+"""
+
+
+def plain_stream_source(case: MixedCase) -> str:
+    """Path 2's STREAM, ``mixed_plain_stream(x, y, per)``: each tile read from global memory in a coalesced blocked
+    layout and stored into S by llgen's store endpoint, then llgen's 4-bit (or 8-bit) load and upcast."""
+    store = plan_store(parse_layout(store_layout(case), case.byte_shape, WARPS), case.shared(), "i8", "sm_90")
+    up = "upcast_bf16(b, h);" if case.packed else "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
+    words = "kRegs" if case.packed else "kRegs / 2"
+    body = f"""    unsigned char a[llgen::st::kRegs];
+    llgen::st::load_a(tile, a);
+    llgen::st::store(a, smem);
+    __syncthreads();
+    unsigned char b[kRegs];
+    load(smem, b);
+    __syncthreads();
+{_accumulate(words, up)}"""
+    return (
+        emit(store, "header", "st")
+        + emit(plain_plan(case), "header", "mp")
+        + ("namespace llgen { namespace mp {" + _I8_TO_BF16 + "} }\n" if not case.packed else "")
+        + f"#define TILE_BYTES {case.tile_bytes}ull\n"
+        + _stream_kernel("mixed_plain_stream", "mp", words, "  alignas(1024) __shared__ unsigned char smem[kSmemBytes];\n", body)
+    )
+
+
+def preshuffled_stream_source(case: MixedCase) -> str:
+    """Path 3's STREAM, ``mixed_g_stream(x, y, per)``: each tile in G's order, 16-byte loads into the registers."""
+    plan = preshuffle_plan(case)
+    if case.packed:
+        up, extra = "upcast_bf16(w, h);", ""
+    else:
+        up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
+        extra = "namespace llgen { namespace mg {" + _I8_TO_BF16 + "} }\n"
+    body = f"""    unsigned w[kWords];
+    load(tile, 0u, 0u, w);
+{_accumulate("kRegisters / 2", up)}"""
+    return (
+        EP.header(plan, "mg", "g")
+        + extra
+        + f"#define TILE_BYTES {case.tile_bytes}ull\n"
+        + _stream_kernel("mixed_g_stream", "mg", "kRegisters / 2", "", body)
+    )

@@ -11,6 +11,48 @@ from llgen.cases.mixed import WARPS, MixedCase
 from llgen.runtime.gluon import compile_gluon, tile_offsets
 
 
+@gluon.jit
+def _zeros(R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr):
+    """The bf16 accumulator (as int16 bits) over the upcast tile: R x C bytes, K doubled for 4-bit types."""
+    if KIND == 2:
+        acc = gl.zeros([R, C], gl.int16, OUT)
+    elif AXIS == 0:
+        acc = gl.zeros([2 * R, C], gl.int16, OUT)
+    else:
+        acc = gl.zeros([R, 2 * C], gl.int16, OUT)
+    return acc
+
+
+@gluon.jit
+def _out_offsets(pm, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr):
+    if KIND == 2:
+        o = tile_offsets(pm, R, C, 1, 2, OUT)
+    elif AXIS == 0:
+        o = tile_offsets(pm, 2 * R, C, 1, 2, OUT)
+    else:
+        o = tile_offsets(pm, R, 2 * C, 1, 2, OUT)
+    return o
+
+
+@gluon.jit
+def _upcast(t, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr):
+    """Bytes in the dot operand to bf16 bits (int16) in OUT. KIND 0: fp4_to_fp along AXIS; 1: int4, the low nibble
+    first, as a kernel writes it by hand (Triton has no int4 upcast op); 2: an i8 cast."""
+    if KIND == 0:
+        f = gl.fp4_to_fp(t, gl.bfloat16, AXIS)
+    elif KIND == 1:
+        b = t.to(gl.int8, bitcast=True)
+        x = gl.join((b << 4) >> 4, b >> 4)
+        if AXIS == 0:
+            x = gl.reshape(gl.permute(x, (0, 2, 1)), [2 * R, C])
+        else:
+            x = gl.reshape(x, [R, 2 * C])
+        f = gl.convert_layout(x.to(gl.bfloat16), OUT)
+    else:
+        f = t.to(gl.int8, bitcast=True).to(gl.bfloat16)
+    return f.to(gl.int16, bitcast=True)
+
+
 @gluon.jit(do_not_specialize=["STEPS"])
 def mixed_loop_kernel(
     x_ptr,
@@ -25,40 +67,44 @@ def mixed_loop_kernel(
     DOT: gl.constexpr,
     OUT: gl.constexpr,
 ):
-    """Two R x C byte tiles into a 2-stage buffer; STEPS times: one stage into DOT, upcast to bf16 in OUT (KIND 0: fp4_to_fp
-    along AXIS; 1: int4, the low nibble first, as a kernel writes it by hand; 2: an i8 cast), XOR into the accumulator."""
+    """LOOP: two R x C byte tiles into a 2-stage buffer; STEPS times one stage into DOT, upcast, XOR-accumulated."""
     smem = gl.allocate_shared_memory(gl.uint8, [2, R, C], SHARED)
     for s in gl.static_range(2):
         smem.index(s).store(gl.load(x_ptr + tile_offsets(s, R, C, 1, 2, LOAD)))
     gl.thread_barrier()
-    if KIND == 2:
-        acc = gl.zeros([R, C], gl.int16, OUT)
-    elif AXIS == 0:
-        acc = gl.zeros([2 * R, C], gl.int16, OUT)
-    else:
-        acc = gl.zeros([R, 2 * C], gl.int16, OUT)
+    acc = _zeros(R, C, AXIS, KIND, OUT)
     for i in range(STEPS):
-        t = smem.index(i % 2).load(DOT)
-        if KIND == 0:
-            f = gl.fp4_to_fp(t, gl.bfloat16, AXIS)
-        elif KIND == 1:
-            b = t.to(gl.int8, bitcast=True)
-            x = gl.join((b << 4) >> 4, b >> 4)
-            if AXIS == 0:
-                x = gl.reshape(gl.permute(x, (0, 2, 1)), [2 * R, C])
-            else:
-                x = gl.reshape(x, [R, 2 * C])
-            f = gl.convert_layout(x.to(gl.bfloat16), OUT)
-        else:
-            f = t.to(gl.int8, bitcast=True).to(gl.bfloat16)
-        acc = acc ^ f.to(gl.int16, bitcast=True)
-    if KIND == 2:
-        o = tile_offsets(gl.program_id(0), R, C, 1, 2, OUT)
-    elif AXIS == 0:
-        o = tile_offsets(gl.program_id(0), 2 * R, C, 1, 2, OUT)
-    else:
-        o = tile_offsets(gl.program_id(0), R, 2 * C, 1, 2, OUT)
-    gl.store(y_ptr + o, acc)
+        acc = acc ^ _upcast(smem.index(i % 2).load(DOT), R, C, AXIS, KIND, OUT)
+    gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, KIND, OUT), acc)
+
+
+@gluon.jit(do_not_specialize=["PER"])
+def mixed_stream_kernel(
+    x_ptr,
+    y_ptr,
+    PER,
+    R: gl.constexpr,
+    C: gl.constexpr,
+    AXIS: gl.constexpr,
+    KIND: gl.constexpr,
+    LOAD: gl.constexpr,
+    SHARED: gl.constexpr,
+    DOT: gl.constexpr,
+    OUT: gl.constexpr,
+):
+    """STREAM: PER dense byte tiles in turn from global memory into the buffer (local_store), into DOT (local_load),
+    upcast, XOR-accumulated."""
+    smem = gl.allocate_shared_memory(gl.uint8, [R, C], SHARED)
+    offs = tile_offsets(0, R, C, 1, 2, LOAD)
+    base = gl.program_id(0) * PER
+    acc = _zeros(R, C, AXIS, KIND, OUT)
+    for i in range(PER):
+        smem.store(gl.load(x_ptr + (base + i) * (R * C) + offs))
+        gl.thread_barrier()
+        t = smem.load(DOT)
+        gl.thread_barrier()
+        acc = acc ^ _upcast(t, R, C, AXIS, KIND, OUT)
+    gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, KIND, OUT), acc)
 
 
 def _dot(case: MixedCase, k_width: int):
@@ -85,6 +131,7 @@ def constexprs(case: MixedCase) -> dict:
     }
 
 
-def compile_offline(case: MixedCase, arch: int = 90):
-    """The kernel of ``case`` compiled without a GPU (tests: its PTX and TTGIR)."""
-    return compile_gluon(mixed_loop_kernel, {"x_ptr": "*u8", "y_ptr": "*i16", "STEPS": "i32"}, constexprs(case), WARPS, arch)
+def compile_offline(case: MixedCase, stream: bool = False, arch: int = 90):
+    """The LOOP (or STREAM) kernel of ``case`` compiled without a GPU (tests: its PTX and TTGIR)."""
+    fn, count = (mixed_stream_kernel, "PER") if stream else (mixed_loop_kernel, "STEPS")
+    return compile_gluon(fn, {"x_ptr": "*u8", "y_ptr": "*i16", count: "i32"}, constexprs(case), WARPS, arch)

@@ -1,7 +1,8 @@
-"""The mixed suite's LOOP form on a GPU (llgen.cases.mixed): per case, the three paths checked against NumPy (one
-step and two) and timed, each step's ns per SM from the slope between two step counts at 8 CTAs an SM (throughput)
-and at one CTA an SM (latency), beside the shared-memory floor of the packed bytes (128 bytes a clock an SM at the
-boost clock: a floor, not the clock the run held)."""
+"""The mixed suite on a GPU (llgen.cases.mixed), per case the three paths checked against NumPy and timed in both
+forms. LOOP: each step's ns per SM from the slope between two step counts at 8 CTAs an SM (throughput) and at one
+CTA an SM (latency), beside the shared-memory floor of the packed bytes (128 bytes a clock an SM at the boost clock:
+a floor, not the clock the run held). STREAM: a whole weight's bytes read per second, beside a device-to-device copy
+of the same bytes (read and write counted)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,19 @@ import numpy as np
 
 from llgen.cases.mixed import (
     CASES,
+    PER,
+    STREAM_BYTES,
     WARPS,
     MixedCase,
     N,
     byte_tiles,
     plain_image,
     plain_source,
+    plain_stream_source,
     preshuffle_plan,
     preshuffled_source,
+    preshuffled_stream_source,
+    stream_tiles,
     tiles,
 )
 from llgen.core.errors import error_line
@@ -31,34 +37,37 @@ def preshuffled_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
     return np.concatenate([np.ascontiguousarray(repack(vals[t])).view(np.uint8).reshape(-1) for t in range(2)])
 
 
-def expected_words(case: MixedCase, x: np.ndarray, steps: int) -> np.ndarray:
-    """[threads, words]: each thread's XOR over the steps of its bf16 words (registers 2j low, 2j + 1 high of B)."""
+def _bf16_bits(case: MixedCase, v: np.ndarray) -> np.ndarray:
+    if case.packed:
+        return decode(v, case.dtype, "bf16").astype(np.uint32)
+    return v.astype(np.uint8).view(np.int8).astype(np.float32).view(np.uint32) >> 16
+
+
+def expected_words(case: MixedCase, seq) -> np.ndarray:
+    """[threads, words]: each thread's XOR over the tiles of ``seq`` (in turn) of its bf16 words (registers 2j low,
+    2j + 1 high of the operand layout)."""
     ids = element_ids(case.layout(), WARPS, 32).reshape(WARPS * 32, -1)
     acc = np.zeros((ids.shape[0], ids.shape[1] // 2), dtype=np.uint32)
-    for i in range(steps):
-        v = x[i & 1].reshape(-1)[ids]
-        if case.packed:
-            h = decode(v, case.dtype, "bf16").astype(np.uint32)
-        else:
-            f = v.astype(np.uint8).view(np.int8).astype(np.float32)
-            h = (f.view(np.uint32) >> 16).astype(np.uint32)
-        acc ^= h[:, 0::2] | (h[:, 1::2] << 16)
+    for tile in seq:
+        h = _bf16_bits(case, tile.reshape(-1)[ids])
+        acc ^= (h[:, 0::2] | (h[:, 1::2] << 16)).astype(np.uint32)
     return acc
+
+
+def loop_tiles(x: np.ndarray, steps: int) -> list:
+    """The tiles a LOOP of ``steps`` reads: the two stages in turn."""
+    return [x[i & 1] for i in range(steps)]
 
 
 STEPS = (64, 320)  # the two step counts whose difference times a step
 CTAS_PER_SM = 8
 
 
-def _expected_tile(case, x: np.ndarray, steps: int) -> np.ndarray:
-    """[*shape] uint16: each element's XOR over the steps of its bf16 bits (path 1's accumulator)."""
+def _expected_tile(case, seq) -> np.ndarray:
+    """[*shape] uint16: each element's XOR over the tiles of ``seq`` of its bf16 bits (path 1's accumulator)."""
     acc = np.zeros(case.shape, dtype=np.uint16)
-    for i in range(steps):
-        v = x[i & 1]
-        if case.packed:
-            acc ^= decode(v, case.dtype, "bf16").astype(np.uint16)
-        else:
-            acc ^= (v.astype(np.uint8).view(np.int8).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+    for tile in seq:
+        acc ^= _bf16_bits(case, tile).astype(np.uint16)
     return acc
 
 
@@ -94,7 +103,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
             triton_run(steps, 1)
             torch.cuda.synchronize()
             got = y1[: case.k * N].cpu().numpy().view(np.uint16).reshape(case.shape)
-            checks.setdefault("triton", []).append(bool(np.array_equal(got, _expected_tile(case, x, steps))))
+            checks.setdefault("triton", []).append(bool(np.array_equal(got, _expected_tile(case, loop_tiles(x, steps)))))
     except Exception as e:  # noqa: BLE001 - a path that cannot run is a row saying why
         res["paths"]["triton"] = {"error": error_line(e)}
         runs.pop("triton")
@@ -108,7 +117,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
             mod = cp.RawModule(code=source(case), options=("-std=c++17",))
             kern = mod.get_function(fn)
             img = cp.asarray(image(case, x))
-            words = expected_words(case, x, 1).shape[1]
+            words = expected_words(case, []).shape[1]
             y = cp.zeros(grid_max * 128 * words, dtype=cp.uint32)
 
             def run(steps, grid, kern=kern, img=img, y=y):
@@ -118,7 +127,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
                 run(steps, 1)
                 cp.cuda.runtime.deviceSynchronize()
                 got = cp.asnumpy(y[: 128 * words]).reshape(128, words)
-                checks.setdefault(name, []).append(bool(np.array_equal(got, expected_words(case, x, steps))))
+                checks.setdefault(name, []).append(bool(np.array_equal(got, expected_words(case, loop_tiles(x, steps)))))
             runs[name] = run
         except Exception as e:  # noqa: BLE001
             res["paths"][name] = {"error": error_line(e)}
@@ -139,6 +148,61 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
     return res
 
 
+def stream_case(case, cp, torch, rep: int = 50) -> dict:
+    """STREAM: the whole weight (STREAM_BYTES of dense byte tiles; G-ordered tiles for path 3) into the operand's
+    registers, PER tiles a CTA, checked on CTA 0's tiles and timed beside a device-to-device copy of the bytes."""
+    from triton.testing import do_bench
+
+    from llgen.runtime.gluon_mixed import constexprs, mixed_stream_kernel
+
+    n_tiles = stream_tiles(case)
+    grid = n_tiles // PER
+    x = np.random.default_rng(11).integers(0, 16 if case.packed else 256, (PER, *case.shape))
+    rest = torch.randint(0, 256, (STREAM_BYTES - PER * case.tile_bytes,), dtype=torch.uint8, device="cuda")
+    rowmajor = torch.cat([torch.from_numpy(byte_tiles(case, x).reshape(-1)).cuda(), rest])
+    repack = repack_module(preshuffle_plan(case), "g")["repack"]
+    vals = x if case.packed else x.astype(np.uint8).view(np.int8)
+    g_first = np.concatenate([np.ascontiguousarray(repack(vals[t])).view(np.uint8).reshape(-1) for t in range(PER)])
+    g_bytes = torch.cat([torch.from_numpy(g_first).cuda(), rest])
+    res = {"id": case.id, "bytes": STREAM_BYTES, "paths": {}}
+    runs = {}
+    try:
+        y1 = torch.empty(grid * case.k * N, dtype=torch.int16, device="cuda")
+        consts = constexprs(case)
+        runs["triton"] = lambda: mixed_stream_kernel[(grid,)](rowmajor, y1, PER, num_warps=WARPS, **consts)
+        runs["triton"]()
+        torch.cuda.synchronize()
+        got = y1[: case.k * N].cpu().numpy().view(np.uint16).reshape(case.shape)
+        res["paths"]["triton"] = {"exact": bool(np.array_equal(got, _expected_tile(case, list(x))))}
+    except Exception as e:  # noqa: BLE001 - a path that cannot run is a row saying why
+        res["paths"]["triton"] = {"error": error_line(e)}
+        runs.pop("triton", None)
+    words = expected_words(case, []).shape[1]
+    for name, source, fn, buf in (
+        ("llgen_plain", plain_stream_source, "mixed_plain_stream", rowmajor),
+        ("llgen_preshuffled", preshuffled_stream_source, "mixed_g_stream", g_bytes),
+    ):
+        try:
+            kern = cp.RawModule(code=source(case), options=("-std=c++17",)).get_function(fn)
+            src, y = cp.asarray(buf), cp.zeros(grid * 128 * words, dtype=cp.uint32)
+            runs[name] = lambda kern=kern, src=src, y=y: kern((grid,), (128,), (src, y, np.int32(PER)))
+            runs[name]()
+            cp.cuda.runtime.deviceSynchronize()
+            got = cp.asnumpy(y[: 128 * words]).reshape(128, words)
+            res["paths"][name] = {"exact": bool(np.array_equal(got, expected_words(case, list(x))))}
+        except Exception as e:  # noqa: BLE001
+            res["paths"][name] = {"error": error_line(e)}
+    src, dst = cp.asarray(rowmajor), cp.empty(STREAM_BYTES, dtype=cp.uint8)
+    copy_ms = do_bench(lambda: cp.copyto(dst, src), warmup=10, rep=rep, return_mode="median")
+    res["copy_GBps"] = round(2 * STREAM_BYTES / copy_ms / 1e6, 1)
+    for name, run in runs.items():
+        ms = do_bench(run, warmup=10, rep=rep, return_mode="median")
+        row = res["paths"][name]
+        row["GBps"] = round(STREAM_BYTES / ms / 1e6, 1)
+        row["of_copy"] = round(row["GBps"] / res["copy_GBps"], 3)
+    return res
+
+
 def run_suite(log=print, rep: int = 50) -> dict:
     import cupy as cp
     import torch
@@ -148,27 +212,44 @@ def run_suite(log=print, rep: int = 50) -> dict:
     sms = props["multiProcessorCount"]
     clock_ghz = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrClockRate, dev.id) / 1e6
     out = {"device": props["name"].decode(), "sms": sms, "clock_ghz": clock_ghz, "cases": []}
+    out["stream"] = []
     for case in CASES:
         log(f"  mixed {case.id}")
         out["cases"].append(run_case(case, cp, torch, sms, clock_ghz, rep))
+        out["stream"].append(stream_case(case, cp, torch, rep))
+    return out
+
+
+def _rows(entries: list, lead: tuple, cells: tuple) -> list[str]:
+    """Markdown rows, one a case and path: the case's ``lead`` fields, the path, then its ``cells`` (an error in their
+    place where the path did not run)."""
+    out = []
+    for c in entries:
+        for name, r in c["paths"].items():
+            vals = [str(r.get(k, "")) for k in cells]
+            if "error" in r and not any(k in r for k in cells[1:]):
+                vals = [f"error: {r['error'][:90]}"] + [""] * (len(cells) - 1)
+            out.append("| " + " | ".join([*(str(c.get(k)) for k in lead), name, *vals]) + " |")
     return out
 
 
 def table(report: dict) -> str:
-    """The report as markdown: per case and path, ns a step per SM, the share of the floor, the speedup on Triton."""
+    """The report as markdown: LOOP per case and path (ns a step per SM, the share of the floor, the speedup on
+    Triton), then STREAM (GB/s and the share of a copy's)."""
     lines = [
         f"# Mixed suite, LOOP form: {report['device']} ({report['sms']} SMs, floor at {report['clock_ghz']:.2f} GHz)",
         "",
         "| case | floor ns | path | exact | ns/step/SM | one CTA ns/step | of floor | vs Triton |",
         "|---|---|---|---|---|---|---|---|",
+        *_rows(report["cases"], ("id", "floor_ns"), ("exact", "step_ns", "one_cta_step_ns", "of_floor", "vs_triton")),
     ]
-    for c in report["cases"]:
-        for name, r in c["paths"].items():
-            if "error" in r and "step_ns" not in r:
-                lines.append(f"| {c['id']} | {c['floor_ns']} | {name} | | error: {r['error'][:90]} | | | |")
-                continue
-            lines.append(
-                f"| {c['id']} | {c['floor_ns']} | {name} | {r.get('exact')} | {r.get('step_ns')} | {r.get('one_cta_step_ns')} "
-                f"| {r.get('of_floor')} | {r.get('vs_triton', '')} |"
-            )
+    if report.get("stream"):
+        lines += [
+            "",
+            f"## STREAM form: {STREAM_BYTES >> 20} MiB of packed bytes into the operand's registers, against a device-to-device copy",
+            "",
+            "| case | copy GB/s (read+write) | path | exact | GB/s read | of copy |",
+            "|---|---|---|---|---|---|",
+            *_rows(report["stream"], ("id", "copy_GBps"), ("exact", "GBps", "of_copy")),
+        ]
     return "\n".join(lines) + "\n"
