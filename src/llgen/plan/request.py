@@ -22,7 +22,7 @@ def plan_pair(pair: Pair, options: Options = DEFAULTS):
 
 
 def plan_endpoint(pair: Pair, options: Options = DEFAULTS):
-    """The local_store (--dst shared) or local_load (--src shared) plan (llgen.plan.endpoint)."""
+    """The shared-memory endpoint's plan (llgen.plan.endpoint): a store (--dst shared) or a load (--src shared)."""
     for flag, given in (("--path", options.path), ("--smem-budget", options.smem_budget)):
         if given is not None:
             raise LlgenError(f"{flag} does not apply to a shared-memory endpoint, whose layout fixes the buffer.")
