@@ -93,3 +93,14 @@ def test_triton_stream_kernel_compiles():
 
     ptx = compile_offline(SMALL[0], stream=True).asm["ptx"]
     assert "ldmatrix" in ptx and "bar.sync" in ptx
+
+
+def test_the_upcast_alone_keeps_its_work_in_the_loop():
+    """The ALU-floor kernel: the upcast's own instructions stay in the SASS (the empty asm stops the hoist)."""
+    from llgen.cases.mixed import upcast_source
+    from llgen.runtime.toolchain.cuda import compile_cuda, disassemble_cubin
+
+    want = {"e2m1": "HFMA2", "i4": "HADD2", "i8": "I2F"}
+    for case in (c for c in SMALL if c.kmajor and c.operand == "mma2B"):
+        (k,) = disassemble_cubin(compile_cuda(upcast_source(case), "sm_90", ("-std=c++17",))).values()
+        assert k.local == 0 and k.count(want[case.dtype]) >= 8, (case.id, dict(k.opcodes))

@@ -123,14 +123,29 @@ def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
     return PreshufflePlan(case.layout(), case.shape, dtype(case.dtype), case.axis, "fast" if case.packed else "plain")
 
 
+def _g_header(case: MixedCase) -> tuple[str, str]:
+    """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w into h (bf16 pairs)."""
+    plan = preshuffle_plan(case)
+    if case.packed:
+        return EP.header(plan, "mg", "g"), "upcast_bf16(w, h);"
+    up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
+    return EP.header(plan, "mg", "g") + "namespace llgen { namespace mg {" + _I8_TO_BF16 + "} }\n", up
+
+
+def _plain_header(case: MixedCase) -> tuple[str, str, str]:
+    """llgen's endpoint load header (namespace mp), the statement upcasting its bytes b into h, and h's length."""
+    text = emit(plain_plan(case), "header", "mp")
+    if case.packed:
+        return text, "upcast_bf16(b, h);", "kRegs"
+    up = "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
+    return text + "namespace llgen { namespace mp {" + _I8_TO_BF16 + "} }\n", up, "kRegs / 2"
+
+
 def plain_source(case: MixedCase) -> str:
     """Path 2: ``mixed_plain(x, y, steps)``, x both stages' bytes in S's order, y each thread's XOR of its bf16 words."""
-    plan = plain_plan(case)
-    up = "upcast_bf16(b, h);" if case.packed else "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
-    words = "kRegs" if case.packed else "kRegs / 2"
+    header, up, words = _plain_header(case)
     return (
-        emit(plan, "header", "mp")
-        + ("namespace llgen { namespace mp {" + _I8_TO_BF16 + "} }\n" if not case.packed else "")
+        header
         + f"""
 extern "C" __global__ void __launch_bounds__(128) mixed_plain(const unsigned char* __restrict__ x, unsigned* y, int steps) {{
   using namespace llgen::mp;
@@ -156,17 +171,10 @@ extern "C" __global__ void __launch_bounds__(128) mixed_plain(const unsigned cha
 
 def preshuffled_source(case: MixedCase) -> str:
     """Path 3: ``mixed_g(x, y, steps)``, x both stages' bytes in G's order."""
-    plan = preshuffle_plan(case)
-    if case.packed:
-        up, words = "upcast_bf16(w, h);", "kRegisters / 2"
-        extra = ""
-    else:
-        up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
-        words = "kRegisters / 2"
-        extra = "namespace llgen { namespace mg {" + _I8_TO_BF16 + "} }\n"
+    header, up = _g_header(case)
+    words = "kRegisters / 2"
     return (
-        EP.header(plan, "mg", "g")
-        + extra
+        header
         + f"""
 extern "C" __global__ void __launch_bounds__(128) mixed_g(const unsigned char* __restrict__ x, unsigned* y, int steps) {{
   using namespace llgen::mg;
@@ -258,8 +266,7 @@ def plain_stream_source(case: MixedCase) -> str:
     """Path 2's STREAM, ``mixed_plain_stream(x, y, per)``: each tile read from global memory in a coalesced blocked
     layout and stored into S by llgen's store endpoint, then llgen's 4-bit (or 8-bit) load and upcast."""
     store = plan_store(parse_layout(store_layout(case), case.byte_shape, WARPS), case.shared(), "i8", "sm_90")
-    up = "upcast_bf16(b, h);" if case.packed else "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
-    words = "kRegs" if case.packed else "kRegs / 2"
+    header, up, words = _plain_header(case)
     body = f"""    unsigned char a[llgen::st::kRegs];
     llgen::st::load_a(tile, a);
     llgen::st::store(a, smem);
@@ -270,8 +277,7 @@ def plain_stream_source(case: MixedCase) -> str:
 {_accumulate(words, up)}"""
     return (
         emit(store, "header", "st")
-        + emit(plain_plan(case), "header", "mp")
-        + ("namespace llgen { namespace mp {" + _I8_TO_BF16 + "} }\n" if not case.packed else "")
+        + header
         + f"#define TILE_BYTES {case.tile_bytes}ull\n"
         + _stream_kernel("mixed_plain_stream", "mp", words, "  alignas(1024) __shared__ unsigned char smem[kSmemBytes];\n", body)
     )
@@ -279,18 +285,35 @@ def plain_stream_source(case: MixedCase) -> str:
 
 def preshuffled_stream_source(case: MixedCase) -> str:
     """Path 3's STREAM, ``mixed_g_stream(x, y, per)``: each tile in G's order, 16-byte loads into the registers."""
-    plan = preshuffle_plan(case)
-    if case.packed:
-        up, extra = "upcast_bf16(w, h);", ""
-    else:
-        up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
-        extra = "namespace llgen { namespace mg {" + _I8_TO_BF16 + "} }\n"
+    header, up = _g_header(case)
     body = f"""    unsigned w[kWords];
     load(tile, 0u, 0u, w);
 {_accumulate("kRegisters / 2", up)}"""
     return (
-        EP.header(plan, "mg", "g")
-        + extra
-        + f"#define TILE_BYTES {case.tile_bytes}ull\n"
-        + _stream_kernel("mixed_g_stream", "mg", "kRegisters / 2", "", body)
+        header + f"#define TILE_BYTES {case.tile_bytes}ull\n" + _stream_kernel("mixed_g_stream", "mg", "kRegisters / 2", "", body)
+    )
+
+
+def upcast_source(case: MixedCase) -> str:
+    """The upcast alone, ``mixed_upcast(x, y, steps)``: a thread's words of the operand loaded once, then each step
+    upcast to bf16 and XOR-accumulated; an empty asm tells the compiler the words change, so every step upcasts. Its
+    time a step is the upcast's ALU floor, measured."""
+    header, up = _g_header(case)
+    return (
+        header
+        + f"""
+extern "C" __global__ void __launch_bounds__(128) mixed_upcast(const unsigned* __restrict__ x, unsigned* y, int steps) {{
+  using namespace llgen::mg;
+  unsigned w[kWords];
+  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];
+  unsigned acc[kRegisters / 2];
+  for (int j = 0; j < kRegisters / 2; ++j) acc[j] = 0u;
+  for (int i = 0; i < steps; ++i) {{
+#pragma unroll
+    for (int j = 0; j < kWords; ++j) asm volatile("" : "+r"(w[j]));
+{_accumulate("kRegisters / 2", up)}
+  }}
+  for (int j = 0; j < kRegisters / 2; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * (kRegisters / 2) + j] = acc[j];
+}}
+"""
     )
