@@ -247,3 +247,12 @@ def test_a_4_bit_layout_is_what_triton_infers_for_fp4_to_fp_of_its_bytes(case):
         lay = parse_layout(text, SHAPE, 4, 64 if target.startswith("gfx") else 32)
         p = pairing(lay)
         assert TensorLayout.of(quotient(lay, p)).fp4_to_fp(p.dim).layout == lay
+
+
+def test_swizzle_and_layout_take_4_bit_types():
+    r = invoke("swizzle", "--src", COL8, "--dst", MMA_B, "--shape", "64x64", "--dtype", "i4")
+    assert r.exit_code == 0 and r.output.startswith("i4 is packed two to a byte") and "optimal" in r.output, r.output
+    r = invoke("swizzle", "--src", COL8, "--dst", MMA_B, "--shape", "64x64", "--dtype", "i4", "--family", "nvmma")
+    assert r.exit_code == 2 and "tile of i4 is held as bytes" in r.output
+    r = invoke("layout", MMA_B, "--shape", "64x64", "--dtype", "e2m1")
+    assert r.exit_code == 0 and "#ttg.linear" in r.output

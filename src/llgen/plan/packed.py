@@ -204,3 +204,8 @@ def plan_packed_endpoint(direction: str, dist: LinearLayout, shared, dt: DType, 
     s4 = lift(inner.shared, pd)
     src, dst = (dist, s4) if direction == "store" else (s4, dist)
     return PackedPlan(src, dst, dt, "pairs", pd, inner)
+
+
+def byte_plan(plan):
+    """The plan whose instructions move the data: a 4-bit plan's byte plan (``inner``), else the plan itself."""
+    return plan.inner if plan.kind == "packed" else plan

@@ -19,6 +19,7 @@ import numpy as np
 from llgen.core.errors import error_line
 from llgen.emit import default_name, emit
 from llgen.plan.benchshape import BenchShape, bench_shape
+from llgen.plan.packed import byte_plan
 from llgen.runtime.compile import RuntimeUnavailable
 from llgen.runtime.launch import grid_dim, run_debug, run_tiles
 from llgen.runtime.reference import (
@@ -144,12 +145,6 @@ def _sms(target) -> int:
     from llgen.runtime.compile import device
 
     return device(target).sms
-
-
-def byte_plan(plan):
-    """The plan whose registers the check kernels move: a 4-bit plan's bytes (llgen.plan.packed; its kernel moves every
-    byte of the tile as two 4-bit conversions or as whole pairs), else the plan."""
-    return plan.inner if plan.kind == "packed" else plan
 
 
 def new_result(label: str, plan, name: str | None = None) -> CheckResult:

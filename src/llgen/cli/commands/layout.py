@@ -55,7 +55,7 @@ def describe(spec: str, reading: Reading, view: View = View()) -> str:
     aliases = module.aliases if module is not None else None
     facts = {"SPEC": spec_facts(spec, aliases)}
     setting = resolve(facts, warps=asked.warps, threads_per_warp=asked.threads_per_warp, module=module, need_target=False)
-    lay = parse_layout(spec, shp, setting.warps, setting.lanes, where=Where(dt.bytes, aliases))
+    lay = parse_layout(spec, shp, setting.warps, setting.lanes, where=Where(dt.unit_bytes, aliases))
     if view.as_json:
         import json
 
@@ -66,7 +66,7 @@ def describe(spec: str, reading: Reading, view: View = View()) -> str:
     enc = (
         None
         if spec.strip().startswith("@")
-        else parse_encoding(spec, shp, setting.warps, setting.lanes, where=Where(dt.bytes, aliases))
+        else parse_encoding(spec, shp, setting.warps, setting.lanes, where=Where(dt.unit_bytes, aliases))
     )
     head, shown = [spec], {spec.strip()}
     for label, text in (("TTGIR", enc and attribute(enc)), ("linear", linear_text(lay))):
@@ -111,9 +111,9 @@ def op_steps(spec: str, reading: Reading, ops: ShapeOps) -> tuple[list, object]:
         need_target=False,
     )
     if spec.strip().startswith("@"):
-        given = TensorLayout.of(parse_layout(spec, at, setting.warps, setting.lanes, where=Where(dt.bytes, aliases)))
+        given = TensorLayout.of(parse_layout(spec, at, setting.warps, setting.lanes, where=Where(dt.unit_bytes, aliases)))
     else:
-        given = TensorLayout(parse_encoding(spec, at, setting.warps, setting.lanes, where=Where(dt.bytes, aliases)), at)
+        given = TensorLayout(parse_encoding(spec, at, setting.warps, setting.lanes, where=Where(dt.unit_bytes, aliases)), at)
     if ops.backward:
         try:
             steps = source_of(given, parsed, shp)

@@ -19,6 +19,7 @@ from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout, unflatten
 from llgen.core.options import Options
 from llgen.layouts.common import dim_name
+from llgen.plan.packed import byte_plan
 from llgen.plan.request import plan_pair
 from llgen.spec.defaults import default_max_phase, default_per_phase
 
@@ -135,7 +136,7 @@ def padded(shape, dtype, order: list[int]) -> list[Candidate]:
 def optimal(pair) -> Candidate:
     """llgen's own swizzle for P -> Q (the shared path's plan) as a shared_linear over the whole tile."""
     try:
-        p = plan_pair(pair, Options(path="shared"))
+        p = byte_plan(plan_pair(pair, Options(path="shared")))
     except LlgenError as e:
         return Candidate("optimal", None, why=str(e))
     cols, lay = p.detail.swizzle.columns, p.src
@@ -208,6 +209,11 @@ def family_table(pair, family: str, dst_spec: str, module=None) -> str:
 
     if family not in FAMILIES:
         raise LlgenError(f"unknown family '{family}'; use {', '.join(FAMILIES)}.")
+    if pair.dtype.sub_byte:
+        raise LlgenError(
+            f"--family ranks the shared layouts of whole-byte tiles; a tile of {pair.dtype.name} is held as bytes: rank "
+            "those with --dtype i8 over the byte tensor, whose layouts `llgen plan --json` prints (bytes.src, bytes.dst)."
+        )
     rows = [planned(pair, c) for c in candidates(pair, family, encoding_of(dst_spec, pair, module))]
     usable = [i for i, c in enumerate(rows) if not c.why]
     if not usable:

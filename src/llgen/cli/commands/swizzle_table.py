@@ -5,22 +5,26 @@ from __future__ import annotations
 
 from llgen.core.options import Options
 from llgen.plan.explain import bit_names, vec_name
+from llgen.plan.packed import byte_plan
 from llgen.plan.request import plan_pair
 
 
 def table(pair) -> str:
     """The table of ``pair`` (llgen.spec.pair.Pair): the three layouts at the access width both sides share; then
-    the plan's own, where one side's registers widen its accesses (docs/design.md §6.1)."""
+    the plan's own, where one side's registers widen its accesses (docs/design.md §6.1). A 4-bit pair's are its
+    byte plan's (llgen.plan.packed), its packing said first."""
     plans = [
-        plan_pair(pair, Options(path="shared", swizzle=sw, matrix=False, one_sided=False))
+        byte_plan(plan_pair(pair, Options(path="shared", swizzle=sw, matrix=False, one_sided=False)))
         for sw in ("unswizzled", "classic", "optimal")
     ]
     labels = [p.detail.swizzle.name for p in plans]
-    widened = plan_pair(pair, Options(path="shared", matrix=False))
+    widened = byte_plan(plan_pair(pair, Options(path="shared", matrix=False)))
     if widened.detail.swizzle.columns != plans[-1].detail.swizzle.columns:
         plans.append(widened)
         labels.append("optimal, one side widened (the plan)")
-    lines = [f"{'layout':44} {'st/access':>9} {'ld/access':>9} {'st total':>8} {'ld total':>8}"]
+    packed = plan_pair(pair, Options(path="shared"))
+    lines = [packed.bytes_line()] if packed.kind == "packed" else []
+    lines.append(f"{'layout':44} {'st/access':>9} {'ld/access':>9} {'st total':>8} {'ld total':>8}")
     formulas = []
     for label, p in zip(labels, plans, strict=True):
         d = p.detail
