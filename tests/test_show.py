@@ -67,7 +67,9 @@ DRAWINGS = {
     "endpoint": lambda: show.endpoint_figure(endpoint_plan("store", "mma", "nvmma:64")),
     "endpoint-two-step": lambda: show.endpoint_figure(endpoint_plan("load", "wgmma", "nvmma:0", shape=(64, 64), warps=4)),
     **{
-        f"padded-load-{step}": lambda step=step: show.endpoint_figure(endpoint_plan("load", COLUMNS32, PADDED32), step=step)
+        f"padded-load-{step}": lambda step=step: show.endpoint_figure(
+            endpoint_plan("load", COLUMNS32, PADDED32, form="direct"), step=step
+        )
         for step in (0, 5, 31)
     },
 }
@@ -405,13 +407,13 @@ PADDED32 = "#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [32, 32]}>"
 COLUMNS32 = "blocked:spt=4x1,tpw=8x4,wpc=1x1,order=0x1"
 
 
-def endpoint_plan(direction: str, dist: str, shared: str, dtype: str = "f16", shape=(32, 32), warps: int = 1):
+def endpoint_plan(direction: str, dist: str, shared: str, dtype: str = "f16", shape=(32, 32), warps: int = 1, form=None):
     from llgen.plan.endpoint import plan_load, plan_store
     from llgen.spec import parse_encoding
 
     d = parse_layout(dist, shape, warps, 32)
     s = parse_encoding(shared, shape, warps, 32)
-    return plan_store(d, s, dtype, "sm_90") if direction == "store" else plan_load(s, d, dtype, "sm_90")
+    return plan_store(d, s, dtype, "sm_90", form) if direction == "store" else plan_load(s, d, dtype, "sm_90", form)
 
 
 def phase_wavefronts(root: ET.Element) -> list[int]:
@@ -442,7 +444,7 @@ def test_endpoint_store_shows_d_the_stmatrix_tile_and_its_phases(drawn):
 def test_endpoint_phases_count_what_the_planner_counts(drawn, step):
     """A transposing load from a padded S: every instruction's phases add up to the planner's brute-force count over
     the padded addresses, and the map draws the buffer with its padding."""
-    p = endpoint_plan("load", COLUMNS32, PADDED32)
+    p = endpoint_plan("load", COLUMNS32, PADDED32, form="direct")  # one element a lane, every access transposing
     root = drawing(drawn, f"padded-load-{step}")
     assert sum(phase_wavefronts(root)) == p.instr_wavefronts[step]
     labels = [text_of(e) for e in groups(root, "smem-lbl-").values()]
@@ -459,7 +461,7 @@ def test_endpoint_two_step_draws_the_staging_layout(drawn):
 
 def test_endpoint_svg_is_deterministic(tmp_path, drawn):
     """A second plan and drawing of the same endpoint, made afresh, is the module's drawing byte for byte."""
-    show.save(show.endpoint_figure(endpoint_plan("load", COLUMNS32, PADDED32), step=5), tmp_path / "2.svg")
+    show.save(show.endpoint_figure(endpoint_plan("load", COLUMNS32, PADDED32, form="direct"), step=5), tmp_path / "2.svg")
     assert drawn("padded-load-5").read_bytes() == (tmp_path / "2.svg").read_bytes()
 
 

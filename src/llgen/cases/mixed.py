@@ -115,8 +115,10 @@ __device__ __forceinline__ unsigned bf16_pair(unsigned char lo, unsigned char hi
 """
 
 
-def plain_plan(case: MixedCase):
-    return plan_load(case.shared(), case.layout(), case.dtype, "sm_90")
+def plain_plan(case: MixedCase, form: str | None = None):
+    """llgen's endpoint load of the case's buffer: its pick, or ``form`` ("two_step": the chain of swaps, which the
+    pick leaves out until measured)."""
+    return plan_load(case.shared(), case.layout(), case.dtype, "sm_90", form)
 
 
 def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
@@ -132,18 +134,18 @@ def _g_header(case: MixedCase) -> tuple[str, str]:
     return EP.header(plan, "mg", "g") + "namespace llgen { namespace mg {" + _I8_TO_BF16 + "} }\n", up
 
 
-def _plain_header(case: MixedCase) -> tuple[str, str, str]:
+def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, str]:
     """llgen's endpoint load header (namespace mp), the statement upcasting its bytes b into h, and h's length."""
-    text = emit(plain_plan(case), "header", "mp")
+    text = emit(plain_plan(case, form), "header", "mp")
     if case.packed:
         return text, "upcast_bf16(b, h);", "kRegs"
     up = "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
     return text + "namespace llgen { namespace mp {" + _I8_TO_BF16 + "} }\n", up, "kRegs / 2"
 
 
-def plain_source(case: MixedCase) -> str:
+def plain_source(case: MixedCase, form: str | None = None) -> str:
     """Path 2: ``mixed_plain(x, y, steps)``, x both stages' bytes in S's order, y each thread's XOR of its bf16 words."""
-    header, up, words = _plain_header(case)
+    header, up, words = _plain_header(case, form)
     return (
         header
         + f"""
@@ -262,11 +264,11 @@ extern "C" __global__ void __launch_bounds__(128) {name}(const unsigned char* __
 """
 
 
-def plain_stream_source(case: MixedCase) -> str:
+def plain_stream_source(case: MixedCase, form: str | None = None) -> str:
     """Path 2's STREAM, ``mixed_plain_stream(x, y, per)``: each tile read from global memory in a coalesced blocked
     layout and stored into S by llgen's store endpoint, then llgen's 4-bit (or 8-bit) load and upcast."""
     store = plan_store(parse_layout(store_layout(case), case.byte_shape, WARPS), case.shared(), "i8", "sm_90")
-    header, up, words = _plain_header(case)
+    header, up, words = _plain_header(case, form)
     body = f"""    unsigned char a[llgen::st::kRegs];
     llgen::st::load_a(tile, a);
     llgen::st::store(a, smem);

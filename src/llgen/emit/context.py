@@ -11,6 +11,7 @@ from __future__ import annotations
 from llgen.emit.shuffle import shuffle_body
 from llgen.emit.spelling import RegArray, address, affine_expr, hexu, loads_named, name_loads, replica_test, vector_access
 from llgen.plan import Path
+from llgen.plan.chain import Chain
 from llgen.plan.hw import Hw
 from llgen.plan.shared import Barrier
 
@@ -120,7 +121,13 @@ def _regions(regions) -> dict | None:
 
 
 def body_ctx(plan) -> dict:
-    """The printable conversion body of one plan."""
+    """The printable conversion body of one plan, or of a chain of them (llgen.plan.chain: each step in its own block,
+    its a[] and b[] the words before and after it)."""
+    if isinstance(plan, Chain):
+        steps = plan.steps
+        mids = [RegArray("m", s.dtype.bits, s.n_out).words for s in steps[:-1]]
+        bodies = [body_ctx(s) for s in steps]
+        return {"path": "chain", "what": plan.describe(), "steps": bodies, "mid_words": mids, "copies": []}
     lb = plan.target.lane_bits
     d = plan.detail
     a, b = (RegArray(n, plan.dtype.bits, k) for n, k in (("a", plan.n_in), ("b", plan.n_out)))

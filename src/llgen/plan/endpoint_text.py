@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from llgen.core import f2
 from llgen.core.view import logical_bit_names as bit_names
+from llgen.plan.chain import steps_of
 from llgen.plan.explain import plural, vec_name
 
 
@@ -58,6 +59,7 @@ def to_json(plan) -> dict:
             "layout": plan.staging.to_dict(),
             "access_map": access_map(plan, plan.staging),
             "conversion": plan.convert.path,
+            "conversion_steps": len(steps_of(plan.convert)),
             "conversion_cost": plan.cost - plan.wavefronts,
         }
     return out
@@ -88,7 +90,9 @@ def explain(plan) -> str:
         lines.append(
             "two steps: Q: "
             + "; ".join(f"{dim} {' '.join(vec_name(c, names) for c in q.flat_cols(dim)) or '-'}" for dim in ("register", "lane"))
-            + f"; D's warps ({plan.convert.path} D <-> Q inside each warp, {plan.cost - plan.wavefronts:.0f} cycles)"
+            + f"; D's warps ({plan.convert.path} D <-> Q inside each warp"
+            + (f", {len(steps_of(plan.convert))} steps of one register <-> lane swap" if len(steps_of(plan.convert)) > 1 else "")
+            + f", {plan.cost - plan.wavefronts:.0f} cycles)"
         )
         lines += _map_lines("L = S^-1 Q:", plan, q)
     who = "Q" if staged else "D"

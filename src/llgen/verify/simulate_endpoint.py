@@ -133,18 +133,19 @@ def _wavefronts(byte_ranges: list[tuple[int, int]]) -> int:
 
 def simulate_endpoint(plan) -> EndpointSim:
     """Run ``plan`` (an EndpointPlan) and check it; a two-step plan's conversion runs in llgen.verify.simulate."""
+    from llgen.plan.chain import steps_of
     from llgen.verify.simulate import simulate
 
     res = EndpointSim()
     store = plan.direction == "store"
     warps, lanes, w = plan.warps, plan.target.lanes, plan.dtype.bytes
     regs_layout = plan.staging if plan.staging is not None else plan.dist
-    if plan.convert is not None:
-        conv = simulate(plan.convert)
+    steps = steps_of(plan.convert)
+    for i, step in enumerate(steps):  # a chain's steps each from the last one's layout (llgen.plan.chain)
+        conv = simulate(step)
         if not conv.ok:
-            res.errors.append(
-                f"the {plan.convert.path} conversion between D and Q misplaces (warp, lane, reg, want, got) {conv.first_mismatch()}"
-            )
+            which = f"step {i} of the chain" if len(steps) > 1 else f"the {step.path} conversion"
+            res.errors.append(f"{which} between D and Q misplaces (warp, lane, reg, want, got) {conv.first_mismatch()}")
     held = _ids(regs_layout, warps, lanes)  # a store's source registers; a load's expected ones
     addr, elem = _memory_image(plan)
     size = plan.smem_bytes // w

@@ -64,6 +64,15 @@ STEPS = (64, 320)  # the two step counts whose difference times a step
 CTAS_PER_SM = 8
 
 
+def _llgen_paths(case, plain, preshuffled, data: tuple) -> list[tuple]:
+    """(path, source, its data, kernel name) of llgen's paths: plain, its chain of swaps where the buffer is K-strided
+    (llgen.plan.chain: the bench measures it before the pick may take it), and pre-shuffled."""
+    out = [("llgen_plain", plain, data[0], "mixed_plain")]
+    if not case.kmajor:
+        out.append(("llgen_plain_2step", lambda c: plain(c, "two_step"), data[0], "mixed_plain"))
+    return [*out, ("llgen_preshuffled", preshuffled, data[1], "mixed_g")]
+
+
 def _expected_tile(case, seq) -> np.ndarray:
     """[*shape] uint16: each element's XOR over the tiles of ``seq`` of its bf16 bits (path 1's accumulator)."""
     acc = np.zeros(case.shape, dtype=np.uint16)
@@ -116,10 +125,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
         runs.pop("triton")
 
     # paths 2 and 3: llgen
-    for name, source, image, fn in (
-        ("llgen_plain", plain_source, plain_image, "mixed_plain"),
-        ("llgen_preshuffled", preshuffled_source, preshuffled_image, "mixed_g"),
-    ):
+    for name, source, image, fn in _llgen_paths(case, plain_source, preshuffled_source, (plain_image, preshuffled_image)):
         try:
             mod = cp.RawModule(code=source(case), options=("-std=c++17",))
             kern = mod.get_function(fn)
@@ -160,7 +166,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
     except Exception as e:  # noqa: BLE001
         res["upcast_error"] = error_line(e)
     tri = res["paths"].get("triton", {}).get("step_ns")
-    for name in ("llgen_plain", "llgen_preshuffled"):
+    for name in ("llgen_plain", "llgen_plain_2step", "llgen_preshuffled"):
         mine = res["paths"].get(name, {}).get("step_ns")
         if tri and mine:
             res["paths"][name]["vs_triton"] = round(tri / mine, 3)
@@ -197,10 +203,8 @@ def stream_case(case, cp, torch, rep: int = 50) -> dict:
         res["paths"]["triton"] = {"error": error_line(e)}
         runs.pop("triton", None)
     words = expected_words(case, []).shape[1]
-    for name, source, fn, buf in (
-        ("llgen_plain", plain_stream_source, "mixed_plain_stream", rowmajor),
-        ("llgen_preshuffled", preshuffled_stream_source, "mixed_g_stream", g_bytes),
-    ):
+    for name, source, buf, fn in _llgen_paths(case, plain_stream_source, preshuffled_stream_source, (rowmajor, g_bytes)):
+        fn += "_stream"
         try:
             kern = cp.RawModule(code=source(case), options=("-std=c++17",)).get_function(fn)
             src, y = cp.asarray(buf), cp.zeros(grid * 128 * words, dtype=cp.uint32)
