@@ -198,6 +198,8 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, fo
     if dt.sub_byte:  # the byte endpoint of the pairs (llgen.plan.packed)
         from llgen.plan.packed import BYTES, plan_packed_endpoint
 
+        if isinstance(shared, LinearLayout):  # an offset map over the 4-bit elements, in D's out-dim order
+            shared = shared_map(shared, dist)[0]
         return plan_packed_endpoint(direction, dist, shared, dt, lambda d, m: _plan(direction, d, m, BYTES, tgt, form))
     s, enc = shared_map(shared, dist)
     end = _Endpoint(direction, s, enc, dt, tgt)

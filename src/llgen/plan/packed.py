@@ -174,7 +174,8 @@ def _insert(c: int, bit: int) -> int:
 
 def plan_packed_endpoint(direction: str, dist: LinearLayout, shared, dt: DType, plan_bytes) -> PackedPlan:
     """A 4-bit store (registers in ``dist`` -> ``shared``) or load, with ``plan_bytes(dist', shared')`` planning the
-    byte endpoint. ``shared`` is an offset map over the 4-bit tensor (a LinearLayout), or a shared encoding, which
+    byte endpoint. ``shared`` is an offset map over the 4-bit tensor in D's out-dim order (a LinearLayout, as
+    llgen.plan.endpoint.shared_map returns it), or a shared encoding, which
     describes the packed bytes as Triton holds them: an i8 tensor, the registers' pairing dim halved."""
     _needs_pairs(dist, "register")
     pd = pairing(dist)
@@ -184,9 +185,7 @@ def plan_packed_endpoint(direction: str, dist: LinearLayout, shared, dt: DType, 
             "tensor bit that no other register, lane or warp bit flips."
         )
     if isinstance(shared, LinearLayout):
-        from llgen.plan.endpoint import shared_map
-
-        s, _ = shared_map(shared, dist)
+        s = shared
         ps = pairing(s, "offset")
         if ps != pd:
             shared_where = "no single tensor bit" if ps is None else ps.describe(s)
