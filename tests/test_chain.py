@@ -70,3 +70,12 @@ def test_random_endpoints_simulate_exactly_through_their_chains():
             n += 1
             assert simulate_endpoint(chained).errors == [], case.label
     assert n >= 10
+
+
+def test_the_simulator_sees_a_chain_that_does_not_lead_from_q_to_d():
+    case = BYTES_B[0]
+    staged = plan_load(case.shared(), case.layout(), "i8", "sm_90", form="two_step")
+    steps = staged.convert.steps
+    for forged in (Chain(tuple(reversed(steps))), Chain(steps[:1])):
+        errors = simulate_endpoint(replace(staged, convert=forged)).errors
+        assert any("do not lead from Q to D" in e for e in errors)

@@ -256,3 +256,15 @@ def test_swizzle_and_layout_take_4_bit_types():
     assert r.exit_code == 2 and "tile of i4 is held as bytes" in r.output
     r = invoke("layout", MMA_B, "--shape", "64x64", "--dtype", "e2m1")
     assert r.exit_code == 0 and "#ttg.linear" in r.output
+
+
+def test_4_bit_endpoints_over_differently_padded_buffers_get_different_names():
+    from llgen.emit import default_name
+    from llgen.spec import parse_encoding
+
+    d = parse_layout(ROW8, SHAPE, 4)
+    names = set()
+    for pad in ("[32:+4]", "[32:+8]", "[64:+4]"):
+        enc = parse_encoding(f"#ttg.padded_shared<{pad} {{order = [1, 0], shape = [64, 32]}}>", (64, 32), 4, 32)
+        names.add(default_name(plan_store(d, enc, "e2m1")))
+    assert len(names) == 3

@@ -1,5 +1,6 @@
-"""The mixed suite's LOOP cases: a packed weight tile in a 2-stage shared buffer, read each step into mma v2 B operand
-registers and upcast to bf16, three ways (runtime/bench/mixed.py):
+"""The mixed suite's cases: a packed weight tile read into mma v2 B (or wgmma A) operand registers and upcast to bf16,
+three ways side by side (runtime/bench/mixed.py), with llgen's two-step plan of swaps as a fourth path where the buffer
+is K-strided (llgen.plan.chain):
 
 1. Triton 3.6: the bytes in Triton's NVMMA shared layout, ``local_load`` into the dot operand, ``fp4_to_fp``;
 2. llgen plain: the same buffer, llgen's 4-bit endpoint load (llgen.plan.packed) and its upcast;

@@ -127,7 +127,14 @@ def body_ctx(plan) -> dict:
         steps = plan.steps
         mids = [RegArray("m", s.dtype.bits, s.n_out).words for s in steps[:-1]]
         bodies = [body_ctx(s) for s in steps]
-        return {"path": "chain", "what": plan.describe(), "steps": bodies, "mid_words": mids, "copies": []}
+        return {
+            "path": "chain",
+            "what": plan.describe(),
+            "steps": bodies,
+            "mid_words": mids,
+            "zero_mids": any(_reads_b(b) for b in bodies[:-1]),  # a step that fills its words element by element
+            "copies": [],
+        }
     lb = plan.target.lane_bits
     d = plan.detail
     a, b = (RegArray(n, plan.dtype.bits, k) for n, k in (("a", plan.n_in), ("b", plan.n_out)))

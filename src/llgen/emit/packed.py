@@ -16,9 +16,11 @@ _BYTES = {"conversion": conversion, "endpoint": endpoint}
 
 def name(plan, kinds: tuple[str, str] | None = None) -> str:
     """``cvt_`` (a conversion), ``st_`` or ``ld_`` (an endpoint), then ``<kinds or path>_<dtype>_<shape>_<hash>`` as
-    the byte plans' names, the hash over both 4-bit layouts, the dtype, the target and the warps."""
+    the byte plans' names, the hash over both 4-bit layouts, an endpoint's padding, the dtype, the target and the warps."""
+    padding = [list(p) for p in plan.inner.buffer.intervals] if plan.endpoint else []  # S's padding is not in its map
     key = json.dumps(
-        [plan.src.to_dict(), plan.dst.to_dict(), plan.dtype.name, plan.target.name, plan.warps, plan.inner.kind], sort_keys=True
+        [plan.src.to_dict(), plan.dst.to_dict(), padding, plan.dtype.name, plan.target.name, plan.warps, plan.inner.kind],
+        sort_keys=True,
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:6]
     what = "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else plan.path

@@ -20,16 +20,10 @@ class Chain:
         """What moves the data: shuffles if any step shuffles, else registers."""
         return "shuffle" if any(s.path == "shuffle" for s in self.steps) else "registers"
 
-    @property
-    def src(self):
-        return self.steps[0].src
-
-    @property
-    def dst(self):
-        return self.steps[-1].dst
-
     def describe(self) -> str:
-        return f"{len(self.steps)} steps, one register <-> lane swap each: " + ", ".join(s.path for s in self.steps)
+        return f"{len(self.steps)} steps, one register <-> lane swap each (Q's end also orders its registers): " + ", ".join(
+            s.path for s in self.steps
+        )
 
 
 def steps_of(convert) -> tuple:

@@ -115,7 +115,7 @@ class EndpointPlan:
     smem_align: int  # kSmemAlign: the base alignment S's swizzle and the widest access need
     align_reason: str
     staging: LinearLayout | None = None  # two-step plans: Q, the layout the shared access uses
-    convert: object | None = None  # two-step plans: the Q <-> D plan (llgen.plan.Plan, registers or shuffle)
+    convert: object | None = None  # two-step plans: the Q <-> D plan (llgen.plan.Plan), or a chain of them (plan.chain)
     cost: float = 0.0  # the cost model's cycles (plan/cost.py): wavefronts, plus the conversion's
     tile_io: GlobalIO | None = None  # how the check kernels move D's registers to and from a dense global tile
     buffer: Buffer = Buffer()  # what the plan reads of S's encoding: its padding, swizzle width and stated alignment

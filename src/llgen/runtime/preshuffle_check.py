@@ -279,9 +279,10 @@ def wgmma_source(plan: PreshufflePlan, memory: str) -> str:
     at = _registers_of_lane0(plan)
     lines = [E.header(plan, "check", memory), 'extern "C" __global__ void __launch_bounds__(128) llgen_preshuffle_wgmma(']
     lines += ["    const unsigned char* src, const uint4* bimg, float* d) {", "  using namespace llgen::check;"]
-    lines += [f"  __shared__ __align__(128) uint4 b[{k * 16 // 16}];"]
-    lines += [f"  for (int i = threadIdx.x; i < {k}; i += blockDim.x) b[i] = bimg[i];", "  __syncthreads();"]
-    lines += ['  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");']
+    lines += [f"  __shared__ __align__(128) uint4 b[{k}];  // K x 8 bf16: k 16-byte rows"]
+    lines += [f"  for (int i = threadIdx.x; i < {k}; i += blockDim.x) b[i] = bimg[i];"]
+    lines += ['  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // the writes, seen by the async proxy']
+    lines += ["  __syncthreads();"]
     lines += ["  unsigned w[kWords];", "  load(src, 0, 0, w);"]
     if plan.dtype.sub_byte:
         lines += ["  unsigned h[kRegisters / 2];", "  upcast_bf16(w, h);"]
@@ -322,6 +323,8 @@ def run_wgmma(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Out
     """D = A·B on the GPU with A (64 x K, the plan's tile) loaded into wgmma's register operand by the header: from G,
     or (memory "k") stored K-contiguous with B's K permuted by sigma. Small integers keep every product exact."""
     label = f"wgmma {E.name(plan)}[{memory}] -> bf16"
+    if plan.shape != plan.tile or plan.shape[0] != 64 or not (plan.dtype.sub_byte or plan.dtype.name == "bf16"):
+        raise ValueError(f"{label}: one 64-row tile of a 4-bit type or bf16, not {plan.shape} {plan.dtype.name}")
     rng = np.random.default_rng(seed)
     m, k = plan.shape
     x = values(plan, rng)

@@ -141,6 +141,11 @@ def simulate_endpoint(plan) -> EndpointSim:
     warps, lanes, w = plan.warps, plan.target.lanes, plan.dtype.bytes
     regs_layout = plan.staging if plan.staging is not None else plan.dist
     steps = steps_of(plan.convert)
+    if steps:  # the steps join D and Q: each from the last one's layout, a store from D to Q, a load from Q to D
+        ends = (plan.dist, plan.staging) if store else (plan.staging, plan.dist)
+        joints = [ends[0], *(st.src for st in steps[1:]), ends[1]]
+        if [st.src for st in steps] != joints[:-1] or [st.dst for st in steps] != joints[1:]:
+            res.errors.append("the in-warp conversions do not lead from " + ("D to Q" if store else "Q to D") + " step by step")
     for i, step in enumerate(steps):  # a chain's steps each from the last one's layout (llgen.plan.chain)
         conv = simulate(step)
         if not conv.ok:
