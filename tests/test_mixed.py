@@ -74,7 +74,7 @@ def test_stream_kernels_equal_numpy_over_a_ctas_tiles(case):
     from llgen.cases.mixed import byte_tiles, plain_stream_source, preshuffled_stream_source
     from llgen.runtime.preshuffle_check import repack_module
 
-    x = np.random.default_rng(2).integers(0, 16 if case.packed else 256, (3, *case.shape))
+    x = tiles(case, 2, 3)
     repack = repack_module(preshuffle_plan(case), "g")["repack"]
     vals = x if case.packed else x.astype(np.uint8).view(np.int8)
     g = np.concatenate([np.ascontiguousarray(repack(vals[t])).view(np.uint8).reshape(-1) for t in range(3)])
@@ -106,7 +106,7 @@ def test_the_upcast_alone_keeps_its_work_in_the_loop():
     from llgen.cases.mixed import upcast_source
     from llgen.runtime.toolchain.cuda import compile_cuda, disassemble_cubin
 
-    want = {"e2m1": "HFMA2", "i4": "HADD2", "i8": "I2F"}
+    want = {"e2m1": "HFMA2", "i4": "HADD2", "i8": "I2F", "f8e4m3": "LOP3"}
     for case in (c for c in SMALL if c.kmajor and c.operand == "mma2B"):
         (k,) = disassemble_cubin(compile_cuda(upcast_source(case), "sm_90", ("-std=c++17",))).values()
         assert k.local == 0 and k.count(want[case.dtype]) >= 8, (case.id, dict(k.opcodes))

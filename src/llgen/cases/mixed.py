@@ -101,19 +101,35 @@ class MixedCase:
 CASES = [
     MixedCase(op, dt, k, km)
     for op in OPERANDS
-    for dt in ("e2m1", "i4", "i8")
+    for dt in ("e2m1", "i4", "i8", "f8e4m3")
     for k in (64, 128, 256)
     for km in ((True, False) if op == "mma2B" else (True,))
 ]
 
-_I8_TO_BF16 = """
-__device__ __forceinline__ unsigned bf16_bits(unsigned char v) {  // exact: an i8 has at most 8 significant bits
+_BYTE_TO_BF16 = {  # a byte element to bf16 bits, exact: C text defining bf16_bits (one) and bf16_pair (two)
+    "i8": """
+__device__ __forceinline__ unsigned bf16_bits(unsigned char v) {  // an i8 has at most 8 significant bits
   union { float f; unsigned u; } c;
   c.f = static_cast<float>(static_cast<signed char>(v));
   return c.u >> 16;
 }
-__device__ __forceinline__ unsigned bf16_pair(unsigned char lo, unsigned char hi) { return bf16_bits(lo) | (bf16_bits(hi) << 16); }
-"""
+""",
+    "f8e4m3": """
+__device__ __forceinline__ unsigned bf16_bits(unsigned char v) {  // e4m3fn: bias 7, no infinities, S.1111.111 NaN
+  const unsigned s = (v & 0x80u) << 8, e = (v >> 3) & 15u, m = v & 7u;
+  if (e == 15u && m == 7u) return s | 0x7fc0u;
+  if (e != 0u) return s | ((e + 120u) << 7) | (m << 4);
+  union { float f; unsigned u; } c;  // a subnormal, m * 2^-9: exact in a float, then in bf16's 8 bits
+  c.f = static_cast<float>(m) * 0.001953125f;
+  return s | (c.u >> 16);
+}
+""",
+}
+_PAIR = "__device__ __forceinline__ unsigned bf16_pair(unsigned char lo, unsigned char hi) { return bf16_bits(lo) | (bf16_bits(hi) << 16); }\n"
+
+
+def _byte_decoder(case: MixedCase, ns: str) -> str:
+    return f"namespace llgen {{ namespace {ns} {{" + _BYTE_TO_BF16[case.dtype] + _PAIR + "} }\n"
 
 
 def plain_plan(case: MixedCase, form: str | None = None):
@@ -132,7 +148,7 @@ def _g_header(case: MixedCase) -> tuple[str, str]:
     if case.packed:
         return EP.header(plan, "mg", "g"), "upcast_bf16(w, h);"
     up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
-    return EP.header(plan, "mg", "g") + "namespace llgen { namespace mg {" + _I8_TO_BF16 + "} }\n", up
+    return EP.header(plan, "mg", "g") + _byte_decoder(case, "mg"), up
 
 
 def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, str]:
@@ -141,7 +157,7 @@ def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, s
     if case.packed:
         return text, "upcast_bf16(b, h);", "kRegs"
     up = "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
-    return text + "namespace llgen { namespace mp {" + _I8_TO_BF16 + "} }\n", up, "kRegs / 2"
+    return text + _byte_decoder(case, "mp"), up, "kRegs / 2"
 
 
 def plain_source(case: MixedCase, form: str | None = None) -> str:
@@ -201,11 +217,14 @@ extern "C" __global__ void __launch_bounds__(128) mixed_g(const unsigned char* _
     )
 
 
-def tiles(case: MixedCase, seed: int = 0) -> np.ndarray:
-    """Two random tiles of the case's elements, [2, *shape]: 4-bit values 0..15, or i8 bits as uint8."""
+def tiles(case: MixedCase, seed: int = 0, n: int = 2) -> np.ndarray:
+    """``n`` random tiles of the case's elements, [n, *shape] (two: the LOOP's stages): 4-bit values 0..15, or bytes
+    (fp8 without its NaN, whose bits a conversion need not keep)."""
     rng = np.random.default_rng(seed)
-    hi = 16 if case.packed else 256
-    return rng.integers(0, hi, (2, *case.shape), dtype=np.int64)
+    x = rng.integers(0, 16 if case.packed else 256, (n, *case.shape), dtype=np.int64)
+    if case.dtype == "f8e4m3":
+        x[(x & 0x7F) == 0x7F] = 0
+    return x
 
 
 def byte_tiles(case: MixedCase, x: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from llgen.runtime.gluon import compile_gluon, tile_offsets
 @gluon.jit
 def _zeros(R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr):
     """The bf16 accumulator (as int16 bits) over the upcast tile: R x C bytes, K doubled for 4-bit types."""
-    if KIND == 2:
+    if KIND >= 2:
         acc = gl.zeros([R, C], gl.int16, OUT)
     elif AXIS == 0:
         acc = gl.zeros([2 * R, C], gl.int16, OUT)
@@ -25,7 +25,7 @@ def _zeros(R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.conste
 
 @gluon.jit
 def _out_offsets(pm, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr):
-    if KIND == 2:
+    if KIND >= 2:
         o = tile_offsets(pm, R, C, 1, 2, OUT)
     elif AXIS == 0:
         o = tile_offsets(pm, 2 * R, C, 1, 2, OUT)
@@ -37,7 +37,7 @@ def _out_offsets(pm, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND:
 @gluon.jit
 def _upcast(t, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr):
     """Bytes in the dot operand to bf16 bits (int16) in OUT. KIND 0: fp4_to_fp along AXIS; 1: int4, the low nibble
-    first, as a kernel writes it by hand (Triton has no int4 upcast op); 2: an i8 cast."""
+    first, as a kernel writes it by hand (Triton has no int4 upcast op); 2: an i8 cast; 3: an e4m3 cast."""
     if KIND == 0:
         f = gl.fp4_to_fp(t, gl.bfloat16, AXIS)
     elif KIND == 1:
@@ -48,8 +48,10 @@ def _upcast(t, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.co
         else:
             x = gl.reshape(x, [R, 2 * C])
         f = gl.convert_layout(x.to(gl.bfloat16), OUT)
-    else:
+    elif KIND == 2:
         f = t.to(gl.int8, bitcast=True).to(gl.bfloat16)
+    else:
+        f = t.to(gl.float8e4nv, bitcast=True).to(gl.bfloat16)
     return f.to(gl.int16, bitcast=True)
 
 
@@ -123,7 +125,7 @@ def constexprs(case: MixedCase) -> dict:
         "R": r,
         "C": c,
         "AXIS": case.axis,
-        "KIND": 0 if case.dtype == "e2m1" else (1 if case.packed else 2),
+        "KIND": {"e2m1": 0, "i4": 1, "i8": 2, "f8e4m3": 3}[case.dtype],
         "LOAD": gl.BlockedLayout([1, 16], [8, 4] if c >= 64 else [16, 2], [WARPS, 1], [1, 0]),
         "SHARED": gl.NVMMASharedLayout(case.swizzle, 8, rank=2, transposed=case.transposed),
         "DOT": _dot(case, 4),
