@@ -85,7 +85,8 @@ bench: gpu-install
 	$(GPU_PY) -m llgen.cli bench --suite wide --shard 3/3 --measures loop,stream,gather -o $(BENCH_PARTS)/wide-3.json
 	$(GPU_PY) -m llgen.cli bench --suite warplocal --measures loop -o $(BENCH_PARTS)/warplocal.json
 	$(GPU_PY) -m llgen.cli bench --suite smem -o $(BENCH_PARTS)/smem.json
-	$(GPU_PY) -m llgen.cli bench --suite mixed -o bench/
+	$(GPU_PY) -m llgen.cli bench --suite mixed --shard 1/2 -o bench/
+	$(GPU_PY) -m llgen.cli bench --suite mixed --shard 2/2 -o bench/
 	$(GPU_PY) -m llgen.cli bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json $(BENCH_PARTS)/warplocal.json $(BENCH_PARTS)/smem.json
 
 clean:

@@ -110,3 +110,12 @@ def test_the_upcast_alone_keeps_its_work_in_the_loop():
     for case in (c for c in SMALL if c.kmajor and c.operand == "mma2B"):
         (k,) = disassemble_cubin(compile_cuda(upcast_source(case), "sm_90", ("-std=c++17",))).values()
         assert k.local == 0 and k.count(want[case.dtype]) >= 8, (case.id, dict(k.opcodes))
+
+
+def test_bench_mixed_without_a_gpu_is_one_sentence(tmp_path):
+    from helpers import invoke
+
+    r = invoke("bench", "--suite", "mixed", "--shard", "1/3", "-o", str(tmp_path) + "/")
+    assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
+    r = invoke("bench", "--suite", "mixed", "--shard", "4/3", "-o", str(tmp_path) + "/")
+    assert r.exit_code == 2 and "shard 4/3 does not exist" in r.output

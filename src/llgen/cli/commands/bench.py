@@ -28,7 +28,7 @@ def bench_command(
     if not out.strip():
         raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
     if suite == "mixed":  # its own LOOP form, three paths a case (llgen.runtime.bench.mixed)
-        _mixed(out, rep)
+        _mixed(out, rep, shard)
         return
     from llgen.runtime.bench.run import parse_shard, select_cases
 
@@ -145,14 +145,19 @@ def calibrate_command(report, out) -> None:
     click.echo(write_table(data, out))
 
 
-def _mixed(out: str, rep: int) -> None:
-    """``llgen bench --suite mixed -o DIR|FILE.json``: the report, or exit 1 where a path is not exact."""
+def _mixed(out: str, rep: int, shard: str | None) -> None:
+    """``llgen bench --suite mixed [--shard I/N] -o DIR|FILE.json``: the report (DIR/mixed.json and .md, or
+    mixed-I-of-N for a shard), or exit 1 where a path is not exact."""
+    from llgen.cases.mixed import CASES
     from llgen.runtime.bench.mixed import run_suite, table
+    from llgen.runtime.bench.run import parse_shard
     from llgen.runtime.compile import device
     from llgen.runtime.report import now
 
+    i, n = parse_shard(shard) if shard else (1, 1)
     device("sm_90")  # no GPU runtime: one sentence, exit 2
-    report = run_suite(log=lambda m: click.echo(m, err=True), rep=rep)
+    report = run_suite(CASES[i - 1 :: n], log=lambda m: click.echo(m, err=True), rep=rep)
+    report["shard"] = f"{i}/{n}"
     report["date"] = now()
     path = Path(out)
     if out.endswith(".json"):
@@ -160,8 +165,9 @@ def _mixed(out: str, rep: int) -> None:
         path.write_text(json.dumps(report, indent=1) + "\n")
     else:
         path.mkdir(parents=True, exist_ok=True)
-        (path / "mixed.json").write_text(json.dumps(report, indent=1) + "\n")
-        (path / "mixed.md").write_text(table(report))
+        stem = "mixed" if n == 1 else f"mixed-{i}-of-{n}"
+        (path / f"{stem}.json").write_text(json.dumps(report, indent=1) + "\n")
+        (path / f"{stem}.md").write_text(table(report))
     click.echo(table(report))
     bad = [f"{c['id']}/{n}" for c in report["cases"] for n, r in c["paths"].items() if r.get("exact") is False]
     if bad:

@@ -242,7 +242,7 @@ def stream_case(case, cp, torch, rep: int = 50) -> dict:
     return res
 
 
-def run_suite(log=print, rep: int = 50) -> dict:
+def run_suite(cases=CASES, log=print, rep: int = 50) -> dict:
     import cupy as cp
     import torch
 
@@ -252,7 +252,7 @@ def run_suite(log=print, rep: int = 50) -> dict:
     clock_ghz = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrClockRate, dev.id) / 1e6
     out = {"device": props["name"].decode(), "sms": sms, "clock_ghz": clock_ghz, "cases": []}
     out["stream"] = []
-    for case in CASES:
+    for case in cases:
         log(f"  mixed {case.id}")
         out["cases"].append(run_case(case, cp, torch, sms, clock_ghz, rep))
         out["stream"].append(stream_case(case, cp, torch, rep))
