@@ -268,3 +268,24 @@ def test_4_bit_endpoints_over_differently_padded_buffers_get_different_names():
         enc = parse_encoding(f"#ttg.padded_shared<{pad} {{order = [1, 0], shape = [64, 32]}}>", (64, 32), 4, 32)
         names.add(default_name(plan_store(d, enc, "e2m1")))
     assert len(names) == 3
+
+
+def test_random_endpoints_lifted_to_4_bits_plan_their_own_bytes():
+    """Every random endpoint's byte layouts, lifted to a 4-bit tensor (a register bit 0 pairing neighbours along the
+    last dim): the 4-bit store and load plan exactly those bytes, and every register lands on its nibble."""
+    from llgen.plan.packed import Pairing, lift
+    from llgen.runtime.endpoint_random import random_cases
+
+    n = 0
+    for case in random_cases(40, 3):
+        store = case.store
+        if store.target.lang != "cuda" or store.dtype.bits != 8:
+            continue
+        d, s = store.dist, store.shared
+        p = Pairing(len(d.outs) - 1, 0)
+        d4, s4 = lift(d, p, "register"), lift(s, p)
+        for planned in (plan_store(d4, s4, "i4", "sm_90"), plan_load(s4, d4, "i4", "sm_90")):
+            assert planned.inner.dist == d and planned.inner.shared == s, case.label
+            assert check_packed_endpoint(planned) == [], case.label
+        n += 1
+    assert n >= 5
