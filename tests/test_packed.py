@@ -174,7 +174,7 @@ def test_cli_plans_emits_and_explains_4_bit_types(tmp_path):
     doc = json.loads(r.output)
     assert doc["packing"] == {
         "form": "pairs",
-        "pairs_along": {"dim": "dim0", "bit": 0},
+        "pairs_along": {"dim": "dim0", "axis": 0, "bit": 0},
         "shape": [64, 64],
         "byte_shape": [32, 64],
     }
@@ -289,3 +289,14 @@ def test_random_endpoints_lifted_to_4_bits_plan_their_own_bytes():
             assert check_packed_endpoint(planned) == [], case.label
         n += 1
     assert n >= 5
+
+
+def test_a_4_bit_plans_json_replays_from_the_json_alone():
+    from llgen.verify.replay import ReplayError, replay
+
+    for src, dst in ((COL8, MMA_B), (ROW8, MMA_B)):
+        doc = json.loads(json.dumps(_plan(src, dst, SHAPE, "sm_90").to_json()))
+        replay(doc)
+        doc["packing"]["byte_shape"] = [64, 64] if doc["packing"]["form"] == "pairs" else [32, 64]
+        with pytest.raises(ReplayError, match="the bytes' tensor"):
+            replay(doc)

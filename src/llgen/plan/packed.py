@@ -134,7 +134,9 @@ class PackedPlan:
             "dtype": self.dtype.name,
             "packing": {
                 "form": self.form,
-                "pairs_along": None if self.pair is None else {"dim": self.src.out_names[self.pair.dim], "bit": self.pair.bit},
+                "pairs_along": None
+                if self.pair is None
+                else {"dim": self.src.out_names[self.pair.dim], "axis": self.pair.dim, "bit": self.pair.bit},
                 "shape": list(self.src.shape),
                 "byte_shape": list(self.inner_shape),
             },

@@ -22,7 +22,12 @@ class ReplayError(AssertionError):
 
 def replay(doc: dict) -> None:
     """Raise ReplayError naming the first thing that is wrong; return None when the plan is proved (and its sm_80
-    fallback, where it has one)."""
+    fallback, where it has one). A 4-bit conversion's JSON (``packing``) replays the byte plan under ``bytes``, after
+    checking the bytes' tensor is the elements' with the paired dim halved (pairs) or the same (nibbles)."""
+    if "packing" in doc:
+        _packing(doc["packing"])
+        replay(doc["bytes"])
+        return
     if "fallback" in doc:
         replay(doc["fallback"])
     src, dst = _ids(doc["src"], doc), _ids(doc["dst"], doc)
@@ -43,6 +48,16 @@ def replay(doc: dict) -> None:
             f"warp {w} lane {lane} register {r} holds element {int(out[w, lane, r])}, "
             f"not {int(dst[w, lane, r])}, after the plan ({len(bad)} slots wrong)"
         )
+
+
+def _packing(packing: dict) -> None:
+    shape, byte_shape, along = packing["shape"], packing["byte_shape"], packing["pairs_along"]
+    if packing["form"] == "nibbles":
+        want = shape
+    else:
+        want = [n // 2 if d == along["axis"] else n for d, n in enumerate(shape)]
+    if byte_shape != want:
+        raise ReplayError(f"the bytes' tensor is {byte_shape}, not {want} for a {packing['form']} plan over {shape}")
 
 
 def _flat(coords, sizes) -> int:
