@@ -20,6 +20,7 @@ D inside each warp (registers or shuffles); the cost model (plan/cost.py) picks 
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
 
 from llgen import layouts as L
@@ -480,19 +481,17 @@ def _swap_chain(end: _Endpoint, dist: LinearLayout) -> EndpointPlan | None:
         if c not in regs and c not in lanes:
             break
         want.append(c)
-    layouts = [dist]
-    for c in want:
-        if c in regs:
-            continue
-        j = next((i for i, r in enumerate(regs) if r and r not in want), None)
-        if j is None:
-            return None
-        lane = lanes.index(c)
-        regs[j], lanes[lane] = lanes[lane], regs[j]
-        layouts.append(_with_hw(dist, regs, lanes))
-    if len(layouts) == 1:
+    moved = [lanes.index(c) for c in want if c not in regs]  # the lanes that become registers
+    givers = [i for i, r in enumerate(regs) if r and r not in want]  # the registers that may become those lanes
+    if not moved or len(givers) < len(moved):
         return None
-    layouts[-1] = _with_hw(dist, want + [r for r in regs if r not in want], lanes)  # the access's registers first
+    best = None
+    for chosen in itertools.islice(itertools.permutations(givers, len(moved)), 64):
+        layouts = _swaps(dist, regs, lanes, list(zip(chosen, moved, strict=True)), want)
+        access = _direct(end, layouts[-1], "Q")  # which registers go to the lanes decides the access's banks
+        if best is None or access.cost < best[1].cost:
+            best = (layouts, access)
+    layouts, access = best
     pairs = list(zip(layouts, layouts[1:], strict=False))
     steps = []
     try:
@@ -501,9 +500,20 @@ def _swap_chain(end: _Endpoint, dist: LinearLayout) -> EndpointPlan | None:
             steps.append(plan_conversion(a, b, dt, tgt, path="shuffle"))
     except LlgenError:
         return None
-    access = _direct(end, layouts[-1], "Q")
     cost = access.cost + sum(shuffle_cost(s.detail, access.warps) for s in steps if s.path == "shuffle")
     return replace(access, dist=dist, staging=layouts[-1], convert=Chain(tuple(steps)), cost=cost)
+
+
+def _swaps(dist: LinearLayout, regs: list[int], lanes: list[int], pairs: list[tuple[int, int]], want: list[int]):
+    """[D, M1, ..., Q]: D after each (register, lane) swap of ``pairs`` in turn, Q with ``want`` as its first
+    registers."""
+    regs, lanes = list(regs), list(lanes)
+    layouts = [dist]
+    for j, lane in pairs:
+        regs[j], lanes[lane] = lanes[lane], regs[j]
+        layouts.append(_with_hw(dist, regs, lanes))
+    layouts[-1] = _with_hw(dist, want + [r for r in regs if r not in want], lanes)  # the access's registers first
+    return layouts
 
 
 def _with_hw(dist: LinearLayout, regs: list[int], lanes: list[int]) -> LinearLayout:
