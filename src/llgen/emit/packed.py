@@ -37,8 +37,8 @@ def packing(plan) -> dict:
         "pair": None if plan.pair is None else plan.pair.describe(plan.src),
         "in_elems": plan.n_in,
         "out_elems": plan.n_out,
-        # the registers a conversion or a load ends in, to f16/bf16 (CUDA's half types)
-        "upcast": not plan.target.is_hip and (not plan.endpoint or plan.inner.direction == "load"),
+        # the registers a conversion or a load ends in, to f16/bf16 (CUDA's or HIP's half types)
+        "upcast": not plan.endpoint or plan.inner.direction == "load",
     }
 
 

@@ -133,14 +133,17 @@ class HostModule:
             "-w",
             f"-DLLGEN_HOST_LANES={target.lanes}u",
             f"-DLLGEN_DYNAMIC_SCRATCH_BYTES={DYNAMIC_SCRATCH_BYTES}",
+            *(["-D__HIP_PLATFORM_AMD__"] if target.is_hip else []),  # as hipcc defines it: HIP text takes its HIP branch
         ]
 
         def make() -> bytes:
             (tmp / "hip").mkdir()
             (tmp / "llgen_host.h").write_text(HOST_SHIM)
             (tmp / "hip" / "hip_runtime.h").write_text('#include "../llgen_host.h"\n')
-            for name in ("cuda_fp16.h", "cuda_bf16.h"):
+            for name in ("cuda_fp16.h", "cuda_bf16.h", "hip/hip_fp16.h"):
                 (tmp / name).write_text(HOST_FP16)
+            # HIP's names for the pair types (ROCm's hip_bf16.h): the HIP text's own includes compile and run here
+            (tmp / "hip" / "hip_bf16.h").write_text('#include "hip_fp16.h"\ntypedef __nv_bfloat162 __hip_bfloat162;\n')
             (tmp / "k.cpp").write_text(text)
             shim = [f"-I{tmp}", "-include", str(tmp / "llgen_host.h")]
             proc = subprocess.run(
