@@ -13,7 +13,7 @@ from llgen.cases.mixed import CASES, N, plain_image, plain_plan, plain_source, p
 from llgen.runtime import host
 from llgen.runtime.bench.mixed import expected_words, loop_tiles, preshuffled_image
 
-SMALL = [c for c in CASES if c.k == 64]
+SMALL = [c for c in CASES if c.k == 64] + [c for c in CASES if c.out == "f16"][:1]  # every type, and an f16 upcast
 
 
 def _run(case, source, image, fn, x, steps):

@@ -49,10 +49,12 @@ class MixedCase:
     dtype: str
     k: int
     kmajor: bool
+    out: str = "bf16"  # the upcast's type: bf16, or f16 for 4-bit types
 
     @property
     def id(self) -> str:
-        return f"{self.operand}_{self.dtype}_k{self.k}_{'kmajor' if self.kmajor else 'kstrided'}"
+        tail = "" if self.out == "bf16" else f"_{self.out}"
+        return f"{self.operand}_{self.dtype}_k{self.k}_{'kmajor' if self.kmajor else 'kstrided'}{tail}"
 
     @property
     def packed(self) -> bool:
@@ -104,7 +106,7 @@ CASES = [
     for dt in ("e2m1", "i4", "i8", "f8e4m3")
     for k in (64, 128, 256)
     for km in ((True, False) if op == "mma2B" else (True,))
-]
+] + [MixedCase(op, dt, 128, True, "f16") for op in OPERANDS for dt in ("e2m1", "i4")]  # the f16 upcasts, at one K
 
 _BYTE_TO_BF16 = {  # a byte element to bf16 bits, exact: C text defining bf16_bits (one) and bf16_pair (two)
     "i8": """
@@ -146,7 +148,7 @@ def _g_header(case: MixedCase) -> tuple[str, str]:
     """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w into h (bf16 pairs)."""
     plan = preshuffle_plan(case)
     if case.packed:
-        return EP.header(plan, "mg", "g"), "upcast_bf16(w, h);"
+        return EP.header(plan, "mg", "g"), f"upcast_{case.out}(w, h);"
     up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
     return EP.header(plan, "mg", "g") + _byte_decoder(case, "mg"), up
 
@@ -155,7 +157,7 @@ def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, s
     """llgen's endpoint load header (namespace mp), the statement upcasting its bytes b into h, and h's length."""
     text = emit(plain_plan(case, form), "header", "mp")
     if case.packed:
-        return text, "upcast_bf16(b, h);", "kRegs"
+        return text, f"upcast_{case.out}(b, h);", "kRegs"
     up = "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
     return text + _byte_decoder(case, "mp"), up, "kRegs / 2"
 

@@ -35,11 +35,12 @@ def _out_offsets(pm, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND:
 
 
 @gluon.jit
-def _upcast(t, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr):
-    """Bytes in the dot operand to bf16 bits (int16) in OUT. KIND 0: fp4_to_fp along AXIS; 1: int4, the low nibble
+def _upcast(t, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.constexpr, OUT: gl.constexpr, F16: gl.constexpr):
+    """Bytes in the dot operand to bf16 (F16: f16) bits (int16) in OUT. KIND 0: fp4_to_fp along AXIS; 1: int4, the low nibble
     first, as a kernel writes it by hand (Triton has no int4 upcast op); 2: an i8 cast; 3: an e4m3 cast."""
+    ty: gl.constexpr = gl.float16 if F16 else gl.bfloat16
     if KIND == 0:
-        f = gl.fp4_to_fp(t, gl.bfloat16, AXIS)
+        f = gl.fp4_to_fp(t, ty, AXIS)
     elif KIND == 1:
         b = t.to(gl.int8, bitcast=True)
         x = gl.join((b << 4) >> 4, b >> 4)
@@ -47,7 +48,7 @@ def _upcast(t, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.co
             x = gl.reshape(gl.permute(x, (0, 2, 1)), [2 * R, C])
         else:
             x = gl.reshape(x, [R, 2 * C])
-        f = gl.convert_layout(x.to(gl.bfloat16), OUT)
+        f = gl.convert_layout(x.to(ty), OUT)
     elif KIND == 2:
         f = t.to(gl.int8, bitcast=True).to(gl.bfloat16)
     else:
@@ -68,6 +69,7 @@ def mixed_loop_kernel(
     SHARED: gl.constexpr,
     DOT: gl.constexpr,
     OUT: gl.constexpr,
+    F16: gl.constexpr,
 ):
     """LOOP: two R x C byte tiles into a 2-stage buffer; STEPS times one stage into DOT, upcast, XOR-accumulated."""
     smem = gl.allocate_shared_memory(gl.uint8, [2, R, C], SHARED)
@@ -76,7 +78,7 @@ def mixed_loop_kernel(
     gl.thread_barrier()
     acc = _zeros(R, C, AXIS, KIND, OUT)
     for i in range(STEPS):
-        acc = acc ^ _upcast(smem.index(i % 2).load(DOT), R, C, AXIS, KIND, OUT)
+        acc = acc ^ _upcast(smem.index(i % 2).load(DOT), R, C, AXIS, KIND, OUT, F16)
     gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, KIND, OUT), acc)
 
 
@@ -93,6 +95,7 @@ def mixed_stream_kernel(
     SHARED: gl.constexpr,
     DOT: gl.constexpr,
     OUT: gl.constexpr,
+    F16: gl.constexpr,
 ):
     """STREAM: PER dense byte tiles in turn from global memory into the buffer (local_store), into DOT (local_load),
     upcast, XOR-accumulated."""
@@ -105,7 +108,7 @@ def mixed_stream_kernel(
         gl.thread_barrier()
         t = smem.load(DOT)
         gl.thread_barrier()
-        acc = acc ^ _upcast(t, R, C, AXIS, KIND, OUT)
+        acc = acc ^ _upcast(t, R, C, AXIS, KIND, OUT, F16)
     gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, KIND, OUT), acc)
 
 
@@ -130,6 +133,7 @@ def constexprs(case: MixedCase) -> dict:
         "SHARED": gl.NVMMASharedLayout(case.swizzle, 8, rank=2, transposed=case.transposed),
         "DOT": _dot(case, 4),
         "OUT": _dot(case, case.k_width),
+        "F16": case.out == "f16",
     }
 
 

@@ -49,7 +49,7 @@ def _e4m3(v: np.ndarray) -> np.ndarray:
 def _bf16_bits(case: MixedCase, v: np.ndarray) -> np.ndarray:
     """The bf16 bits each element upcasts to (exact for every type here)."""
     if case.packed:
-        return decode(v, case.dtype, "bf16").astype(np.uint32)
+        return decode(v, case.dtype, case.out).astype(np.uint32)
     if case.dtype == "f8e4m3":
         return _e4m3(v.astype(np.int64)).view(np.uint32) >> 16
     return v.astype(np.uint8).view(np.int8).astype(np.float32).view(np.uint32) >> 16
