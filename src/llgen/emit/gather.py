@@ -18,12 +18,21 @@ def name(plan, kinds: tuple[str, str] | None = None) -> str:  # noqa: ARG001 - o
     return f"gather_{plan.dtype.name}_{'x'.join(map(str, plan.layout.shape))}_ax{plan.axis}"
 
 
-def render(plan, form: str, kernel_name: str, command: str | None = None, header_file: str | None = None) -> str:  # noqa: ARG001
+def render(
+    plan,
+    form: str,
+    kernel_name: str,
+    command: str | None = None,  # noqa: ARG001
+    header_file: str | None = None,
+    packed: dict | None = None,
+) -> str:
     """Form "kernel" (standalone .cu/.hip: ``<name>_kernel`` and ``<name>_debug``, with the header's code inline) or
-    "header" (.cuh/.hip.h to vendor). Its opening comment names no command line."""
+    "header" (.cuh/.hip.h to vendor). Its opening comment names no command line. ``packed``: a 4-bit gather's packing
+    (llgen.emit.packed), for its byte plan ``plan``: gather_packed, and check kernels that gather every nibble."""
     if header_file is not None:
         raise LlgenError("a gather kernel holds its header's code; it includes no header.")
     ctx = gather_context(plan, kernel_name, form)
+    ctx["packed"] = packed
     return environment().get_template("gather.j2").render(**ctx)
 
 

@@ -9,9 +9,9 @@ import hashlib
 import json
 import re
 
-from llgen.emit import conversion, endpoint
+from llgen.emit import conversion, endpoint, gather
 
-_BYTES = {"conversion": conversion, "endpoint": endpoint}
+_BYTES = {"conversion": conversion, "endpoint": endpoint, "gather": gather}
 
 
 def name(plan, kinds: tuple[str, str] | None = None) -> str:
@@ -24,7 +24,7 @@ def name(plan, kinds: tuple[str, str] | None = None) -> str:
     )
     digest = hashlib.sha256(key.encode()).hexdigest()[:6]
     what = "2".join(re.sub(r"[^A-Za-z0-9]", "", k) or "x" for k in kinds) if kinds else plan.path
-    prefix = "cvt" if not plan.endpoint else ("st" if plan.inner.direction == "store" else "ld")
+    prefix = "gather" if plan.gather else "cvt" if not plan.endpoint else ("st" if plan.inner.direction == "store" else "ld")
     return f"{prefix}_{what}_{plan.dtype.name}_{'x'.join(map(str, plan.src.shape))}_{digest}"
 
 
@@ -38,7 +38,7 @@ def packing(plan) -> dict:
         "in_elems": plan.n_in,
         "out_elems": plan.n_out,
         # the registers a conversion or a load ends in, to f16/bf16 (CUDA's or HIP's half types)
-        "upcast": not plan.endpoint or plan.inner.direction == "load",
+        "upcast": not plan.gather and (not plan.endpoint or plan.inner.direction == "load"),
     }
 
 

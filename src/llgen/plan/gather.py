@@ -183,11 +183,13 @@ def plan_gather(
 
     ``path`` forces "shuffle" or "shared" (tests and benchmarks); shuffles cannot cross warps."""
     dt, tgt = to_dtype(dtype), to_target(target)
-    if dt.sub_byte:
-        raise LlgenError(
-            f"gather picks single elements, and {dt.name} packs two to a byte: widen it to i8 (one element a byte), "
-            "gather, and pack again."
-        )
+    if dt.sub_byte:  # single elements move: the nibbles widen to bytes, the 8-bit gather moves them, they pack again
+        from llgen.plan.packed import BYTES, PackedPlan
+
+        if layout.in_bits("register") == 0:
+            raise LlgenError(f"the layout holds one element a thread; {dt.name} needs two (a byte) or more.")
+        inner = plan_gather(layout, axis, BYTES, tgt, path=path, smem_budget=smem_budget)
+        return PackedPlan(layout, layout, dt, "nibbles", None, inner)
     if not isinstance(axis, int) or not 0 <= axis < len(layout.outs):
         raise LlgenError(f"axis {axis} is out of range for a {len(layout.outs)}-dimensional tile.")
     if path is not None and path not in GATHER_PATHS:

@@ -1,4 +1,4 @@
-"""4-bit types (i4, u4, e2m1), two elements to a byte, through conversions and shared-memory endpoints.
+"""4-bit types (i4, u4, e2m1), two elements to a byte, through conversions, shared-memory endpoints and gathers.
 
 A thread holds its 4-bit registers packed: element 2i in the low nibble of byte i, element 2i + 1 in the high one.
 So a layout's register bit 0 names the two elements a byte holds, and its basis v (one tensor bit) is the byte's
@@ -10,7 +10,8 @@ pairing. Two plans:
   registers, shuffles, shared memory, ldmatrix/stmatrix.
 - **nibbles**: the sides pair different elements, so a byte's two nibbles go to different places. Each nibble is
   widened to a byte, the byte plan of the 4-bit layouts themselves moves them, and the destination packs them again.
-  Shared-memory endpoints take pairs only: a store of lone nibbles would write half bytes.
+  Shared-memory endpoints take pairs only: a store of lone nibbles would write half bytes. A gather, which picks
+  single elements, takes nibbles always (llgen.plan.gather).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class PackedPlan:
     dtype: DType
     form: str  # "pairs" (bytes move whole) or "nibbles" (nibbles widened to bytes, moved, packed)
     pair: Pairing | None  # pairs: the tensor bit each byte spans
-    inner: object  # the byte plan: llgen.plan.Plan or llgen.plan.endpoint.EndpointPlan
+    inner: object  # the byte plan: llgen.plan.Plan, llgen.plan.endpoint.EndpointPlan or llgen.plan.gather.GatherPlan
 
     @property
     def target(self):
@@ -123,7 +124,13 @@ class PackedPlan:
         )
 
     @property
+    def gather(self) -> bool:
+        return self.inner.kind == "gather"
+
+    @property
     def inner_shape(self) -> tuple[int, ...]:
+        if self.gather:
+            return tuple(self.inner.layout.shape)
         return tuple((self.inner.dist if self.endpoint else self.inner.src).shape)
 
     def explain(self) -> str:
