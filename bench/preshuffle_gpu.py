@@ -72,6 +72,16 @@ def packed_checks() -> list[dict]:
             for dt in ("i4", "u4", "e2m1"):
                 r = run_upcast(packed_plan(src, dst, tgt, dt), gpu_compile, seed=len(cid))
                 rows.append({"case": f"packed upcast {cid} {r.label}", "ok": r.ok, "detail": r.detail})
+    from llgen.emit import emit
+    from llgen.plan.gather import plan_gather
+    from llgen.runtime.check import check_gather
+
+    for axis in (0, 1):
+        for path in (None, "shared"):
+            g = plan_gather(parse_layout(ROW8, SHAPE, 4), axis, "u4", "sm_90", path=path)
+            name = f"g4_{axis}_{g.path}"
+            r = check_gather(gpu_compile(emit(g, "kernel", name)), g.inner, name, tiles=64, seed=axis)
+            rows.append({"case": f"packed gather axis {axis} {g.path}", "ok": r.ok, "detail": r.error or ""})
     s = parse_layout(SWIZZLED, SHAPE, 4)
     for i, dist in enumerate((ROW8, ROW4)):
         d = parse_layout(dist, SHAPE, 4)
