@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from llgen.cases.packed import CASES as PACKED
+from llgen.cases.packed import packed_plan
 from llgen.cases.suite import core
 from llgen.cli.examples import example_files
 from llgen.emit import emit
@@ -60,6 +62,10 @@ def headers(lang: str, folder: Path) -> dict[str, tuple[Path, object]]:
     plan = plan_conversion(a, b, "f16", target)
     texts["big_f16"] = emit(plan, "header", "big_f16", "tests/test_headers.py")
     dtypes["big_f16"] = dtype("f16")
+    # a 4-bit conversion (docs/four-bit.md): its byte plan's API on bytes, convert_packed and both upcasts
+    cid, psrc, pdst, ptarget, _ = next(c for c in PACKED if c[3].startswith("gfx") == (lang == "hip"))
+    texts["packed_e2m1"] = emit(packed_plan(psrc, pdst, ptarget, "e2m1"), "header", "packed_e2m1", f"tests ({cid})")
+    dtypes["packed_e2m1"] = dtype("i8")
     folder.mkdir(parents=True, exist_ok=True)
     out = {}
     for name, text in sorted(texts.items()):

@@ -21,6 +21,15 @@ typedef long long int64_t;
 typedef unsigned long long uint64_t;
 typedef _Float16 __half;
 typedef __bf16 __hip_bfloat16;
+// hip_fp16.h's and hip_bf16.h's pair types and the pair operations the 4-bit upcasts call, declared as ROCm does
+struct __half2 { __half x, y; };
+struct __hip_bfloat162 { __hip_bfloat16 x, y; };
+__device__ __half2 __hsub2(__half2, __half2);
+__device__ __half2 __hmul2(__half2, __half2);
+__device__ __half2 __hfma2(__half2, __half2, __half2);
+__device__ __hip_bfloat162 __hsub2(__hip_bfloat162, __hip_bfloat162);
+__device__ __hip_bfloat162 __hmul2(__hip_bfloat162, __hip_bfloat162);
+__device__ __hip_bfloat162 __hfma2(__hip_bfloat162, __hip_bfloat162, __hip_bfloat162);
 typedef unsigned uint2 __attribute__((ext_vector_type(2)));
 typedef unsigned uint4 __attribute__((ext_vector_type(4)));
 typedef int int2 __attribute__((ext_vector_type(2)));
