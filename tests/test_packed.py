@@ -205,6 +205,7 @@ def test_a_4_bit_tile_header_is_named_by_its_elements_and_show_draws_its_bytes(t
     r = invoke("emit", "--src", ROW8, "--dst", SWIZZLED, "--then", ROW4, "--shape", "64x64", "--dtype", "u4")
     assert r.exit_code == 0, r.output
     assert "tile_blocked2blocked_u4_64x64_" in r.output and "two u4 elements each" in r.output
+    assert "upcast_bf16(const unsigned char (&in)[kOutRegs]" in r.output  # the load's registers, B, upcast
     r = invoke("show", "--src", ROW8, "--dst", MMA_B, "--shape", "64x64", "--dtype", "i4", "-o", str(tmp_path / "x.svg"))
     assert r.exit_code == 0 and (tmp_path / "x.svg").stat().st_size > 0
 
