@@ -72,12 +72,9 @@ def test_stream_kernels_equal_numpy_over_a_ctas_tiles(case):
     """STREAM's llgen kernels over three tiles: path 2 from dense row-major byte tiles (llgen's store endpoint into S,
     then its load), path 3 from G-ordered tiles."""
     from llgen.cases.mixed import byte_tiles, plain_stream_source, preshuffled_stream_source
-    from llgen.runtime.preshuffle_check import repack_module
 
     x = tiles(case, 2, 3)
-    repack = repack_module(preshuffle_plan(case), "g")["repack"]
-    vals = x if case.packed else x.astype(np.uint8).view(np.int8)
-    g = np.concatenate([np.ascontiguousarray(repack(vals[t])).view(np.uint8).reshape(-1) for t in range(3)])
+    g = preshuffled_image(case, x)
     want = expected_words(case, list(x))
     paths = [
         ("mixed_plain_stream", plain_stream_source, byte_tiles(case, x).reshape(-1)),

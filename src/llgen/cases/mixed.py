@@ -20,6 +20,7 @@ from llgen.emit import emit
 from llgen.emit import preshuffle as EP
 from llgen.layouts.shared import NvmmaShared
 from llgen.plan.endpoint import plan_load, plan_store
+from llgen.plan.packed import byte_plan
 from llgen.plan.preshuffle import PreshufflePlan
 from llgen.spec import parse_layout
 
@@ -165,58 +166,58 @@ def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, s
 def plain_source(case: MixedCase, form: str | None = None) -> str:
     """Path 2: ``mixed_plain(x, y, steps)``, x both stages' bytes in S's order, y each thread's XOR of its bf16 words."""
     header, up, words = _plain_header(case, form)
-    return (
-        header
-        + f"""
-extern "C" __global__ void __launch_bounds__(128) mixed_plain(const unsigned char* __restrict__ x, unsigned* y, int steps) {{
-  using namespace llgen::mp;
-  alignas(1024) __shared__ unsigned char smem[2 * kSmemBytes];
-  for (int i = threadIdx.x; i < 2 * kSmemBytes / 16; i += blockDim.x)
-    reinterpret_cast<uint4*>(smem)[i] = reinterpret_cast<const uint4*>(x)[i];
-  __syncthreads();
-  unsigned acc[{words}];
-  for (int j = 0; j < {words}; ++j) acc[j] = 0u;
-  for (int i = 0; i < steps; ++i) {{
-    unsigned char b[kRegs];
-    load(smem + (i & 1) * kSmemBytes, b);
-    unsigned h[{words}];
-    {up}
-#pragma unroll
-    for (int j = 0; j < {words}; ++j) acc[j] ^= h[j];
-  }}
-  for (int j = 0; j < {words}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * {words} + j] = acc[j];
-}}
-"""
-    )
+    read = "    unsigned char b[kRegs];\n    load(smem + (i & 1) * kSmemBytes, b);"
+    return header + _Kernel("mixed_plain", "mp", words, up, prologue=_stages("1024", "kSmemBytes"), body=read).text
 
 
 def preshuffled_source(case: MixedCase) -> str:
     """Path 3: ``mixed_g(x, y, steps)``, x both stages' bytes in G's order."""
     header, up = _g_header(case)
-    words = "kRegisters / 2"
-    return (
-        header
-        + f"""
-extern "C" __global__ void __launch_bounds__(128) mixed_g(const unsigned char* __restrict__ x, unsigned* y, int steps) {{
-  using namespace llgen::mg;
-  alignas(16) __shared__ unsigned char smem[2 * kTileBytes];
-  for (int i = threadIdx.x; i < 2 * (int)kTileBytes / 16; i += blockDim.x)
+    read = "    unsigned w[kWords];\n    load(smem + (i & 1) * kTileBytes, 0u, 0u, w);"
+    return header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", "(int)kTileBytes"), body=read).text
+
+
+def _stages(align: str, stage: str) -> str:
+    """The LOOP's prologue: both stages copied from x into a 2-stage buffer of ``stage`` bytes each."""
+    return f"""  alignas({align}) __shared__ unsigned char smem[2 * {stage}];
+  for (int i = threadIdx.x; i < 2 * {stage} / 16; i += blockDim.x)
     reinterpret_cast<uint4*>(smem)[i] = reinterpret_cast<const uint4*>(x)[i];
   __syncthreads();
-  unsigned acc[{words}];
-  for (int j = 0; j < {words}; ++j) acc[j] = 0u;
-  for (int i = 0; i < steps; ++i) {{
-    unsigned w[kWords];
-    load(smem + (i & 1) * kTileBytes, 0u, 0u, w);
-    unsigned h[{words}];
-    {up}
+"""
+
+
+@dataclass(frozen=True)
+class _Kernel:
+    """A bench kernel ``name``(x, y, count) of 128 threads: ``prologue``, then ``count`` times ``body`` (which reads
+    registers) and ``up`` (which upcasts them into h[words]) XOR-accumulated, then each thread's words to y."""
+
+    name: str
+    ns: str  # the namespace of the header it calls
+    words: str
+    up: str
+    count: str = "steps"
+    x_type: str = "const unsigned char*"
+    prologue: str = ""
+    body: str = ""
+
+    @property
+    def text(self) -> str:
+        w = self.words
+        return f"""
+extern "C" __global__ void __launch_bounds__(128) {self.name}({self.x_type} __restrict__ x, unsigned* y, int {self.count}) {{
+  using namespace llgen::{self.ns};
+{self.prologue}  unsigned acc[{w}];
+  for (int j = 0; j < {w}; ++j) acc[j] = 0u;
+  for (int i = 0; i < {self.count}; ++i) {{
+{self.body}
+    unsigned h[{w}];
+    {self.up}
 #pragma unroll
-    for (int j = 0; j < {words}; ++j) acc[j] ^= h[j];
+    for (int j = 0; j < {w}; ++j) acc[j] ^= h[j];
   }}
-  for (int j = 0; j < {words}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * {words} + j] = acc[j];
+  for (int j = 0; j < {w}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * ({w}) + j] = acc[j];
 }}
 """
-    )
 
 
 def tiles(case: MixedCase, seed: int = 0, n: int = 2) -> np.ndarray:
@@ -239,12 +240,11 @@ def byte_tiles(case: MixedCase, x: np.ndarray) -> np.ndarray:
 
 
 def plain_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
-    """Both stages' bytes in S's offset order (path 2's buffer), from the tiles."""
-    s = plain_plan(case).inner.shared if case.packed else plain_plan(case).shared
+    """The tiles of ``x`` (a LOOP's two stages) in S's offset order, one after another: path 2's buffer."""
+    s = byte_plan(plain_plan(case)).shared
     offs = np.arange(1 << s.total_in_bits)
     coords = np.array([list(s.apply({"offset": int(o)}).values()) for o in offs])
-    b = byte_tiles(case, x)
-    return np.concatenate([b[t][coords[:, 0], coords[:, 1]] for t in range(2)])
+    return np.concatenate([tile[coords[:, 0], coords[:, 1]] for tile in byte_tiles(case, x)])
 
 
 # STREAM: a whole weight, stored as dense row-major byte tiles one after another (path 3: each tile in G's order),
@@ -264,26 +264,7 @@ def store_layout(case: MixedCase) -> str:
     return f"#ttg.blocked<{{sizePerThread = [1, 16], threadsPerWarp = {tpw}, warpsPerCTA = [{WARPS}, 1], order = [1, 0]}}>"
 
 
-def _accumulate(words: str, upcast: str) -> str:
-    return f"""    unsigned h[{words}];
-    {upcast}
-#pragma unroll
-    for (int j = 0; j < {words}; ++j) acc[j] ^= h[j];"""
-
-
-def _stream_kernel(name: str, ns: str, words: str, smem: str, body: str) -> str:
-    return f"""
-extern "C" __global__ void __launch_bounds__(128) {name}(const unsigned char* __restrict__ x, unsigned* y, int per) {{
-  using namespace llgen::{ns};
-{smem}  unsigned acc[{words}];
-  for (int j = 0; j < {words}; ++j) acc[j] = 0u;
-  for (int i = 0; i < per; ++i) {{
-    const unsigned char* tile = x + static_cast<unsigned long long>(blockIdx.x * per + i) * TILE_BYTES;
-{body}
-  }}
-  for (int j = 0; j < {words}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * {words} + j] = acc[j];
-}}
-"""
+_TILE = "    const unsigned char* tile = x + static_cast<unsigned long long>(blockIdx.x * per + i) * TILE_BYTES;\n"
 
 
 def plain_stream_source(case: MixedCase, form: str | None = None) -> str:
@@ -291,31 +272,27 @@ def plain_stream_source(case: MixedCase, form: str | None = None) -> str:
     layout and stored into S by llgen's store endpoint, then llgen's 4-bit (or 8-bit) load and upcast."""
     store = plan_store(parse_layout(store_layout(case), case.byte_shape, WARPS), case.shared(), "i8", "sm_90")
     header, up, words = _plain_header(case, form)
-    body = f"""    unsigned char a[llgen::st::kRegs];
+    body = (
+        _TILE
+        + """    unsigned char a[llgen::st::kRegs];
     llgen::st::load_a(tile, a);
     llgen::st::store(a, smem);
     __syncthreads();
     unsigned char b[kRegs];
     load(smem, b);
-    __syncthreads();
-{_accumulate(words, up)}"""
-    return (
-        emit(store, "header", "st")
-        + header
-        + f"#define TILE_BYTES {case.tile_bytes}ull\n"
-        + _stream_kernel("mixed_plain_stream", "mp", words, "  alignas(1024) __shared__ unsigned char smem[kSmemBytes];\n", body)
+    __syncthreads();"""
     )
+    smem = "  alignas(1024) __shared__ unsigned char smem[kSmemBytes];\n"
+    kernel = _Kernel("mixed_plain_stream", "mp", words, up, count="per", prologue=smem, body=body)
+    return emit(store, "header", "st") + header + f"#define TILE_BYTES {case.tile_bytes}ull\n" + kernel.text
 
 
 def preshuffled_stream_source(case: MixedCase) -> str:
     """Path 3's STREAM, ``mixed_g_stream(x, y, per)``: each tile in G's order, 16-byte loads into the registers."""
     header, up = _g_header(case)
-    body = f"""    unsigned w[kWords];
-    load(tile, 0u, 0u, w);
-{_accumulate("kRegisters / 2", up)}"""
-    return (
-        header + f"#define TILE_BYTES {case.tile_bytes}ull\n" + _stream_kernel("mixed_g_stream", "mg", "kRegisters / 2", "", body)
-    )
+    body = _TILE + "    unsigned w[kWords];\n    load(tile, 0u, 0u, w);"
+    kernel = _Kernel("mixed_g_stream", "mg", "kRegisters / 2", up, count="per", body=body)
+    return header + f"#define TILE_BYTES {case.tile_bytes}ull\n" + kernel.text
 
 
 def upcast_source(case: MixedCase) -> str:
@@ -323,21 +300,7 @@ def upcast_source(case: MixedCase) -> str:
     upcast to bf16 and XOR-accumulated; an empty asm tells the compiler the words change, so every step upcasts. Its
     time a step is the upcast's ALU floor, measured."""
     header, up = _g_header(case)
-    return (
-        header
-        + f"""
-extern "C" __global__ void __launch_bounds__(128) mixed_upcast(const unsigned* __restrict__ x, unsigned* y, int steps) {{
-  using namespace llgen::mg;
-  unsigned w[kWords];
-  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];
-  unsigned acc[kRegisters / 2];
-  for (int j = 0; j < kRegisters / 2; ++j) acc[j] = 0u;
-  for (int i = 0; i < steps; ++i) {{
-#pragma unroll
-    for (int j = 0; j < kWords; ++j) asm volatile("" : "+r"(w[j]));
-{_accumulate("kRegisters / 2", up)}
-  }}
-  for (int j = 0; j < kRegisters / 2; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * (kRegisters / 2) + j] = acc[j];
-}}
-"""
-    )
+    words = "  unsigned w[kWords];\n  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];\n"
+    fresh = '#pragma unroll\n    for (int j = 0; j < kWords; ++j) asm volatile("" : "+r"(w[j]));'
+    kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, x_type="const unsigned*", prologue=words, body=fresh)
+    return header + kernel.text

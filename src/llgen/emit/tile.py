@@ -44,7 +44,7 @@ def tile_context(tile: TilePlan, name: str, command: str | None = None) -> dict:
         smem_align=align.smem_align,
         align_reason=align.align_reason,
         global_align=max(st["global"]["width"], ld["global"]["width"]) * tile.dtype.bytes,
-        packed=None if tile.packed is None else {**packing(tile.packed), "upcast": True},  # the load's registers, B
+        packed=None if tile.packed is None else packing(tile.packed),
     )
     return ctx
 

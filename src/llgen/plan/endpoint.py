@@ -417,15 +417,7 @@ def staging_layout(dist: LinearLayout, s: LinearLayout, dt: DType, tgt: Target, 
             seen.append(group)
     rest = [c for c in rest if c not in lanes]
     lanes += rest[: tgt.lane_bits - len(lanes)]
-    regs = vec + [c for c in rest if c not in lanes]
-    outs = [(n, 1 << k) for n, k in dist.outs]
-    bases = {
-        "register": [_coords(c, dist) for c in regs],
-        "lane": [_coords(c, dist) for c in lanes],
-        "warp": [list(dist.basis("warp", i)) for i in range(dist.in_bits("warp"))],
-        "block": [],
-    }
-    return LinearLayout.from_bases(bases, outs)
+    return _with_hw(dist, vec + [c for c in rest if c not in lanes], lanes)
 
 
 def _offset_of(c: int, inv: list[int]) -> int:

@@ -54,7 +54,8 @@ def pairing(layout: LinearLayout, in_dim: str = "register") -> Pairing | None:
     return p
 
 
-def _drop(c: int, bit: int) -> int:
+def drop_bit(c, bit: int):
+    """``c`` with bit ``bit`` taken out, the bits above it one lower (an int, or a NumPy array of them)."""
     return ((c >> (bit + 1)) << bit) | (c & ((1 << bit) - 1))
 
 
@@ -65,7 +66,7 @@ def quotient(layout: LinearLayout, p: Pairing, in_dim: str = "register") -> Line
         vecs = [layout.basis(name, i) for i in range(layout.in_bits(name))]
         if name == in_dim:
             vecs = vecs[1:]
-        bases[name] = [[_drop(c, p.bit) if d == p.dim else c for d, c in enumerate(v)] for v in vecs]
+        bases[name] = [[drop_bit(c, p.bit) if d == p.dim else c for d, c in enumerate(v)] for v in vecs]
     sizes = {n: (s // 2 if d == p.dim else s) for d, (n, s) in enumerate(zip(layout.out_names, layout.shape, strict=True))}
     return LinearLayout.from_bases(bases, sizes)
 

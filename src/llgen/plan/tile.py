@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llgen.core.errors import LlgenError
+from llgen.plan.packed import byte_plan
 
 
 @dataclass(frozen=True)
@@ -16,7 +17,7 @@ class TilePlan:
     kind = "tile"
     store: object  # the EndpointPlan of direction store (A -> S)
     load: object  # the EndpointPlan of direction load (S -> B)
-    packed: object | None = None  # of a 4-bit type: the store's PackedPlan (llgen.plan.packed); store and load its bytes
+    packed: object | None = None  # of a 4-bit type: the load's PackedPlan (llgen.plan.packed); store and load its bytes
 
     @property
     def target(self):
@@ -57,8 +58,8 @@ class TilePlan:
 def tile_plan(store, load) -> TilePlan:
     """The tile of a store plan and a load plan of one shared layout, element type, target and warp count; an error
     naming what differs otherwise. Of a 4-bit type (llgen.plan.packed), the tile of their bytes: one S pairs both."""
-    packed = store if store.kind == "packed" else None
-    store, load = (p.inner if p.kind == "packed" else p for p in (store, load))
+    packed = load if load.kind == "packed" else None  # its registers, B, are the ones a tile header upcasts
+    store, load = byte_plan(store), byte_plan(load)
     if (store.direction, load.direction) != ("store", "load"):
         raise LlgenError("a tile header takes a store plan and a load plan, in that order.")
     if store.dist.shape != load.dist.shape:

@@ -8,12 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from llgen.core import f2
+from llgen.plan.packed import drop_bit
 from llgen.verify.simulate import POISON, SimResult, element_ids, simulate
 from llgen.verify.simulate_endpoint import simulate_endpoint
-
-
-def _drop_bit(x: np.ndarray, pos: int) -> np.ndarray:
-    return ((x >> (pos + 1)) << pos) | (x & ((1 << pos) - 1))
 
 
 def simulate_packed(plan, seed: int = 0) -> SimResult:
@@ -28,7 +25,7 @@ def simulate_packed(plan, seed: int = 0) -> SimResult:
     pos = plan.src.out_offset(plan.src.out_names[plan.pair.dim]) + plan.pair.bit
     flat = np.arange(size, dtype=np.int64)
     packed = np.zeros(size // 2, dtype=np.int64)
-    np.bitwise_or.at(packed, _drop_bit(flat, pos), vals << (4 * ((flat >> pos) & 1)))
+    np.bitwise_or.at(packed, drop_bit(flat, pos), vals << (4 * ((flat >> pos) & 1)))
     res = simulate(plan.inner, packed)
     out = np.empty(expected.shape, dtype=np.int64)
     out[:, :, 0::2], out[:, :, 1::2] = res.out & 15, res.out >> 4
@@ -48,7 +45,7 @@ def check_packed_endpoint(plan) -> list[str]:
     at = dist.in_offset("register")
     for hw in range(1 << dist.total_in_bits):
         offset = f2.combine(dist.apply_flat(hw), s_inv)
-        byte = f2.combine(qdist.apply_flat(int(_drop_bit(np.int64(hw), at))), q_inv)
+        byte = f2.combine(qdist.apply_flat(drop_bit(hw, at)), q_inv)
         if offset != 2 * byte + (hw >> at & 1):
             errors.append(f"hardware index {hw}: S puts its element at 4-bit offset {offset}, the bytes at {2 * byte}")
             break

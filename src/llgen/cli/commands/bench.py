@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from llgen.cli.commands.options import PairSpec, asked, given, pair_from, plan_options, whole_file
+from llgen.cli.commands.options import PairSpec, asked, given, pair_from, plan_options, said_byte_plan, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_pair
 from llgen.spec.module import read_ttgir
@@ -118,10 +118,7 @@ def custom_case(pair, texts: tuple[str, str], options) -> tuple:
         return EndpointSuiteCase("custom", pair.dtype.name, tuple(dist.shape), pair.warps, dist, spec, dist), pair.target
     from llgen.cases.suite import Case
 
-    p = plan_pair(pair, options)
-    if p.kind == "packed":  # 4-bit: its byte plan is what runs, beside Triton's convert_layout of the same bytes
-        click.echo(f"{p.bytes_line()} Timed: that 8-bit conversion.", err=True)
-        p = p.inner
+    p = said_byte_plan(plan_pair(pair, options), " Timed: that 8-bit conversion.")  # beside Triton's of the bytes
     return Case("custom", p.dtype.name, p.src.shape, p.warps, p.src, p.dst), p.target.name
 
 

@@ -228,3 +228,12 @@ def whole_file(ttgir: str | None, spec_options: tuple[str, ...] = ("src", "dst",
             "ttg.convert_layout of the file is taken, with its own shape and dtype."
         )
     return True
+
+
+def said_byte_plan(plan, then: str = ""):
+    """A 4-bit plan's byte plan (llgen.plan.packed), what the command draws or times, its packing said on stderr
+    first (and ``then``); any other plan itself."""
+    if plan.kind != "packed":
+        return plan
+    click.echo(plan.bytes_line() + then, err=True)
+    return plan.inner

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llgen.cli.commands.options import Reading
+from llgen.cli.commands.options import Reading, said_byte_plan
 from llgen.core.errors import LlgenError
 from llgen.core.options import Options
 from llgen.plan.request import plan_endpoint, plan_pair
@@ -125,7 +125,7 @@ def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
                     raise LlgenError(
                         f"{flag} does not apply to a shared-memory endpoint: its picture highlights the plan's own access into --{pair.shared}."
                     )
-            p = _bytes_of(plan_endpoint(pair, Options.of(path=path_)))
+            p = said_byte_plan(plan_endpoint(pair, Options.of(path=path_)))
             if matrix:
                 fig = pictures.matrices_figure([("distributed D", p.dist), ("shared S", p.shared)])
             else:
@@ -133,7 +133,7 @@ def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
             pictures.save(fig, output)
             return
         asked_plan = Options(path="shared", swizzle=swizzle, matrix=False, one_sided=False) if swizzle else Options.of(path=path_)
-        p = _bytes_of(plan_pair(pair, asked_plan))
+        p = said_byte_plan(plan_pair(pair, asked_plan))
         if swizzle:
             mem = pictures.memory_from_swizzle(p.detail, p.src.outs)
             if matrix:
@@ -151,13 +151,3 @@ def draw(drawn: Drawn, reading: Reading, picture: Picture) -> None:
         else:
             fig = pictures.conversion_figure(p, reg)
     pictures.save(fig, output)
-
-
-def _bytes_of(plan):
-    """A 4-bit plan's byte plan, whose picture is drawn (its packing said on stderr); any other plan itself."""
-    import click
-
-    if plan.kind != "packed":
-        return plan
-    click.echo(plan.bytes_line(), err=True)
-    return plan.inner

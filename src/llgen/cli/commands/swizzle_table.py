@@ -18,12 +18,12 @@ def table(pair) -> str:
         for sw in ("unswizzled", "classic", "optimal")
     ]
     labels = [p.detail.swizzle.name for p in plans]
-    widened = byte_plan(plan_pair(pair, Options(path="shared", matrix=False)))
+    planned = plan_pair(pair, Options(path="shared", matrix=False))
+    widened = byte_plan(planned)
     if widened.detail.swizzle.columns != plans[-1].detail.swizzle.columns:
         plans.append(widened)
         labels.append("optimal, one side widened (the plan)")
-    packed = plan_pair(pair, Options(path="shared"))
-    lines = [packed.bytes_line()] if packed.kind == "packed" else []
+    lines = [planned.bytes_line()] if planned.kind == "packed" else []
     lines.append(f"{'layout':44} {'st/access':>9} {'ld/access':>9} {'st total':>8} {'ld total':>8}")
     formulas = []
     for label, p in zip(labels, plans, strict=True):

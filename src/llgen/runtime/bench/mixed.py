@@ -1,6 +1,6 @@
 """The mixed suite on a GPU (llgen.cases.mixed), per case the three paths checked against NumPy and timed in both
-forms. LOOP: each step's ns per SM from the slope between two step counts at 8 CTAs an SM (throughput) and at one
-CTA an SM (latency), beside the shared-memory floor of the packed bytes (128 bytes a clock an SM at the boost clock:
+forms. LOOP: each step's ns per SM from the slope between two step counts (timing.per_sm_ns, the bench's own rule)
+at CTAS_PER_SM CTAs an SM (throughput) and at one CTA an SM (latency), beside the shared-memory floor of the packed bytes (128 bytes a clock an SM at the boost clock:
 a floor, not the clock the run held). STREAM: a whole weight's bytes read per second, beside a device-to-device copy
 of the same bytes (read and write counted)."""
 
@@ -27,15 +27,17 @@ from llgen.cases.mixed import (
     upcast_source,
 )
 from llgen.core.errors import error_line
+from llgen.runtime.bench.timing import per_sm_ns
 from llgen.runtime.preshuffle_check import decode, repack_module
 from llgen.verify.simulate import element_ids
 
 
 def preshuffled_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
-    """Both stages' bytes in G's order (path 3's buffer), by the emitted NumPy repack."""
+    """The tiles of ``x`` (a LOOP's two stages, a STREAM's first tiles) in G's order, one after another: path 3's
+    bytes, by the emitted NumPy repack."""
     repack = repack_module(preshuffle_plan(case), "g")["repack"]
     vals = x if case.packed else x.astype(np.uint8).view(np.int8)
-    return np.concatenate([np.ascontiguousarray(repack(vals[t])).view(np.uint8).reshape(-1) for t in range(2)])
+    return np.concatenate([np.ascontiguousarray(repack(tile)).view(np.uint8).reshape(-1) for tile in vals])
 
 
 def _e4m3(v: np.ndarray) -> np.ndarray:
@@ -71,7 +73,6 @@ def loop_tiles(x: np.ndarray, steps: int) -> list:
     return [x[i & 1] for i in range(steps)]
 
 
-STEPS = (64, 320)  # the two step counts whose difference times a step
 CTAS_PER_SM = 4  # resident on an SM for every path and K (96 registers a thread and 32 KB of buffers at K = 256)
 
 
@@ -90,15 +91,6 @@ def _expected_tile(case, seq) -> np.ndarray:
     for tile in seq:
         acc ^= _bf16_bits(case, tile).astype(np.uint16)
     return acc
-
-
-def _per_step_ns(run, grid: int, sms: int, rep: int) -> float:
-    """ns an SM takes for one tile's step: the slope between STEPS, shared among the grid / sms CTAs an SM runs at
-    once (timing.per_sm_ns's rule)."""
-    from triton.testing import do_bench
-
-    t = {s: do_bench(lambda s=s: run(s, grid), warmup=10, rep=rep, return_mode="median") for s in STEPS}
-    return (t[STEPS[1]] - t[STEPS[0]]) * 1e6 / (STEPS[1] - STEPS[0]) * sms / grid
 
 
 def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict:
@@ -160,8 +152,8 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
         row = res["paths"].setdefault(name, {})
         row["exact"] = all(checks.get(name, [False]))
         try:
-            row["step_ns"] = round(_per_step_ns(run, grid_max, sms, rep), 3)
-            row["one_cta_step_ns"] = round(_per_step_ns(run, sms, sms, rep), 3)
+            row["step_ns"] = round(per_sm_ns(run, grid_max, sms, rep, per_k=1), 3)
+            row["one_cta_step_ns"] = round(per_sm_ns(run, sms, sms, rep, per_k=1), 3)
             row["of_floor"] = round(floor_ns / row["step_ns"], 3)
         except Exception as e:  # noqa: BLE001
             row["error"] = error_line(e)
@@ -169,7 +161,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
         kern = cp.RawModule(code=upcast_source(case), options=("-std=c++17",)).get_function("mixed_upcast")
         xw = cp.asarray(np.random.default_rng(5).integers(0, 1 << 32, 128 * 64, dtype=np.uint64).astype(np.uint32))
         yw = cp.zeros(grid_max * 128 * 64, dtype=cp.uint32)
-        up = round(_per_step_ns(lambda st, g: kern((g,), (128,), (xw, yw, np.int32(st))), grid_max, sms, rep), 3)
+        up = round(per_sm_ns(lambda st, g: kern((g,), (128,), (xw, yw, np.int32(st))), grid_max, sms, rep, per_k=1), 3)
         res["upcast_ns"] = up
         res["floor_ns"] = max(res["floor_ns"], up)
         for row in res["paths"].values():
@@ -195,10 +187,7 @@ def stream_case(case, cp, torch, rep: int = 50) -> dict:
     x = tiles(case, 11, PER)
     rest = torch.randint(0, 256, (STREAM_BYTES - PER * case.tile_bytes,), dtype=torch.uint8, device="cuda")
     rowmajor = torch.cat([torch.from_numpy(byte_tiles(case, x).reshape(-1)).cuda(), rest])
-    repack = repack_module(preshuffle_plan(case), "g")["repack"]
-    vals = x if case.packed else x.astype(np.uint8).view(np.int8)
-    g_first = np.concatenate([np.ascontiguousarray(repack(vals[t])).view(np.uint8).reshape(-1) for t in range(PER)])
-    g_bytes = torch.cat([torch.from_numpy(g_first).cuda(), rest])
+    g_bytes = torch.cat([torch.from_numpy(preshuffled_image(case, x)).cuda(), rest])
     res = {"id": case.id, "bytes": STREAM_BYTES, "paths": {}}
     runs = {}
     try:
