@@ -24,7 +24,7 @@ from llgen.emit import preshuffle as E
 from llgen.plan.preshuffle import PreshufflePlan
 from llgen.runtime.compile import compile as gpu_compile
 from llgen.runtime.compile import compile_sm90a, device
-from llgen.runtime.preshuffle_check import repack_module, run_load, run_mma, run_wgmma, values
+from llgen.runtime.preshuffle_check import pack_nibbles, repack_module, run_load, run_mma, run_wgmma, values
 from llgen.spec import parse_layout
 
 STREAM_B = "#ttg.dot_op<{opIdx = 1, parent = #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 4], instrShape = [16, 8]}>, kWidth = 2}>"
@@ -41,8 +41,7 @@ def repack_kernels(cp) -> list[dict]:
         want = np.ascontiguousarray(repack_module(plan, "g")["repack"](x)).view(np.uint8).reshape(-1)
         src = np.ascontiguousarray(x).view(np.uint8).reshape(-1)
         if dtype(dt).sub_byte:
-            f = np.ascontiguousarray(x).reshape(-1)
-            src = (f[0::2] | (f[1::2] << 4)).astype(np.uint8)
+            src = pack_nibbles(np.ascontiguousarray(x).reshape(-1))
         mod = cp.RawModule(code=E.repack_kernel(plan, "rp", "g"), options=("-std=c++17",))
         d_src, d_dst, d_back = cp.asarray(src), cp.zeros(want.size, cp.uint8), cp.zeros(src.size, cp.uint8)
         n = want.size if dtype(dt).sub_byte else want.size // (dtype(dt).bits // 8)

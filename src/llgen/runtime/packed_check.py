@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from llgen.emit import emit
-from llgen.runtime.preshuffle_check import Outcome, decode
+from llgen.runtime.preshuffle_check import Outcome, decode, pack_nibbles, pair_halves
 from llgen.verify.simulate import element_ids
 
 NAME = "packed_check"
@@ -39,17 +39,13 @@ extern "C" __global__ void llgen_packed_check(const unsigned char* in, unsigned 
     )
 
 
-def _pack(nibbles: np.ndarray) -> np.ndarray:
-    return (nibbles[..., 0::2] | (nibbles[..., 1::2] << 4)).astype(np.uint8)
-
-
 def run_upcast(plan, compiler, seed: int = 0) -> Outcome:
     """Random nibbles through ``convert_packed`` and both upcasts, against NumPy."""
     label = f"{plan.form} {plan.dtype.name} {plan.path}"
     warps, lanes = plan.warps, plan.target.lanes
     threads = warps * lanes
     vals = np.random.default_rng(seed).integers(0, 16, int(np.prod(plan.src.shape)), dtype=np.int64)
-    src = _pack(vals[element_ids(plan.src, warps, lanes)]).reshape(threads, -1)
+    src = pack_nibbles(vals[element_ids(plan.src, warps, lanes)]).reshape(threads, -1)
     want = vals[element_ids(plan.dst, warps, lanes)].reshape(threads, -1)
     mod = compiler(upcast_source(plan))
     n = threads * (plan.n_out // 2)
@@ -57,10 +53,10 @@ def run_upcast(plan, compiler, seed: int = 0) -> Outcome:
     f16, bf16 = (mod.filled(n, np.uint32, 0xDEADBEEF) for _ in range(2))
     mod.launch("llgen_packed_check", 1, threads, (mod.to_device(src.reshape(-1)), out, f16, bf16))
     mod.synchronize()
-    checks = [("bytes", mod.to_host(out).reshape(threads, -1), _pack(want))]
+    checks = [("bytes", mod.to_host(out).reshape(threads, -1), pack_nibbles(want))]
     for name, dev in (("upcast_f16", f16), ("upcast_bf16", bf16)):
-        exp = decode(want, plan.dtype.name, name.removeprefix("upcast_")).astype(np.uint32)
-        checks.append((name, mod.to_host(dev).reshape(threads, -1), exp[:, 0::2] | (exp[:, 1::2] << 16)))
+        exp = pair_halves(decode(want, plan.dtype.name, name.removeprefix("upcast_")))
+        checks.append((name, mod.to_host(dev).reshape(threads, -1), exp))
     for what, got, exp in checks:
         if not np.array_equal(got, exp):
             t, j = np.argwhere(got != exp)[0]

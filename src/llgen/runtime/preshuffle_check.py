@@ -52,6 +52,32 @@ def decode(x: np.ndarray, dtype: str, out: str) -> np.ndarray:
     return (v.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
 
 
+def pack_nibbles(x: np.ndarray) -> np.ndarray:
+    """4-bit values along the last axis packed two to a byte, the even one in the low nibble."""
+    return (x[..., 0::2] | (x[..., 1::2] << 4)).astype(np.uint8)
+
+
+def pair_halves(h: np.ndarray) -> np.ndarray:
+    """16-bit values along the last axis as the 32-bit words the upcasts write: 2j in the low half, 2j + 1 high."""
+    h = h.astype(np.uint32)
+    return h[..., 0::2] | (h[..., 1::2] << 16)
+
+
+def _place_c(got: np.ndarray, frag: np.ndarray, row: int, col: int) -> None:
+    """One warp's 16x8 f32 C fragment (frag[lane] = c0..c3, PTX's m16n8 layout) into ``got`` at (row, col)."""
+    for lane in range(32):
+        g, t = lane // 4, lane % 4
+        got[row + g, col + 2 * t : col + 2 * t + 2] = frag[lane, 0:2]
+        got[row + g + 8, col + 2 * t : col + 2 * t + 2] = frag[lane, 2:4]
+
+
+def _product(label: str, got: np.ndarray, want: np.ndarray) -> Outcome:
+    if not np.array_equal(got, want):
+        bad = np.argwhere(got != want)[0]
+        return Outcome(label, False, f"D[{bad[0]},{bad[1]}] = {got[tuple(bad)]} != {want[tuple(bad)]}")
+    return Outcome(label, True)
+
+
 def _tile_grid(plan: PreshufflePlan) -> list[int]:
     return [s // t for s, t in zip(plan.shape, plan.tile, strict=True)]
 
@@ -135,8 +161,7 @@ def run_load(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Outc
     if plan.dtype.sub_byte:
         for out, dev in (("f16", f16), ("bf16", bf16)):
             h = mod.to_host(dev).reshape(blocks, threads, -1)
-            exp = decode(want, plan.dtype.name, out).astype(np.uint32)
-            exp = exp[..., 0::2] | (exp[..., 1::2] << 16)
+            exp = pair_halves(decode(want, plan.dtype.name, out))
             if not np.array_equal(h, exp):
                 bad = np.argwhere(h != exp)[0]
                 return Outcome(
@@ -249,8 +274,7 @@ def run_mma(plan: PreshufflePlan, memory: str, out: str, compiler, seed: int = 0
         a_hw = a
     buf = np.ascontiguousarray(buf)
     if plan.dtype.sub_byte and memory == "k":
-        flat = buf.reshape(-1)
-        buf = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)
+        buf = pack_nibbles(buf.reshape(-1))
     mod = compiler(mma_source(plan, memory, out))
     d = mod.filled(16 * plan.shape[1], np.float32, 0)
     mod.launch(
@@ -260,15 +284,8 @@ def run_mma(plan: PreshufflePlan, memory: str, out: str, compiler, seed: int = 0
     frag = mod.to_host(d).reshape(plan.shape[1] // 8, 32, 4)
     got = np.zeros((16, plan.shape[1]), dtype=np.float32)
     for c in range(plan.shape[1] // 8):
-        for lane in range(32):
-            g, t = lane // 4, lane % 4
-            got[g, 8 * c + 2 * t : 8 * c + 2 * t + 2] = frag[c, lane, 0:2]
-            got[g + 8, 8 * c + 2 * t : 8 * c + 2 * t + 2] = frag[c, lane, 2:4]
-    want = a @ w
-    if not np.array_equal(got, want):
-        bad = np.argwhere(got != want)[0]
-        return Outcome(label, False, f"D[{bad[0]},{bad[1]}] = {got[tuple(bad)]} != {want[tuple(bad)]}")
-    return Outcome(label, True)
+        _place_c(got, frag[c], 0, 8 * c)
+    return _product(label, got, a @ w)
 
 
 def wgmma_source(plan: PreshufflePlan, memory: str) -> str:
@@ -339,8 +356,7 @@ def run_wgmma(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Out
     if memory == "k":
         buf = np.ascontiguousarray(x)  # A row-major, K contiguous, as it lies: no repack
         if plan.dtype.sub_byte:
-            flat = buf.reshape(-1)
-            buf = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8)
+            buf = pack_nibbles(buf.reshape(-1))
         bbits = bbits[np.array(plan.k_permutation())]
     else:
         buf = np.ascontiguousarray(repack_module(plan, memory)["repack"](x))
@@ -352,12 +368,5 @@ def run_wgmma(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Out
     frag = mod.to_host(d).reshape(4, 32, 4)
     got = np.zeros((m, 8), dtype=np.float32)
     for w in range(4):
-        for lane in range(32):
-            g, t = lane // 4, lane % 4
-            got[16 * w + g, 2 * t : 2 * t + 2] = frag[w, lane, 0:2]
-            got[16 * w + g + 8, 2 * t : 2 * t + 2] = frag[w, lane, 2:4]
-    want = a @ bmat
-    if not np.array_equal(got, want):
-        bad = np.argwhere(got != want)[0]
-        return Outcome(label, False, f"D[{bad[0]},{bad[1]}] = {got[tuple(bad)]} != {want[tuple(bad)]}")
-    return Outcome(label, True)
+        _place_c(got, frag[w], 16 * w, 0)
+    return _product(label, got, a @ bmat)

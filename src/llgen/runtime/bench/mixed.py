@@ -28,7 +28,7 @@ from llgen.cases.mixed import (
 )
 from llgen.core.errors import error_line
 from llgen.runtime.bench.timing import per_sm_ns
-from llgen.runtime.preshuffle_check import decode, repack_module
+from llgen.runtime.preshuffle_check import decode, pair_halves, repack_module
 from llgen.verify.simulate import element_ids
 
 
@@ -64,7 +64,7 @@ def expected_words(case: MixedCase, seq) -> np.ndarray:
     acc = np.zeros((ids.shape[0], ids.shape[1] // 2), dtype=np.uint32)
     for tile in seq:
         h = _bf16_bits(case, tile.reshape(-1)[ids])
-        acc ^= (h[:, 0::2] | (h[:, 1::2] << 16)).astype(np.uint32)
+        acc ^= pair_halves(h)
     return acc
 
 
