@@ -109,30 +109,56 @@ CASES = [
     for km in ((True, False) if op == "mma2B" else (True,))
 ] + [MixedCase(op, dt, 128, True, "f16") for op in OPERANDS for dt in ("e2m1", "i4")]  # the f16 upcasts, at one K
 
-_BYTE_TO_BF16 = {  # a byte element to bf16 bits, exact: C text defining bf16_bits (one) and bf16_pair (two)
+_BYTE_TO_BF16 = {  # bytes 2AT and 2AT + 1 of x to a bf16 pair, exact: C text defining pair8<AT>(x)
+    # i8 b: the bf16 bits 0x43:b are 128 + b for b < 128, else 256 + 2 (b - 128); with bit 7 cleared they are
+    # 128 + (b & 127), and less the bits 0x43:(b & 128), 128 or 256, that is b as a signed byte
     "i8": """
-__device__ __forceinline__ unsigned bf16_bits(unsigned char v) {  // an i8 has at most 8 significant bits
-  union { float f; unsigned u; } c;
-  c.f = static_cast<float>(static_cast<signed char>(v));
-  return c.u >> 16;
+template <int AT> __device__ __forceinline__ unsigned pair8(unsigned x) {
+  const unsigned s = __byte_perm(x, 0x43434343u, AT ? 0x4342u : 0x4140u);  // 0x43:b in each half
+  return bits_of(__hsub2(of_bits<llgen_bf162>(s & 0xFF7FFF7Fu), of_bits<llgen_bf162>(s & 0xFF80FF80u)));
 }
 """,
+    # e4m3fn: the hardware's pair conversion to f16 (exact, NaN kept), then f16 -> f32 -> bf16 (exact: 3 mantissa bits)
     "f8e4m3": """
-__device__ __forceinline__ unsigned bf16_bits(unsigned char v) {  // e4m3fn: bias 7, no infinities, S.1111.111 NaN
-  const unsigned s = (v & 0x80u) << 8, e = (v >> 3) & 15u, m = v & 7u;
-  if (e == 15u && m == 7u) return s | 0x7fc0u;
-  if (e != 0u) return s | ((e + 120u) << 7) | (m << 4);
-  union { float f; unsigned u; } c;  // a subnormal, m * 2^-9: exact in a float, then in bf16's 8 bits
-  c.f = static_cast<float>(m) * 0.001953125f;
-  return s | (c.u >> 16);
+template <int AT> __device__ __forceinline__ unsigned pair8(unsigned x) {
+#if defined(__CUDA_ARCH__)
+  unsigned f;
+  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(f) : "h"(static_cast<unsigned short>(x >> (16 * AT))));
+  return bits_of(__float22bfloat162_rn(__half22float2(of_bits<__half2>(f))));
+#else  // the CPU shim: rebias the fields; a subnormal m * 2^-9 by a float
+  unsigned out = 0;
+  for (int q = 0; q < 2; ++q) {
+    const unsigned v = (x >> (8 * (2 * AT + q))) & 255u, s = (v & 0x80u) << 8, e = (v >> 3) & 15u, m = v & 7u;
+    union { float f; unsigned u; } c;
+    c.f = static_cast<float>(m) * 0.001953125f;
+    const unsigned b = e == 15u && m == 7u ? s | 0x7fc0u : e != 0u ? s | ((e + 120u) << 7) | (m << 4) : s | (c.u >> 16);
+    out |= b << (16 * q);
+  }
+  return out;
+#endif
 }
 """,
 }
-_PAIR = "__device__ __forceinline__ unsigned bf16_pair(unsigned char lo, unsigned char hi) { return bf16_bits(lo) | (bf16_bits(hi) << 16); }\n"
+
+
+_BIT_CASTS = """
+typedef __nv_bfloat162 llgen_bf162;
+template <typename T> __device__ __forceinline__ unsigned bits_of(T v) {
+  union { T t; unsigned u; } x;
+  x.t = v;
+  return x.u;
+}
+template <typename T> __device__ __forceinline__ T of_bits(unsigned u) {
+  union { unsigned u; T t; } x;
+  x.u = u;
+  return x.t;
+}
+"""
 
 
 def _byte_decoder(case: MixedCase, ns: str) -> str:
-    return f"namespace llgen {{ namespace {ns} {{" + _BYTE_TO_BF16[case.dtype] + _PAIR + "} }\n"
+    head = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+    return head + f"namespace llgen {{ namespace {ns} {{" + _BIT_CASTS + _BYTE_TO_BF16[case.dtype] + "} }\n"
 
 
 def plain_plan(case: MixedCase, form: str | None = None):
@@ -150,7 +176,7 @@ def _g_header(case: MixedCase) -> tuple[str, str]:
     plan = preshuffle_plan(case)
     if case.packed:
         return EP.header(plan, "mg", "g"), f"upcast_{case.out}(w, h);"
-    up = "for (int j = 0; j < kRegisters / 2; ++j) h[j] = bf16_pair(w[j / 2] >> (16 * (j % 2)) & 255u, w[j / 2] >> (16 * (j % 2) + 8) & 255u);"
+    up = "\n#pragma unroll\n    for (int j = 0; j < kRegisters / 2; ++j) h[j] = j % 2 ? pair8<1>(w[j / 2]) : pair8<0>(w[j / 2]);"
     return EP.header(plan, "mg", "g") + _byte_decoder(case, "mg"), up
 
 
@@ -159,21 +185,21 @@ def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, s
     text = emit(plain_plan(case, form), "header", "mp")
     if case.packed:
         return text, f"upcast_{case.out}(b, h);", "kRegs"
-    up = "for (int j = 0; j < kRegs / 2; ++j) h[j] = bf16_pair(b[2 * j], b[2 * j + 1]);"
+    up = "\n#pragma unroll\n    for (int j = 0; j < kRegs / 2; ++j) h[j] = pair8<0>(b[2 * j] | (b[2 * j + 1] << 8));"
     return text + _byte_decoder(case, "mp"), up, "kRegs / 2"
 
 
 def plain_source(case: MixedCase, form: str | None = None) -> str:
     """Path 2: ``mixed_plain(x, y, steps)``, x both stages' bytes in S's order, y each thread's XOR of its bf16 words."""
     header, up, words = _plain_header(case, form)
-    read = "    unsigned char b[kRegs];\n    load(smem + (i & 1) * kSmemBytes, b);"
+    read = "    unsigned char b[kRegs];\n    load(smem + (i & mask) * kSmemBytes, b);"
     return header + _Kernel("mixed_plain", "mp", words, up, prologue=_stages("1024", "kSmemBytes"), body=read).text
 
 
 def preshuffled_source(case: MixedCase) -> str:
     """Path 3: ``mixed_g(x, y, steps)``, x both stages' bytes in G's order."""
     header, up = _g_header(case)
-    read = "    unsigned w[kWords];\n    load(smem + (i & 1) * kTileBytes, 0u, 0u, w);"
+    read = "    unsigned w[kWords];\n    load(smem + (i & mask) * kTileBytes, 0u, 0u, w);"
     return header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", "(int)kTileBytes"), body=read).text
 
 
@@ -188,8 +214,13 @@ def _stages(align: str, stage: str) -> str:
 
 @dataclass(frozen=True)
 class _Kernel:
-    """A bench kernel ``name``(x, y, count) of 128 threads: ``prologue``, then ``count`` times ``body`` (which reads
-    registers) and ``up`` (which upcasts them into h[words]) XOR-accumulated, then each thread's words to y."""
+    """A bench kernel ``name``(x, y, count, mask) of 128 threads: ``prologue``, then ``count`` times ``body`` (which
+    reads registers) and ``up`` (which upcasts them into h[words]) XOR-accumulated, then each thread's words to y.
+
+    ``mask`` is 1 at run time (a LOOP's stage is ``i & mask``; the upcast alone XORs its words with it): ptxas cannot
+    see its value, so it cannot hoist a step's loads or upcast out of the loop; the loop is not unrolled, so its SASS
+    is one step. ``fold`` (STREAM): one accumulator a thread, word j rotated left by j (a word in the wrong register
+    shows), written to y[thread]: few registers, so enough CTAs stay resident to keep HBM busy."""
 
     name: str
     ns: str  # the namespace of the header it calls
@@ -199,23 +230,29 @@ class _Kernel:
     x_type: str = "const unsigned char*"
     prologue: str = ""
     body: str = ""
+    fold: bool = False
 
     @property
     def text(self) -> str:
         w = self.words
+        if self.fold:
+            acc, keep = "  unsigned acc = 0u;\n", "acc ^= (h[j] << (j & 31)) | (h[j] >> ((32 - j) & 31));"
+            out = "  y[blockIdx.x * blockDim.x + threadIdx.x] = acc;"
+        else:
+            acc, keep = f"  unsigned acc[{w}];\n  for (int j = 0; j < {w}; ++j) acc[j] = 0u;\n", "acc[j] ^= h[j];"
+            out = f"  for (int j = 0; j < {w}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * ({w}) + j] = acc[j];"
         return f"""
-extern "C" __global__ void __launch_bounds__(128) {self.name}({self.x_type} __restrict__ x, unsigned* y, int {self.count}) {{
+extern "C" __global__ void __launch_bounds__(128) {self.name}({self.x_type} __restrict__ x, unsigned* y, int {self.count}, int mask) {{
   using namespace llgen::{self.ns};
-{self.prologue}  unsigned acc[{w}];
-  for (int j = 0; j < {w}; ++j) acc[j] = 0u;
+{self.prologue}{acc}{"#pragma unroll 2" if self.fold else "#pragma unroll 1"}
   for (int i = 0; i < {self.count}; ++i) {{
 {self.body}
     unsigned h[{w}];
     {self.up}
 #pragma unroll
-    for (int j = 0; j < {w}; ++j) acc[j] ^= h[j];
+    for (int j = 0; j < {w}; ++j) {keep}
   }}
-  for (int j = 0; j < {w}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * ({w}) + j] = acc[j];
+{out}
 }}
 """
 
@@ -248,9 +285,14 @@ def plain_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
 
 
 # STREAM: a whole weight, stored as dense row-major byte tiles one after another (path 3: each tile in G's order),
-# each CTA reading PER tiles in turn into the operand's registers, upcast, XOR-reduced
+# each CTA reading stream_per tiles in turn into the operand's registers, upcast, XOR-reduced
 STREAM_BYTES = 64 << 20  # past the L2, so the tiles come from HBM
-PER = 8
+CTA_BYTES = 32 << 10  # a CTA's share: 2048 CTAs over the weight, whatever the tile
+
+
+def stream_per(case: MixedCase) -> int:
+    """Tiles a STREAM CTA reads in turn."""
+    return CTA_BYTES // case.tile_bytes
 
 
 def stream_tiles(case: MixedCase) -> int:
@@ -283,7 +325,7 @@ def plain_stream_source(case: MixedCase, form: str | None = None) -> str:
     __syncthreads();"""
     )
     smem = "  alignas(1024) __shared__ unsigned char smem[kSmemBytes];\n"
-    kernel = _Kernel("mixed_plain_stream", "mp", words, up, count="per", prologue=smem, body=body)
+    kernel = _Kernel("mixed_plain_stream", "mp", words, up, count="per", prologue=smem, body=body, fold=True)
     return emit(store, "header", "st") + header + f"#define TILE_BYTES {case.tile_bytes}ull\n" + kernel.text
 
 
@@ -291,16 +333,16 @@ def preshuffled_stream_source(case: MixedCase) -> str:
     """Path 3's STREAM, ``mixed_g_stream(x, y, per)``: each tile in G's order, 16-byte loads into the registers."""
     header, up = _g_header(case)
     body = _TILE + "    unsigned w[kWords];\n    load(tile, 0u, 0u, w);"
-    kernel = _Kernel("mixed_g_stream", "mg", "kRegisters / 2", up, count="per", body=body)
+    kernel = _Kernel("mixed_g_stream", "mg", "kRegisters / 2", up, count="per", body=body, fold=True)
     return header + f"#define TILE_BYTES {case.tile_bytes}ull\n" + kernel.text
 
 
 def upcast_source(case: MixedCase) -> str:
     """The upcast alone, ``mixed_upcast(x, y, steps)``: a thread's words of the operand loaded once, then each step
-    upcast to bf16 and XOR-accumulated; an empty asm tells the compiler the words change, so every step upcasts. Its
-    time a step is the upcast's ALU floor, measured."""
+    upcast to bf16 and XOR-accumulated; the words change by ``i & mask`` (one LOP3 a word), so every
+    step upcasts. Its time a step is the upcast's ALU floor, measured."""
     header, up = _g_header(case)
     words = "  unsigned w[kWords];\n  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];\n"
-    fresh = '#pragma unroll\n    for (int j = 0; j < kWords; ++j) asm volatile("" : "+r"(w[j]));'
+    fresh = "#pragma unroll\n    for (int j = 0; j < kWords; ++j) w[j] ^= i & mask;"
     kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, x_type="const unsigned*", prologue=words, body=fresh)
     return header + kernel.text

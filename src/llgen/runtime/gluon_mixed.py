@@ -56,11 +56,12 @@ def _upcast(t, R: gl.constexpr, C: gl.constexpr, AXIS: gl.constexpr, KIND: gl.co
     return f.to(gl.int16, bitcast=True)
 
 
-@gluon.jit(do_not_specialize=["STEPS"])
+@gluon.jit(do_not_specialize=["STEPS", "MASK"])
 def mixed_loop_kernel(
     x_ptr,
     y_ptr,
     STEPS,
+    MASK,
     R: gl.constexpr,
     C: gl.constexpr,
     AXIS: gl.constexpr,
@@ -71,14 +72,15 @@ def mixed_loop_kernel(
     OUT: gl.constexpr,
     F16: gl.constexpr,
 ):
-    """LOOP: two R x C byte tiles into a 2-stage buffer; STEPS times one stage into DOT, upcast, XOR-accumulated."""
+    """LOOP: two R x C byte tiles into a 2-stage buffer; STEPS times one stage into DOT, upcast, XOR-accumulated. The
+    stage is ``i & MASK`` (MASK 1 at run time, as llgen's LOOPs take it), so no step's load can leave the loop."""
     smem = gl.allocate_shared_memory(gl.uint8, [2, R, C], SHARED)
     for s in gl.static_range(2):
         smem.index(s).store(gl.load(x_ptr + tile_offsets(s, R, C, 1, 2, LOAD)))
     gl.thread_barrier()
     acc = _zeros(R, C, AXIS, KIND, OUT)
     for i in range(STEPS):
-        acc = acc ^ _upcast(smem.index(i % 2).load(DOT), R, C, AXIS, KIND, OUT, F16)
+        acc = acc ^ _upcast(smem.index(i & MASK).load(DOT), R, C, AXIS, KIND, OUT, F16)
     gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, KIND, OUT), acc)
 
 
@@ -98,7 +100,7 @@ def mixed_stream_kernel(
     F16: gl.constexpr,
 ):
     """STREAM: PER dense byte tiles in turn from global memory into the buffer (local_store), into DOT (local_load),
-    upcast, XOR-accumulated."""
+    upcast, XOR-accumulated; CTA 0 stores its accumulator (the upcast tile), then every CTA its XOR at the tile's end, y[elements + pid]."""
     smem = gl.allocate_shared_memory(gl.uint8, [R, C], SHARED)
     offs = tile_offsets(0, R, C, 1, 2, LOAD)
     base = gl.program_id(0) * PER
@@ -109,7 +111,10 @@ def mixed_stream_kernel(
         t = smem.load(DOT)
         gl.thread_barrier()
         acc = acc ^ _upcast(t, R, C, AXIS, KIND, OUT, F16)
-    gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, KIND, OUT), acc)
+    pid = gl.program_id(0)
+    if pid == 0:
+        gl.store(y_ptr + _out_offsets(0, R, C, AXIS, KIND, OUT), acc)
+    gl.store(y_ptr + (R * C * (2 if KIND < 2 else 1)) + pid, gl.xor_sum(gl.xor_sum(acc, axis=1), axis=0))
 
 
 def _dot(case: MixedCase, k_width: int):
@@ -139,5 +144,5 @@ def constexprs(case: MixedCase) -> dict:
 
 def compile_offline(case: MixedCase, stream: bool = False, arch: int = 90):
     """The LOOP (or STREAM) kernel of ``case`` compiled without a GPU (tests: its PTX and TTGIR)."""
-    fn, count = (mixed_stream_kernel, "PER") if stream else (mixed_loop_kernel, "STEPS")
-    return compile_gluon(fn, {"x_ptr": "*u8", "y_ptr": "*i16", count: "i32"}, constexprs(case), WARPS, arch)
+    args = {"x_ptr": "*u8", "y_ptr": "*i16", **({"PER": "i32"} if stream else {"STEPS": "i32", "MASK": "i32"})}
+    return compile_gluon(mixed_stream_kernel if stream else mixed_loop_kernel, args, constexprs(case), WARPS, arch)

@@ -142,6 +142,18 @@ class Sass:
     def prmt(self) -> int:
         return self.count("PRMT")
 
+    def loop(self) -> Counter:
+        """Opcodes of the longest loop: from a backward BRA's target to the BRA (each SASS instruction is 16 bytes, and
+        `text` holds every one in order). Empty where nothing branches back. What a LOOP kernel's step executes: work
+        the compiler hoisted out of it is not there."""
+        lines = self.text.splitlines()
+        best = (0, -1)
+        for i, line in enumerate(lines):
+            m = re.match(r"BRA (?:\S+ )?0x([0-9a-f]+)", line)
+            if m and int(m.group(1), 16) // 16 < i and i - int(m.group(1), 16) // 16 > best[1] - best[0]:
+                best = (int(m.group(1), 16) // 16, i)
+        return Counter(lines[j].split(" ")[0] for j in range(best[0], best[1] + 1))
+
     @property
     def uses_local_memory(self) -> bool:
         """Spills or a stack frame: what a conversion must never have (registers indexed at run time)."""
