@@ -41,9 +41,24 @@ def plan_family(family: str, dt: str, decode: str = "plain", tiles: int = 2):
     return PreshufflePlan(parse_layout(spec, tile, warps), shape, dtype(dt), k_dim, decode)
 
 
+def scale_plan(family: str, block: int = 32):
+    """The PreshufflePlan of ``family``'s e8m0 scales, one per ``block`` elements along K (an mx type's), over the
+    tensor of plan_family: what ``llgen preshuffle --scale-block`` plans."""
+    from llgen.plan.preshuffle import PreshufflePlan, scale_layout
+
+    data = plan_family(family, "e2m1")
+    shape = tuple(n // block if d == data.k_dim else n for d, n in enumerate(data.shape))
+    return PreshufflePlan(scale_layout(data.operand, data.k_dim, block), shape, dtype("e8m0"), data.k_dim)
+
+
 def load_cases(families=NVIDIA) -> list[tuple[str, object, str]]:
-    """(label, plan, memory) for every family x dtype x decode x memory the loader emits."""
+    """(label, plan, memory) for every family x dtype x decode x memory the loader emits, and each dot operand
+    family's mx scales from G."""
     out = []
+    for fam in (f for f in families if f != "blocked"):
+        plan = scale_plan(fam)
+        if plan.loader.vector_bytes >= 4:
+            out.append((f"{fam}/e8m0-scales/plain/g", plan, "g"))
     for fam in families:
         for dt in DTYPES:
             for decode in ("plain", "fast") if dtype(dt).sub_byte else ("plain",):
