@@ -192,29 +192,15 @@ def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, s
 def plain_source(case: MixedCase, form: str | None = None) -> str:
     """Path 2: ``mixed_plain(x, y, steps)``, x both stages' bytes in S's order, y each thread's XOR of its bf16 words."""
     header, up, words = _plain_header(case, form)
-    first, read = _prefetched("unsigned char", "b", "kRegs", "load(smem + (({step}) & mask) * kSmemBytes, {dst});")
-    return header + _Kernel("mixed_plain", "mp", words, up, prologue=_stages("1024", "kSmemBytes") + first, body=read).text
+    read = "    unsigned char b[kRegs];\n    load(smem + (i & mask) * kSmemBytes, b);"
+    return header + _Kernel("mixed_plain", "mp", words, up, prologue=_stages("1024", "kSmemBytes"), body=read).text
 
 
 def preshuffled_source(case: MixedCase) -> str:
     """Path 3: ``mixed_g(x, y, steps)``, x both stages' bytes in G's order."""
     header, up = _g_header(case)
-    first, read = _prefetched("unsigned", "w", "kWords", "load(smem + (({step}) & mask) * kTileBytes, 0u, 0u, {dst});")
-    return (
-        header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", "(int)kTileBytes") + first, body=read).text
-    )
-
-
-def _prefetched(kind: str, name: str, n: str, load: str) -> tuple[str, str]:
-    """A LOOP's registers one step ahead, as a GEMM's main loop loads them (Triton's Gluon LOOP does the same): the
-    prologue loads step 0; each step takes the registers loaded before it and loads the next step's. ``load`` is a
-    statement with {step} and {dst}."""
-    first = f"  {kind} next[{n}];\n  {load.format(step='0', dst='next')}\n"
-    body = (
-        f"    {kind} {name}[{n}];\n#pragma unroll\n    for (int j = 0; j < {n}; ++j) {name}[j] = next[j];\n"
-        f"    {load.format(step='i + 1', dst='next')}"
-    )
-    return first, body
+    read = "    unsigned w[kWords];\n    load(smem + (i & mask) * kTileBytes, 0u, 0u, w);"
+    return header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", "(int)kTileBytes"), body=read).text
 
 
 def _stages(align: str, stage: str) -> str:

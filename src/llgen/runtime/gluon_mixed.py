@@ -73,18 +73,14 @@ def mixed_loop_kernel(
     F16: gl.constexpr,
 ):
     """LOOP: two R x C byte tiles into a 2-stage buffer; STEPS times one stage into DOT, upcast, XOR-accumulated. The
-    stage is ``i & MASK`` (MASK 1 at run time, as llgen's LOOPs take it), so no step's load can leave the loop; each
-    step's operand is loaded one step ahead."""
+    stage is ``i & MASK`` (MASK 1 at run time, as llgen's LOOPs take it), so no step's load can leave the loop."""
     smem = gl.allocate_shared_memory(gl.uint8, [2, R, C], SHARED)
     for s in gl.static_range(2):
         smem.index(s).store(gl.load(x_ptr + tile_offsets(s, R, C, 1, 2, LOAD)))
     gl.thread_barrier()
     acc = _zeros(R, C, AXIS, KIND, OUT)
-    t = smem.index(0).load(DOT)
     for i in range(STEPS):
-        t_next = smem.index((i + 1) & MASK).load(DOT)  # one step ahead, as llgen's LOOPs load
-        acc = acc ^ _upcast(t, R, C, AXIS, KIND, OUT, F16)
-        t = t_next
+        acc = acc ^ _upcast(smem.index(i & MASK).load(DOT), R, C, AXIS, KIND, OUT, F16)
     gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, KIND, OUT), acc)
 
 
