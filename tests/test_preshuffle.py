@@ -226,3 +226,29 @@ def test_wgmma_micro_kernels_take_a_from_the_loaders_registers():
     for label, plan, memory in cases:
         (k,) = disassemble_cubin(compile_cuda(wgmma_source(plan, memory), "sm_90a", ("-std=c++17",))).values()
         assert k.count("HGMMA") == plan.tile[1] // 16 and k.local == 0, label
+
+
+@pytest.mark.parametrize("dt", ["i8", "f8e4m3"])
+def test_8bit_loader_headers_carry_upcasts_that_compile_alone_and_a_wrong_one_is_seen(dt, monkeypatch):
+    """The i8 and f8e4m3 loader headers carry upcast_f16/bf16: they compile alone for sm_90 (NVRTC) and gfx942 (HIP
+    through clang), and run_load (exact on the CPU above) sees a wrong decode."""
+    import llgen.emit.preshuffle as E
+    from llgen.runtime import host
+    from llgen.runtime.preshuffle_check import run_load
+    from llgen.runtime.toolchain import compile_cuda, compile_hip, disassemble
+
+    plan = plan_family("mma2B", dt)
+    call = (
+        'extern "C" __global__ void k(const unsigned char* x, unsigned* y) {\n'
+        "  unsigned w[llgen::t::kWords], h[llgen::t::kRegisters / 2];\n"
+        "  llgen::t::load(x, 0u, 0u, w);\n  llgen::t::upcast_bf16(w, h);\n"
+        "  for (int j = 0; j < llgen::t::kRegisters / 2; ++j) y[threadIdx.x * 64 + j] = h[j];\n}\n"
+    )
+    (k,) = disassemble(compile_cuda(E.header(plan, "t") + call, "sm_90")).values()
+    assert not k.uses_local_memory
+    compile_hip(E.header(plan_family("mfmaB", dt), "t") + call, "gfx942")
+    orig = E.header
+    wrong = ("0xFF80FF80u", "0xFF00FF00u") if dt == "i8" else ("(e + 120u) << 7", "(e + 121u) << 7")
+    monkeypatch.setattr(E, "header", lambda *a, **kw: orig(*a, **kw).replace(*wrong))
+    r = run_load(plan, "g", functools.partial(host.compile, target="sm_90"))
+    assert not r.ok and "upcast_bf16" in r.detail

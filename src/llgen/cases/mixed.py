@@ -109,57 +109,6 @@ CASES = [
     for km in ((True, False) if op == "mma2B" else (True,))
 ] + [MixedCase(op, dt, 128, True, "f16") for op in OPERANDS for dt in ("e2m1", "i4")]  # the f16 upcasts, at one K
 
-_BYTE_TO_BF16 = {  # bytes 2AT and 2AT + 1 of x to a bf16 pair, exact: C text defining pair8<AT>(x)
-    # i8 b: the bf16 bits 0x43:b are 128 + b for b < 128, else 256 + 2 (b - 128); with bit 7 cleared they are
-    # 128 + (b & 127), and less the bits 0x43:(b & 128), 128 or 256, that is b as a signed byte
-    "i8": """
-template <int AT> __device__ __forceinline__ unsigned pair8(unsigned x) {
-  const unsigned s = __byte_perm(x, 0x43434343u, AT ? 0x4342u : 0x4140u);  // 0x43:b in each half
-  return bits_of(__hsub2(of_bits<llgen_bf162>(s & 0xFF7FFF7Fu), of_bits<llgen_bf162>(s & 0xFF80FF80u)));
-}
-""",
-    # e4m3fn: the hardware's pair conversion to f16 (exact, NaN kept), then f16 -> f32 -> bf16 (exact: 3 mantissa bits)
-    "f8e4m3": """
-template <int AT> __device__ __forceinline__ unsigned pair8(unsigned x) {
-#if defined(__CUDA_ARCH__)
-  unsigned f;
-  asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(f) : "h"(static_cast<unsigned short>(x >> (16 * AT))));
-  return bits_of(__float22bfloat162_rn(__half22float2(of_bits<__half2>(f))));
-#else  // the CPU shim: rebias the fields; a subnormal m * 2^-9 by a float
-  unsigned out = 0;
-  for (int q = 0; q < 2; ++q) {
-    const unsigned v = (x >> (8 * (2 * AT + q))) & 255u, s = (v & 0x80u) << 8, e = (v >> 3) & 15u, m = v & 7u;
-    union { float f; unsigned u; } c;
-    c.f = static_cast<float>(m) * 0.001953125f;
-    const unsigned b = e == 15u && m == 7u ? s | 0x7fc0u : e != 0u ? s | ((e + 120u) << 7) | (m << 4) : s | (c.u >> 16);
-    out |= b << (16 * q);
-  }
-  return out;
-#endif
-}
-""",
-}
-
-
-_BIT_CASTS = """
-typedef __nv_bfloat162 llgen_bf162;
-template <typename T> __device__ __forceinline__ unsigned bits_of(T v) {
-  union { T t; unsigned u; } x;
-  x.t = v;
-  return x.u;
-}
-template <typename T> __device__ __forceinline__ T of_bits(unsigned u) {
-  union { unsigned u; T t; } x;
-  x.u = u;
-  return x.t;
-}
-"""
-
-
-def _byte_decoder(case: MixedCase, ns: str) -> str:
-    head = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
-    return head + f"namespace llgen {{ namespace {ns} {{" + _BIT_CASTS + _BYTE_TO_BF16[case.dtype] + "} }\n"
-
 
 def plain_plan(case: MixedCase, form: str | None = None):
     """llgen's endpoint load of the case's buffer: its pick, or ``form`` ("two_step": the chain of swaps, which the
@@ -173,11 +122,7 @@ def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
 
 def _g_header(case: MixedCase) -> tuple[str, str]:
     """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w into h (bf16 pairs)."""
-    plan = preshuffle_plan(case)
-    if case.packed:
-        return EP.header(plan, "mg", "g"), f"upcast_{case.out}(w, h);"
-    up = "\n#pragma unroll\n    for (int j = 0; j < kRegisters / 2; ++j) h[j] = j % 2 ? pair8<1>(w[j / 2]) : pair8<0>(w[j / 2]);"
-    return EP.header(plan, "mg", "g") + _byte_decoder(case, "mg"), up
+    return EP.header(preshuffle_plan(case), "mg", "g"), f"upcast_{case.out}(w, h);"
 
 
 def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, str]:
@@ -185,8 +130,8 @@ def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, s
     text = emit(plain_plan(case, form), "header", "mp")
     if case.packed:
         return text, f"upcast_{case.out}(b, h);", "kRegs"
-    up = "\n#pragma unroll\n    for (int j = 0; j < kRegs / 2; ++j) h[j] = pair8<0>(b[2 * j] | (b[2 * j + 1] << 8));"
-    return text + _byte_decoder(case, "mp"), up, "kRegs / 2"
+    up = f"\n#pragma unroll\n    for (int j = 0; j < kRegs / 2; ++j) h[j] = pair_{case.out}<0>(b[2 * j] | (b[2 * j + 1] << 8));"
+    return text + EP.pair_upcasts(case.dtype, "mp"), up, "kRegs / 2"
 
 
 def plain_source(case: MixedCase, form: str | None = None) -> str:

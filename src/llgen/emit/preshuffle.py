@@ -37,9 +37,12 @@ def loader_of(plan: PreshufflePlan, memory: str) -> Loader:
 
 
 # ---------------------------------------------------------------------- the loader header
+UPCAST_8BIT = ("i8", "f8e4m3")  # the 8-bit types whose loader header carries upcasts
+
+
 def header(plan: PreshufflePlan, ns: str, memory: str = "g", command: str | None = None) -> str:
-    """The loader header: ``load`` (memory -> the thread's registers in B) and, for 4-bit types, ``upcast_f16`` and
-    ``upcast_bf16`` (the packed registers -> 16-bit registers in B's order, two to a word)."""
+    """The loader header: ``load`` (memory -> the thread's registers in B) and, for 4-bit types, i8 and f8e4m3,
+    ``upcast_f16`` and ``upcast_bf16`` (the registers -> 16-bit registers in B's order, two to a word)."""
     loader = loader_of(plan, memory)
     if plan.dtype.bits > 32:
         raise LlgenError(f"a direct load holds elements of at most 32 bits; {plan.dtype.name} has {plan.dtype.bits}.")
@@ -63,7 +66,7 @@ def header(plan: PreshufflePlan, ns: str, memory: str = "g", command: str | None
             _bit_fields(f"t{d}", _byte_offsets(loader, offs), wide=True) for d, offs in enumerate(loader.tile_offsets())
         ],
         "loads": _loads(loader),
-        "upcasts": _upcasts(plan, loader) if plan.dtype.sub_byte else [],
+        "upcasts": _upcasts(plan, loader) if plan.dtype.sub_byte or plan.dtype.name in UPCAST_8BIT else [],
         "k_permutation": plan.k_permutation() if memory == "k" else None,
     }
     return environment().get_template("preshuffle.j2").render(**ctx)
@@ -122,9 +125,25 @@ def _ranges(regs: list[int]) -> str:
     return ",".join(runs)
 
 
+def pair_upcasts(dt: str, ns: str) -> str:
+    """The 8-bit pair upcasts alone, ``pair_f16<AT>`` and ``pair_bf16<AT>`` (bytes 2AT and 2AT + 1 of a word to a
+    16-bit pair), in namespace ``ns``: what a kernel that holds the bytes another way (an endpoint load) calls. The
+    loader header carries the same functions."""
+    if dt not in UPCAST_8BIT:
+        raise LlgenError(f"pair upcasts are emitted for {', '.join(UPCAST_8BIT)}; not for {dt}.")
+    text = (
+        '{% import "upcast.j2" as up %}{{ up.includes() }}namespace llgen {\nnamespace {{ ns }} {\n{{ up.bit_casts() }}'
+        "{% for out, one, mul in up.outputs %}{{ up.pair8_function(dt, out, one) }}{% endfor %}}  // namespace {{ ns }}\n"
+        "}  // namespace llgen\n"
+    )
+    return environment().from_string(text).render(dt=dt, ns=check_name(ns))
+
+
 def _upcasts(plan: PreshufflePlan, loader: Loader) -> list[dict]:
     """For each 16-bit output word j (registers 2j and 2j+1): the loaded word and the pair's place in it (plain: the
-    byte; fast: the nibble q of each 16-bit half)."""
+    byte; fast: the nibble q of each 16-bit half; 8-bit: the 16-bit half, words in register order)."""
+    if not plan.dtype.sub_byte:
+        return [{"out": j, "word": j // 2, "at": j % 2} for j in range(loader.registers // 2)]
     where = {}
     per = loader.vector_bytes // 4
     for h in range(len(loader.load_offsets())):

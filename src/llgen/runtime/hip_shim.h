@@ -2,6 +2,8 @@
 // on the CPU: just the names the generated HIP uses, in clang builtins, so clang-19 compiles it with -nogpuinc and
 // no ROCm. warpSize is left undefined on purpose: generated code must use its own constexpr wave size.
 #pragma once
+#ifndef LLGEN_HIP_SHIM_H  // one copy stands in for all three headers: a guard across the three names
+#define LLGEN_HIP_SHIM_H
 #define __HIP_PLATFORM_AMD__ 1
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -21,15 +23,36 @@ typedef long long int64_t;
 typedef unsigned long long uint64_t;
 typedef _Float16 __half;
 typedef __bf16 __hip_bfloat16;
-// hip_fp16.h's and hip_bf16.h's pair types and the pair operations the 4-bit upcasts call, declared as ROCm does
+// hip_fp16.h's and hip_bf16.h's pair types and the pair operations the upcasts call, defined here (through float for
+// bf16) so that a kernel links: this shim compiles and counts code, it does not stand for ROCm's arithmetic
 struct __half2 { __half x, y; };
 struct __hip_bfloat162 { __hip_bfloat16 x, y; };
-__device__ __half2 __hsub2(__half2, __half2);
-__device__ __half2 __hmul2(__half2, __half2);
-__device__ __half2 __hfma2(__half2, __half2, __half2);
-__device__ __hip_bfloat162 __hsub2(__hip_bfloat162, __hip_bfloat162);
-__device__ __hip_bfloat162 __hmul2(__hip_bfloat162, __hip_bfloat162);
-__device__ __hip_bfloat162 __hfma2(__hip_bfloat162, __hip_bfloat162, __hip_bfloat162);
+__device__ __forceinline__ __half2 __hsub2(__half2 a, __half2 b) { return {a.x - b.x, a.y - b.y}; }
+__device__ __forceinline__ __half2 __hmul2(__half2 a, __half2 b) { return {a.x * b.x, a.y * b.y}; }
+__device__ __forceinline__ __half2 __hfma2(__half2 a, __half2 b, __half2 c) { return {a.x * b.x + c.x, a.y * b.y + c.y}; }
+__device__ __forceinline__ float llgen_shim_bf(__hip_bfloat16 v) {
+  return __builtin_bit_cast(float, static_cast<unsigned>(__builtin_bit_cast(unsigned short, v)) << 16);
+}
+__device__ __forceinline__ __hip_bfloat16 llgen_shim_to_bf(float f) {
+  const unsigned u = __builtin_bit_cast(unsigned, f);
+  return __builtin_bit_cast(__hip_bfloat16, static_cast<unsigned short>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16));
+}
+__device__ __forceinline__ __hip_bfloat162 __hsub2(__hip_bfloat162 a, __hip_bfloat162 b) {
+  return {llgen_shim_to_bf(llgen_shim_bf(a.x) - llgen_shim_bf(b.x)), llgen_shim_to_bf(llgen_shim_bf(a.y) - llgen_shim_bf(b.y))};
+}
+__device__ __forceinline__ __hip_bfloat162 __hmul2(__hip_bfloat162 a, __hip_bfloat162 b) {
+  return {llgen_shim_to_bf(llgen_shim_bf(a.x) * llgen_shim_bf(b.x)), llgen_shim_to_bf(llgen_shim_bf(a.y) * llgen_shim_bf(b.y))};
+}
+__device__ __forceinline__ __hip_bfloat162 __hfma2(__hip_bfloat162 a, __hip_bfloat162 b, __hip_bfloat162 c) {
+  return {llgen_shim_to_bf(llgen_shim_bf(a.x) * llgen_shim_bf(b.x) + llgen_shim_bf(c.x)),
+          llgen_shim_to_bf(llgen_shim_bf(a.y) * llgen_shim_bf(b.y) + llgen_shim_bf(c.y))};
+}
+__device__ __forceinline__ unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {  // the i8 upcasts' byte select
+  const unsigned long long v = (static_cast<unsigned long long>(y) << 32) | x;
+  unsigned r = 0;
+  for (int i = 0; i < 4; ++i) r |= static_cast<unsigned>((v >> (8 * ((s >> (4 * i)) & 7u))) & 255u) << (8 * i);
+  return r;
+}
 typedef unsigned uint2 __attribute__((ext_vector_type(2)));
 typedef unsigned uint4 __attribute__((ext_vector_type(4)));
 typedef int int2 __attribute__((ext_vector_type(2)));
@@ -88,3 +111,4 @@ __device__ __forceinline__ float __shfl(float v, int src, int width = __AMDGCN_W
 __device__ __forceinline__ float __shfl_xor(float v, int mask, int width = __AMDGCN_WAVEFRONT_SIZE__) {
   return __builtin_bit_cast(float, __shfl_xor(__builtin_bit_cast(int, v), mask, width));
 }
+#endif  // LLGEN_HIP_SHIM_H

@@ -40,21 +40,9 @@ def preshuffled_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
     return np.concatenate([np.ascontiguousarray(repack(tile)).view(np.uint8).reshape(-1) for tile in vals])
 
 
-def _e4m3(v: np.ndarray) -> np.ndarray:
-    """e4m3fn bytes as floats (NaN for S.1111.111)."""
-    s = np.where(v & 0x80, -1.0, 1.0)
-    e, m = (v >> 3) & 15, (v & 7).astype(np.float64)
-    f = np.where(e == 0, m * 2.0**-9, (1 + m / 8) * 2.0 ** (e.astype(np.float64) - 7))
-    return np.where((e == 15) & (m == 7), np.nan, s * f).astype(np.float32)
-
-
 def _bf16_bits(case: MixedCase, v: np.ndarray) -> np.ndarray:
-    """The bf16 bits each element upcasts to (exact for every type here)."""
-    if case.packed:
-        return decode(v, case.dtype, case.out).astype(np.uint32)
-    if case.dtype == "f8e4m3":
-        return _e4m3(v.astype(np.int64)).view(np.uint32) >> 16
-    return v.astype(np.uint8).view(np.int8).astype(np.float32).view(np.uint32) >> 16
+    """The 16-bit bits each element upcasts to (exact for every type here)."""
+    return decode(v, case.dtype, case.out).astype(np.uint32)
 
 
 def expected_words(case: MixedCase, seq) -> np.ndarray:
