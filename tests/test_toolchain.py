@@ -309,3 +309,17 @@ def test_sass_key_names_the_text_arch_and_flags():
         key == sass_key("a", "sm_80")
         and len({key, sass_key("b", "sm_80"), sass_key("a", "sm_90"), sass_key("a", "sm_80", ("-DX",))}) == 4
     )
+
+
+def test_loop_counts_the_longest_backward_branch_body():
+    """Sass.loop(): the opcodes from a backward BRA's target (16 bytes an instruction) to the BRA; a forward BRA and a
+    shorter loop are not it; no loop is an empty count."""
+    from collections import Counter
+
+    from llgen.runtime.toolchain import Sass
+
+    lines = ["MOV R1, R2", "BRA 0x60", "LDS.128 R4, [R0]", "LOP3.LUT R5, R4, 0x1, RZ, 0xc0, !PT", "BRA 0x30",
+             "LDS R6, [R0]", "IADD3 R1, R1, 0x1, RZ", "ISETP.NE.AND P0, PT, R1, R7, PT", "BRA 0x50", "EXIT"]  # fmt: skip
+    sass = Sass("k", "k", "\n".join(lines), Counter(), 0, 0, 0, 0)
+    assert sass.loop() == Counter(["LDS", "IADD3", "ISETP.NE.AND", "BRA"])  # lines 5-8, not 3-4, not the forward BRA
+    assert Sass("k", "k", "MOV R1, R2\nBRA 0x20\nEXIT", Counter(), 0, 0, 0, 0).loop() == Counter()
