@@ -9,11 +9,22 @@ import re
 import numpy as np
 import pytest
 
-from llgen.cases.mixed import CASES, N, plain_image, plain_plan, plain_source, preshuffle_plan, preshuffled_source, tiles
+from llgen.cases.mixed import (
+    CASES,
+    N,
+    plain_image,
+    plain_plan,
+    plain_source,
+    preshuffle_plan,
+    preshuffled_source,
+    staged,
+    tiles,
+)
 from llgen.runtime import host
 from llgen.runtime.bench.mixed import expected_words, loop_tiles, preshuffled_image
 
 SMALL = [c for c in CASES if c.k == 64] + [c for c in CASES if c.out == "f16"][:1]  # every type, and an f16 upcast
+MX = [c for c in CASES if c.mx and c.k == 128]  # mxfp4: the upcast times its e8m0 scales (LOOP form)
 
 
 def _run(case, source, image, fn, x, steps):
@@ -25,9 +36,9 @@ def _run(case, source, image, fn, x, steps):
     return mod.to_host(y).reshape(want.shape), want
 
 
-@pytest.mark.parametrize("case", SMALL, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", SMALL + MX, ids=lambda c: c.id)
 def test_llgen_paths_equal_numpy_step_by_step(case):
-    x = tiles(case, 3)
+    x = staged(case, 3)
     paths = [(plain_source, plain_image, "mixed_plain"), (preshuffled_source, preshuffled_image, "mixed_g")]
     if not case.kmajor:  # the chain of swaps (llgen.plan.chain), measured as its own path
         paths.append((lambda c: plain_source(c, "two_step"), plain_image, "mixed_plain"))
@@ -35,6 +46,19 @@ def test_llgen_paths_equal_numpy_step_by_step(case):
         for steps in (1, 2, 3):
             got, want = _run(case, source, image, fn, x, steps)
             assert np.array_equal(got, want), (case.id, fn, steps)
+
+
+def test_mx_scales_in_the_wrong_order_are_seen():
+    """An mx case whose scales lie in the buffer row-major where path 3 reads them in G: a wrong word shows."""
+    case = MX[0]
+    x = staged(case, 3)
+
+    def wrong(c, t):
+        g = preshuffled_image(c, t)
+        return np.concatenate([g[: -2 * c.scale_bytes], t[1].astype(np.uint8).reshape(-1)])
+
+    got, want = _run(case, preshuffled_source, wrong, "mixed_g", x, 1)
+    assert not np.array_equal(got, want)
 
 
 def test_a_buffer_in_the_wrong_order_is_seen():
@@ -92,6 +116,18 @@ def test_stream_kernels_equal_numpy_over_a_ctas_tiles(case):
         assert not np.array_equal(want, folded_words(expected_words(case, list(x))[:, ::-1])), case.id  # order shows
 
 
+def test_triton_mx_path_broadcasts_its_scales_into_the_operand_layout_for_free():
+    """Triton's mxfp4 LOOP: the scales' slice of P3, broadcast and reshaped, is the operand's layout again, so the
+    one convert_layout in its TTGIR moves nothing (two barriers in all: the prologue's and none in the loop)."""
+    pytest.importorskip("triton")
+    from llgen.runtime.gluon_mixed import compile_offline
+
+    for case in MX:
+        k = compile_offline(case)
+        assert k.asm["ttgir"].count("ttg.convert_layout") == 1 and "fp4_to_fp" in k.asm["ttgir"], case.id
+        assert k.asm["ptx"].count("bar.sync") <= 2, case.id
+
+
 def test_triton_stream_kernel_compiles():
     pytest.importorskip("triton")
     from llgen.runtime.gluon_mixed import compile_offline
@@ -100,7 +136,7 @@ def test_triton_stream_kernel_compiles():
     assert "ldmatrix" in ptx and "bar.sync" in ptx
 
 
-@pytest.mark.parametrize("case", SMALL, ids=lambda c: c.id)
+@pytest.mark.parametrize("case", SMALL + MX[:1], ids=lambda c: c.id)
 def test_each_step_loads_and_upcasts_in_the_loop(case):
     """Every LOOP kernel's step holds its loads and its upcast: the stage is ``i & mask`` and the upcast alone XORs its
     words with it, so ptxas cannot hoist them (it did, with a constant stage, and one kernel timed 2.9 ns a step)."""

@@ -18,12 +18,13 @@ import numpy as np
 from llgen.core.dtypes import dtype
 from llgen.emit import emit
 from llgen.emit import preshuffle as EP
-from llgen.layouts.shared import NvmmaShared
+from llgen.layouts.shared import NvmmaShared, SwizzledShared
 from llgen.plan.endpoint import plan_load, plan_store
 from llgen.plan.packed import byte_plan
-from llgen.plan.preshuffle import PreshufflePlan
+from llgen.plan.preshuffle import PreshufflePlan, scale_layout
 from llgen.spec import parse_layout
 
+MX_BLOCK = 32  # an mx type's scale block along K
 N = 64  # the other dim of the tile: B's columns (mma v2 B over 4 warps side by side along N), A's rows
 WARPS = 4
 
@@ -51,11 +52,25 @@ class MixedCase:
     k: int
     kmajor: bool
     out: str = "bf16"  # the upcast's type: bf16, or f16 for 4-bit types
+    mx: bool = False  # mxfp4: e8m0 scales, one per MX_BLOCK along K, multiply the bf16 values (LOOP form only)
 
     @property
     def id(self) -> str:
-        tail = "" if self.out == "bf16" else f"_{self.out}"
+        tail = ("" if self.out == "bf16" else f"_{self.out}") + ("_mx" if self.mx else "")
         return f"{self.operand}_{self.dtype}_k{self.k}_{'kmajor' if self.kmajor else 'kstrided'}{tail}"
+
+    @property
+    def scale_shape(self) -> tuple[int, int]:
+        """The scales' tile: K divided by the block."""
+        return tuple(n // MX_BLOCK if d == self.axis else n for d, n in enumerate(self.shape))
+
+    @property
+    def scale_bytes(self) -> int:
+        return self.scale_shape[0] * self.scale_shape[1]
+
+    def scale_layout(self):
+        """The scales each thread needs (llgen.plan.preshuffle.scale_layout): one register a distinct scale."""
+        return scale_layout(self.layout(), self.axis, MX_BLOCK)
 
     @property
     def packed(self) -> bool:
@@ -108,6 +123,51 @@ CASES = [
     for k in (64, 128, 256)
     for km in ((True, False) if op == "mma2B" else (True,))
 ] + [MixedCase(op, dt, 128, True, "f16") for op in OPERANDS for dt in ("e2m1", "i4")]  # the f16 upcasts, at one K
+CASES += [MixedCase(op, "e2m1", k, True, mx=True) for op in OPERANDS for k in (128, 256)]  # mxfp4
+SCALE_SHARED = SwizzledShared(1, 1, 1, (1, 0))  # the scales' buffer: row-major, as a kernel stages them
+
+
+def scale_plan(case: MixedCase) -> PreshufflePlan:
+    """The scales' G (llgen preshuffle --scale-block): path 3 reads them from it."""
+    return PreshufflePlan(case.scale_layout(), case.scale_shape, dtype("e8m0"), case.axis)
+
+
+def scale_of_pairs(case: MixedCase) -> list[int]:
+    """For each bf16 pair j (the operand's registers 2j and 2j + 1), the scale layout's register holding its scale:
+    the same in every lane and warp, since the scale layout's lane and warp bases are the operand's with K divided."""
+    op, sl = case.layout(), case.scale_layout()
+    at = {tuple(sl.apply({"register": r, "lane": 0, "warp": 0}).values()): r for r in range(sl.in_size("register"))}
+
+    def scale_reg(r: int) -> int:
+        c = list(op.apply({"register": r, "lane": 0, "warp": 0}).values())
+        c[case.axis] //= MX_BLOCK
+        return at[tuple(c)]
+
+    out = [scale_reg(2 * j) for j in range(op.in_size("register") // 2)]
+    assert all(scale_reg(2 * j + 1) == r for j, r in enumerate(out)), "a bf16 pair spans two scale blocks"
+    return out
+
+
+_MX = """namespace llgen { namespace mx {
+// h (a bf16 pair) times 2^(s - 127), s an e8m0 byte (0: 2^-127, a subnormal; 255: NaN); exact where in range
+__device__ __forceinline__ unsigned scaled(unsigned h, unsigned s) {
+  const unsigned b = s == 0u ? 0x40u : s == 255u ? 0x7FC0u : s << 7;
+  union { unsigned u; __nv_bfloat162 v; } x, y, r;
+  x.u = h;
+  y.u = b | (b << 16);
+  r.v = __hmul2(x.v, y.v);
+  return r.u;
+}
+} }
+"""
+
+
+def _apply_scales(case: MixedCase, byte: str) -> str:
+    """The statements scaling h[j] by its scale; ``byte`` formats a scale register's byte expression from {r}."""
+    return "".join(
+        f"\n    h[{j}] = llgen::mx::scaled(h[{j}], {byte.format(r=r, w=r // 4, s=8 * (r % 4))});"
+        for j, r in enumerate(scale_of_pairs(case))
+    )
 
 
 def plain_plan(case: MixedCase, form: str | None = None):
@@ -138,14 +198,32 @@ def plain_source(case: MixedCase, form: str | None = None) -> str:
     """Path 2: ``mixed_plain(x, y, steps)``, x both stages' bytes in S's order, y each thread's XOR of its bf16 words."""
     header, up, words = _plain_header(case, form)
     read = "    unsigned char b[kRegs];\n    load(smem + (i & mask) * kSmemBytes, b);"
-    return header + _Kernel("mixed_plain", "mp", words, up, prologue=_stages("1024", "kSmemBytes"), body=read).text
+    stages = "kSmemBytes"
+    if case.mx:  # the scales' two stages after the data's, row-major, read by llgen's endpoint load
+        header += emit(plan_load(SCALE_SHARED, case.scale_layout(), "e8m0", "sm_90"), "header", "msp") + _MX
+        stages = f"(kSmemBytes + {case.scale_bytes})"
+        read += (
+            "\n    unsigned char sb[llgen::msp::kRegs];"
+            f"\n    llgen::msp::load(smem + 2 * kSmemBytes + (i & mask) * {case.scale_bytes}, sb);"
+        )
+        up += _apply_scales(case, "sb[{r}]")
+    return header + _Kernel("mixed_plain", "mp", words, up, prologue=_stages("1024", stages), body=read).text
 
 
 def preshuffled_source(case: MixedCase) -> str:
     """Path 3: ``mixed_g(x, y, steps)``, x both stages' bytes in G's order."""
     header, up = _g_header(case)
     read = "    unsigned w[kWords];\n    load(smem + (i & mask) * kTileBytes, 0u, 0u, w);"
-    return header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", "(int)kTileBytes"), body=read).text
+    stages = "(int)kTileBytes"
+    if case.mx:  # the scales' two stages after the data's, each in the scales' G
+        header += EP.header(scale_plan(case), "ms", "g") + _MX
+        stages = f"((int)kTileBytes + {case.scale_bytes})"
+        read += (
+            "\n    unsigned sw[llgen::ms::kWords];"
+            f"\n    llgen::ms::load(smem + 2 * kTileBytes + (i & mask) * {case.scale_bytes}, 0u, 0u, sw);"
+        )
+        up += _apply_scales(case, "(sw[{w}] >> {s}) & 255u")
+    return header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", stages), body=read).text
 
 
 def _stages(align: str, stage: str) -> str:
@@ -221,12 +299,24 @@ def byte_tiles(case: MixedCase, x: np.ndarray) -> np.ndarray:
     return (even | (odd << 4)).astype(np.uint8)
 
 
-def plain_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
-    """The tiles of ``x`` (a LOOP's two stages) in S's offset order, one after another: path 2's buffer."""
+def staged(case: MixedCase, seed: int = 0):
+    """A LOOP's two stages: the tiles, and for an mx case (tiles, scales), the scales e8m0 bytes in 100..150 (values
+    times 2^-27..2^23: every product exact in bf16)."""
+    x = tiles(case, seed)
+    if not case.mx:
+        return x
+    return x, np.random.default_rng(seed + 1).integers(100, 151, (2, *case.scale_shape), dtype=np.int64)
+
+
+def plain_image(case: MixedCase, x) -> np.ndarray:
+    """The tiles of ``x`` (a LOOP's two stages) in S's offset order, one after another, then an mx case's scales,
+    row-major: path 2's buffer."""
+    data, scales = x if case.mx else (x, None)
     s = byte_plan(plain_plan(case)).shared
     offs = np.arange(1 << s.total_in_bits)
     coords = np.array([list(s.apply({"offset": int(o)}).values()) for o in offs])
-    return np.concatenate([tile[coords[:, 0], coords[:, 1]] for tile in byte_tiles(case, x)])
+    parts = [tile[coords[:, 0], coords[:, 1]] for tile in byte_tiles(case, data)]
+    return np.concatenate(parts + ([] if scales is None else [scales.astype(np.uint8).reshape(-1)]))
 
 
 # STREAM: a whole weight, stored as dense row-major byte tiles one after another (path 3: each tile in G's order),
@@ -285,9 +375,16 @@ def preshuffled_stream_source(case: MixedCase) -> str:
 def upcast_source(case: MixedCase) -> str:
     """The upcast alone, ``mixed_upcast(x, y, steps)``: a thread's words of the operand loaded once, then each step
     upcast to bf16 and XOR-accumulated; the words change by ``i & mask`` (one LOP3 a word), so every
-    step upcasts. Its time a step is the upcast's ALU floor, measured."""
+    step upcasts (an mx case's multiply by its scales included). Its time a step is the upcast's ALU floor, measured."""
     header, up = _g_header(case)
     words = "  unsigned w[kWords];\n  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];\n"
     fresh = "#pragma unroll\n    for (int j = 0; j < kWords; ++j) w[j] ^= i & mask;"
+    if case.mx:  # the scales' words once too; each step multiplies by them
+        header += EP.header(scale_plan(case), "ms", "g") + _MX
+        words += (
+            "  unsigned sw[llgen::ms::kWords];\n  for (int j = 0; j < llgen::ms::kWords; ++j)"
+            " sw[j] = x[128 * kWords + threadIdx.x * llgen::ms::kWords + j];\n"
+        )
+        up += _apply_scales(case, "(sw[{w}] >> {s}) & 255u")
     kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, x_type="const unsigned*", prologue=words, body=fresh)
     return header + kernel.text

@@ -117,6 +117,68 @@ def mixed_stream_kernel(
     gl.store(y_ptr + (R * C * (2 if KIND < 2 else 1)) + pid, gl.xor_sum(gl.xor_sum(acc, axis=1), axis=0))
 
 
+@gluon.jit(do_not_specialize=["STEPS", "MASK"])
+def mixed_mx_loop_kernel(
+    x_ptr,
+    s_ptr,
+    y_ptr,
+    STEPS,
+    MASK,
+    R: gl.constexpr,
+    C: gl.constexpr,
+    AXIS: gl.constexpr,
+    LOAD: gl.constexpr,
+    SHARED: gl.constexpr,
+    DOT: gl.constexpr,
+    OUT: gl.constexpr,
+    SR: gl.constexpr,
+    SC: gl.constexpr,
+    SLOAD: gl.constexpr,
+    SSHARED: gl.constexpr,
+    P3: gl.constexpr,
+):
+    """LOOP for mxfp4: as mixed_loop_kernel, with the e8m0 scales of each stage in a row-major buffer beside it, loaded
+    in the slice of P3 (the operand's layout with K split into block and offset, so the broadcast reshapes back to OUT
+    and the convert is free), raised to bf16 (s << 7), broadcast along K and multiplied in."""
+    smem = gl.allocate_shared_memory(gl.uint8, [2, R, C], SHARED)
+    ssm = gl.allocate_shared_memory(gl.uint8, [2, SR, SC], SSHARED)
+    for s in gl.static_range(2):
+        smem.index(s).store(gl.load(x_ptr + tile_offsets(s, R, C, 1, 2, LOAD)))
+        ssm.index(s).store(gl.load(s_ptr + tile_offsets(s, SR, SC, 1, 2, SLOAD)))
+    gl.thread_barrier()
+    acc = _zeros(R, C, AXIS, 0, OUT)
+    for i in range(STEPS):
+        f = gl.fp4_to_fp(smem.index(i & MASK).load(DOT), gl.bfloat16, AXIS)
+        sc = ssm.index(i & MASK).load(gl.SliceLayout(AXIS + 1, P3))
+        sb = (sc.to(gl.int16) << 7).to(gl.bfloat16, bitcast=True)
+        if AXIS == 0:
+            sb = gl.reshape(gl.expand_dims(sb, 1).broadcast_to([SR, 32, SC]), [2 * R, C])
+        else:
+            sb = gl.reshape(gl.expand_dims(sb, 2).broadcast_to([SR, SC, 32]), [R, 2 * C])
+        acc = acc ^ (f * gl.convert_layout(sb, OUT)).to(gl.int16, bitcast=True)
+    gl.store(y_ptr + _out_offsets(gl.program_id(0), R, C, AXIS, 0, OUT), acc)
+
+
+def _mx(case: MixedCase) -> dict:
+    """SR x SC, the scales' tile; SLOAD, their global load; SSHARED, their row-major buffer; P3 is the bf16 operand layout over K
+    split into (K / 32, 32), so the scales' slice of it, broadcast and reshaped, is the operand layout again."""
+    from llgen.cases.mixed import MX_BLOCK
+
+    lay = case.layout()
+
+    def split(v):
+        v = list(v)
+        k = v.pop(case.axis)
+        return [k // MX_BLOCK, k % MX_BLOCK, *v] if case.axis == 0 else [*v, k // MX_BLOCK, k % MX_BLOCK]
+
+    b = {n: [split(lay.basis(n, i)) for i in range(lay.in_bits(n))] for n in ("register", "lane", "warp")}
+    sr, sc = case.scale_shape
+    p3_shape = [sr, MX_BLOCK, sc] if case.axis == 0 else [sr, sc, MX_BLOCK]
+    p3 = gl.DistributedLinearLayout(b["register"], b["lane"], b["warp"], [], p3_shape)
+    load = gl.BlockedLayout([1, 1], [1, 32], [WARPS, 1], [1, 0])
+    return {"SR": sr, "SC": sc, "SLOAD": load, "SSHARED": gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), "P3": p3}
+
+
 def _dot(case: MixedCase, k_width: int):
     if case.operand == "mma2B":
         parent = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, WARPS], instr_shape=[16, 8])
@@ -142,7 +204,16 @@ def constexprs(case: MixedCase) -> dict:
     }
 
 
+def mx_constexprs(case: MixedCase) -> dict:
+    """mixed_mx_loop_kernel's layouts for an mx case."""
+    c = constexprs(case)
+    return {k: c[k] for k in ("R", "C", "AXIS", "LOAD", "SHARED", "DOT", "OUT")} | _mx(case)
+
+
 def compile_offline(case: MixedCase, stream: bool = False, arch: int = 90):
     """The LOOP (or STREAM) kernel of ``case`` compiled without a GPU (tests: its PTX and TTGIR)."""
+    if case.mx:
+        args = {"x_ptr": "*u8", "s_ptr": "*u8", "y_ptr": "*i16", "STEPS": "i32", "MASK": "i32"}
+        return compile_gluon(mixed_mx_loop_kernel, args, mx_constexprs(case), WARPS, arch)
     args = {"x_ptr": "*u8", "y_ptr": "*i16", **({"PER": "i32"} if stream else {"STEPS": "i32", "MASK": "i32"})}
     return compile_gluon(mixed_stream_kernel if stream else mixed_loop_kernel, args, constexprs(case), WARPS, arch)

@@ -10,6 +10,7 @@ import numpy as np
 
 from llgen.cases.mixed import (
     CASES,
+    MX_BLOCK,
     STREAM_BYTES,
     WARPS,
     MixedCase,
@@ -21,6 +22,8 @@ from llgen.cases.mixed import (
     preshuffle_plan,
     preshuffled_source,
     preshuffled_stream_source,
+    scale_plan,
+    staged,
     stream_per,
     stream_tiles,
     tiles,
@@ -32,17 +35,34 @@ from llgen.runtime.preshuffle_check import decode, pair_halves, repack_module
 from llgen.verify.simulate import element_ids
 
 
-def preshuffled_image(case: MixedCase, x: np.ndarray) -> np.ndarray:
-    """The tiles of ``x`` (a LOOP's two stages, a STREAM's first tiles) in G's order, one after another: path 3's
-    bytes, by the emitted NumPy repack."""
+def preshuffled_image(case: MixedCase, x) -> np.ndarray:
+    """The tiles of ``x`` (a LOOP's two stages, a STREAM's first tiles) in G's order, one after another, then an mx
+    case's scales in theirs: path 3's bytes, by the emitted NumPy repacks."""
+    data, scales = x if case.mx else (x, None)
     repack = repack_module(preshuffle_plan(case), "g")["repack"]
-    vals = x if case.packed else x.astype(np.uint8).view(np.int8)
-    return np.concatenate([np.ascontiguousarray(repack(tile)).view(np.uint8).reshape(-1) for tile in vals])
+    vals = data if case.packed else data.astype(np.uint8).view(np.int8)
+    parts = [np.ascontiguousarray(repack(tile)).view(np.uint8).reshape(-1) for tile in vals]
+    if scales is not None:
+        s_repack = repack_module(scale_plan(case), "g")["repack"]
+        parts += [np.ascontiguousarray(s_repack(t.astype(np.uint8))).view(np.uint8).reshape(-1) for t in scales]
+    return np.concatenate(parts)
 
 
-def _bf16_bits(case: MixedCase, v: np.ndarray) -> np.ndarray:
-    """The 16-bit bits each element upcasts to (exact for every type here)."""
-    return decode(v, case.dtype, case.out).astype(np.uint32)
+def _bf16_bits(case: MixedCase, v: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
+    """The 16-bit bits each element upcasts to (exact for every type here), times 2^(scale - 127) where given."""
+    bits = decode(v, case.dtype, case.out).astype(np.uint32)
+    if scale is None:
+        return bits
+    f = (bits << 16).view(np.float32) * np.exp2(scale.astype(np.float64) - 127).astype(np.float32)
+    return f.astype(np.float32).view(np.uint32) >> 16
+
+
+def _step(case: MixedCase, item) -> tuple[np.ndarray, np.ndarray | None]:
+    """One step's tile and, for an mx case, its scales expanded over the tile (each along K for its block)."""
+    if not case.mx:
+        return item, None
+    tile, scales = item
+    return tile, np.repeat(scales, MX_BLOCK, axis=case.axis)
 
 
 def expected_words(case: MixedCase, seq) -> np.ndarray:
@@ -50,8 +70,9 @@ def expected_words(case: MixedCase, seq) -> np.ndarray:
     2j + 1 high of the operand layout)."""
     ids = element_ids(case.layout(), WARPS, 32).reshape(WARPS * 32, -1)
     acc = np.zeros((ids.shape[0], ids.shape[1] // 2), dtype=np.uint32)
-    for tile in seq:
-        h = _bf16_bits(case, tile.reshape(-1)[ids])
+    for item in seq:
+        tile, scale = _step(case, item)
+        h = _bf16_bits(case, tile.reshape(-1)[ids], None if scale is None else scale.reshape(-1)[ids])
         acc ^= pair_halves(h)
     return acc
 
@@ -67,8 +88,10 @@ def folded_words(words: np.ndarray) -> np.ndarray:
     return out
 
 
-def loop_tiles(x: np.ndarray, steps: int) -> list:
-    """The tiles a LOOP of ``steps`` reads: the two stages in turn."""
+def loop_tiles(x, steps: int) -> list:
+    """The tiles a LOOP of ``steps`` reads: the two stages in turn (an mx case's with their scales)."""
+    if isinstance(x, tuple):
+        return [(x[0][i & 1], x[1][i & 1]) for i in range(steps)]
     return [x[i & 1] for i in range(steps)]
 
 
@@ -87,8 +110,8 @@ def _llgen_paths(case, plain, preshuffled, data: tuple) -> list[tuple]:
 def _expected_tile(case, seq) -> np.ndarray:
     """[*shape] uint16: each element's XOR over the tiles of ``seq`` of its bf16 bits (path 1's accumulator)."""
     acc = np.zeros(case.shape, dtype=np.uint16)
-    for tile in seq:
-        acc ^= _bf16_bits(case, tile).astype(np.uint16)
+    for item in seq:
+        acc ^= _bf16_bits(case, *_step(case, item)).astype(np.uint16)
     return acc
 
 
@@ -109,8 +132,9 @@ def upcast_model(case: MixedCase, clock_ghz: float) -> dict:
 
 def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict:
     """Check and time one case's paths; a path that cannot run is a row saying why, the others still run."""
-    x = tiles(case, 7)
-    floor_ns = case.tile_bytes / 128 / clock_ghz
+    x = staged(case, 7)
+    data = x[0] if case.mx else x
+    floor_ns = (case.tile_bytes + (case.scale_bytes if case.mx else 0)) / 128 / clock_ghz
     res = {
         "id": case.id,
         "tile_bytes": case.tile_bytes,
@@ -121,16 +145,23 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
     grid_max = sms * CTAS_PER_SM
 
     # path 1: Triton
-    xb = torch.from_numpy(byte_tiles(case, x).reshape(-1)).cuda()
+    xb = torch.from_numpy(byte_tiles(case, data).reshape(-1)).cuda()
     y1 = torch.empty(grid_max * case.k * N, dtype=torch.int16, device="cuda")
     runs, checks = {}, {}
     try:
-        from llgen.runtime.gluon_mixed import constexprs, mixed_loop_kernel
+        from llgen.runtime.gluon_mixed import constexprs, mixed_loop_kernel, mixed_mx_loop_kernel, mx_constexprs
 
-        consts = constexprs(case)
+        if case.mx:
+            xs = torch.from_numpy(x[1].astype(np.uint8).reshape(-1)).cuda()
+            consts = mx_constexprs(case)
 
-        def triton_run(steps, grid):
-            mixed_loop_kernel[(grid,)](xb, y1, steps, 1, num_warps=WARPS, **consts)
+            def triton_run(steps, grid):
+                mixed_mx_loop_kernel[(grid,)](xb, xs, y1, steps, 1, num_warps=WARPS, **consts)
+        else:
+            consts = constexprs(case)
+
+            def triton_run(steps, grid):
+                mixed_loop_kernel[(grid,)](xb, y1, steps, 1, num_warps=WARPS, **consts)
 
         runs["triton"] = triton_run
         for steps in (1, 2):
@@ -264,7 +295,8 @@ def run_suite(cases=CASES, log=print, rep: int = 50) -> dict:
     for case in cases:
         log(f"  mixed {case.id}")
         out["cases"].append(run_case(case, cp, torch, sms, clock_ghz, rep))
-        out["stream"].append(stream_case(case, cp, torch, rep))
+        if not case.mx:  # the mx cases run the LOOP form only
+            out["stream"].append(stream_case(case, cp, torch, rep))
     return out
 
 
@@ -291,6 +323,7 @@ def table(report: dict) -> str:
         "pre-shuffled loader's upcast: the fast nibble order for 4-bit types; the plain paths decode byte by byte).",
         "",
         "upcast model: the upcast alone's loop (SASS) at 4 instructions a clock an SM and 2 integer ones.",
+        "_mx: mxfp4, each value times its e8m0 scale (one per 32 along K, staged beside the tile); LOOP form only.",
         "",
         "| case | smem floor ns | upcast ns | upcast model ns | path | exact | ns/step/SM | one CTA ns/step | of floor | vs Triton |",
         "|---|---|---|---|---|---|---|---|---|---|",
