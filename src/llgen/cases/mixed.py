@@ -162,6 +162,12 @@ __device__ __forceinline__ unsigned scaled(unsigned h, unsigned s) {
 """
 
 
+def _g_scales(case: MixedCase) -> tuple[str, str]:
+    """The scales' G loader header (namespace ms) with the multiply, and the statements scaling h by the words sw it
+    loads: path 3 and the upcast alone read scales alike."""
+    return EP.header(scale_plan(case), "ms", "g") + _MX, _apply_scales(case, "(sw[{w}] >> {s}) & 255u")
+
+
 def _apply_scales(case: MixedCase, byte: str) -> str:
     """The statements scaling h[j] by its scale; ``byte`` formats a scale register's byte expression from {r}."""
     return "".join(
@@ -216,13 +222,13 @@ def preshuffled_source(case: MixedCase) -> str:
     read = "    unsigned w[kWords];\n    load(smem + (i & mask) * kTileBytes, 0u, 0u, w);"
     stages = "(int)kTileBytes"
     if case.mx:  # the scales' two stages after the data's, each in the scales' G
-        header += EP.header(scale_plan(case), "ms", "g") + _MX
+        scales, apply = _g_scales(case)
+        header, up = header + scales, up + apply
         stages = f"((int)kTileBytes + {case.scale_bytes})"
         read += (
             "\n    unsigned sw[llgen::ms::kWords];"
             f"\n    llgen::ms::load(smem + 2 * kTileBytes + (i & mask) * {case.scale_bytes}, 0u, 0u, sw);"
         )
-        up += _apply_scales(case, "(sw[{w}] >> {s}) & 255u")
     return header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", stages), body=read).text
 
 
@@ -380,11 +386,11 @@ def upcast_source(case: MixedCase) -> str:
     words = "  unsigned w[kWords];\n  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];\n"
     fresh = "#pragma unroll\n    for (int j = 0; j < kWords; ++j) w[j] ^= i & mask;"
     if case.mx:  # the scales' words once too; each step multiplies by them
-        header += EP.header(scale_plan(case), "ms", "g") + _MX
+        scales, apply = _g_scales(case)
+        header, up = header + scales, up + apply
         words += (
             "  unsigned sw[llgen::ms::kWords];\n  for (int j = 0; j < llgen::ms::kWords; ++j)"
             " sw[j] = x[128 * kWords + threadIdx.x * llgen::ms::kWords + j];\n"
         )
-        up += _apply_scales(case, "(sw[{w}] >> {s}) & 255u")
     kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, x_type="const unsigned*", prologue=words, body=fresh)
     return header + kernel.text

@@ -150,8 +150,9 @@ class Sass:
         best = (0, -1)
         for i, line in enumerate(lines):
             m = re.match(r"BRA (?:\S+ )?0x([0-9a-f]+)", line)
-            if m and int(m.group(1), 16) // 16 < i and i - int(m.group(1), 16) // 16 > best[1] - best[0]:
-                best = (int(m.group(1), 16) // 16, i)
+            start = int(m.group(1), 16) // 16 if m else i
+            if start < i and i - start > best[1] - best[0]:
+                best = (start, i)
         return Counter(lines[j].split(" ")[0] for j in range(best[0], best[1] + 1))
 
     @property
