@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# One call on the lent GPU machine for mixed precision: bench/preshuffle_gpu.py (repack + load + upcast exactness,
+# mma/wgmma products, streams), then `llgen bench --suite mixed` in four shards. Everything lands in $OUT/mixed.tgz
+# (the device tool brings back at most 8 files). Usage: LLGEN_COMMIT=<hash> bench/mixed_run.sh [REP_MS]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+rep=${1:-25}
+export PYTHONUNBUFFERED=1 LLGEN_COMMIT=${LLGEN_COMMIT:-?}
+out=${OUT:-/tmp/llgen-out}
+runs=/tmp/llgen-mixed
+mkdir -p "$out" "$runs"
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+date -u
+rc=0
+OUT=$runs timeout ${PRESHUFFLE_S:-150} python3 bench/preshuffle_gpu.py > "$runs/preshuffle.log" 2>&1
+rc=$((rc | $?))
+grep -E "^exact|FAIL" "$runs/preshuffle.log" | head -20
+for i in 1 2 3 4; do
+  timeout ${SHARD_S:-110} python3 -m llgen.cli bench --suite mixed --shard "$i/4" --rep "$rep" -o "$runs/mixed-$i-of-4.json" \
+    > "$runs/mixed-$i.log" 2>&1
+  rc=$((rc | $?))
+  tail -n 2 "$runs/mixed-$i.log"
+done
+tar czf "$out/mixed.tgz" -C "$runs" .
+exit $rc
