@@ -351,7 +351,7 @@ def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
         {"info": {"device": "CPU threads", "suite": "core", "date": "c0", "date_end": "c1"}, "measures": [], "cases": []},
         str(core_part),
     )
-    merged = merge.merge_reports([parts[1], core_part, parts[0]])
+    merged = merge.merge_reports(merge.read_reports([parts[1], core_part, parts[0]]))
     report.write_report(merged, str(tmp_path / "out"))
     ids = {c.id for c in cases}
     assert [c["id"] for c in merged["cases"]] == [c.id for c in wide() if c.id in ids]  # the suite's own order

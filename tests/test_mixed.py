@@ -4,7 +4,9 @@ timings rest on are at their floors."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,3 +162,24 @@ def test_bench_mixed_without_a_gpu_is_one_sentence(tmp_path):
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     r = invoke("bench", "--suite", "mixed", "--shard", "4/3", "-o", str(tmp_path) + "/")
     assert r.exit_code == 2 and "shard 4/3 does not exist" in r.output
+
+
+def test_bench_merge_joins_mixed_shards_in_suite_order(tmp_path):
+    """`llgen bench merge` of the mixed suite's shards (committed H100 run 2): one report with every case once, in the
+    suite's order, its table and STREAM rows; a mixed shard beside another suite's report is one sentence, exit 2."""
+    from helpers import invoke
+
+    from llgen.cases.mixed import CASES
+
+    runs = sorted(Path(__file__).parent.parent.glob("bench/runs/2026-12-07-session21/run2-mixed-*-of-4.json"))
+    r = invoke("bench", "merge", "-o", str(tmp_path), *map(str, reversed(runs)))
+    assert r.exit_code == 0, r.output
+    merged = json.loads((tmp_path / "mixed.json").read_text())
+    ids = [c["id"] for c in merged["cases"]]
+    assert ids == [c.id for c in CASES if c.id in set(ids)] and len(ids) == 40
+    assert [s["id"] for s in merged["stream"]] == ids and len(merged["runs"]) == 4
+    assert "| mma2B_i4_k128_kmajor | " in (tmp_path / "mixed.md").read_text()
+    other = tmp_path / "wide.json"
+    other.write_text(json.dumps({"info": {"device": "d"}, "measures": [], "cases": []}))
+    r = invoke("bench", "merge", "-o", str(tmp_path / "x"), str(runs[0]), str(other))
+    assert r.exit_code == 2 and r.output.count("\n") == 1 and "mixed-suite reports only" in r.output, r.output

@@ -5,6 +5,7 @@ runs into one report, ``bench calibrate`` writes the cost model's calibration ta
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -123,10 +124,16 @@ def custom_case(pair, texts: tuple[str, str], options) -> tuple:
 
 
 def merge_command(outdir, parts) -> None:
-    from llgen.runtime.bench.merge import merge_reports
+    from llgen.runtime.bench.merge import merge_mixed, merge_reports, read_reports
     from llgen.runtime.bench.report import write_report
 
-    merged = merge_reports(parts)
+    reports = read_reports(parts)
+    if any("paths" in c for r in reports for c in r.get("cases", [])):  # the mixed suite's shards
+        merged = merge_mixed(reports)
+        _write_mixed(merged, outdir, "mixed")
+        _exit_if_mixed_wrong(merged)
+        return
+    merged = merge_reports(reports)
     for p in write_report(merged, outdir):
         click.echo(str(p))
     exit_if_wrong(merged)
@@ -154,18 +161,27 @@ def _mixed(out: str, rep: int, shard: str | None) -> None:
     i, n = parse_shard(shard) if shard else (1, 1)
     device("sm_90")  # no GPU runtime: one sentence, exit 2
     report = run_suite(CASES[i - 1 :: n], log=lambda m: click.echo(m, err=True), rep=rep)
-    report["shard"] = f"{i}/{n}"
-    report["date"] = now()
-    path = Path(out)
+    report |= {"shard": f"{i}/{n}", "date": now(), "commit": os.environ.get("LLGEN_COMMIT", "?")}
     if out.endswith(".json"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=1) + "\n")
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(report, indent=1) + "\n")
+        click.echo(table(report))
     else:
-        path.mkdir(parents=True, exist_ok=True)
-        stem = "mixed" if n == 1 else f"mixed-{i}-of-{n}"
-        (path / f"{stem}.json").write_text(json.dumps(report, indent=1) + "\n")
-        (path / f"{stem}.md").write_text(table(report))
+        _write_mixed(report, out, "mixed" if n == 1 else f"mixed-{i}-of-{n}")
+    _exit_if_mixed_wrong(report)
+
+
+def _write_mixed(report: dict, outdir: str, stem: str) -> None:
+    from llgen.runtime.bench.mixed import table
+
+    path = Path(outdir)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / f"{stem}.json").write_text(json.dumps(report, indent=1) + "\n")
+    (path / f"{stem}.md").write_text(table(report))
     click.echo(table(report))
+
+
+def _exit_if_mixed_wrong(report: dict) -> None:
     bad = [f"{c['id']}/{n}" for c in report["cases"] for n, r in c["paths"].items() if r.get("exact") is False]
     if bad:
         click.echo(f"llgen bench: {len(bad)} kernel(s) gave wrong results: {', '.join(bad[:8])}", err=True)

@@ -9,9 +9,7 @@ from llgen.cases.suite import SUITES
 from llgen.core.errors import LlgenError
 
 
-def merge_reports(paths) -> dict:
-    """Cases in their suite's order, suites in the order they first appear, the first run's device information with
-    every run listed under info["runs"]; a case run twice is the later run's."""
+def read_reports(paths) -> list[dict]:
     parts = []
     for p in paths:
         try:
@@ -20,6 +18,34 @@ def merge_reports(paths) -> dict:
             raise LlgenError(f"cannot read the bench report {p}: {e.strerror if isinstance(e, OSError) else e}.") from None
     if not parts:
         raise LlgenError("no reports to merge.")
+    return parts
+
+
+def merge_mixed(parts: list[dict]) -> dict:
+    """The mixed suite's shards as one report: the first shard's device, its cases and STREAM rows in the suite's
+    order (a case run twice: the later run's), every shard listed under "runs"."""
+    from llgen.cases.mixed import CASES
+
+    if any("info" in p or "device" not in p for p in parts):
+        raise LlgenError("merge joins mixed-suite reports only with each other, not with other suites' reports.")
+    order = {c.id: i for i, c in enumerate(CASES)}
+    merged = {k: parts[0][k] for k in ("device", "sms", "clock_ghz")}
+    merged["runs"] = [{k: p.get(k) for k in ("shard", "date", "commit", "device")} for p in parts]
+    merged["date"] = min(str(p.get("date", "")) for p in parts)
+    devices = {p["device"] for p in parts}
+    if len(devices) > 1:
+        merged["warning"] = f"the runs were on different devices: {sorted(devices)}"
+    for key in ("cases", "stream"):
+        rows = {r["id"]: r for p in parts for r in p.get(key, [])}
+        merged[key] = sorted(rows.values(), key=lambda r: order.get(r["id"], len(order)))
+    return merged
+
+
+def merge_reports(parts: list[dict]) -> dict:
+    """Cases in their suite's order, suites in the order they first appear, the first run's device information with
+    every run listed under info["runs"]; a case run twice is the later run's."""
+    if any("info" not in p for p in parts):
+        raise LlgenError("merge joins mixed-suite reports only with each other, not with other suites' reports.")
     info = dict(parts[0]["info"])
     keep = ("suite", "shard", "date", "date_end", "seconds", "device", "commit", "nvidia_smi")
     info["runs"] = [{k: p["info"].get(k) for k in keep} | {"cases": len(p.get("cases", []))} for p in parts]
