@@ -162,6 +162,8 @@ def test_bench_mixed_without_a_gpu_is_one_sentence(tmp_path):
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     r = invoke("bench", "--suite", "mixed", "--shard", "4/3", "-o", str(tmp_path) + "/")
     assert r.exit_code == 2 and "shard 4/3 does not exist" in r.output
+    r = invoke("bench", "--suite", "mixed", "--cases", "mma2B_i4_k64_kmajor,nope", "-o", str(tmp_path) + "/")
+    assert r.exit_code == 2 and "nope is not a case of the mixed suite" in r.output, r.output
 
 
 def test_bench_merge_joins_mixed_shards_in_suite_order(tmp_path):

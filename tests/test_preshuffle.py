@@ -197,6 +197,42 @@ def test_the_command_writes_a_header_a_repack_kernel_and_a_numpy_repack(tmp_path
     assert "vector" in r.output and "floor" in r.output
 
 
+def test_scale_block_prints_the_scales_g_and_writes_both_loaders(tmp_path):
+    """--scale-block: the scales' G on stdout (and --json), and -o writes the scales' loader beside the values',
+    whose header multiplies by them: scale_bf16, and for e2m1 the scaled upcast_bf16."""
+    base = ["preshuffle", "--dst", SINGLE_WARP_B, "--shape", "128x16", "--dtype", "e2m1", "--scale-block", "32"]
+    r = CliRunner().invoke(main, [*base, "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["out_dims"] == {"dim0": 4, "dim1": 16}, r.output
+    r = CliRunner().invoke(main, [*base, "-o", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    headers = {p.name.split("_")[2]: p.read_text() for p in tmp_path.glob("*.cuh")}
+    assert sorted(headers) == ["e2m1", "e8m0"] and len(list(tmp_path.iterdir())) == 6
+    assert "void scale_bf16(" in headers["e2m1"] and "const unsigned (&sw)[kScaleWords]" in headers["e2m1"]
+
+
+def test_the_scaled_e2m1_upcast_takes_one_multiply_a_pair_where_the_scales_allow():
+    """The scaled upcast's common path (every scale at most 128) multiplies each pair once: rebias and scale in one;
+    its exact path (a scale above 128) multiplies twice. Both compile alone for sm_90 and gfx942, with no local
+    memory; run_load checks both paths' values on the CPU (the mx cases above)."""
+    from llgen.emit import preshuffle as E
+    from llgen.runtime.toolchain import compile_cuda, compile_hip, disassemble
+
+    plan = plan_family("mma2B", "e2m1", "fast", scale_block=32)
+    call = (
+        'extern "C" __global__ void k(const unsigned* x, unsigned* y) {\n'
+        "  unsigned w[llgen::t::kWords], sw[llgen::t::kScaleWords], h[llgen::t::kRegisters / 2];\n"
+        "  for (int j = 0; j < llgen::t::kWords; ++j) w[j] = x[threadIdx.x * 16 + j];\n"
+        "  for (int j = 0; j < llgen::t::kScaleWords; ++j) sw[j] = x[4096 + threadIdx.x * 4 + j];\n"
+        "  llgen::t::upcast_bf16(w, sw, h);\n"
+        "  for (int j = 0; j < llgen::t::kRegisters / 2; ++j) y[threadIdx.x * 64 + j] = h[j];\n}\n"
+    )
+    (k,) = disassemble(compile_cuda(E.header(plan, "t") + call, "sm_90")).values()
+    pairs = plan.loader.registers // 2
+    multiplies = sum(n for op, n in k.opcodes.items() if op.startswith(("HMUL2", "HFMA2")))
+    assert not k.uses_local_memory and multiplies == 3 * pairs, dict(k.opcodes)  # one a pair, then two a pair
+    compile_hip(E.header(plan_family("mfmaB", "e2m1", "fast", scale_block=32), "t") + call, "gfx942")
+
+
 @pytest.mark.parametrize(
     "args,says",
     [

@@ -129,51 +129,12 @@ SCALE_SHARED = SwizzledShared(1, 1, 1, (1, 0))  # the scales' buffer: row-major,
 
 def scale_plan(case: MixedCase) -> PreshufflePlan:
     """The scales' G (llgen preshuffle --scale-block): path 3 reads them from it."""
-    return PreshufflePlan(case.scale_layout(), case.scale_shape, dtype("e8m0"), case.axis)
+    return preshuffle_plan(case).scales
 
 
-def scale_of_pairs(case: MixedCase) -> list[int]:
-    """For each bf16 pair j (the operand's registers 2j and 2j + 1), the scale layout's register holding its scale:
-    the same in every lane and warp, since the scale layout's lane and warp bases are the operand's with K divided."""
-    op, sl = case.layout(), case.scale_layout()
-    at = {tuple(sl.apply({"register": r, "lane": 0, "warp": 0}).values()): r for r in range(sl.in_size("register"))}
-
-    def scale_reg(r: int) -> int:
-        c = list(op.apply({"register": r, "lane": 0, "warp": 0}).values())
-        c[case.axis] //= MX_BLOCK
-        return at[tuple(c)]
-
-    out = [scale_reg(2 * j) for j in range(op.in_size("register") // 2)]
-    assert all(scale_reg(2 * j + 1) == r for j, r in enumerate(out)), "a bf16 pair spans two scale blocks"
-    return out
-
-
-_MX = """namespace llgen { namespace mx {
-// h (a bf16 pair) times 2^(s - 127), s an e8m0 byte (0: 2^-127, a subnormal; 255: NaN); exact where in range
-__device__ __forceinline__ unsigned scaled(unsigned h, unsigned s) {
-  const unsigned b = s == 0u ? 0x40u : s == 255u ? 0x7FC0u : s << 7;
-  union { unsigned u; __nv_bfloat162 v; } x, y, r;
-  x.u = h;
-  y.u = b | (b << 16);
-  r.v = __hmul2(x.v, y.v);
-  return r.u;
-}
-} }
-"""
-
-
-def _g_scales(case: MixedCase) -> tuple[str, str]:
-    """The scales' G loader header (namespace ms) with the multiply, and the statements scaling h by the words sw it
-    loads: path 3 and the upcast alone read scales alike."""
-    return EP.header(scale_plan(case), "ms", "g") + _MX, _apply_scales(case, "(sw[{w}] >> {s}) & 255u")
-
-
-def _apply_scales(case: MixedCase, byte: str) -> str:
-    """The statements scaling h[j] by its scale; ``byte`` formats a scale register's byte expression from {r}."""
-    return "".join(
-        f"\n    h[{j}] = llgen::mx::scaled(h[{j}], {byte.format(r=r, w=r // 4, s=8 * (r % 4))});"
-        for j, r in enumerate(scale_of_pairs(case))
-    )
+def _g_scales(case: MixedCase) -> str:
+    """The scales' G loader header (namespace ms): path 3 and the upcast alone read scales alike."""
+    return EP.header(scale_plan(case), "ms", "g")
 
 
 def plain_plan(case: MixedCase, form: str | None = None):
@@ -183,12 +144,16 @@ def plain_plan(case: MixedCase, form: str | None = None):
 
 
 def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
-    return PreshufflePlan(case.layout(), case.shape, dtype(case.dtype), case.axis, "fast" if case.packed else "plain")
+    """The pre-shuffled loader's plan; an mx case's carries its scales (the header's scaled upcast)."""
+    decode = "fast" if case.packed else "plain"
+    return PreshufflePlan(case.layout(), case.shape, dtype(case.dtype), case.axis, decode, MX_BLOCK if case.mx else None)
 
 
 def _g_header(case: MixedCase) -> tuple[str, str]:
-    """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w into h (bf16 pairs)."""
-    return EP.header(preshuffle_plan(case), "mg", "g"), f"upcast_{case.out}(w, h);"
+    """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w (an mx case: times
+    the scales' words sw) into h (bf16 pairs)."""
+    up = "upcast_bf16(w, sw, h);" if case.mx else f"upcast_{case.out}(w, h);"
+    return EP.header(preshuffle_plan(case), "mg", "g"), up
 
 
 def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, str]:
@@ -206,13 +171,16 @@ def plain_source(case: MixedCase, form: str | None = None) -> str:
     read = "    unsigned char b[kRegs];\n    load(smem + (i & mask) * kSmemBytes, b);"
     stages = "kSmemBytes"
     if case.mx:  # the scales' two stages after the data's, row-major, read by llgen's endpoint load
-        header += emit(plan_load(SCALE_SHARED, case.scale_layout(), "e8m0", "sm_90"), "header", "msp") + _MX
+        header += emit(plan_load(SCALE_SHARED, case.scale_layout(), "e8m0", "sm_90"), "header", "msp")
+        header += EP.header(preshuffle_plan(case), "mgs", "g")  # for its scale_bf16
         stages = f"(kSmemBytes + {case.scale_bytes})"
         read += (
             "\n    unsigned char sb[llgen::msp::kRegs];"
             f"\n    llgen::msp::load(smem + 2 * kSmemBytes + (i & mask) * {case.scale_bytes}, sb);"
+            "\n    unsigned sw[llgen::mgs::kScaleWords] = {};"
+            "\n    for (int r = 0; r < llgen::msp::kRegs; ++r) sw[r / 4] |= unsigned(sb[r]) << (8 * (r % 4));"
         )
-        up += _apply_scales(case, "sb[{r}]")
+        up += "\n    llgen::mgs::scale_bf16(h, sw);"
     return header + _Kernel("mixed_plain", "mp", words, up, prologue=_stages("1024", stages), body=read).text
 
 
@@ -222,8 +190,7 @@ def preshuffled_source(case: MixedCase) -> str:
     read = "    unsigned w[kWords];\n    load(smem + (i & mask) * kTileBytes, 0u, 0u, w);"
     stages = "(int)kTileBytes"
     if case.mx:  # the scales' two stages after the data's, each in the scales' G
-        scales, apply = _g_scales(case)
-        header, up = header + scales, up + apply
+        header += _g_scales(case)
         stages = f"((int)kTileBytes + {case.scale_bytes})"
         read += (
             "\n    unsigned sw[llgen::ms::kWords];"
@@ -306,12 +273,13 @@ def byte_tiles(case: MixedCase, x: np.ndarray) -> np.ndarray:
 
 
 def staged(case: MixedCase, seed: int = 0):
-    """A LOOP's two stages: the tiles, and for an mx case (tiles, scales), the scales e8m0 bytes in 100..150 (values
-    times 2^-27..2^23: every product exact in bf16)."""
+    """A LOOP's two stages: the tiles, and for an mx case (tiles, scales), the scales e8m0 bytes in 100..128 (values
+    times 2^-27..2^1): mx quantization gives a block whose largest magnitude is below 16 a scale of at most 128, so
+    weights take the scaled upcast's one-multiply path (the loader checks test the other)."""
     x = tiles(case, seed)
     if not case.mx:
         return x
-    return x, np.random.default_rng(seed + 1).integers(100, 151, (2, *case.scale_shape), dtype=np.int64)
+    return x, np.random.default_rng(seed + 1).integers(100, 129, (2, *case.scale_shape), dtype=np.int64)
 
 
 def plain_image(case: MixedCase, x) -> np.ndarray:
@@ -386,8 +354,7 @@ def upcast_source(case: MixedCase) -> str:
     words = "  unsigned w[kWords];\n  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];\n"
     fresh = "#pragma unroll\n    for (int j = 0; j < kWords; ++j) w[j] ^= i & mask;"
     if case.mx:  # the scales' words once too; each step multiplies by them
-        scales, apply = _g_scales(case)
-        header, up = header + scales, up + apply
+        header += _g_scales(case)
         words += (
             "  unsigned sw[llgen::ms::kWords];\n  for (int j = 0; j < llgen::ms::kWords; ++j)"
             " sw[j] = x[128 * kWords + threadIdx.x * llgen::ms::kWords + j];\n"

@@ -29,8 +29,9 @@ DTYPES = ("e2m1", "i4", "u4", "i8", "f8e4m3", "f16", "bf16")
 SINGLE_WARP_B = f"#ttg.dot_op<{{opIdx = 1, parent = {MMA2.format(w='[1, 1]')}, kWidth = 2}}>"
 
 
-def plan_family(family: str, dt: str, decode: str = "plain", tiles: int = 2):
-    """The PreshufflePlan of ``family`` for ``dt`` over a tensor of ``tiles`` tiles along each dim."""
+def plan_family(family: str, dt: str, decode: str = "plain", tiles: int = 2, scale_block: int | None = None):
+    """The PreshufflePlan of ``family`` for ``dt`` over a tensor of ``tiles`` tiles along each dim (with e8m0
+    scales, one per ``scale_block`` along K, where given)."""
     from llgen.layouts.dot import DotOperand
     from llgen.plan.preshuffle import PreshufflePlan
 
@@ -38,17 +39,16 @@ def plan_family(family: str, dt: str, decode: str = "plain", tiles: int = 2):
     enc = parse_encoding(spec, tile, warps)
     k_dim = None if not isinstance(enc, DotOperand) else (1 if enc.operand_index == 0 else 0)
     shape = tuple(t * tiles for t in tile)
-    return PreshufflePlan(parse_layout(spec, tile, warps), shape, dtype(dt), k_dim, decode)
+    return PreshufflePlan(parse_layout(spec, tile, warps), shape, dtype(dt), k_dim, decode, scale_block)
 
 
 def scale_plan(family: str, block: int = 32):
     """The PreshufflePlan of ``family``'s e8m0 scales, one per ``block`` elements along K (an mx type's), over the
     tensor of plan_family: what ``llgen preshuffle --scale-block`` plans."""
-    from llgen.plan.preshuffle import PreshufflePlan, scale_layout
+    return plan_family(family, "e2m1", scale_block=block).scales
 
-    data = plan_family(family, "e2m1")
-    shape = tuple(n // block if d == data.k_dim else n for d, n in enumerate(data.shape))
-    return PreshufflePlan(scale_layout(data.operand, data.k_dim, block), shape, dtype("e8m0"), data.k_dim)
+
+MX_TYPES = (("e2m1", "plain"), ("e2m1", "fast"), ("f8e4m3", "plain"), ("i8", "plain"))  # mxfp4, mxfp8, mxint8
 
 
 def load_cases(families=NVIDIA) -> list[tuple[str, object, str]]:
@@ -67,6 +67,11 @@ def load_cases(families=NVIDIA) -> list[tuple[str, object, str]]:
                     loader = plan.loader if memory == "g" else plan.k_loader
                     if loader is not None and loader.vector_bytes >= 4:
                         out.append((f"{fam}/{dt}/{decode}/{memory}", plan, memory))
+    for fam in (f for f in families if f != "blocked"):  # the values times their scales (the header's scale_bf16)
+        for dt, decode in MX_TYPES:
+            plan = plan_family(fam, dt, decode, scale_block=32)
+            if plan.loader.vector_bytes >= 4:
+                out.append((f"{fam}/{dt}/{decode}/g/mx", plan, "g"))
     return out
 
 

@@ -440,8 +440,9 @@ def gpu_check(**options) -> None:
     "--scale-block",
     type=Integer(1, 1 << 20),
     default=None,
-    help="Plan B's e8m0 scales instead, one per this many elements along K (32 for mx types): the scales each "
-    "thread needs (a broadcast of B), loaded as vectors.",
+    help="B's values take e8m0 scales, one per this many elements along K (32 for mx types). Prints the scales' G "
+    "(what each thread needs: a broadcast of B, loaded as vectors); -o writes their loader beside the values', whose "
+    "header multiplies by them (scale_bf16; for e2m1 a scaled upcast_bf16).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the memory layout only, as `llgen layout` prints one.")
 @click.option("-o", "--out", default=None, help="Folder for the loader header, the repack kernel and the NumPy repack.")

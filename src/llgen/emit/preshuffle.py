@@ -21,8 +21,10 @@ MEMORIES = ("g", "k")
 
 
 def name(plan: PreshufflePlan, kind: str = "op") -> str:
-    """``preshuffle_<kind>_<dtype>_<shape>_<hash>``: the hash covers B over its tile, the shape, dtype and decode."""
-    key = json.dumps([plan.operand.to_dict(), list(plan.shape), plan.dtype.name, plan.decode, plan.k_dim], sort_keys=True)
+    """``preshuffle_<kind>_<dtype>_<shape>_<hash>``: the hash covers B over its tile, the shape, dtype, decode and
+    scale block."""
+    fields = [plan.operand.to_dict(), list(plan.shape), plan.dtype.name, plan.decode, plan.k_dim]
+    key = json.dumps(fields + ([plan.scale_block] if plan.scale_block else []), sort_keys=True)
     digest = hashlib.sha256(key.encode()).hexdigest()[:6]
     return f"preshuffle_{kind}_{plan.dtype.name}_{'x'.join(map(str, plan.shape))}_{digest}"
 
@@ -42,7 +44,8 @@ UPCAST_8BIT = ("i8", "f8e4m3")  # the 8-bit types whose loader header carries up
 
 def header(plan: PreshufflePlan, ns: str, memory: str = "g", command: str | None = None) -> str:
     """The loader header: ``load`` (memory -> the thread's registers in B) and, for 4-bit types, i8 and f8e4m3,
-    ``upcast_f16`` and ``upcast_bf16`` (the registers -> 16-bit registers in B's order, two to a word)."""
+    ``upcast_f16`` and ``upcast_bf16`` (the registers -> 16-bit registers in B's order, two to a word); with the plan's
+    scales, ``scale_bf16`` (the bf16 pairs times their e8m0 scales) and, for e2m1, the scaled ``upcast_bf16``."""
     loader = loader_of(plan, memory)
     if plan.dtype.bits > 32:
         raise LlgenError(f"a direct load holds elements of at most 32 bits; {plan.dtype.name} has {plan.dtype.bits}.")
@@ -51,6 +54,7 @@ def header(plan: PreshufflePlan, ns: str, memory: str = "g", command: str | None
             f"a thread holds only {loader.vector_bytes} contiguous bytes of a tile: widen the tile (along K) so each "
             "load brings a whole 32-bit word."
         )
+    upcast = plan.dtype.sub_byte or plan.dtype.name in UPCAST_8BIT
     ctx = {
         "ns": check_name(ns),
         "command": command,
@@ -66,7 +70,9 @@ def header(plan: PreshufflePlan, ns: str, memory: str = "g", command: str | None
             _bit_fields(f"t{d}", _byte_offsets(loader, offs), wide=True) for d, offs in enumerate(loader.tile_offsets())
         ],
         "loads": _loads(loader),
-        "upcasts": _upcasts(plan, loader) if plan.dtype.sub_byte or plan.dtype.name in UPCAST_8BIT else [],
+        "upcasts": _upcasts(plan, loader) if upcast else [],
+        "scale_of": plan.scale_of_pairs() if upcast and plan.scales else None,
+        "scale_words": plan.scales.loader.words if plan.scales else 0,
         "k_permutation": plan.k_permutation() if memory == "k" else None,
     }
     return environment().get_template("preshuffle.j2").render(**ctx)

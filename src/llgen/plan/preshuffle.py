@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from llgen.core import f2
 from llgen.core.dtypes import DType
+from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout, unflatten
 from llgen.plan.loader import Loader, _embed, _unit, vector_cap
@@ -34,8 +35,13 @@ class PreshufflePlan:
     dtype: DType
     k_dim: int | None
     decode: str = "plain"
+    scale_block: int | None = None  # the values' e8m0 scales, one per this many along K (mx types): see ``scales``
 
     def __post_init__(self):
+        if self.scale_block is not None and self.k_dim is None:
+            raise LlgenError("scales need K: give the operand as a dot operand (#ttg.dot_op<...>).")
+        if self.scale_block is not None and self.shape[self.k_dim] % self.scale_block:
+            raise LlgenError(f"the scale block {self.scale_block} does not divide K = {self.shape[self.k_dim]}.")
         if self.decode not in DECODES:
             raise LlgenError(f"decode '{self.decode}' is not one of {', '.join(DECODES)}.")
         if self.decode == "fast" and not self.dtype.sub_byte:
@@ -141,6 +147,32 @@ class PreshufflePlan:
 
     def to_json(self) -> dict:
         return self.memory.to_dict()
+
+    # ------------------------------------------------------------------ the scales of mx types
+    @cached_property
+    def scales(self) -> PreshufflePlan | None:
+        """The plan of the e8m0 scales these values take (one per ``scale_block`` along K): their own G."""
+        if self.scale_block is None:
+            return None
+        layout = scale_layout(self.operand, self.k_dim, self.scale_block)
+        shape = tuple(n // self.scale_block if d == self.k_dim else n for d, n in enumerate(self.shape))
+        return PreshufflePlan(layout, shape, to_dtype("e8m0"), self.k_dim)
+
+    def scale_of_pairs(self) -> list[int]:
+        """For each 16-bit pair j of the upcast (registers 2j and 2j + 1), the scales' register holding its scale: the
+        same in every lane and warp, since the scale layout's lane and warp bases are B's with K divided."""
+        sl, k = self.scales.operand, self.k_dim
+        at = {tuple(sl.apply({"register": r, "lane": 0, "warp": 0}).values()): r for r in range(sl.in_size("register"))}
+
+        def scale_reg(r: int) -> int:
+            c = list(self.operand.apply({"register": r, "lane": 0, "warp": 0}).values())
+            c[k] //= self.scale_block
+            return at[tuple(c)]
+
+        out = [scale_reg(2 * j) for j in range(self.operand.in_size("register") // 2)]
+        if any(scale_reg(2 * j + 1) != r for j, r in enumerate(out)):
+            raise LlgenError("two elements of one 16-bit pair fall in different scale blocks: the scale block is too small.")
+        return out
 
 
 def _memory(cols: list[int], shape: tuple[int, ...]) -> LinearLayout:

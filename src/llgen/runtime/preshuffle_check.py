@@ -101,7 +101,8 @@ def check_source(plan: PreshufflePlan, memory: str) -> str:
     lo = _has_upcasts(plan)
     grid = _tile_grid(plan)
     lines = [E.header(plan, ns, memory), 'extern "C" __global__ void llgen_preshuffle_check(']
-    lines.append("    const unsigned char* src, unsigned* words, unsigned* f16, unsigned* bf16) {")
+    lines.append("    const unsigned char* src, unsigned* words, unsigned* f16, unsigned* bf16, const unsigned* sw_in,")
+    lines.append("    unsigned* scaled) {")
     lines.append("  using namespace llgen::check;")
     rest = "blockIdx.x"
     for d, n in enumerate(grid):
@@ -119,6 +120,16 @@ def check_source(plan: PreshufflePlan, memory: str) -> str:
             lines.append(f"    for (int j = 0; j < kRegisters / 2; ++j) {out}[th * (kRegisters / 2) + j] = h[j]; }}")
     else:
         lines.append("  (void)f16; (void)bf16;")
+    if lo and plan.scales:  # the values times their scales: each thread's scale words given raw
+        lines.append("  unsigned sw[kScaleWords], h[kRegisters / 2];")
+        lines.append("  for (int j = 0; j < kScaleWords; ++j) sw[j] = sw_in[th * kScaleWords + j];")
+        if plan.dtype.name == "e2m1":
+            lines.append("  upcast_bf16(w, sw, h);")
+        else:
+            lines.append("  upcast_bf16(w, h);\n  scale_bf16(h, sw);")
+        lines.append("  for (int j = 0; j < kRegisters / 2; ++j) scaled[th * (kRegisters / 2) + j] = h[j];")
+    else:
+        lines.append("  (void)sw_in; (void)scaled;")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -159,8 +170,9 @@ def run_load(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Outc
     blocks, threads = int(np.prod(_tile_grid(plan))), plan.operand.in_size("lane") * plan.operand.in_size("warp")
     mod = compiler(check_source(plan, memory))
     n_words, n_half = blocks * threads * loader.words, blocks * threads * max(1, loader.registers // 2)
-    words, f16, bf16 = (mod.filled(n, np.uint32, 0xDEADBEEF) for n in (n_words, n_half, n_half))
-    mod.launch("llgen_preshuffle_check", blocks, threads, (mod.to_device(buf), words, f16, bf16))
+    words, f16, bf16, scaled = (mod.filled(n, np.uint32, 0xDEADBEEF) for n in (n_words, n_half, n_half, n_half))
+    sw = _scale_words(plan, rng, blocks * threads)
+    mod.launch("llgen_preshuffle_check", blocks, threads, (mod.to_device(buf), words, f16, bf16, mod.to_device(sw), scaled))
     mod.synchronize()
     got = mod.to_host(words).reshape(blocks, threads, loader.words)
     want = _expected(plan, x)
@@ -183,7 +195,36 @@ def run_load(plan: PreshufflePlan, memory: str, compiler, seed: int = 0) -> Outc
                     False,
                     f"upcast_{out}: block {bad[0]} thread {bad[1]} word {bad[2]}: {h[tuple(bad)]:#x} != {exp[tuple(bad)]:#x}",
                 )
+    if _has_upcasts(plan) and plan.scales:
+        h = _halves(mod.to_host(scaled).reshape(blocks, threads, -1))
+        exp = _halves(pair_halves(_scaled_bf16(plan, decode(want, plan.dtype.name, "bf16"), sw.reshape(blocks, threads, -1))))
+        wrong = ((h != exp) & ~(_nan(h, "bf16") & _nan(exp, "bf16"))).any(axis=-1)
+        if wrong.any():
+            bad = tuple(np.argwhere(wrong)[0])
+            return Outcome(label, False, f"scaled upcast: block {bad[0]} thread {bad[1]} word {bad[2]}: {h[bad]} != {exp[bad]}")
     return Outcome(label, True)
+
+
+def _scale_words(plan: PreshufflePlan, rng, threads: int) -> np.ndarray:
+    """Each thread's scale words, random e8m0 bytes: every other thread's at most 128 (the scaled e2m1 upcast's one
+    multiply a pair), the rest any byte (its exact path; 0 a subnormal, 255 NaN)."""
+    if plan.scales is None:
+        return np.zeros(1, dtype=np.uint32)
+    b = rng.integers(0, 256, (threads, plan.scales.loader.words, 4), dtype=np.uint32)
+    b[::2] %= 129
+    return (b[..., 0] | (b[..., 1] << 8) | (b[..., 2] << 16) | (b[..., 3] << 24)).reshape(-1)
+
+
+def _scaled_bf16(plan: PreshufflePlan, bf16: np.ndarray, sw: np.ndarray) -> np.ndarray:
+    """bf16 values [block, thread, register] times 2^(s - 127), s each pair's scale (register r in byte r % 4 of
+    word r / 4 of the thread's words ``sw``), rounded to nearest even; s = 255 NaN."""
+    reg = np.array(plan.scale_of_pairs()).repeat(2)
+    s = (sw[..., reg // 4] >> (8 * (reg % 4))) & 255
+    v = (bf16.astype(np.uint32) << 16).view(np.float32).astype(np.float64) * np.exp2(s.astype(np.float64) - 127)
+    with np.errstate(over="ignore", invalid="ignore"):
+        u = v.astype(np.float32).view(np.uint32).astype(np.uint64)
+    r = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where((s == 255) | np.isnan(v), np.uint16(0x7FC0), r)
 
 
 def _has_upcasts(plan: PreshufflePlan) -> bool:

@@ -29,7 +29,7 @@ def bench_command(
     if not out.strip():
         raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
     if suite == "mixed":  # its own LOOP form, three paths a case (llgen.runtime.bench.mixed)
-        _mixed(out, rep, shard)
+        _mixed(out, rep, shard, case_ids)
         return
     from llgen.runtime.bench.run import parse_shard, select_cases
 
@@ -149,9 +149,9 @@ def calibrate_command(report, out) -> None:
     click.echo(write_table(data, out))
 
 
-def _mixed(out: str, rep: int, shard: str | None) -> None:
-    """``llgen bench --suite mixed [--shard I/N] -o DIR|FILE.json``: the report (DIR/mixed.json and .md, or
-    mixed-I-of-N for a shard), or exit 1 where a path is not exact."""
+def _mixed(out: str, rep: int, shard: str | None, case_ids: str | None = None) -> None:
+    """``llgen bench --suite mixed [--shard I/N] [--cases A,B] -o DIR|FILE.json``: the report (DIR/mixed.json and
+    .md, or mixed-I-of-N for a shard), or exit 1 where a path is not exact."""
     from llgen.cases.mixed import CASES
     from llgen.runtime.bench.mixed import run_suite, table
     from llgen.runtime.bench.run import parse_shard
@@ -159,8 +159,15 @@ def _mixed(out: str, rep: int, shard: str | None) -> None:
     from llgen.runtime.report import now
 
     i, n = parse_shard(shard) if shard else (1, 1)
+    cases = CASES[i - 1 :: n]
+    if case_ids:
+        want = [c.strip() for c in case_ids.split(",") if c.strip()]
+        unknown = sorted(set(want) - {c.id for c in CASES})
+        if unknown:
+            raise LlgenError(f"--cases: {', '.join(unknown)} is not a case of the mixed suite.")
+        cases = [c for c in cases if c.id in want]
     device("sm_90")  # no GPU runtime: one sentence, exit 2
-    report = run_suite(CASES[i - 1 :: n], log=lambda m: click.echo(m, err=True), rep=rep)
+    report = run_suite(cases, log=lambda m: click.echo(m, err=True), rep=rep)
     report |= {"shard": f"{i}/{n}", "date": now(), "commit": os.environ.get("LLGEN_COMMIT", "?")}
     if out.endswith(".json"):
         Path(out).parent.mkdir(parents=True, exist_ok=True)

@@ -18,14 +18,14 @@ class PreshuffleRequest:
     warps: int | None
     threads_per_warp: str | None
     decode: str
-    scale_block: int | None = None  # plan the e8m0 scales of B, one per this many elements along K, instead
+    scale_block: int | None = None  # B's values take e8m0 scales, one per this many elements along K
 
 
 def plan_of(req: PreshuffleRequest):
     from llgen.core.dtypes import dtype as to_dtype
     from llgen.core.errors import LlgenError
     from llgen.layouts.dot import DotOperand
-    from llgen.plan.preshuffle import PreshufflePlan, scale_layout
+    from llgen.plan.preshuffle import PreshufflePlan
     from llgen.spec import parse_encoding, parse_layout
     from llgen.spec.pair import parse_shape
 
@@ -40,15 +40,11 @@ def plan_of(req: PreshuffleRequest):
     if isinstance(enc, DotOperand):
         k_dim = len(tile) - 1 if enc.operand_index == 0 else len(tile) - 2
     operand = parse_layout(req.dst, tile, req.warps, lanes)
-    if req.scale_block is None:
-        return PreshufflePlan(operand, shape, dt, k_dim, req.decode)
-    if k_dim is None:
+    if req.scale_block is not None and k_dim is None:
         raise LlgenError("--scale-block needs K: give --dst as a dot operand (#ttg.dot_op<...>).")
-    if shape[k_dim] % req.scale_block:
+    if req.scale_block is not None and shape[k_dim] % req.scale_block:
         raise LlgenError(f"--scale-block {req.scale_block} does not divide K = {shape[k_dim]}.")
-    scales = scale_layout(operand, k_dim, req.scale_block)
-    s_shape = tuple(n // req.scale_block if d == k_dim else n for d, n in enumerate(shape))
-    return PreshufflePlan(scales, s_shape, to_dtype("e8m0"), k_dim)
+    return PreshufflePlan(operand, shape, dt, k_dim, req.decode, req.scale_block)
 
 
 def explain(plan) -> str:
@@ -97,19 +93,21 @@ def preshuffle_command(req: PreshuffleRequest, as_json: bool, memory: str, out: 
     from llgen.emit import preshuffle as E
 
     plan = plan_of(req)
+    shown = plan.scales or plan  # with --scale-block: the scales' G, B's values beside it in the files
     if as_json:
-        click.echo(json.dumps(E.loader_of(plan, memory).memory.to_dict()))
+        click.echo(json.dumps(E.loader_of(shown, memory).memory.to_dict()))
         return
-    click.echo(explain(plan))
+    click.echo(explain(shown))
     if out is None:
         return
-    ns, cmd = E.name(plan), command_line()
-    folder = Path(out)
-    files = [
-        (folder / f"{ns}.cuh", E.header(plan, ns, memory, cmd)),
-        (folder / f"{ns}_repack.cu", E.repack_kernel(plan, ns, memory, cmd)),
-        (folder / f"{ns}_repack.py", E.repack_numpy(plan, ns, memory, cmd)),
-    ]
+    cmd, folder, files = command_line(), Path(out), []
+    for p, mem in ((shown, memory), (plan, memory)) if plan.scales else ((plan, memory),):
+        ns = E.name(p)
+        files += [
+            (folder / f"{ns}.cuh", E.header(p, ns, mem, cmd)),
+            (folder / f"{ns}_repack.cu", E.repack_kernel(p, ns, mem, cmd)),
+            (folder / f"{ns}_repack.py", E.repack_numpy(p, ns, mem, cmd)),
+        ]
     write_every(files, force=force, make_dirs=True)
     for path, _ in files:
         click.echo(f"wrote {path}")
