@@ -27,6 +27,7 @@ from llgen.spec import parse_layout
 MX_BLOCK = 32  # an mx type's scale block along K
 N = 64  # the other dim of the tile: B's columns (mma v2 B over 4 warps side by side along N), A's rows
 WARPS = 4
+CTAS_PER_SM = 4  # a LOOP kernel's CTAs resident on an SM: its launch bounds hold it to 128 registers a thread
 
 OPERANDS = {  # operand -> (its bf16 dot operand text with kWidth {kw}, the dim K runs along)
     "mma2B": (
@@ -152,7 +153,10 @@ def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
 def _g_header(case: MixedCase) -> tuple[str, str]:
     """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w (an mx case: times
     the scales' words sw) into h (bf16 pairs)."""
-    up = "upcast_bf16(w, sw, h);" if case.mx else f"upcast_{case.out}(w, h);"
+    # mx: the branch on the scales around the whole step, as a hot loop takes it (the header's upcast_bf16(w, sw, h)
+    # branches inside, and every h is then live at once)
+    up = "if (scales_fit(sw)) { upcast_bf16_fit(w, sw, h); ACCUMULATE } else { upcast_bf16(w, sw, h); ACCUMULATE }"
+    up = up if case.mx else f"upcast_{case.out}(w, h);"
     return EP.header(preshuffle_plan(case), "mg", "g"), up
 
 
@@ -213,6 +217,7 @@ class _Kernel:
     """A bench kernel ``name``(x, y, count, mask) of 128 threads: ``prologue``, then ``count`` times ``body`` (which
     reads registers) and ``up`` (which upcasts them into h[words]) XOR-accumulated, then each thread's words to y.
 
+    ``up`` may place the accumulation itself (ACCUMULATE, where it branches); else it follows ``up``.
     ``mask`` is 1 at run time (a LOOP's stage is ``i & mask``; the upcast alone XORs its words with it): ptxas cannot
     see its value, so it cannot hoist a step's loads or upcast out of the loop; the loop is not unrolled, so its SASS
     is one step. ``fold`` (STREAM): one accumulator a thread, word j rotated left by j (a word in the wrong register
@@ -237,16 +242,17 @@ class _Kernel:
         else:
             acc, keep = f"  unsigned acc[{w}];\n  for (int j = 0; j < {w}; ++j) acc[j] = 0u;\n", "acc[j] ^= h[j];"
             out = f"  for (int j = 0; j < {w}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * ({w}) + j] = acc[j];"
+        bounds = "128" if self.fold else f"128, {CTAS_PER_SM}"
+        accumulate = f"\n#pragma unroll\n    for (int j = 0; j < {w}; ++j) {keep}"
+        up = self.up.replace("ACCUMULATE", accumulate) if "ACCUMULATE" in self.up else self.up + accumulate
         return f"""
-extern "C" __global__ void __launch_bounds__(128) {self.name}({self.x_type} __restrict__ x, unsigned* y, int {self.count}, int mask) {{
+extern "C" __global__ void __launch_bounds__({bounds}) {self.name}({self.x_type} __restrict__ x, unsigned* y, int {self.count}, int mask) {{
   using namespace llgen::{self.ns};
 {self.prologue}{acc}{"#pragma unroll 2" if self.fold else "#pragma unroll 1"}
   for (int i = 0; i < {self.count}; ++i) {{
 {self.body}
     unsigned h[{w}];
-    {self.up}
-#pragma unroll
-    for (int j = 0; j < {w}; ++j) {keep}
+    {up}
   }}
 {out}
 }}
@@ -295,7 +301,7 @@ def plain_image(case: MixedCase, x) -> np.ndarray:
 
 # STREAM: a whole weight, stored as dense row-major byte tiles one after another (path 3: each tile in G's order),
 # each CTA reading stream_per tiles in turn into the operand's registers, upcast, XOR-reduced
-STREAM_BYTES = 64 << 20  # past the L2, so the tiles come from HBM
+STREAM_BYTES = 256 << 20  # past the L2, and long enough (~0.1 ms) that a launch's ramp does not weigh (at 64 MiB it did)
 CTA_BYTES = 32 << 10  # a CTA's share: 2048 CTAs over the weight, whatever the tile
 
 
@@ -306,6 +312,21 @@ def stream_per(case: MixedCase) -> int:
 
 def stream_tiles(case: MixedCase) -> int:
     return STREAM_BYTES // case.tile_bytes
+
+
+READ_SOURCE = r"""
+extern "C" __global__ void __launch_bounds__(128) plain_read(const uint4* __restrict__ x, unsigned* y, int per) {
+  // STREAM's ceiling in its own grid: each CTA's CTA_BYTES read as coalesced 16-byte loads, nothing else
+  const uint4* p = x + (unsigned long long)blockIdx.x * per * 128 + threadIdx.x;
+  unsigned acc = 0u;
+#pragma unroll 2
+  for (int i = 0; i < per; ++i) {
+    const uint4 v = p[i * 128];
+    acc ^= v.x ^ (v.y << 1) ^ (v.z << 2) ^ (v.w << 3);
+  }
+  y[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+"""
 
 
 def store_layout(case: MixedCase) -> str:
