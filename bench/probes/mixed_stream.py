@@ -14,18 +14,6 @@ from triton.testing import do_bench
 
 from llgen.cases import mixed as M
 
-READ = r"""
-extern "C" __global__ void __launch_bounds__(128) plain_read(const uint4* __restrict__ x, unsigned* y, int per) {
-  const uint4* p = x + (unsigned long long)blockIdx.x * per * 128 + threadIdx.x;
-  unsigned acc = 0u;
-#pragma unroll UNROLL
-  for (int i = 0; i < per; ++i) {
-    const uint4 v = p[i * 128];
-    acc ^= v.x ^ (v.y << 1) ^ (v.z << 2) ^ (v.w << 3);
-  }
-  y[blockIdx.x * blockDim.x + threadIdx.x] = acc;
-}
-"""
 
 
 def gbps(nbytes: int, run) -> float:
@@ -43,7 +31,7 @@ def row(case, mib: int, cta_kib: int, unroll: int) -> str:
     fn = cp.RawModule(code=src, options=("-std=c++17",)).get_function("mixed_g_stream")
     y = cp.zeros(grid * 128, dtype=cp.uint32)
     p3 = gbps(total, lambda: fn((grid,), (128,), (buf, y, np.int32(per), np.int32(1))))
-    rd = cp.RawModule(code=READ.replace("UNROLL", str(unroll))).get_function("plain_read")
+    rd = cp.RawModule(code=M.READ_SOURCE.replace("unroll 2", f"unroll {unroll}")).get_function("plain_read")
     ry = cp.zeros((total // cta) * 128, dtype=cp.uint32)
     read = gbps(total, lambda: rd((total // cta,), (128,), (buf, ry, np.int32(cta // 2048))))
     dst = cp.empty_like(buf)
