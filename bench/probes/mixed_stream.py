@@ -15,7 +15,6 @@ from triton.testing import do_bench
 from llgen.cases import mixed as M
 
 
-
 def gbps(nbytes: int, run) -> float:
     return nbytes / do_bench(run, warmup=10, rep=25, return_mode="median") / 1e6
 
