@@ -232,6 +232,7 @@ class _Kernel:
     prologue: str = ""
     body: str = ""
     fold: bool = False
+    capped: bool = True  # a LOOP's paths: at most 128 registers, so CTAS_PER_SM stay resident as timed
 
     @property
     def text(self) -> str:
@@ -242,7 +243,7 @@ class _Kernel:
         else:
             acc, keep = f"  unsigned acc[{w}];\n  for (int j = 0; j < {w}; ++j) acc[j] = 0u;\n", "acc[j] ^= h[j];"
             out = f"  for (int j = 0; j < {w}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * ({w}) + j] = acc[j];"
-        bounds = "128" if self.fold else f"128, {CTAS_PER_SM}"
+        bounds = f"128, {CTAS_PER_SM}" if self.capped and not self.fold else "128"
         accumulate = f"\n#pragma unroll\n    for (int j = 0; j < {w}; ++j) {keep}"
         up = self.up.replace("ACCUMULATE", accumulate) if "ACCUMULATE" in self.up else self.up + accumulate
         return f"""
@@ -380,5 +381,6 @@ def upcast_source(case: MixedCase) -> str:
             "  unsigned sw[llgen::ms::kWords];\n  for (int j = 0; j < llgen::ms::kWords; ++j)"
             " sw[j] = x[128 * kWords + threadIdx.x * llgen::ms::kWords + j];\n"
         )
-    kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, x_type="const unsigned*", prologue=words, body=fresh)
+    # uncapped: the floor is the upcast's best, whatever registers it takes
+    kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, "steps", "const unsigned*", words, fresh, capped=False)
     return header + kernel.text
