@@ -302,7 +302,8 @@ def plain_image(case: MixedCase, x) -> np.ndarray:
 
 # STREAM: a whole weight, stored as dense row-major byte tiles one after another (path 3: each tile in G's order),
 # each CTA reading stream_per tiles in turn into the operand's registers, upcast, XOR-reduced
-STREAM_BYTES = 256 << 20  # past the L2, and long enough (~0.1 ms) that a launch's ramp does not weigh (at 64 MiB it did)
+STREAM_BYTES = 512 << 20  # past the L2, and long enough (~0.2 ms) that a launch's ramp weighs little (at 64 MiB it held
+# a plain read of the bytes to 0.72 of a copy's GB/s, at 256 MiB to 0.89, at 512 MiB 0.93: probes/mixed_stream.py)
 CTA_BYTES = 32 << 10  # a CTA's share: 2048 CTAs over the weight, whatever the tile
 
 
