@@ -211,26 +211,27 @@ def test_scale_block_prints_the_scales_g_and_writes_both_loaders(tmp_path):
 
 
 def test_the_scaled_e2m1_upcast_takes_one_multiply_a_pair_where_the_scales_allow():
-    """The scaled upcast's common path (every scale at most 128) multiplies each pair once: rebias and scale in one;
-    its exact path (a scale above 128) multiplies twice. Both compile alone for sm_90 and gfx942, with no local
-    memory; run_load checks both paths' values on the CPU (the mx cases above)."""
+    """upcast_bf16_fit (every scale at most 128) multiplies each pair once, rebias and scale in one; the exact
+    upcast_bf16(w, sw, h) twice, with no branch. Both compile alone for sm_90 and gfx942, with no local memory;
+    run_load checks both on the CPU (the mx cases above)."""
     from llgen.emit import preshuffle as E
     from llgen.runtime.toolchain import compile_cuda, compile_hip, disassemble
 
     plan = plan_family("mma2B", "e2m1", "fast", scale_block=32)
-    call = (
-        'extern "C" __global__ void k(const unsigned* x, unsigned* y) {\n'
-        "  unsigned w[llgen::t::kWords], sw[llgen::t::kScaleWords], h[llgen::t::kRegisters / 2];\n"
-        "  for (int j = 0; j < llgen::t::kWords; ++j) w[j] = x[threadIdx.x * 16 + j];\n"
-        "  for (int j = 0; j < llgen::t::kScaleWords; ++j) sw[j] = x[4096 + threadIdx.x * 4 + j];\n"
-        "  llgen::t::upcast_bf16(w, sw, h);\n"
-        "  for (int j = 0; j < llgen::t::kRegisters / 2; ++j) y[threadIdx.x * 64 + j] = h[j];\n}\n"
-    )
-    (k,) = disassemble(compile_cuda(E.header(plan, "t") + call, "sm_90")).values()
     pairs = plan.loader.registers // 2
-    multiplies = sum(n for op, n in k.opcodes.items() if op.startswith(("HMUL2", "HFMA2")))
-    assert not k.uses_local_memory and multiplies == 3 * pairs, dict(k.opcodes)  # one a pair, then two a pair
-    compile_hip(E.header(plan_family("mfmaB", "e2m1", "fast", scale_block=32), "t") + call, "gfx942")
+    for call, per_pair in (("upcast_bf16_fit", 1), ("upcast_bf16", 2)):
+        src = (
+            'extern "C" __global__ void k(const unsigned* x, unsigned* y) {\n'
+            "  unsigned w[llgen::t::kWords], sw[llgen::t::kScaleWords], h[llgen::t::kRegisters / 2];\n"
+            "  for (int j = 0; j < llgen::t::kWords; ++j) w[j] = x[threadIdx.x * 16 + j];\n"
+            "  for (int j = 0; j < llgen::t::kScaleWords; ++j) sw[j] = x[4096 + threadIdx.x * 4 + j];\n"
+            f"  llgen::t::{call}(w, sw, h);\n"
+            "  for (int j = 0; j < llgen::t::kRegisters / 2; ++j) y[threadIdx.x * 64 + j] = h[j];\n}\n"
+        )
+        (k,) = disassemble(compile_cuda(E.header(plan, "t") + src, "sm_90")).values()
+        multiplies = sum(n for op, n in k.opcodes.items() if op.startswith(("HMUL2", "HFMA2")) and "BF16" in op)
+        assert not k.uses_local_memory and multiplies == per_pair * pairs and not k.count("BRA") > 1, (call, dict(k.opcodes))
+        compile_hip(E.header(plan_family("mfmaB", "e2m1", "fast", scale_block=32), "t") + src, "gfx942")
 
 
 @pytest.mark.parametrize(

@@ -153,8 +153,7 @@ def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
 def _g_header(case: MixedCase) -> tuple[str, str]:
     """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w (an mx case: times
     the scales' words sw) into h (bf16 pairs)."""
-    # mx: the branch on the scales around the whole step, as a hot loop takes it (the header's upcast_bf16(w, sw, h)
-    # branches inside, and every h is then live at once)
+    # mx: the branch on the scales around the whole step, as the header advises a hot loop
     up = "if (scales_fit(sw)) { upcast_bf16_fit(w, sw, h); ACCUMULATE } else { upcast_bf16(w, sw, h); ACCUMULATE }"
     up = up if case.mx else f"upcast_{case.out}(w, h);"
     return EP.header(preshuffle_plan(case), "mg", "g"), up
