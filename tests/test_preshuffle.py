@@ -208,6 +208,10 @@ def test_scale_block_prints_the_scales_g_and_writes_both_loaders(tmp_path):
     headers = {p.name.split("_")[2]: p.read_text() for p in tmp_path.glob("*.cuh")}
     assert sorted(headers) == ["e2m1", "e8m0"] and len(list(tmp_path.iterdir())) == 6
     assert "void scale_bf16(" in headers["e2m1"] and "const unsigned (&sw)[kScaleWords]" in headers["e2m1"]
+    r = CliRunner().invoke(main, [*base, "--memory", "k", "-o", str(tmp_path / "k")])  # the values K-contiguous
+    assert r.exit_code == 0, r.output
+    headers = {p.name.split("_")[2]: p.read_text() for p in (tmp_path / "k").glob("*.cuh")}
+    assert "pre-shuffled memory G" in headers["e8m0"] and "K-contiguous store" in headers["e2m1"]
 
 
 def test_the_scaled_e2m1_upcast_takes_one_multiply_a_pair_where_the_scales_allow():

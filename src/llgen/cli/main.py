@@ -441,7 +441,7 @@ def gpu_check(**options) -> None:
     type=Integer(1, 1 << 20),
     default=None,
     help="B's values take e8m0 scales, one per this many elements along K (32 for mx types). Prints the scales' G "
-    "(what each thread needs: a broadcast of B, loaded as vectors); -o writes their loader beside the values', whose "
+    "(what each thread needs: a broadcast of B, loaded as vectors); -o writes their loader (in their G) beside the values', whose "
     "header multiplies by them (scale_bf16; for e2m1 a scaled upcast_bf16).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the memory layout only, as `llgen layout` prints one.")

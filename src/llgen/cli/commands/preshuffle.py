@@ -101,7 +101,7 @@ def preshuffle_command(req: PreshuffleRequest, as_json: bool, memory: str, out: 
     if out is None:
         return
     cmd, folder, files = command_line(), Path(out), []
-    for p, mem in ((shown, memory), (plan, memory)) if plan.scales else ((plan, memory),):
+    for p, mem in ((shown, "g"), (plan, memory)) if plan.scales else ((plan, memory),):  # scales in their G
         ns = E.name(p)
         files += [
             (folder / f"{ns}.cuh", E.header(p, ns, mem, cmd)),
