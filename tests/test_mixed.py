@@ -21,6 +21,7 @@ from llgen.cases.mixed import (
     preshuffled_source,
     staged,
     tiles,
+    upcast_source,
 )
 from llgen.runtime import host
 from llgen.runtime.bench.mixed import expected_words, loop_tiles, preshuffled_image
@@ -48,6 +49,20 @@ def test_llgen_paths_equal_numpy_step_by_step(case):
         for steps in (1, 2, 3):
             got, want = _run(case, source, image, fn, x, steps)
             assert np.array_equal(got, want), (case.id, fn, steps)
+
+
+def test_mx_scales_above_128_take_the_exact_loop_and_stay_exact():
+    """One scale above 128 (or 0, a subnormal) in a CTA's stages sends path 3 and the upcast alone to their exact
+    loop (decided once, before the loop); both paths stay exact. The suite's own scales (100..128) take the
+    one-multiply loop, which the test above checks."""
+    case = MX[0]
+    tiles_, scales = staged(case, 3)
+    scales = scales.copy()
+    scales[0, 0, 0], scales[1, -1, -1], scales[1, 0, 0] = 200, 129, 0
+    for source, image, fn in ((preshuffled_source, preshuffled_image, "mixed_g"), (plain_source, plain_image, "mixed_plain")):
+        got, want = _run(case, source, image, fn, (tiles_, scales), 2)
+        assert np.array_equal(got, want), fn
+    assert "if (fits) {" in preshuffled_source(case) and "if (scales_fit(sw)) {" in upcast_source(case)
 
 
 def test_mx_scales_in_the_wrong_order_are_seen():

@@ -11,7 +11,7 @@ GPU times."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -152,11 +152,11 @@ def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
 
 def _g_header(case: MixedCase) -> tuple[str, str]:
     """The pre-shuffled loader's header (namespace mg) and the statement upcasting its words w (an mx case: times
-    the scales' words sw) into h (bf16 pairs)."""
-    # mx: the branch on the scales around the whole step, as the header advises a hot loop
-    up = "if (scales_fit(sw)) { upcast_bf16_fit(w, sw, h); ACCUMULATE } else { upcast_bf16(w, sw, h); ACCUMULATE }"
-    up = up if case.mx else f"upcast_{case.out}(w, h);"
-    return EP.header(preshuffle_plan(case), "mg", "g"), up
+    the scales' words sw, the one-multiply path; _MX_EXACT where a scale is above 128) into h (bf16 pairs)."""
+    return EP.header(preshuffle_plan(case), "mg", "g"), "upcast_bf16_fit(w, sw, h);" if case.mx else f"upcast_{case.out}(w, h);"
+
+
+_MX_EXACT = "upcast_bf16(w, sw, h);"  # an mx loop's exact upcast, where some scale of the CTA's is above 128
 
 
 def _plain_header(case: MixedCase, form: str | None = None) -> tuple[str, str, str]:
@@ -191,15 +191,19 @@ def preshuffled_source(case: MixedCase) -> str:
     """Path 3: ``mixed_g(x, y, steps)``, x both stages' bytes in G's order."""
     header, up = _g_header(case)
     read = "    unsigned w[kWords];\n    load(smem + (i & mask) * kTileBytes, 0u, 0u, w);"
-    stages = "(int)kTileBytes"
-    if case.mx:  # the scales' two stages after the data's, each in the scales' G
+    prologue, choose = _stages("16", "(int)kTileBytes"), ""
+    if case.mx:  # the scales' two stages after the data's, each in the scales' G; whether all fit, decided once
         header += _g_scales(case)
-        stages = f"((int)kTileBytes + {case.scale_bytes})"
-        read += (
-            "\n    unsigned sw[llgen::ms::kWords];"
-            f"\n    llgen::ms::load(smem + 2 * kTileBytes + (i & mask) * {case.scale_bytes}, 0u, 0u, sw);"
+        prologue = _stages("16", f"((int)kTileBytes + {case.scale_bytes})")
+        scales = f"smem + 2 * kTileBytes + {{s}} * {case.scale_bytes}"
+        prologue += (
+            "  bool fits = true;\n  for (int s = 0; s < 2; ++s) {\n    unsigned sw[llgen::ms::kWords];\n"
+            f"    llgen::ms::load({scales.format(s='s')}, 0u, 0u, sw);\n    fits = fits && scales_fit(sw);\n  }}\n"
         )
-    return header + _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=_stages("16", stages), body=read).text
+        read += f"\n    unsigned sw[llgen::ms::kWords];\n    llgen::ms::load({scales.format(s='(i & mask)')}, 0u, 0u, sw);"
+        choose = "fits"
+    kernel = _Kernel("mixed_g", "mg", "kRegisters / 2", up, prologue=prologue, body=read, choose=choose, up_else=_MX_EXACT)
+    return header + kernel.text
 
 
 def _stages(align: str, stage: str) -> str:
@@ -216,7 +220,9 @@ class _Kernel:
     """A bench kernel ``name``(x, y, count, mask) of 128 threads: ``prologue``, then ``count`` times ``body`` (which
     reads registers) and ``up`` (which upcasts them into h[words]) XOR-accumulated, then each thread's words to y.
 
-    ``up`` may place the accumulation itself (ACCUMULATE, where it branches); else it follows ``up``.
+    With ``choose`` (an expression of the prologue's), the loop is written twice, ``up`` where it holds and
+    ``up_else`` where not: a decision made once, outside the loop (a branch in the loop lets LLVM merge what the
+    two sides feed the accumulation, holding every pair live at the join: 143 registers against 96 at K = 256).
     ``mask`` is 1 at run time (a LOOP's stage is ``i & mask``; the upcast alone XORs its words with it): ptxas cannot
     see its value, so it cannot hoist a step's loads or upcast out of the loop; the loop is not unrolled, so its SASS
     is one step. ``fold`` (STREAM): one accumulator a thread, word j rotated left by j (a word in the wrong register
@@ -232,6 +238,8 @@ class _Kernel:
     body: str = ""
     fold: bool = False
     capped: bool = True  # a LOOP's paths: at most 128 registers, so CTAS_PER_SM stay resident as timed
+    choose: str = ""
+    up_else: str = ""
 
     @property
     def text(self) -> str:
@@ -243,18 +251,25 @@ class _Kernel:
             acc, keep = f"  unsigned acc[{w}];\n  for (int j = 0; j < {w}; ++j) acc[j] = 0u;\n", "acc[j] ^= h[j];"
             out = f"  for (int j = 0; j < {w}; ++j) y[(blockIdx.x * blockDim.x + threadIdx.x) * ({w}) + j] = acc[j];"
         bounds = f"128, {CTAS_PER_SM}" if self.capped and not self.fold else "128"
-        accumulate = f"\n#pragma unroll\n    for (int j = 0; j < {w}; ++j) {keep}"
-        up = self.up.replace("ACCUMULATE", accumulate) if "ACCUMULATE" in self.up else self.up + accumulate
-        return f"""
-extern "C" __global__ void __launch_bounds__({bounds}) {self.name}({self.x_type} __restrict__ x, unsigned* y, int {self.count}, int mask) {{
-  using namespace llgen::{self.ns};
-{self.prologue}{acc}{"#pragma unroll 2" if self.fold else "#pragma unroll 1"}
+
+        def loop(up: str) -> str:
+            return f"""{"#pragma unroll 2" if self.fold else "#pragma unroll 1"}
   for (int i = 0; i < {self.count}; ++i) {{
 {self.body}
     unsigned h[{w}];
     {up}
+#pragma unroll
+    for (int j = 0; j < {w}; ++j) {keep}
   }}
-{out}
+"""
+
+        loops = (
+            f"  if ({self.choose}) {{\n{loop(self.up)}  }} else {{\n{loop(self.up_else)}  }}\n" if self.choose else loop(self.up)
+        )
+        return f"""
+extern "C" __global__ void __launch_bounds__({bounds}) {self.name}({self.x_type} __restrict__ x, unsigned* y, int {self.count}, int mask) {{
+  using namespace llgen::{self.ns};
+{self.prologue}{acc}{loops}{out}
 }}
 """
 
@@ -368,10 +383,11 @@ def preshuffled_stream_source(case: MixedCase) -> str:
     return header + f"#define TILE_BYTES {case.tile_bytes}ull\n" + kernel.text
 
 
-def upcast_source(case: MixedCase) -> str:
+def upcast_source(case: MixedCase, fit_only: bool = False) -> str:
     """The upcast alone, ``mixed_upcast(x, y, steps)``: a thread's words of the operand loaded once, then each step
     upcast to bf16 and XOR-accumulated; the words change by ``i & mask`` (one LOP3 a word), so every
-    step upcasts (an mx case's multiply by its scales included). Its time a step is the upcast's ALU floor, measured."""
+    step upcasts (an mx case's multiply by its scales included). Its time a step is the upcast's ALU floor, measured.
+    ``fit_only``: an mx case's one-multiply loop alone (its SASS is what the timed data runs)."""
     header, up = _g_header(case)
     words = "  unsigned w[kWords];\n  for (int j = 0; j < kWords; ++j) w[j] = x[threadIdx.x * kWords + j];\n"
     fresh = "#pragma unroll\n    for (int j = 0; j < kWords; ++j) w[j] ^= i & mask;"
@@ -382,5 +398,7 @@ def upcast_source(case: MixedCase) -> str:
             " sw[j] = x[128 * kWords + threadIdx.x * llgen::ms::kWords + j];\n"
         )
     # uncapped: the floor is the upcast's best, whatever registers it takes
-    kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, "steps", "const unsigned*", words, fresh, capped=False)
+    choose = "scales_fit(sw)" if case.mx and not fit_only else ""
+    kernel = _Kernel("mixed_upcast", "mg", "kRegisters / 2", up, x_type="const unsigned*", prologue=words, body=fresh)
+    kernel = replace(kernel, capped=False, choose=choose, up_else=_MX_EXACT)
     return header + kernel.text
