@@ -124,7 +124,7 @@ def check_source(plan: PreshufflePlan, memory: str) -> str:
         lines.append("  unsigned sw[kScaleWords], h[kRegisters / 2];")
         lines.append("  for (int j = 0; j < kScaleWords; ++j) sw[j] = sw_in[th * kScaleWords + j];")
         if plan.dtype.name == "e2m1":
-            lines.append("  upcast_bf16(w, sw, h);")
+            lines.append("  if (scales_fit(sw)) upcast_bf16_fit(w, sw, h);\n  else upcast_bf16(w, sw, h);")
         else:
             lines.append("  upcast_bf16(w, h);\n  scale_bf16(h, sw);")
         lines.append("  for (int j = 0; j < kRegisters / 2; ++j) scaled[th * (kRegisters / 2) + j] = h[j];")
