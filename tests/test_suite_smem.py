@@ -211,6 +211,41 @@ def test_a_tie_at_the_plans_wavefronts_is_not_a_miss_and_each_floor_miss_says_wh
     assert "u 51% (S's offsets put 2 words of one access in one bank)" in floor and "t 98%" not in floor
 
 
+def test_a_two_step_pick_is_held_to_its_stated_floor_of_overlapped_pipes():
+    """A two-step pick's stated floor is its step's wavefronts and its conversions' shuffles, each on its own pipe
+    (the larger, not their sum): the transposes' own plans state it (EndpointPlan.pipe_floor), and the report holds
+    the measured LOOP to 90% of it; a direct pick has no such line."""
+    from llgen.cases.suite_smem import smem
+    from llgen.plan.endpoint import plan_load
+
+    case = next(c for c in smem() if c.id == "tr_f16_swizzled")
+    plan = plan_load(case.encoding(), case.q, case.dtype, "sm_90")
+    assert plan.staging is not None and plan.shuffle_cycles > 0
+    assert plan.pipe_floor == max(plan.wavefronts, plan.shuffle_cycles) < plan.cost
+    staged = _fake_case("s", 1000.0, 4000.0, (1000.0, 4000.0))  # 2048 stated cycles a step: 1024 ns at 1000 MHz
+    staged["variants"]["llgen"].update(pipe_floor_pred=2048.0, cost_pred=2304.0)
+    line = next(t for s, t in endpoint_targets([staged], 1000.0) if "stated floor" in t)
+    assert "lowest 102%" in line
+    staged["variants"]["llgen"]["loop_per_sm_ns"] = 2000.0
+    status, line = next((s, t) for s, t in endpoint_targets([staged], 1000.0) if "stated floor" in t)
+    assert status == "MISSED" and "s 51%" in line
+    assert not any("stated floor" in t for _, t in endpoint_targets([_fake_case("d", 520.0, 2080.0, (900.0, 2700.0))], 1000.0))
+
+
+def test_the_16bit_transposes_rows_of_16_bytes_cross_the_warps():
+    """Why ldmatrix.trans cannot stage the suite's 16-bit transposes (docs/design.md §11.3): an ldmatrix row is S's
+    offset bits 0-2, and D's warps own one of them, so no in-warp staging layout holds a whole row."""
+    from llgen.cases.suite_smem import smem
+    from llgen.plan.endpoint import shared_map
+
+    cases = [c for c in smem() if c.id.startswith("tr_f16")]
+    assert len(cases) == 3
+    for c in cases:
+        s, _ = shared_map(c.encoding(), c.q)
+        row = set(list(s.flat_cols("offset"))[:3])
+        assert row & set(c.q.flat_cols("warp")), c.id
+
+
 def test_bench_smem_is_one_sentence_without_a_gpu(tmp_path):
     out = tmp_path / "x.json"
     res = invoke("bench", "--suite", "smem", "--measures", "loop,stream", "-o", str(out))

@@ -130,6 +130,17 @@ class EndpointPlan:
         return sum(self.instr_wavefronts)
 
     @property
+    def shuffle_cycles(self) -> float:
+        """A two-step plan's conversion as the cost model prices it (its shuffles); 0 for a direct plan."""
+        return self.cost - self.wavefronts / WAVEFRONTS_PER_CLK if self.staging is not None else 0.0
+
+    @property
+    def pipe_floor(self) -> float:
+        """The plan's stated floor in cycles: its wavefronts and its conversion's shuffles each on its own pipe,
+        overlapped (the cost model adds them)."""
+        return max(self.wavefronts / WAVEFRONTS_PER_CLK, self.shuffle_cycles)
+
+    @property
     def banking(self) -> Banking:
         return Banking(self.dtype, self.target, self.direction == "store", self.buffer)
 

@@ -60,7 +60,8 @@ def to_json(plan) -> dict:
             "access_map": access_map(plan, plan.staging),
             "conversion": plan.convert.path,
             "conversion_steps": len(steps_of(plan.convert)),
-            "conversion_cost": plan.cost - plan.wavefronts,
+            "conversion_cost": plan.shuffle_cycles,
+            "pipe_floor": plan.pipe_floor,
         }
     return out
 
@@ -92,7 +93,7 @@ def explain(plan) -> str:
             + "; ".join(f"{dim} {' '.join(vec_name(c, names) for c in q.flat_cols(dim)) or '-'}" for dim in ("register", "lane"))
             + f"; D's warps ({plan.convert.path} D <-> Q inside each warp"
             + (f", {len(steps_of(plan.convert))} steps of one register <-> lane swap" if len(steps_of(plan.convert)) > 1 else "")
-            + f", {plan.cost - plan.wavefronts:.0f} cycles)"
+            + f", {plan.shuffle_cycles:.0f} cycles)"
         )
         lines += _map_lines("L = S^-1 Q:", plan, q)
     who = "Q" if staged else "D"
@@ -104,6 +105,11 @@ def explain(plan) -> str:
         lines.append(f"  then {plural(len(plan.copies), 'register')} copied from their replicas")
     lines.append(f"wavefronts: {plan.wavefronts_per_access} per access, {plan.wavefronts} for the tile")
     lines.append(f"floor: {plan.floor}" + (f" (above it: {plan.floor_reason})" if plan.floor_reason else " (at the floor)"))
+    if staged:
+        lines.append(
+            f"stated floor: {plan.pipe_floor:.0f} cycles, the wavefronts and the shuffles each on its own pipe "
+            f"(the cost model adds them: {plan.cost:.0f})"
+        )
     lines.append(f"kSmemBytes: {plan.smem_bytes}")
     lines.append(f"kSmemAlign: {plan.smem_align} ({plan.align_reason})")
     return "\n".join(lines)

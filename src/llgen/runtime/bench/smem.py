@@ -145,6 +145,8 @@ def measure_variants(m: Measurement, vs: list[EndpointVariant], res: dict, log) 
             "smem_wavefronts_pred": sum(p.wavefronts for p in v.plans),
             "floor_reasons": list(dict.fromkeys(p.floor_reason for p in v.plans if p.floor_reason)),
             "cost_pred": sum(p.cost for p in v.plans),
+            # the step's wavefronts and shuffles, each on its own pipe: the stated floor of a two-step pick
+            "pipe_floor_pred": max(sum(p.wavefronts for p in v.plans), sum(p.shuffle_cycles for p in v.plans)),
         }
         try:
             mod = modules[v.name]

@@ -211,7 +211,33 @@ def endpoint_targets(cases: list[dict], clock_mhz: float | None) -> list[tuple[s
                 ),
             )
         )
+    staged = [(c, s) for c in cases if (s := pipe_floor_share(c, clock_mhz)) is not None]
+    if staged:
+        low = [(c, s) for c, s in staged if s < FLOOR_SHARE]
+        out.append(
+            (
+                _status(not low),
+                f">= {100 * FLOOR_SHARE:.0f}% of the stated floor where the pick is two-step ({len(staged)} cases; the "
+                "step's wavefronts and its conversions' shuffles, each on its own pipe): "
+                + (
+                    ", ".join(f"{c['id']} {100 * s:.0f}%" for c, s in low)
+                    if low
+                    else f"lowest {100 * min(s for _, s in staged):.0f}%"
+                ),
+            )
+        )
     return out
+
+
+def pipe_floor_share(c: dict, clock_mhz: float | None) -> float | None:
+    """A two-step pick's stated floor (pipe_floor_pred: its wavefronts and its shuffles overlapped, each on its own
+    pipe) over its measured ns; None for a direct pick or a run that did not record it."""
+    me = c["variants"].get(PICK, {})
+    pipes, ns = me.get("pipe_floor_pred"), me.get("loop_per_sm_ns")
+    if not (pipes and ns and me.get("cost_pred", 0) > me.get("smem_wavefronts_pred", 0)):
+        return None
+    f = floor_ns(pipes, clock_mhz)
+    return f / ns if f else None
 
 
 def endpoint_flags(cases: list[dict]) -> list[str]:
