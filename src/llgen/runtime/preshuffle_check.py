@@ -219,7 +219,11 @@ def _scaled_bf16(plan: PreshufflePlan, bf16: np.ndarray, sw: np.ndarray) -> np.n
     """bf16 values [block, thread, register] times 2^(s - 127), s each pair's scale (register r in byte r % 4 of
     word r / 4 of the thread's words ``sw``), rounded to nearest even; s = 255 NaN."""
     reg = np.array(plan.scale_of_pairs()).repeat(2)
-    s = (sw[..., reg // 4] >> (8 * (reg % 4))) & 255
+    return times_scale(bf16, (sw[..., reg // 4] >> (8 * (reg % 4))) & 255)
+
+
+def times_scale(bf16: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """bf16 bits times 2^(s - 127), s e8m0 bytes of the same shape, rounded to nearest even; s = 255 NaN."""
     v = (bf16.astype(np.uint32) << 16).view(np.float32).astype(np.float64) * np.exp2(s.astype(np.float64) - 127)
     with np.errstate(over="ignore", invalid="ignore"):
         u = v.astype(np.float32).view(np.uint32).astype(np.uint64)

@@ -34,7 +34,7 @@ from llgen.cases.mixed import (
 )
 from llgen.core.errors import error_line
 from llgen.runtime.bench.timing import per_sm_ns
-from llgen.runtime.preshuffle_check import decode, pair_halves, repack_module
+from llgen.runtime.preshuffle_check import decode, pair_halves, repack_module, times_scale
 from llgen.verify.simulate import element_ids
 
 
@@ -54,10 +54,7 @@ def preshuffled_image(case: MixedCase, x) -> np.ndarray:
 def _bf16_bits(case: MixedCase, v: np.ndarray, scale: np.ndarray | None = None) -> np.ndarray:
     """The 16-bit bits each element upcasts to (exact for every type here), times 2^(scale - 127) where given."""
     bits = decode(v, case.dtype, case.out).astype(np.uint32)
-    if scale is None:
-        return bits
-    f = (bits << 16).view(np.float32) * np.exp2(scale.astype(np.float64) - 127).astype(np.float32)
-    return f.astype(np.float32).view(np.uint32) >> 16
+    return bits if scale is None else times_scale(bits, scale).astype(np.uint32)
 
 
 def _step(case: MixedCase, item) -> tuple[np.ndarray, np.ndarray | None]:
