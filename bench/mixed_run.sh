@@ -6,13 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 rep=${1:-25}
-export PYTHONUNBUFFERED=1 LLGEN_COMMIT=${LLGEN_COMMIT:-?}
-out=${OUT:-/tmp/llgen-out}
+. bench/device_setup.sh
 runs=/tmp/llgen-mixed
-mkdir -p "$out" "$runs"
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-date -u
+mkdir -p "$runs"
 rc=0
 if [ "${PRESHUFFLE_S:-150}" != 0 ]; then
   OUT=$runs timeout ${PRESHUFFLE_S:-150} python3 bench/preshuffle_gpu.py > "$runs/preshuffle.log" 2>&1

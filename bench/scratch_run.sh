@@ -8,13 +8,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-150}
-export PYTHONUNBUFFERED=1 LLGEN_COMMIT=${LLGEN_COMMIT:-?}
-out=${OUT:-/tmp/llgen-out}
+. bench/device_setup.sh
 parts=/tmp/llgen-bench
-mkdir -p "$out" "$parts"
-python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-date -u
+mkdir -p "$parts"
 rc=0
 for tool in ${CHAIN_TOOLS-racecheck synccheck}; do  # the chains first: the pairs that raced, and random ones like them
   timeout ${SAN_S:-90} compute-sanitizer --tool $tool --print-limit 10 python3 -m llgen.runtime.bench_kernels > "$out/chains-$tool.log" 2>&1
