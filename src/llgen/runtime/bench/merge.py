@@ -45,7 +45,7 @@ def merge_reports(parts: list[dict]) -> dict:
     """Cases in their suite's order, suites in the order they first appear, the first run's device information with
     every run listed under info["runs"]; a case run twice is the later run's."""
     if any("info" not in p for p in parts):
-        raise LlgenError("merge joins mixed-suite reports only with each other, not with other suites' reports.")
+        raise LlgenError("a report to merge has no run information ('info'): it is not a report of `llgen bench -o`.")
     info = dict(parts[0]["info"])
     keep = ("suite", "shard", "date", "date_end", "seconds", "device", "commit", "nvidia_smi")
     info["runs"] = [{k: p["info"].get(k) for k in keep} | {"cases": len(p.get("cases", []))} for p in parts]
