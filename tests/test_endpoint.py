@@ -120,8 +120,11 @@ def test_row_major_tile_read_column_major_cannot_vectorise_directly():
     assert plan.staging is None and plan.access_bytes == 2
     assert "D holds 2 contiguous bytes a thread along S's offset order, so accesses are 2 bytes wide" in plan.floor_reason
     _check(plan)
-    picked = plan_load(s, d, "f16", "sm_90")  # the planner reads S wider instead, then transposes by shuffles
-    assert picked.staging is not None and picked.access_bytes > 2 and picked.cost < plan.cost
+    staged = plan_load(s, d, "f16", "sm_90", form="two_step")  # reads S wider instead, then transposes by shuffles
+    assert staged.staging is not None and staged.access_bytes > 2 and staged.cost < plan.cost
+    _check(staged)
+    picked = plan_load(s, d, "f16", "sm_90")  # or keeps 2-byte loads and picks registers by lane off the conflicts
+    assert picked.form == "select" and picked.access_bytes == 2 and picked.cost < staged.cost
     _check(picked)
 
 
@@ -145,7 +148,7 @@ def test_two_step_plans_run_through_the_simulator():
     d, s = _layouts(
         "blocked:spt=1x1,tpw=32x1,wpc=4x1,order=0x1", "swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", "f16", (64, 64)
     )
-    for plan in (plan_store(d, s, "f16", "sm_90"), plan_load(s, d, "f16", "sm_90")):
+    for plan in (plan_store(d, s, "f16", "sm_90", "two_step"), plan_load(s, d, "f16", "sm_90", "two_step")):
         assert plan.staging is not None and plan.convert.path == "shuffle"
         assert plan.access_bytes == 16 and plan.cost > plan.wavefronts
         _check(plan)
@@ -251,12 +254,15 @@ def test_cli_plan_local_load_json_and_floor_reason():
     assert f"floor: {j['floor']} (above it: {j['floor_reason']})" in text
 
 
-def test_cli_plan_two_step_json_names_the_staging_layout():
+def test_cli_plan_json_names_the_staging_layout_and_its_step():
+    """Lanes down the rows of a row-major tile: 16-byte stores, with registers picked by lane so that a quarter warp's
+    rows start on different banks."""
     src = "blocked:spt=1x1,tpw=32x1,wpc=4x1,order=0x1"
     res = _plan("--src", src, "--dst", "swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", "--shape", "64x64", "--json")
     j = json.loads(res.stdout)
-    assert j["staging"]["conversion"] == "shuffle" and j["instruction"]["bytes"] == 16
+    assert j["staging"]["conversion"] == "select" and j["instruction"]["bytes"] == 16
     assert j["cost"] == j["wavefronts"] + j["staging"]["conversion_cost"]
+    assert j["staging"]["pipe_floor"] == max(j["wavefronts"], j["staging"]["conversion_cost"])
 
 
 @pytest.mark.parametrize("command", [["swizzle"]])

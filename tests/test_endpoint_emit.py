@@ -40,9 +40,11 @@ PERMUTED = (  # blocked 1x8 with its first two register bits swapped: a 16-byte 
 ROTATING = "#ttg.amd_rotating_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
 
 
-def _plan(direction: str, dist: str, shared: str, dtype: str = "f16", shape=(64, 64), target: str = "sm_90", lanes: int = 32):
+def _plan(
+    direction: str, dist: str, shared: str, dtype: str = "f16", shape=(64, 64), target: str = "sm_90", lanes: int = 32, form=None
+):
     d, s = _layouts(dist, shared, dtype, shape, 4, lanes)
-    return plan_store(d, s, dtype, target) if direction == "store" else plan_load(s, d, dtype, target)
+    return plan_store(d, s, dtype, target, form) if direction == "store" else plan_load(s, d, dtype, target, form)
 
 
 # name -> (direction, D, S, dtype, shape, the instruction planned on sm_90)
@@ -59,6 +61,8 @@ CASES = {
     "permuted_load": ("load", PERMUTED, NVMMA, "f16", (64, 64), "ld.shared"),
     "two_step_store": ("store", "dot:1", "swizzled:vec=2,per_phase=1,max_phase=4,order=0x1", "f16", (64, 64), "st.shared"),
     "two_step_load": ("load", "wgmma", "nvmma:0", "f16", (64, 64), "ld.shared"),
+    "select_store": ("store", "mma", NVMMA, "f32", (64, 64), "st.shared"),  # the f32 epilogue: registers picked by lane
+    "select_load": ("load", "mma", NVMMA, "f32", (64, 64), "ld.shared"),
     "buffers_store": (
         "store",
         "blocked:spt=1x1x8,tpw=1x4x8,wpc=2x2x1,order=2x1x0",
@@ -76,6 +80,7 @@ CASES = {
         "ld.shared",
     ),
 }
+FORMS = {"two_step_store": "two_step", "two_step_load": "two_step"}  # the rest take the planner's pick
 
 
 def _random_plans(target: str, seeds) -> dict:
@@ -94,7 +99,7 @@ def _random_plans(target: str, seeds) -> dict:
 
 @pytest.fixture(scope="module")
 def cuda_plans() -> dict:
-    plans = {name: _plan(c[0], c[1], c[2], c[3], c[4]) for name, c in CASES.items()}
+    plans = {name: _plan(*c[:5], form=FORMS.get(name)) for name, c in CASES.items()}
     return plans | _random_plans("sm_90", [0, 1, 2, 3, 12])  # seed 12: nvmma:128 with 8-bit elements
 
 
@@ -129,7 +134,19 @@ def test_two_step_plans_convert_by_shuffles(cuda_plans):
     for name in ("two_step_store", "two_step_load"):
         assert cuda_plans[name].convert.path == "shuffle", name
     text = emit(cuda_plans["two_step_load"], "header", "two")
-    assert "converted to D inside each warp by shuffle" in text and "shfl_idx(" in text
+    assert "converted to D inside each warp by shuffle" in text and "shfl_xor(" in text
+
+
+def test_f32_epilogue_picks_registers_by_lane(cuda_plans):
+    """An f32 mma accumulator into an NVMMA 128B tile: half of each half warp's rows send the next column block
+    first, so 8-byte accesses take 2 wavefronts, not 4; the header says so and picks with a SEL a word."""
+    for name in ("select_store", "select_load"):
+        plan = cuda_plans[name]
+        assert plan.form == "select" and plan.wavefronts == plan.floor and plan.wavefronts_per_access == 2, name
+        assert plan.access_bytes == 8 and plan.cost < _plan(*CASES[name][:5], form="direct").cost
+    text = emit(cuda_plans["select_store"], "header", "sel")
+    assert "converted from D inside each warp by select" in text and "lane select in 1 stage(s)" in text
+    assert "b[0] = pick0 ? a[" in text
 
 
 def test_emitted_text_is_deterministic_and_names_the_access():

@@ -66,7 +66,7 @@ def test_a_form_that_does_not_exist_is_one_sentence():
     case = CASES["tr_f32_vec1"]
     with pytest.raises(LlgenError) as e:
         plan_load(case.encoding(), case.q, case.dtype, "sm_90", "fastest")
-    assert one_sentence(str(e.value)) == "unknown endpoint plan form 'fastest'; use direct or two_step."
+    assert one_sentence(str(e.value)) == "unknown endpoint plan form 'fastest'; use direct, two_step, select."
 
 
 def test_the_loop_is_deterministic_and_checks_its_plans(picks):
@@ -180,7 +180,7 @@ def test_report_section_and_targets_from_a_fake_run(tmp_path):
     cases = [fast, slow, missing]
     lines = endpoint_lines(cases, 1000.0)
     row = next(x for x in lines if x.startswith("| a |"))
-    assert "| 520.0 | 2080.0 | 4.000 | 900.0 | 2700.0 | 3.000 | = llgen | - | 512.0 | 98 | 1024 (1024) |" in row
+    assert "| 520.0 | 2080.0 | 4.000 | 900.0 | 2700.0 | 3.000 | = llgen | - | - | 512.0 | 98 | 1024 (1024) |" in row
     assert "| error |" in next(x for x in lines if x.startswith("| c |"))
     targets = endpoint_targets(cases, 1000.0)
     assert ("MISSED", "throughput, Triton / llgen >= 1.0 on every case: b 0.900 below; not measured: c") in targets
@@ -220,8 +220,8 @@ def test_a_two_step_pick_is_held_to_its_stated_floor_of_overlapped_pipes():
 
     case = next(c for c in smem() if c.id == "tr_f16_swizzled")
     plan = plan_load(case.encoding(), case.q, case.dtype, "sm_90")
-    assert plan.staging is not None and plan.shuffle_cycles > 0
-    assert plan.pipe_floor == max(plan.wavefronts, plan.shuffle_cycles) < plan.cost
+    assert plan.staging is not None and plan.convert_cycles > 0
+    assert plan.pipe_floor == max(plan.wavefronts, plan.convert_cycles) < plan.cost
     staged = _fake_case("s", 1000.0, 4000.0, (1000.0, 4000.0))  # 2048 stated cycles a step: 1024 ns at 1000 MHz
     staged["variants"]["llgen"].update(pipe_floor_pred=2048.0, cost_pred=2304.0)
     line = next(t for s, t in endpoint_targets([staged], 1000.0) if "stated floor" in t)

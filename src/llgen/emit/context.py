@@ -13,6 +13,7 @@ from llgen.emit.spelling import RegArray, address, affine_expr, hexu, loads_name
 from llgen.plan import Path
 from llgen.plan.chain import Chain
 from llgen.plan.hw import Hw
+from llgen.plan.select import LaneSelect
 from llgen.plan.shared import Barrier
 
 
@@ -135,6 +136,8 @@ def body_ctx(plan) -> dict:
             "zero_mids": any(_reads_b(b) for b in bodies[:-1]),  # a step that fills its words element by element
             "copies": [],
         }
+    if isinstance(plan, LaneSelect):
+        return _select_body(plan)
     lb = plan.target.lane_bits
     d = plan.detail
     a, b = (RegArray(n, plan.dtype.bits, k) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
@@ -182,6 +185,26 @@ def body_ctx(plan) -> dict:
 
 
 HELPERS = ("shfl_idx", "shfl_xor", "byte_perm", "sel_f32")  # defined in a header only where its code calls them
+
+
+def _select_body(plan: LaneSelect) -> dict:
+    """A lane select's stages (plan/select.py): each picks, in every word, the word ``reg_mask`` away where its lane
+    bits have odd parity; a[] in, b[] out, s<i>[] between stages. Every index is a constant; the choice is a SEL."""
+    words = RegArray("a", plan.dtype.bits, plan.n_in)
+    n, per = words.words, words.per
+    decls, lines = [], []
+    for i, (lanes, regs) in enumerate(plan.stages):
+        src = "a" if i == 0 else f"s{i - 1}"
+        dst = "b" if i == len(plan.stages) - 1 else f"s{i}"
+        if dst != "b":
+            decls.append(f"Word {dst}[{n}];")
+        if lanes.bit_count() == 1:
+            pick = f"((lane >> {lanes.bit_length() - 1}) & 1u) != 0u"
+        else:
+            pick = f"(__popc(lane & {hexu(lanes)}) & 1) != 0"
+        lines.append(f"const bool pick{i} = {pick};  // stage {i}: registers r <-> r ^ {regs}")
+        lines += [f"{dst}[{w}] = pick{i} ? {src}[{w ^ regs // per}] : {src}[{w}];" for w in range(n)]
+    return {"path": "select", "what": plan.describe(), "decls": decls, "lines": lines, "copies": []}
 
 
 def printed(x) -> list[str]:

@@ -71,10 +71,7 @@ def emit_endpoint_loop(plans, name: str) -> EndpointLoop:
         "align": align,
         "dynamic": dynamic,
         "launch": launch,
-        "forms": [
-            f"{role}: {'two-step' if p.convert is not None else 'direct'} {p.side.op}"
-            for (role, _), p in zip(ROLES, plans, strict=True)
-        ],
+        "forms": [f"{role}: {p.form.replace('_', '-')} {p.side.op}" for (role, _), p in zip(ROLES, plans, strict=True)],
     }
     return EndpointLoop(env.get_template("endpoint_bench.j2").render(**ctx), f"{name}_loop", threads, launch)
 

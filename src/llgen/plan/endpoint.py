@@ -35,6 +35,7 @@ from llgen.layouts.shared_linear import pad_offset
 from llgen.plan.cost import WAVEFRONTS_PER_CLK, shuffle_cost
 from llgen.plan.hw import Hw
 from llgen.plan.io import GlobalIO, global_io
+from llgen.plan.select import LaneSelect, lane_masks, stages_of, with_lane_select
 from llgen.plan.shared import Side, SideSpec, build_side, half_warp_load
 from llgen.plan.tiles import ldmatrix_tile
 
@@ -126,19 +127,28 @@ class EndpointPlan:
         return "local_store" if self.direction == "store" else "local_load"
 
     @property
+    def form(self) -> str:
+        """direct (D accesses S), select (Q is D with registers picked by lane, plan/select.py) or two_step (Q is
+        converted by registers or shuffles)."""
+        if self.convert is None:
+            return "direct"
+        return "select" if self.convert.path == "select" else "two_step"
+
+    @property
     def wavefronts(self) -> int:
         return sum(self.instr_wavefronts)
 
     @property
-    def shuffle_cycles(self) -> float:
-        """A two-step plan's conversion as the cost model prices it (its shuffles); 0 for a direct plan."""
+    def convert_cycles(self) -> float:
+        """The in-warp step as the cost model prices it (a two-step plan's shuffles, a lane select's SELs); 0 for a
+        direct plan."""
         return self.cost - self.wavefronts / WAVEFRONTS_PER_CLK if self.staging is not None else 0.0
 
     @property
     def pipe_floor(self) -> float:
-        """The plan's stated floor in cycles: its wavefronts and its conversion's shuffles each on its own pipe,
-        overlapped (the cost model adds them)."""
-        return max(self.wavefronts / WAVEFRONTS_PER_CLK, self.shuffle_cycles)
+        """The plan's stated floor in cycles: its wavefronts and its in-warp step (shuffles, or a select's SELs on the
+        integer ALU) each on its own pipe, overlapped (the cost model adds them)."""
+        return max(self.wavefronts / WAVEFRONTS_PER_CLK, self.convert_cycles)
 
     @property
     def banking(self) -> Banking:
@@ -213,16 +223,27 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, fo
         if isinstance(shared, LinearLayout):  # an offset map over the 4-bit elements, in D's out-dim order
             shared = shared_map(shared, dist)[0]
         return plan_packed_endpoint(direction, dist, shared, dt, lambda d, m: _plan(direction, d, m, BYTES, tgt, form))
+    if form not in (None, *FORMS):
+        raise LlgenError(f"unknown endpoint plan form '{form}'; use {', '.join(FORMS)}.")
     s, enc = shared_map(shared, dist)
     end = _Endpoint(direction, s, enc, dt, tgt)
     direct = _direct(end, dist)
-    staged = _two_step(end, dist, with_chain=form == "two_step")
-    if form not in (None, "direct", "two_step"):
-        raise LlgenError(f"unknown endpoint plan form '{form}'; use direct or two_step.")
-    if form == "two_step" and staged is None:
-        raise LlgenError("no two-step plan: too few tensor bits outside the warps for a staging layout's lanes.")
-    best = staged if staged is not None and (form == "two_step" or form is None and staged.cost < direct.cost) else direct
+    plans = {"direct": direct}
+    if form in (None, "two_step"):
+        plans["two_step"] = _two_step(end, dist, with_chain=form == "two_step")
+    if form in (None, "select"):
+        plans["select"] = _lane_select(end, dist, direct)
+    if form is not None and plans[form] is None:
+        raise LlgenError(_NO_FORM[form])
+    best = plans[form] if form else min((p for p in plans.values() if p is not None), key=lambda p: p.cost)
     return replace(best, tile_io=global_io(dist, dt, tgt))
+
+
+FORMS = ("direct", "two_step", "select")  # EndpointPlan.form: what a caller may force
+_NO_FORM = {
+    "two_step": "no two-step plan: too few tensor bits outside the warps for a staging layout's lanes.",
+    "select": "no lane-select plan: the direct accesses have no bank conflict that a select of registers by lane removes.",
+}
 
 
 def _direct(end: _Endpoint, dist: LinearLayout, name: str = "D") -> EndpointPlan:
@@ -394,6 +415,42 @@ def _warp_wavefronts(side: Side, warps: int, banking: Banking):
             for w in range(warps)
             if not (banking.store and w & side.predicate_warp_mask)
         ]
+
+
+# ------------------------------------------------------------------------------------------- lane selects
+def _lane_select(end: _Endpoint, dist: LinearLayout, direct: EndpointPlan) -> EndpointPlan | None:
+    """The plan that accesses S in Q = D with registers picked by lane (plan/select.py), where D's own vector accesses
+    conflict and the selects pay for themselves; None otherwise. Only whole 32-bit words outside the access's vector
+    move, and only in layouts without replicas."""
+    hw = Hw.of(dist)
+    side = direct.side
+    if side.matrices or direct.wavefronts <= direct.floor or hw.reg_broadcast_mask or not all(hw.lane):
+        return None
+    scols = end.s.flat_cols("offset")
+    inv = [f2.solve(list(scols), 1 << i) for i in range(len(scols))]
+    per = max(1, 32 // end.dt.bits)  # registers in one word
+    best = None
+    widths = [direct.access_bytes]  # narrower accesses, down to a word, free the vector's registers to move
+    while widths[-1] > end.tgt.bank_bytes:
+        widths.append(widths[-1] // 2)
+    for width in widths:
+        inside = {k for k, c in enumerate(hw.reg) if _in_vector(k, side) and _offset_of(c, inv) * end.dt.bytes < width}
+        movable = {k: _offset_of(c, inv) for k, c in enumerate(hw.reg) if 1 << k >= per and c and k not in inside}
+        phase = end.tgt.phase_lanes(width).bit_length() - 1
+        lanes = [_offset_of(c, inv) for c in hw.lane[:phase]]
+        for _, masks in lane_masks(lanes, movable, end.dt.bytes, width, end.tgt):
+            q = with_lane_select(dist, masks)
+            access = _direct(end, q, "Q")
+            sel = LaneSelect(*((dist, q) if end.store else (q, dist)), end.dt, end.tgt, access.warps, stages_of(masks))
+            cost = access.cost + sel.cycles()
+            if cost < (best or direct).cost:
+                best = replace(access, dist=dist, staging=q, convert=sel, cost=cost)
+    return best
+
+
+def _in_vector(k: int, side: Side) -> bool:
+    """Whether register bit k lies inside one instruction's vector (its registers differ in bit k)."""
+    return any(len({r >> k & 1 for r in ins.regs}) > 1 for ins in side.instrs)
 
 
 # ------------------------------------------------------------------------------------------- two-step plans

@@ -60,10 +60,13 @@ def to_json(plan) -> dict:
             "access_map": access_map(plan, plan.staging),
             "conversion": plan.convert.path,
             "conversion_steps": len(steps_of(plan.convert)),
-            "conversion_cost": plan.shuffle_cycles,
+            "conversion_cost": plan.convert_cycles,
             "pipe_floor": plan.pipe_floor,
         }
     return out
+
+
+_STEP = {"two_step": "shuffles", "select": "selects"}  # what the in-warp step spends
 
 
 def explain(plan) -> str:
@@ -93,8 +96,10 @@ def explain(plan) -> str:
             + "; ".join(f"{dim} {' '.join(vec_name(c, names) for c in q.flat_cols(dim)) or '-'}" for dim in ("register", "lane"))
             + f"; D's warps ({plan.convert.path} D <-> Q inside each warp"
             + (f", {len(steps_of(plan.convert))} steps of one register <-> lane swap" if len(steps_of(plan.convert)) > 1 else "")
-            + f", {plan.shuffle_cycles:.0f} cycles)"
+            + f", {plan.convert_cycles:.0f} cycles)"
         )
+        if plan.form == "select":
+            lines.append("  " + plan.convert.describe())
         lines += _map_lines("L = S^-1 Q:", plan, q)
     who = "Q" if staged else "D"
     lines.append(
@@ -107,7 +112,7 @@ def explain(plan) -> str:
     lines.append(f"floor: {plan.floor}" + (f" (above it: {plan.floor_reason})" if plan.floor_reason else " (at the floor)"))
     if staged:
         lines.append(
-            f"stated floor: {plan.pipe_floor:.0f} cycles, the wavefronts and the shuffles each on its own pipe "
+            f"stated floor: {plan.pipe_floor:.0f} cycles, the wavefronts and the {_STEP[plan.form]} each on its own pipe "
             f"(the cost model adds them: {plan.cost:.0f})"
         )
     lines.append(f"kSmemBytes: {plan.smem_bytes}")

@@ -106,6 +106,8 @@ def simulate(plan, values: np.ndarray | None = None) -> SimResult:
     res = SimResult(out, expected)
     if plan.path in ("noop", "registers"):
         out[:] = src[:, :, list(plan.detail.perm)]
+    elif plan.path == "select":
+        _select(plan, src, out)
     elif plan.path == "shuffle":
         _shuffle(plan, src, out, res)
     else:
@@ -113,6 +115,18 @@ def simulate(plan, values: np.ndarray | None = None) -> SimResult:
     for j, k in plan.out_copies:
         out[:, :, j] = out[:, :, k]
     return res
+
+
+def _select(plan, src, out) -> None:
+    """A lane select's stages in turn: where a lane's bits under a stage's lane mask have odd parity, register r
+    takes what register r ^ reg_mask held before the stage."""
+    lane = np.arange(plan.target.lanes)
+    regs = np.arange(src.shape[2])
+    now = src
+    for lanes, mask in plan.stages:
+        odd = np.array([bin(int(x) & lanes).count("1") & 1 for x in lane], dtype=bool)
+        now = np.where(odd[None, :, None], now[:, :, regs ^ mask], now)
+    out[:] = now
 
 
 def _pack_offsets(deltas) -> np.ndarray:

@@ -1,5 +1,5 @@
 """One case of the endpoint suite (`--suite smem`, llgen.cases.suite_smem) on the GPU: llgen's LOOP through the
-fixed shared layout S by its pick and, where the planner has both forms, forced direct and forced two-step plans,
+fixed shared layout S by its pick and, where the planner has them, forced direct, two-step and lane-select plans,
 then Triton's Gluon loop over the same P, S and Q (llgen.runtime.gluon_smem); each checked against NumPy, then timed
 as the conversion bench times LOOP: per-SM throughput (32 CTAs an SM) and one-CTA latency, llgen's pick and
 Triton's again in alternating rounds. What cannot be planned, compiled or run is a row that says why."""
@@ -19,7 +19,8 @@ from llgen.runtime.bench.rules import short
 from llgen.runtime.bench.timing import alternate, loop_times
 
 PICK = "llgen"
-FORMS = ("direct", "two_step")  # the forced variants, by EndpointPlan form
+_FORM_PREFIX = {"direct": "", "two_step": "2-step ", "select": "select "}
+FORMS = ("direct", "two_step", "select")  # the forced variants, by EndpointPlan form
 
 
 @dataclass(frozen=True)
@@ -31,12 +32,12 @@ class EndpointVariant:
 
     @property
     def forms(self) -> tuple[str, ...]:
-        return tuple("two_step" if p.convert is not None else "direct" for p in self.plans)
+        return tuple(p.form for p in self.plans)
 
     @property
     def path(self) -> str:
         """Each op's form and instruction, as the report names it."""
-        return ", ".join(f"{'2-step ' if p.convert is not None else ''}{p.side.op}" for p in self.plans)
+        return ", ".join(f"{_FORM_PREFIX[p.form]}{p.side.op}" for p in self.plans)
 
 
 def _op(case, target: str, i: int, form: str | None):
@@ -48,25 +49,25 @@ def _op(case, target: str, i: int, form: str | None):
 
 
 def endpoint_variants(case, target: str = "sm_90") -> tuple[list[EndpointVariant], dict]:
-    """(variants, skipped): llgen's pick, then all four ops forced direct, then all four two-step where the planner
-    has a two-step plan (direct where it has none); a forced variant that repeats an earlier one is skipped, saying
-    which."""
+    """(variants, skipped): llgen's pick, then all four ops forced direct, then all four of each other form (two-step,
+    lane select) where the planner has one (direct where it has none); a forced variant that repeats an earlier one is
+    skipped, saying which."""
     pick = EndpointVariant(PICK, tuple(_op(case, target, i, None) for i in range(4)))
     out, skipped = [pick], {}
     for form in FORMS:
         plans = []
         for i, kept in enumerate(pick.plans):
-            if (kept.convert is not None) == (form == "two_step"):
+            if kept.form == form:
                 plans.append(kept)
                 continue
             try:
                 plans.append(_op(case, target, i, form))
-            except LlgenError:  # no two-step plan for this op: its direct one
-                plans.append(kept)
+            except LlgenError:  # no plan of this form for this op: its direct one
+                plans.append(_op(case, target, i, "direct"))
         v = EndpointVariant(form, tuple(plans))
         same = next((o.name for o in out if o.forms == v.forms), None)
-        if form == "two_step" and "two_step" not in v.forms:
-            skipped[form] = "the planner has no two-step plan for any of the four ops"
+        if form != "direct" and form not in v.forms:
+            skipped[form] = f"the planner has no {form.replace('_', '-')} plan for any of the four ops"
         elif same is not None:
             skipped[form] = f"the same kernels as {same}"
         else:
@@ -145,8 +146,12 @@ def measure_variants(m: Measurement, vs: list[EndpointVariant], res: dict, log) 
             "smem_wavefronts_pred": sum(p.wavefronts for p in v.plans),
             "floor_reasons": list(dict.fromkeys(p.floor_reason for p in v.plans if p.floor_reason)),
             "cost_pred": sum(p.cost for p in v.plans),
-            # the step's wavefronts and shuffles, each on its own pipe: the stated floor of a two-step pick
-            "pipe_floor_pred": max(sum(p.wavefronts for p in v.plans), sum(p.shuffle_cycles for p in v.plans)),
+            # the step's wavefronts, shuffles and selects, each on its own pipe: the stated floor of a pick with an
+            # in-warp step
+            "pipe_floor_pred": max(
+                sum(p.wavefronts for p in v.plans),
+                *(sum(p.convert_cycles for p in v.plans if p.form == form) for form in ("two_step", "select")),
+            ),
         }
         try:
             mod = modules[v.name]

@@ -15,7 +15,7 @@ import math
 from llgen.runtime.bench.rules import TIE
 
 PICK = "llgen"
-FORCED = ("direct", "two_step")
+FORCED = ("direct", "two_step", "select")
 FLOOR_SHARE = 0.9  # of the floor, where the layout allows conflict-free wide access
 TARGET_GEOMEAN = 2.0
 
@@ -55,7 +55,7 @@ def endpoint_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
     """The suite's table, geometric means and targets."""
     cols = (
         "case", "S", "pick", "llgen ns", "Triton ns", "Triton/llgen", "llgen lat ns", "Triton lat ns", "Triton/llgen lat",
-        "direct ns", "two-step ns", "floor ns", "% of floor", "wavefronts pred (floor)", "regs", "Triton regs", "local B",
+        "direct ns", "two-step ns", "select ns", "floor ns", "% of floor", "wavefronts pred (floor)", "regs", "Triton regs", "local B",
         "exact (llgen, Triton)",
     )  # fmt: skip
     rows = []
@@ -78,6 +78,7 @@ def endpoint_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
                 _f(ratio(c, "loop_lat_ns"), 3),
                 _forced_ns(c, "direct"),
                 _forced_ns(c, "two_step"),
+                _forced_ns(c, "select"),
                 _f(floor_ns(c.get("floor_wavefronts"), clock_mhz)),
                 _f(share * 100 if share else None, 0),
                 f"{me.get('smem_wavefronts_pred', '-')} ({c.get('floor_wavefronts', '-')})",
@@ -217,8 +218,8 @@ def endpoint_targets(cases: list[dict], clock_mhz: float | None) -> list[tuple[s
         out.append(
             (
                 _status(not low),
-                f">= {100 * FLOOR_SHARE:.0f}% of the stated floor where the pick is two-step ({len(staged)} cases; the "
-                "step's wavefronts and its conversions' shuffles, each on its own pipe): "
+                f">= {100 * FLOOR_SHARE:.0f}% of the stated floor where the pick has an in-warp step ({len(staged)} cases; "
+                "the step's wavefronts, its shuffles and its selects, each on its own pipe): "
                 + (
                     ", ".join(f"{c['id']} {100 * s:.0f}%" for c, s in low)
                     if low
@@ -230,8 +231,8 @@ def endpoint_targets(cases: list[dict], clock_mhz: float | None) -> list[tuple[s
 
 
 def pipe_floor_share(c: dict, clock_mhz: float | None) -> float | None:
-    """A two-step pick's stated floor (pipe_floor_pred: its wavefronts and its shuffles overlapped, each on its own
-    pipe) over its measured ns; None for a direct pick or a run that did not record it."""
+    """A pick's stated floor where it has an in-warp step (pipe_floor_pred: its wavefronts, shuffles and selects
+    overlapped, each on its own pipe) over its measured ns; None for a direct pick or a run that did not record it."""
     me = c["variants"].get(PICK, {})
     pipes, ns = me.get("pipe_floor_pred"), me.get("loop_per_sm_ns")
     if not (pipes and ns and me.get("cost_pred", 0) > me.get("smem_wavefronts_pred", 0)):
