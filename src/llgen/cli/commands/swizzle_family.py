@@ -194,9 +194,10 @@ def encoding_of(spec: str, pair, module=None):
 
 
 def steps(plan) -> str:
-    """How one endpoint moves the tile: direct, or two-step with the path of its in-warp conversion."""
-    if plan.staging is None:
-        return "direct"
+    """How one endpoint moves the tile: direct, select (registers picked by lane), or two-step with the path of its
+    in-warp conversion."""
+    if plan.form != "two_step":
+        return plan.form
     return f"two-step ({'shuffles' if plan.convert.path == 'shuffle' else 'registers'})"
 
 
