@@ -528,13 +528,27 @@ def _two_step(end: _Endpoint, dist: LinearLayout, with_chain: bool = False) -> E
 
 def _swap_chain(end: _Endpoint, dist: LinearLayout) -> EndpointPlan | None:
     """The two-step plan whose Q is D with registers swapped for D's lanes, one pair at a time, until Q's first
-    registers hold S's lowest offsets (up to the widest access), each swap one in-warp conversion (llgen.plan.chain).
-    None where none of S's lowest offsets is a lane of D, or a conversion cannot be planned."""
+    registers hold S's lowest offsets (up to an access width: the widest S allows, or a narrower one down to a word,
+    which needs fewer swaps), each swap one in-warp conversion (llgen.plan.chain); the cheapest over the widths.
+    None where none of S's lowest offsets is a lane of D, or no conversion can be planned."""
+    dt, tgt = end.dt, end.tgt
+    width = _access_cap(end.enc, dt, tgt)
+    best = None
+    while width >= max(dt.bytes, tgt.bank_bytes):
+        plan = _swap_chain_at(end, dist, width)
+        if plan is not None and (best is None or plan.cost < best.cost):
+            best = plan
+        width //= 2
+    return best
+
+
+def _swap_chain_at(end: _Endpoint, dist: LinearLayout, width: int) -> EndpointPlan | None:
+    """`_swap_chain` whose Q holds ``width`` contiguous bytes of S in its first registers."""
     from llgen.plan import plan_conversion
     from llgen.plan.chain import Chain
 
     dt, tgt = end.dt, end.tgt
-    scols = list(end.s.flat_cols("offset"))[: (_access_cap(end.enc, dt, tgt) // dt.bytes).bit_length() - 1]
+    scols = list(end.s.flat_cols("offset"))[: (width // dt.bytes).bit_length() - 1]
     regs, lanes = list(dist.flat_cols("register")), list(dist.flat_cols("lane"))
     want = []
     for c in scols:
