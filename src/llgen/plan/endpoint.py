@@ -502,8 +502,8 @@ def _two_step(end: _Endpoint, dist: LinearLayout, with_chain: bool = False) -> E
     """Access S in Q and convert Q <-> D inside each warp: Q from `staging_layout`, converted by registers or
     shuffles, or (``with_chain``) Q from `_swap_chain`, converted one register <-> lane swap at a time; the cheaper.
     The chain is offered where a two-step plan is asked for (the bench's two-step variant measures it), not to the
-    default pick: the direct plans it would displace measured at half their modelled cost on the H100 (8-bit B
-    operands, byte loads; bench/report.md), and the chain has not been measured yet."""
+    default pick: in the mixed suite's LOOP, beside an upcast, it measured slower than the direct plan
+    (docs/design.md §11.2)."""
     from llgen.plan import plan_conversion
 
     dt, tgt = end.dt, end.tgt
