@@ -361,6 +361,10 @@ def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
     assert (tmp_path / "out" / "report.png").stat().st_size > 10_000
     with pytest.raises(LlgenError, match="shard 3/2 does not exist"):
         runner.select_shard(cases, (3, 2))
+    # merged again with a full rerun of core: the wide runs keep their provenance, the replaced core run goes
+    rerun = {"info": {"device": "CPU threads", "suite": "core", "date": "c2", "date_end": "c3"}, "measures": [], "cases": []}
+    again = merge.merge_reports([merged, rerun])
+    assert [(r["suite"], r["date"]) for r in again["info"]["runs"]] == [("wide", "d0"), ("wide", "d0"), ("core", "c2")]
 
 
 @pytest.mark.parametrize(

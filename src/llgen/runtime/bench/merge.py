@@ -48,7 +48,7 @@ def merge_reports(parts: list[dict]) -> dict:
         raise LlgenError("a report to merge has no run information ('info'): it is not a report of `llgen bench -o`.")
     info = dict(parts[0]["info"])
     keep = ("suite", "shard", "date", "date_end", "seconds", "device", "commit", "nvidia_smi")
-    info["runs"] = [{k: p["info"].get(k) for k in keep} | {"cases": len(p.get("cases", []))} for p in parts]
+    info["runs"] = _runs(parts, keep)
     info["date"] = min(p["info"].get("date", "") for p in parts)
     info["date_end"] = max(p["info"].get("date_end", "") for p in parts)
     devices = {p["info"].get("device") for p in parts}
@@ -69,6 +69,19 @@ def merge_reports(parts: list[dict]) -> dict:
     if gathers:
         merged["gather"] = gathers
     return merged
+
+
+def _runs(parts: list[dict], keep: tuple[str, ...]) -> list[dict]:
+    """Every run behind ``parts``: a merged report's own runs (so merging into one keeps their provenance), the rest
+    one run each; an earlier run of a suite that a later part runs again in full is left out (its cases were all
+    replaced)."""
+    runs = []
+    for i, p in enumerate(parts):
+        later = [q for q in parts[i + 1 :] if q["info"].get("suite") and not q["info"].get("shard")]
+        for r in p["info"].get("runs") or [{k: p["info"].get(k) for k in keep} | {"cases": len(p.get("cases", []))}]:
+            if not any(q["info"]["suite"] == r.get("suite") and len(q.get("cases", [])) >= r.get("cases", 0) for q in later):
+                runs.append(r)
+    return runs
 
 
 def in_suite_order(cases: list[dict]) -> list[dict]:
