@@ -154,3 +154,14 @@ def test_the_random_class_holds_selects():
         found += plan_store(d, s, dtype, "sm_90").form == "select"
         found += plan_load(s, d, dtype, "sm_90").form == "select"
     assert found >= 3
+
+
+def test_a_tile_of_512_registers_a_thread_reaches_the_floor():
+    """Lanes down the rows of a row-major 256x256 f32 tile, 512 registers a thread: a bounded search (combinations of
+    at most two registers) still finds the selects that put every 16-byte access on distinct banks."""
+    d, s = _layouts(
+        "blocked:spt=1x1,tpw=32x1,wpc=4x1,order=0x1", "swizzled:vec=1,per_phase=1,max_phase=1,order=1x0", "f32", (256, 256)
+    )
+    plan = plan_store(d, s, "f32", "sm_90")
+    assert plan.form == "select" and plan.wavefronts == plan.floor and plan.access_bytes == 16
+    _check(plan)

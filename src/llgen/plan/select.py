@@ -74,7 +74,7 @@ def lane_masks(lane_offsets: list[int], reg_offsets: dict[int, int], elem_bytes:
     register-index mask whose element the lane sends with its own, so that a lane bit that would put a new granule on
     banks the ones before it use lands elsewhere. ``reg_offsets`` maps each register bit that may move (whole words
     outside the access's vector) to its offset. Yields (conflicting lane bits left, masks), one per rank; M's image
-    is spanned by one or two register combinations, or by three single registers."""
+    is spanned by one or two combinations of one or two registers, or by three single registers."""
     unit = max(access_bytes, tgt.bank_bytes)  # a lane's granule: its vector, or the word lanes share
 
     def granule(o: int) -> int:
@@ -90,7 +90,9 @@ def lane_masks(lane_offsets: list[int], reg_offsets: dict[int, int], elem_bytes:
     if not keys:
         return
     low, top = keys[0], keys[-1] + 1
-    combos = sorted({sum(1 << k for k in ks) for n in range(1, len(keys) + 1) for ks in itertools.combinations(keys, n)})
+    # one or two registers a combination: enough for every conflict seen, and the search stays small (rank 2 over
+    # pairs of combinations) for tiles of hundreds of registers a thread
+    combos = sorted({sum(1 << k for k in ks) for n in (1, 2) for ks in itertools.combinations(keys, n)})
 
     def assign(span: list[int]) -> tuple[int, list[int]]:
         grans: list[int] = []
