@@ -79,3 +79,28 @@ def drawing() -> str:
 
 if __name__ == "__main__":
     print(drawing(), end="")
+
+
+# the functions that keep more than 6 parameters, and why: each mirrors an interface it does not own
+WIDE_SIGNATURES = {
+    ("layouts/amd.py", "amd_mfma"): "Gluon's AMDMFMALayout, field for field",
+    ("layouts/amd.py", "amd_wmma"): "Gluon's AMDWMMALayout, field for field",
+}
+
+
+def test_no_function_takes_more_than_6_parameters():
+    """Options travel as one value (Options, a command's Flags, a request), not as long parameter lists. Outside the
+    click commands (their options are click's) and Gluon kernels (each constexpr is named), only WIDE_SIGNATURES."""
+    wide = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            decorators = [ast.unparse(d) for d in node.decorator_list]
+            if any(d.startswith(("click.", "main.", "bench.", "gluon.jit")) or ".command" in d for d in decorators):
+                continue
+            a = node.args
+            names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs if x.arg not in ("self", "cls")]
+            if len(names) + bool(a.vararg) > 6:
+                wide.append((str(path.relative_to(PACKAGE)), node.name))
+    assert sorted(wide) == sorted(WIDE_SIGNATURES)

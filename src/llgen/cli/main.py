@@ -26,6 +26,7 @@ from llgen.cli.commands.options import (
     TPW,
     TTGIR,
     WARPS,
+    Flags,
     bench_suites,
     conversion_options,
     suites,
@@ -73,7 +74,7 @@ def layout(**options) -> None:
     def body() -> None:
         from llgen.cli.commands.layout import layout_command
 
-        layout_command(**options)
+        layout_command(Flags(**options))
 
     run(body)
 
@@ -115,7 +116,7 @@ def emit(**options) -> None:
     def body() -> None:
         from llgen.cli.commands.emit import emit_command
 
-        emit_command(**options)
+        emit_command(Flags(**options))
 
     run(body)
 
@@ -131,7 +132,7 @@ def plan(**options) -> None:
     def body() -> None:
         from llgen.cli.commands.plan import plan_command
 
-        plan_command(**options)
+        plan_command(Flags(**options))
 
     run(body)
 
@@ -163,7 +164,7 @@ def swizzle(**options) -> None:
     def body() -> None:
         from llgen.cli.commands.swizzle import swizzle_command
 
-        swizzle_command(**options)
+        swizzle_command(Flags(**options))
 
     run(body)
 
@@ -211,7 +212,7 @@ def show(**options) -> None:
     def body() -> None:
         from llgen.cli.commands.show import show_command
 
-        show_command(**options)
+        show_command(Flags(**options))
 
     run(body)
 
@@ -261,7 +262,7 @@ def bench(ctx, **options) -> None:
     def body() -> None:
         from llgen.cli.commands.bench import bench_command
 
-        bench_command(**options)
+        bench_command(Flags(**options))
 
     run(body)
 
@@ -324,7 +325,7 @@ def check_command(**options) -> None:
     def body() -> None:
         from llgen.cli.commands.check import check_command
 
-        check_command(**options)
+        check_command(Flags(**options))
 
     run(body)
 
@@ -410,7 +411,7 @@ def gpu_check(**options) -> None:
     def body() -> None:
         from llgen.cli.commands.gpu_check import gpu_check_command
 
-        gpu_check_command(**options)
+        gpu_check_command(Flags(**options))
 
     run(body)
 

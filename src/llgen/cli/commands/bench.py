@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from llgen.cli.commands.options import PairSpec, asked, given, pair_from, plan_options, said_byte_plan, whole_file
+from llgen.cli.commands.options import Flags, PairSpec, asked, given, pair_from, plan_options, said_byte_plan, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_pair
 from llgen.spec.module import read_ttgir
@@ -19,38 +19,47 @@ from llgen.spec.module import read_ttgir
 MEASURES = ("loop", "stream", "wavefronts", "gather")
 
 
-def bench_command(
-    suite, src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, smem_budget, objective, allow_skips, measures,
-    shard, case_ids, time_budget, out, rep, no_triton,
-) -> None:  # fmt: skip
-    meas = [m.strip() for m in measures.split(",") if m.strip()]
+def bench_command(flags: Flags) -> None:
+    meas = [m.strip() for m in flags.measures.split(",") if m.strip()]
     if set(meas) - set(MEASURES):
         raise LlgenError(f"unknown measure(s) {sorted(set(meas) - set(MEASURES))}; use {', '.join(MEASURES)}.")
-    if not out.strip():
+    if not flags.out.strip():
         raise LlgenError("-o is empty: give a folder for the report, or FILE.json.")
-    if suite == "mixed":  # its own LOOP form, three paths a case (llgen.runtime.bench.mixed)
-        _mixed(out, rep, shard, case_ids)
+    if flags.suite == "mixed":  # its own LOOP form, three paths a case (llgen.runtime.bench.mixed)
+        _mixed(flags.out, flags.rep, flags.shard, flags.case_ids)
         return
     from llgen.runtime.bench.run import parse_shard, select_cases
 
-    parts = parse_shard(shard) if shard else None
-    options = plan_options(None, smem_budget, objective)  # bench measures every path
+    parts = parse_shard(flags.shard) if flags.shard else None
+    options = plan_options(None, flags.smem_budget, flags.objective)  # bench measures every path
     skip_code = 0
-    if suite is not None:
+    if flags.suite is not None:
         from llgen.cases.suite import suite as suite_cases
 
-        cases, tgt = select_cases(suite_cases(suite), case_ids), target or "sm_90"
-    elif whole_file(ttgir):
+        cases, tgt = select_cases(suite_cases(flags.suite), flags.case_ids), flags.target or "sm_90"
+    elif whole_file(flags.ttgir):
         from llgen.cli.commands.ttgir import bench_cases
         from llgen.runtime.compile import device
 
         # no GPU runtime: one line of error before the file's ops are planned and their skips listed
-        hip = (target or "").startswith("gfx") or any((m.target or "").startswith("hip") for m in read_ttgir(ttgir))
+        hip = (flags.target or "").startswith("gfx") or any((m.target or "").startswith("hip") for m in read_ttgir(flags.ttgir))
         device("gfx942" if hip else "sm_90")
-        cases, tgt, skip_code = bench_cases(ttgir, allow_skips, asked(warps, threads_per_warp, target), options)
+        cases, tgt, skip_code = bench_cases(
+            flags.ttgir, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target), options
+        )
     else:
-        pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
-        case, tgt = custom_case(pair, (src, dst), options)
+        pair = pair_from(
+            PairSpec(
+                flags.src,
+                flags.dst,
+                flags.shape,
+                flags.dtype,
+                asked(flags.warps, flags.threads_per_warp, flags.target),
+                flags.ttgir,
+            ),
+            shared_ok=True,
+        )
+        case, tgt = custom_case(pair, (flags.src, flags.dst), options)
         cases = [case]
     from llgen.cases.suite_smem import EndpointSuiteCase
 
@@ -62,29 +71,29 @@ def bench_command(
     from llgen.runtime.bench.run import CaseRun
     from llgen.runtime.bench.run import run as run_bench
 
-    to_json = out.endswith(".json")
+    to_json = flags.out.endswith(".json")
     how = CaseRun(
         tgt,
         tuple(meas),
-        rep,
-        not no_triton,
+        flags.rep,
+        not flags.no_triton,
         log=lambda m: click.echo(m, err=True),
         options=options.given(),
-        baselines=suite in (None, "core"),  # the naive and classic kernels are core's reference points
+        baselines=flags.suite in (None, "core"),  # the naive and classic kernels are core's reference points
     )
     report = run_bench(
         cases,
         how,
-        suite=suite,
+        suite=flags.suite,
         shard=parts,
-        time_budget_s=time_budget,
-        on_case=(lambda r: write_json(r, out)) if to_json else None,
+        time_budget_s=flags.time_budget,
+        on_case=(lambda r: write_json(r, flags.out)) if to_json else None,
     )
     if to_json:
-        write_json(report, out)
-        click.echo(out)
+        write_json(report, flags.out)
+        click.echo(flags.out)
     else:
-        for p in write_report(report, out):
+        for p in write_report(report, flags.out):
             click.echo(str(p))
     exit_if_wrong(report)
     if skip_code:

@@ -7,48 +7,59 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import PairSpec, asked, pair_from, plan_options, whole_file
+from llgen.cli.commands.options import Flags, PairSpec, asked, pair_from, plan_options, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_endpoint, plan_pair
 
 
-def check_command(
-    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, objective, allow_skips, suite,
-    n_random, seed, tiles, runs, report_prefix, cpu,
-) -> None:  # fmt: skip
+def check_command(flags: Flags) -> None:
     from llgen.runtime.check import CheckRuns
     from llgen.runtime.checkcmd import Checked, run_check  # llgen.runtime loads only where a command runs kernels
 
-    if report_prefix is not None and not report_prefix.strip():
+    if flags.report_prefix is not None and not flags.report_prefix.strip():
         raise LlgenError("--report is empty: give a path prefix for PREFIX.md and PREFIX.json.")
 
-    options = plan_options(path_, smem_budget, objective)
-    how = CheckRuns(tiles=tiles, runs=runs)
-    if suite or n_random:
+    options = plan_options(flags.path_, flags.smem_budget, flags.objective)
+    how = CheckRuns(tiles=flags.tiles, runs=flags.runs)
+    if flags.suite or flags.n_random:
         # a suite's and the random pairs' own paths stay theirs: only the budget and the objective apply to every case
-        checked = Checked(None, suite, n_random, seed, plan_options(None, smem_budget, objective).given())
-        code = run_check(checked, target=target or "sm_90", how=how, cpu=cpu, report=report_prefix)
-    elif whole_file(ttgir):
+        checked = Checked(
+            None, flags.suite, flags.n_random, flags.seed, plan_options(None, flags.smem_budget, flags.objective).given()
+        )
+        code = run_check(checked, target=flags.target or "sm_90", how=how, cpu=flags.cpu, report=flags.report_prefix)
+    elif whole_file(flags.ttgir):
         from llgen.cli.commands.ttgir import check_plans
 
-        plans, code = check_plans(ttgir, allow_skips, asked(warps, threads_per_warp, target), options)
+        plans, code = check_plans(
+            flags.ttgir, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target), options
+        )
         for label, p in plans:
             click.echo(f"{label}:")
-            report = f"{report_prefix}-{label}" if report_prefix else None
+            report = f"{flags.report_prefix}-{label}" if flags.report_prefix else None
             if p.path in ("local_store", "local_load"):  # an endpoint's plan paths (src/llgen/runtime/endpointcheck.py)
                 from llgen.runtime.endpointcheck import run_endpoint_check
 
-                code = max(code, run_endpoint_check(p, runs=runs, cpu=cpu, report=report))
+                code = max(code, run_endpoint_check(p, runs=flags.runs, cpu=flags.cpu, report=report))
             else:
-                code = max(code, run_check(Checked(p), target=p.target.name, how=how, cpu=cpu, report=report))
+                code = max(code, run_check(Checked(p), target=p.target.name, how=how, cpu=flags.cpu, report=report))
     else:
-        pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
+        pair = pair_from(
+            PairSpec(
+                flags.src,
+                flags.dst,
+                flags.shape,
+                flags.dtype,
+                asked(flags.warps, flags.threads_per_warp, flags.target),
+                flags.ttgir,
+            ),
+            shared_ok=True,
+        )
         if pair.shared:  # an endpoint, a store or a load: S's bytes or D's slots (src/llgen/runtime/endpointcheck.py)
             from llgen.runtime.endpointcheck import run_endpoint_check
 
-            code = run_endpoint_check(plan_endpoint(pair, options), runs=runs, cpu=cpu, report=report_prefix)
+            code = run_endpoint_check(plan_endpoint(pair, options), runs=flags.runs, cpu=flags.cpu, report=flags.report_prefix)
         else:
             p = plan_pair(pair, options)
-            code = run_check(Checked(p), target=p.target.name, how=how, cpu=cpu, report=report_prefix)
+            code = run_check(Checked(p), target=p.target.name, how=how, cpu=flags.cpu, report=flags.report_prefix)
     if code:
         sys.exit(code)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from llgen.cli.commands.options import PairSpec
+from llgen.cli.commands.options import Flags, PairSpec
 from llgen.cli.commands.sources import Output
 from llgen.core.errors import LlgenError
 from llgen.core.files import is_folder
@@ -17,10 +17,7 @@ from llgen.core.options import Options
 from llgen.plan.request import plan_endpoint, plan_pair
 
 
-def emit_command(
-    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, objective, allow_skips, form, output,
-    name, force, explain, then=None,
-) -> None:  # fmt: skip
+def emit_command(flags: Flags) -> None:
     """``llgen emit``: the sources of one conversion; with --then, the header of the shared tile --dst that --src
     stores into and --then loads from; with --ttgir and no --src/--dst, one header per distinct op of the file,
     named after the op (--name: a prefix for those names) (exit status 1 when an op is skipped, unless --allow-skips)."""
@@ -29,38 +26,54 @@ def emit_command(
     from llgen.cli.commands.sources import write_sources
     from llgen.core.names import check_identifier
 
-    if output is not None and not output.strip():
+    if flags.output is not None and not flags.output.strip():
         raise LlgenError("-o is empty: give a file or a folder.")
-    options = plan_options(path_, smem_budget, objective)
-    if name is not None:
-        check_identifier(name)
-    if whole_file(ttgir):
+    options = plan_options(flags.path_, flags.smem_budget, flags.objective)
+    if flags.name is not None:
+        check_identifier(flags.name)
+    if whole_file(flags.ttgir):
         from llgen.cli.commands.emit_ttgir import emit_ttgir
 
-        if then is not None:
+        if flags.then is not None:
             raise LlgenError(
                 "--then needs --src and --dst (the tile's store); with --ttgir alone each allocation's store and load share a header."
             )
-        where = Output(output, form or "header", force, name)
-        code = emit_ttgir(ttgir, where, command_line(), allow_skips, asked(warps, threads_per_warp, target), options)
+        where = Output(flags.output, flags.form or "header", flags.force, flags.name)
+        code = emit_ttgir(
+            flags.ttgir,
+            where,
+            command_line(),
+            flags.allow_skips,
+            asked(flags.warps, flags.threads_per_warp, flags.target),
+            options,
+        )
         sys.exit(code)
-    spec = PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir)
-    if then is not None:
-        if form not in (None, "header"):
+    spec = PairSpec(
+        flags.src, flags.dst, flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), flags.ttgir
+    )
+    if flags.then is not None:
+        if flags.form not in (None, "header"):
             raise LlgenError(
                 "--then writes the tile's header (--form header); the check kernels are each side's: emit --src A --dst S "
                 "and --src S --dst B with --form kernel."
             )
         # --objective picks among a conversion's paths; a tile's two endpoint plans have none to pick
-        _emit_tile(spec, then, plan_options(path_, smem_budget), Output(output, "header", force, name), explain, command_line())
+        _emit_tile(
+            spec,
+            flags.then,
+            plan_options(flags.path_, flags.smem_budget),
+            Output(flags.output, "header", flags.force, flags.name),
+            flags.explain,
+            command_line(),
+        )
         return
     pair = pair_from(spec, shared_ok=True)
     plan = plan_pair(pair, options)
-    if explain:
+    if flags.explain:
         click.echo(plan.explain(), err=True)
     if not pair.shared:
         warn_registers(plan)
-    write_sources(plan, pair.kinds, Output(output, form or "kernel", force, name), command_line())
+    write_sources(plan, pair.kinds, Output(flags.output, flags.form or "kernel", flags.force, flags.name), command_line())
 
 
 def _emit_tile(store: PairSpec, then: str, options: Options, output: Output, explain: bool, command: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llgen.cli.commands.options import Reading
+from llgen.cli.commands.options import Flags, Reading
 
 LINEAR_INS = ("register", "lane", "warp", "block")  # the in-dims of a #ttg.linear, in Triton's order
 
@@ -236,7 +236,7 @@ def _module_end(lines: list[str], first: int) -> int:
     return len(lines)
 
 
-def layout_command(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, hw, ops=(), backward=False) -> None:
+def layout_command(flags: Flags) -> None:
     """``llgen layout``: print SPEC described over --shape (with --op: through the shape ops), or with --ttgir and
     no SPEC every layout of the file."""
     import click
@@ -244,19 +244,19 @@ def layout_command(spec, shape, warps, threads_per_warp, dtype, ttgir, as_json, 
     from llgen.cli.commands.options import Asked, given, tpw, ttgir_module
     from llgen.core.errors import LlgenError
 
-    if backward and not ops:
+    if flags.backward and not flags.ops:
         raise LlgenError("--backward needs the ops to go back through: give at least one --op.")
-    if spec is None:
-        if ttgir is None:
+    if flags.spec is None:
+        if flags.ttgir is None:
             raise LlgenError("give a layout SPEC, or --ttgir FILE to list the layouts it defines.")
         params = {"shape": "shape", "dtype": "dtype", "json": "as_json", "hw": "hw", "op": "ops"}
         named = [f"--{flag}" for flag, param in params.items() if given(param)]
         if named:
             raise LlgenError(f"{named[0]} needs a layout SPEC; --ttgir alone lists every tensor type with its own shape.")
-        click.echo(file_text(ttgir, warps, tpw(threads_per_warp)))
+        click.echo(file_text(flags.ttgir, flags.warps, tpw(flags.threads_per_warp)))
     else:
-        reading = Reading(shape, dtype, Asked(warps, tpw(threads_per_warp)), ttgir_module(ttgir))
-        if ops:
-            click.echo(ops_text(spec, reading, ShapeOps(tuple(ops), backward), View(as_json, hw)))
+        reading = Reading(flags.shape, flags.dtype, Asked(flags.warps, tpw(flags.threads_per_warp)), ttgir_module(flags.ttgir))
+        if flags.ops:
+            click.echo(ops_text(flags.spec, reading, ShapeOps(tuple(flags.ops), flags.backward), View(flags.as_json, flags.hw)))
         else:
-            click.echo(describe(spec, reading, View(as_json, hw)))
+            click.echo(describe(flags.spec, reading, View(flags.as_json, flags.hw)))

@@ -18,6 +18,26 @@ from llgen.core.vocab import OBJECTIVES, PATHS  # noqa: F401 - PATHS for llgen.c
 if TYPE_CHECKING:
     from llgen.spec.module import Module
 
+
+class Flags:
+    """One command's click options by name, read-only: what the click command received, passed on as one value (a
+    command's body reads ``flags.src``, never a list of positional values)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, **values) -> None:
+        object.__setattr__(self, "_values", dict(values))
+
+    def __getattr__(self, name: str):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"no option {name!r} among {sorted(self._values)}") from None
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError("a command's flags are read-only")
+
+
 FORMS = ("kernel", "header", "both")
 DTYPE_NAMES = (*DTYPES, *ALIASES)
 

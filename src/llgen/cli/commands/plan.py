@@ -8,20 +8,27 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import PairSpec, asked, pair_from, plan_options, warn_registers, whole_file
+from llgen.cli.commands.options import Flags, PairSpec, asked, pair_from, plan_options, warn_registers, whole_file
 from llgen.plan.request import plan_pair
 
 
-def plan_command(
-    src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, path_, smem_budget, objective, allow_skips, as_json
-) -> None:  # fmt: skip
-    options = plan_options(path_, smem_budget, objective)
-    if whole_file(ttgir):
+def plan_command(flags: Flags) -> None:
+    options = plan_options(flags.path_, flags.smem_budget, flags.objective)
+    if whole_file(flags.ttgir):
         from llgen.cli.commands.ttgir import plan_file
 
-        sys.exit(plan_file(ttgir, as_json, allow_skips, asked(warps, threads_per_warp, target), options))
-    pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir), shared_ok=True)
+        sys.exit(
+            plan_file(
+                flags.ttgir, flags.as_json, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target), options
+            )
+        )
+    pair = pair_from(
+        PairSpec(
+            flags.src, flags.dst, flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), flags.ttgir
+        ),
+        shared_ok=True,
+    )
     p = plan_pair(pair, options)  # an endpoint's where one side is shared
-    click.echo(json.dumps(p.to_json()) if as_json else p.explain())
+    click.echo(json.dumps(p.to_json()) if flags.as_json else p.explain())
     if not pair.shared:
         warn_registers(p)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llgen.cli.commands.options import Reading, said_byte_plan
+from llgen.cli.commands.options import Flags, Reading, said_byte_plan
 from llgen.core.errors import LlgenError
 from llgen.core.options import Options
 from llgen.plan.request import plan_endpoint, plan_pair
@@ -46,17 +46,16 @@ class Picture:
     step: int = 0
 
 
-def show_command(
-    spec, src, dst, swizzle_name, shape, warps, threads_per_warp, dtype, target, ttgir, path_, matrix, region, access, step,
-    output, ops=(),
-) -> None:  # fmt: skip
+def show_command(flags: Flags) -> None:
     from llgen.cli.commands.options import asked, ttgir_module
 
-    drawn = Drawn(spec, src, dst, path_, swizzle_name)
-    reading = Reading(shape, dtype, asked(warps, threads_per_warp, target), ttgir_module(ttgir))
-    picture = Picture(output, matrix, region, access, step)
-    if ops:
-        draw_ops(drawn, reading, tuple(ops), picture)
+    drawn = Drawn(flags.spec, flags.src, flags.dst, flags.path_, flags.swizzle_name)
+    reading = Reading(
+        flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), ttgir_module(flags.ttgir)
+    )
+    picture = Picture(flags.output, flags.matrix, flags.region, flags.access, flags.step)
+    if flags.ops:
+        draw_ops(drawn, reading, tuple(flags.ops), picture)
         return
     draw(drawn, reading, picture)
 

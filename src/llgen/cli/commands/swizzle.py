@@ -7,24 +7,28 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import PairSpec, asked, pair_from, ttgir_module, whole_file
+from llgen.cli.commands.options import Flags, PairSpec, asked, pair_from, ttgir_module, whole_file
 from llgen.cli.commands.swizzle_table import table
 from llgen.core.errors import LlgenError
 
 
-def swizzle_command(src, dst, shape, dtype, warps, threads_per_warp, target, ttgir, allow_skips, family) -> None:
+def swizzle_command(flags: Flags) -> None:
     """``llgen swizzle``: the table of one pair, of every ttg.convert_layout of --ttgir (exit status 1 when an op
     is skipped, unless --allow-skips), or with --family the shared layouts of that family the pair could share."""
-    if whole_file(ttgir):
-        if family is not None:
+    if whole_file(flags.ttgir):
+        if flags.family is not None:
             raise LlgenError("--family lists the shared layouts of one pair: give --src and --dst with --ttgir.")
         from llgen.cli.commands.ttgir import swizzle_file
 
-        sys.exit(swizzle_file(ttgir, allow_skips, asked(warps, threads_per_warp, target)))
-    pair = pair_from(PairSpec(src, dst, shape, dtype, asked(warps, threads_per_warp, target), ttgir))
-    if family is not None:
+        sys.exit(swizzle_file(flags.ttgir, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target)))
+    pair = pair_from(
+        PairSpec(
+            flags.src, flags.dst, flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), flags.ttgir
+        )
+    )
+    if flags.family is not None:
         from llgen.cli.commands.swizzle_family import family_table
 
-        click.echo(family_table(pair, family, dst, ttgir_module(ttgir)))
+        click.echo(family_table(pair, flags.family, flags.dst, ttgir_module(flags.ttgir)))
         return
     click.echo(table(pair))
