@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from llgen.cli.commands.options import Flags, PairSpec, asked, given, pair_from, plan_options, said_byte_plan, whole_file
+from llgen.cli.commands.options import Flags, flags_asked, flags_pair, given, plan_options, said_byte_plan, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_pair
 from llgen.spec.module import read_ttgir
@@ -44,21 +44,9 @@ def bench_command(flags: Flags) -> None:
         # no GPU runtime: one line of error before the file's ops are planned and their skips listed
         hip = (flags.target or "").startswith("gfx") or any((m.target or "").startswith("hip") for m in read_ttgir(flags.ttgir))
         device("gfx942" if hip else "sm_90")
-        cases, tgt, skip_code = bench_cases(
-            flags.ttgir, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target), options
-        )
+        cases, tgt, skip_code = bench_cases(flags.ttgir, flags.allow_skips, flags_asked(flags), options)
     else:
-        pair = pair_from(
-            PairSpec(
-                flags.src,
-                flags.dst,
-                flags.shape,
-                flags.dtype,
-                asked(flags.warps, flags.threads_per_warp, flags.target),
-                flags.ttgir,
-            ),
-            shared_ok=True,
-        )
+        pair = flags_pair(flags, shared_ok=True)
         case, tgt = custom_case(pair, (flags.src, flags.dst), options)
         cases = [case]
     from llgen.cases.suite_smem import EndpointSuiteCase

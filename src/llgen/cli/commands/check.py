@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import Flags, PairSpec, asked, pair_from, plan_options, whole_file
+from llgen.cli.commands.options import Flags, flags_asked, flags_pair, plan_options, whole_file
 from llgen.core.errors import LlgenError
 from llgen.plan.request import plan_endpoint, plan_pair
 
@@ -30,9 +30,7 @@ def check_command(flags: Flags) -> None:
     elif whole_file(flags.ttgir):
         from llgen.cli.commands.ttgir import check_plans
 
-        plans, code = check_plans(
-            flags.ttgir, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target), options
-        )
+        plans, code = check_plans(flags.ttgir, flags.allow_skips, flags_asked(flags), options)
         for label, p in plans:
             click.echo(f"{label}:")
             report = f"{flags.report_prefix}-{label}" if flags.report_prefix else None
@@ -43,17 +41,7 @@ def check_command(flags: Flags) -> None:
             else:
                 code = max(code, run_check(Checked(p), target=p.target.name, how=how, cpu=flags.cpu, report=report))
     else:
-        pair = pair_from(
-            PairSpec(
-                flags.src,
-                flags.dst,
-                flags.shape,
-                flags.dtype,
-                asked(flags.warps, flags.threads_per_warp, flags.target),
-                flags.ttgir,
-            ),
-            shared_ok=True,
-        )
+        pair = flags_pair(flags, shared_ok=True)
         if pair.shared:  # an endpoint, a store or a load: S's bytes or D's slots (src/llgen/runtime/endpointcheck.py)
             from llgen.runtime.endpointcheck import run_endpoint_check
 

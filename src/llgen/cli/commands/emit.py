@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from llgen.cli.commands.options import Flags, PairSpec
+from llgen.cli.commands.options import Flags, PairSpec, flags_asked, flags_spec
 from llgen.cli.commands.sources import Output
 from llgen.core.errors import LlgenError
 from llgen.core.files import is_folder
@@ -22,7 +22,7 @@ def emit_command(flags: Flags) -> None:
     stores into and --then loads from; with --ttgir and no --src/--dst, one header per distinct op of the file,
     named after the op (--name: a prefix for those names) (exit status 1 when an op is skipped, unless --allow-skips)."""
     from llgen.cli.app import command_line
-    from llgen.cli.commands.options import asked, pair_from, plan_options, warn_registers, whole_file
+    from llgen.cli.commands.options import pair_from, plan_options, warn_registers, whole_file
     from llgen.cli.commands.sources import write_sources
     from llgen.core.names import check_identifier
 
@@ -44,13 +44,11 @@ def emit_command(flags: Flags) -> None:
             where,
             command_line(),
             flags.allow_skips,
-            asked(flags.warps, flags.threads_per_warp, flags.target),
+            flags_asked(flags),
             options,
         )
         sys.exit(code)
-    spec = PairSpec(
-        flags.src, flags.dst, flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), flags.ttgir
-    )
+    spec = flags_spec(flags)
     if flags.then is not None:
         if flags.form not in (None, "header"):
             raise LlgenError(

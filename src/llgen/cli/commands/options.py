@@ -179,6 +179,21 @@ def asked(warps, threads_per_warp, target) -> Asked:
     return Asked(warps, tpw(threads_per_warp), target)
 
 
+def flags_asked(flags: Flags) -> Asked:
+    """The Asked of a command's flags (--warps, --threads-per-warp, --target)."""
+    return asked(flags.warps, flags.threads_per_warp, flags.target)
+
+
+def flags_spec(flags: Flags) -> PairSpec:
+    """The PairSpec of a command's --src, --dst, --shape, --dtype, where they run and --ttgir."""
+    return PairSpec(flags.src, flags.dst, flags.shape, flags.dtype, flags_asked(flags), flags.ttgir)
+
+
+def flags_pair(flags: Flags, shared_ok: bool = False):
+    """The pair a command's flags state (`pair_from` of `flags_spec`)."""
+    return pair_from(flags_spec(flags), shared_ok)
+
+
 @dataclass(frozen=True)
 class PairSpec:
     """One conversion as a command's options state it, not yet parsed: --src and --dst over --shape as --dtype (its

@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import Flags, PairSpec, asked, pair_from, plan_options, warn_registers, whole_file
+from llgen.cli.commands.options import Flags, flags_asked, flags_pair, plan_options, warn_registers, whole_file
 from llgen.plan.request import plan_pair
 
 
@@ -17,17 +17,8 @@ def plan_command(flags: Flags) -> None:
     if whole_file(flags.ttgir):
         from llgen.cli.commands.ttgir import plan_file
 
-        sys.exit(
-            plan_file(
-                flags.ttgir, flags.as_json, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target), options
-            )
-        )
-    pair = pair_from(
-        PairSpec(
-            flags.src, flags.dst, flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), flags.ttgir
-        ),
-        shared_ok=True,
-    )
+        sys.exit(plan_file(flags.ttgir, flags.as_json, flags.allow_skips, flags_asked(flags), options))
+    pair = flags_pair(flags, shared_ok=True)
     p = plan_pair(pair, options)  # an endpoint's where one side is shared
     click.echo(json.dumps(p.to_json()) if flags.as_json else p.explain())
     if not pair.shared:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llgen.cli.commands.options import Flags, Reading, said_byte_plan
+from llgen.cli.commands.options import Flags, Reading, flags_asked, said_byte_plan
 from llgen.core.errors import LlgenError
 from llgen.core.options import Options
 from llgen.plan.request import plan_endpoint, plan_pair
@@ -47,12 +47,10 @@ class Picture:
 
 
 def show_command(flags: Flags) -> None:
-    from llgen.cli.commands.options import asked, ttgir_module
+    from llgen.cli.commands.options import ttgir_module
 
     drawn = Drawn(flags.spec, flags.src, flags.dst, flags.path_, flags.swizzle_name)
-    reading = Reading(
-        flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), ttgir_module(flags.ttgir)
-    )
+    reading = Reading(flags.shape, flags.dtype, flags_asked(flags), ttgir_module(flags.ttgir))
     picture = Picture(flags.output, flags.matrix, flags.region, flags.access, flags.step)
     if flags.ops:
         draw_ops(drawn, reading, tuple(flags.ops), picture)

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from llgen.cli.commands.options import Flags, PairSpec, asked, pair_from, ttgir_module, whole_file
+from llgen.cli.commands.options import Flags, flags_asked, flags_pair, ttgir_module, whole_file
 from llgen.cli.commands.swizzle_table import table
 from llgen.core.errors import LlgenError
 
@@ -20,12 +20,8 @@ def swizzle_command(flags: Flags) -> None:
             raise LlgenError("--family lists the shared layouts of one pair: give --src and --dst with --ttgir.")
         from llgen.cli.commands.ttgir import swizzle_file
 
-        sys.exit(swizzle_file(flags.ttgir, flags.allow_skips, asked(flags.warps, flags.threads_per_warp, flags.target)))
-    pair = pair_from(
-        PairSpec(
-            flags.src, flags.dst, flags.shape, flags.dtype, asked(flags.warps, flags.threads_per_warp, flags.target), flags.ttgir
-        )
-    )
+        sys.exit(swizzle_file(flags.ttgir, flags.allow_skips, flags_asked(flags)))
+    pair = flags_pair(flags)
     if flags.family is not None:
         from llgen.cli.commands.swizzle_family import family_table
 
