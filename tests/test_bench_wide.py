@@ -365,6 +365,14 @@ def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
     rerun = {"info": {"device": "CPU threads", "suite": "core", "date": "c2", "date_end": "c3"}, "measures": [], "cases": []}
     again = merge.merge_reports([merged, rerun])
     assert [(r["suite"], r["date"]) for r in again["info"]["runs"]] == [("wide", "d0"), ("wide", "d0"), ("core", "c2")]
+    # a run stays listed while any of its cases is kept: a later run of other cases of its suite does not replace it
+    part = lambda ids, date: {  # noqa: E731
+        "info": {"suite": "smem", "date": date, "date_end": date, "device": "H100"},
+        "cases": [{"suite": "smem", "id": i} for i in ids],
+    }
+    both = merge.merge_reports([part(["a", "b"], "1"), part(["c", "d"], "2")])
+    assert [r["date"] for r in both["info"]["runs"]] == ["1", "2"] and len(both["cases"]) == 4
+    assert [r["date"] for r in merge.merge_reports([part(["a"], "1"), part(["a", "b"], "2")])["info"]["runs"]] == ["2"]
 
 
 @pytest.mark.parametrize(

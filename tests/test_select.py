@@ -126,7 +126,7 @@ def test_the_header_selects_with_constant_indices():
     assert "const bool pick0 = ((lane >> 2) & 1u) != 0u;  // stage 0: registers r <-> r ^ 4" in text
 
 
-def test_random_layout_selects_are_counted_by_the_simulator_wavefronts():
+def test_the_simulator_runs_the_select_that_lane_select_states():
     """The selects' lane map as the simulator runs it equals LaneSelect.source for every lane and register."""
     case = SUITE["tr_f32_vec1"]
     plan = plan_load(case.encoding(), case.q, case.dtype, "sm_90")
@@ -165,3 +165,22 @@ def test_a_tile_of_512_registers_a_thread_reaches_the_floor():
     plan = plan_store(d, s, "f32", "sm_90")
     assert plan.form == "select" and plan.wavefronts == plan.floor and plan.access_bytes == 16
     _check(plan)
+
+
+def test_the_simulator_moves_whole_words_as_the_text_does():
+    """A select whose register mask splits a word (two f16 a word) cannot be printed: the text moves words. The
+    simulator runs the words the text would move, so such a plan, built by hand, fails it; the emitter refuses it."""
+    from llgen.core.dtypes import dtype
+    from llgen.core.target import target
+    from llgen.plan.endpoint import _direct, _Endpoint, shared_map
+
+    case = SUITE["tr_f16_swizzled"]
+    s, enc = shared_map(case.encoding(), case.q)
+    end = _Endpoint("store", s, enc, dtype("f16"), target("sm_90"))
+    q = with_lane_select(case.q, [1, 0, 0, 0, 0])
+    access = _direct(end, q, "Q")
+    sel = LaneSelect(case.q, q, end.dt, end.tgt, access.warps, ((1, 1),))
+    plan = replace(access, dist=case.q, staging=q, convert=sel, cost=access.cost)
+    assert not simulate_endpoint(plan).ok
+    with pytest.raises(AssertionError, match="whole words"):
+        emit(plan, "header", "bad")

@@ -194,6 +194,7 @@ def _select_body(plan: LaneSelect) -> dict:
     n, per = words.words, words.per
     decls, lines = [], []
     for i, (lanes, regs) in enumerate(plan.stages):
+        assert regs % per == 0, "a lane select moves whole words"  # the planner never splits one (plan/select.py)
         src = "a" if i == 0 else f"s{i - 1}"
         dst = "b" if i == len(plan.stages) - 1 else f"s{i}"
         if dst != "b":

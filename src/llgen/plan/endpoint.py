@@ -174,8 +174,8 @@ def plan_store(
     dist: LinearLayout, shared, dtype: str | DType = "f16", target: str | Target = "sm_90", form: str | None = None
 ) -> EndpointPlan:
     """Registers in ``dist`` -> shared memory in ``shared`` (a LinearLayout with in-dim offset, or a shared
-    encoding object such as `llgen.layouts.PaddedShared`). ``form`` "direct" or "two_step" forces that plan (the
-    bench measures both); None takes the cheaper."""
+    encoding object such as `llgen.layouts.PaddedShared`). ``form`` "direct", "two_step" or "select" forces that
+    plan (the bench measures each); None takes the cheapest."""
     return _plan("store", dist, shared, to_dtype(dtype), to_target(target), form)
 
 

@@ -118,14 +118,17 @@ def simulate(plan, values: np.ndarray | None = None) -> SimResult:
 
 
 def _select(plan, src, out) -> None:
-    """A lane select's stages in turn: where a lane's bits under a stage's lane mask have odd parity, register r
-    takes what register r ^ reg_mask held before the stage."""
+    """A lane select's stages in turn, word by word as printed: where a lane's bits under a stage's lane mask have
+    odd parity, 32-bit word w takes what word w ^ (reg_mask / registers a word) held before the stage (a mask's bits
+    inside a word move nothing, as in the text)."""
     lane = np.arange(plan.target.lanes)
+    per = max(1, 32 // plan.dtype.bits)
     regs = np.arange(src.shape[2])
     now = src
     for lanes, mask in plan.stages:
         odd = np.array([bin(int(x) & lanes).count("1") & 1 for x in lane], dtype=bool)
-        now = np.where(odd[None, :, None], now[:, :, regs ^ mask], now)
+        moved = (regs // per ^ mask // per) * per + regs % per
+        now = np.where(odd[None, :, None], now[:, :, moved], now)
     out[:] = now
 
 

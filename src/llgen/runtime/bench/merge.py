@@ -48,7 +48,15 @@ def merge_reports(parts: list[dict]) -> dict:
         raise LlgenError("a report to merge has no run information ('info'): it is not a report of `llgen bench -o`.")
     info = dict(parts[0]["info"])
     keep = ("suite", "shard", "date", "date_end", "seconds", "device", "commit", "nvidia_smi")
-    info["runs"] = _runs(parts, keep)
+    by_key: dict = {}
+    for i, p in enumerate(parts):
+        for c in p.get("cases", []):
+            by_key.pop((c.get("suite"), c["id"]), None)
+            by_key[(c.get("suite"), c["id"])] = (i, c)  # a case run twice: the later run's
+    kept_from: dict[int, set] = {}
+    for (suite, _), (i, _) in by_key.items():
+        kept_from.setdefault(i, set()).add(suite)
+    info["runs"] = _runs(parts, keep, kept_from)
     info["date"] = min(p["info"].get("date", "") for p in parts)
     info["date_end"] = max(p["info"].get("date_end", "") for p in parts)
     devices = {p["info"].get("device") for p in parts}
@@ -59,28 +67,24 @@ def merge_reports(parts: list[dict]) -> dict:
     merged = {"info": info, "measures": [], "cases": []}
     for p in parts:
         merged["measures"] += [m for m in p.get("measures", []) if m not in merged["measures"]]
-    by_key = {}
-    for p in parts:
-        for c in p.get("cases", []):
-            by_key.pop((c.get("suite"), c["id"]), None)
-            by_key[(c.get("suite"), c["id"])] = c  # a case run twice: the later run's
-    merged["cases"] = in_suite_order(list(by_key.values()))
+    merged["cases"] = in_suite_order([c for _, c in by_key.values()])
     gathers = [g for p in parts for g in p.get("gather", [])]
     if gathers:
         merged["gather"] = gathers
     return merged
 
 
-def _runs(parts: list[dict], keep: tuple[str, ...]) -> list[dict]:
-    """Every run behind ``parts``: a merged report's own runs (so merging into one keeps their provenance), the rest
-    one run each; an earlier run of a suite that a later part runs again in full is left out (its cases were all
-    replaced)."""
+def _runs(parts: list[dict], keep: tuple[str, ...], kept_from: dict[int, set]) -> list[dict]:
+    """Every run behind ``parts`` that still gives the merge a case (``kept_from``: part index -> the suites of its
+    cases that were not run again later): a merged report's own runs, by suite, so merging into one keeps their
+    provenance; any other part as one run."""
     runs = []
     for i, p in enumerate(parts):
-        later = [q for q in parts[i + 1 :] if q["info"].get("suite") and not q["info"].get("shard")]
-        for r in p["info"].get("runs") or [{k: p["info"].get(k) for k in keep} | {"cases": len(p.get("cases", []))}]:
-            if not any(q["info"]["suite"] == r.get("suite") and len(q.get("cases", [])) >= r.get("cases", 0) for q in later):
-                runs.append(r)
+        inner = p["info"].get("runs")
+        if inner:
+            runs += [r for r in inner if r.get("suite") in kept_from.get(i, set())]
+        elif kept_from.get(i) or not p.get("cases"):  # a run with no case is listed as it ran
+            runs.append({k: p["info"].get(k) for k in keep} | {"cases": len(p.get("cases", []))})
     return runs
 
 
