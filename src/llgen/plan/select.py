@@ -64,8 +64,9 @@ class LaneSelect:
     def describe(self) -> str:
         parts = []
         for lanes, regs in self.stages:
-            bits = " ^ ".join(str(i) for i in range(self.target.lane_bits) if lanes >> i & 1)
-            parts.append(f"where lane bits {bits} have odd parity, registers r and r ^ {regs} trade places")
+            bits = [str(i) for i in range(self.target.lane_bits) if lanes >> i & 1]
+            where = f"lane bit {bits[0]} is 1" if len(bits) == 1 else f"lane bits {' ^ '.join(bits)} have odd parity"
+            parts.append(f"where {where}, registers r and r ^ {regs} trade places")
         return f"lane select in {len(self.stages)} stage(s), {self.selects} SEL a thread: " + "; ".join(parts)
 
 
