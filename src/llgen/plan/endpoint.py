@@ -31,6 +31,7 @@ from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout
 from llgen.core.target import Target
 from llgen.core.target import target as to_target
+from llgen.core.vocab import ENDPOINT_FORMS
 from llgen.layouts.shared_linear import pad_offset
 from llgen.plan.cost import WAVEFRONTS_PER_CLK, shuffle_cost
 from llgen.plan.hw import Hw
@@ -223,8 +224,8 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, fo
         if isinstance(shared, LinearLayout):  # an offset map over the 4-bit elements, in D's out-dim order
             shared = shared_map(shared, dist)[0]
         return plan_packed_endpoint(direction, dist, shared, dt, lambda d, m: _plan(direction, d, m, BYTES, tgt, form))
-    if form not in (None, *FORMS):
-        raise LlgenError(f"unknown endpoint plan form '{form}'; use {', '.join(FORMS)}.")
+    if form not in (None, *ENDPOINT_FORMS):
+        raise LlgenError(f"unknown endpoint plan form '{form}'; use {', '.join(ENDPOINT_FORMS)}.")
     s, enc = shared_map(shared, dist)
     end = _Endpoint(direction, s, enc, dt, tgt)
     direct = _direct(end, dist)
@@ -239,7 +240,6 @@ def _plan(direction: str, dist: LinearLayout, shared, dt: DType, tgt: Target, fo
     return replace(best, tile_io=global_io(dist, dt, tgt))
 
 
-FORMS = ("direct", "two_step", "select")  # EndpointPlan.form: what a caller may force
 _NO_FORM = {
     "two_step": "no two-step plan: too few tensor bits outside the warps for a staging layout's lanes.",
     "select": "no lane-select plan: the direct accesses have no bank conflict that a select of registers by lane removes.",

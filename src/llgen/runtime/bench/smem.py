@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from llgen.core.errors import LlgenError, error_line
+from llgen.core.vocab import ENDPOINT_FORMS
 from llgen.plan.endpoint import plan_load, plan_store
 from llgen.runtime.bench.baseline import triton_row
 from llgen.runtime.bench.buffers import Measurement
@@ -20,7 +21,6 @@ from llgen.runtime.bench.timing import alternate, loop_times
 
 PICK = "llgen"
 _FORM_PREFIX = {"direct": "", "two_step": "2-step ", "select": "select "}
-FORMS = ("direct", "two_step", "select")  # the forced variants, by EndpointPlan form
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def endpoint_variants(case, target: str = "sm_90") -> tuple[list[EndpointVariant
     skipped, saying which."""
     pick = EndpointVariant(PICK, tuple(_op(case, target, i, None) for i in range(4)))
     out, skipped = [pick], {}
-    for form in FORMS:
+    for form in ENDPOINT_FORMS:  # the forced variants
         plans = []
         for i, kept in enumerate(pick.plans):
             if kept.form == form:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 
+from llgen.core.vocab import ENDPOINT_FORMS
 from llgen.runtime.bench.rules import TIE
 
 PICK = "llgen"
-FORCED = ("direct", "two_step", "select")
 FLOOR_SHARE = 0.9  # of the floor, where the layout allows conflict-free wide access
 TARGET_GEOMEAN = 2.0
 
@@ -251,7 +251,7 @@ def endpoint_flags(cases: list[dict]) -> list[str]:
             flags.append(f"{c['id']}: {c['error']}")
         for name, r in v.items():
             ns = r.get("loop_per_sm_ns")
-            if name in FORCED and ns and me and ns * TIE < me:
+            if name in ENDPOINT_FORMS and ns and me and ns * TIE < me:
                 flags.append(
                     f"{c['id']}: the planner picked {v[PICK].get('path')} but {name} ({r.get('path')}) measured {ns:.1f} vs {me:.1f} ns"
                 )
