@@ -430,10 +430,7 @@ def _lane_select(end: _Endpoint, dist: LinearLayout, direct: EndpointPlan) -> En
     inv = [f2.solve(list(scols), 1 << i) for i in range(len(scols))]
     per = max(1, 32 // end.dt.bits)  # registers in one word
     best = None
-    widths = [direct.access_bytes]  # narrower accesses, down to a word, free the vector's registers to move
-    while widths[-1] > end.tgt.bank_bytes:
-        widths.append(widths[-1] // 2)
-    for width in widths:
+    for width in _widths(direct.access_bytes, end):  # narrower accesses free the vector's registers to move
         inside = {k for k, c in enumerate(hw.reg) if _in_vector(k, side) and _offset_of(c, inv) * end.dt.bytes < width}
         movable = {k: _offset_of(c, inv) for k, c in enumerate(hw.reg) if 1 << k >= per and c and k not in inside}
         phase = end.tgt.phase_lanes(width).bit_length() - 1
@@ -446,6 +443,15 @@ def _lane_select(end: _Endpoint, dist: LinearLayout, direct: EndpointPlan) -> En
             if cost < (best or direct).cost:
                 best = replace(access, dist=dist, staging=q, convert=sel, cost=cost)
     return best
+
+
+def _widths(top: int, end: _Endpoint) -> list[int]:
+    """Access widths from ``top`` bytes down, halving, to a word or one element, whichever is wider (``top`` itself
+    always)."""
+    out = [top]
+    while out[-1] // 2 >= max(end.dt.bytes, end.tgt.bank_bytes):
+        out.append(out[-1] // 2)
+    return out
 
 
 def _in_vector(k: int, side: Side) -> bool:
@@ -531,14 +537,11 @@ def _swap_chain(end: _Endpoint, dist: LinearLayout) -> EndpointPlan | None:
     registers hold S's lowest offsets (up to an access width: the widest S allows, or a narrower one down to a word,
     which needs fewer swaps), each swap one in-warp conversion (llgen.plan.chain); the cheapest over the widths.
     None where none of S's lowest offsets is a lane of D, or no conversion can be planned."""
-    dt, tgt = end.dt, end.tgt
-    width = _access_cap(end.enc, dt, tgt)
     best = None
-    while width >= max(dt.bytes, tgt.bank_bytes):
-        plan = _swap_chain_at(end, dist, width)
+    for width in _widths(_access_cap(end.enc, end.dt, end.tgt), end):
+        plan = _swap_chain_at(end, dist, width) if width >= end.tgt.bank_bytes else None
         if plan is not None and (best is None or plan.cost < best.cost):
             best = plan
-        width //= 2
     return best
 
 
