@@ -39,14 +39,7 @@ def emit_command(flags: Flags) -> None:
                 "--then needs --src and --dst (the tile's store); with --ttgir alone each allocation's store and load share a header."
             )
         where = Output(flags.output, flags.form or "header", flags.force, flags.name)
-        code = emit_ttgir(
-            flags.ttgir,
-            where,
-            command_line(),
-            flags.allow_skips,
-            flags_asked(flags),
-            options,
-        )
+        code = emit_ttgir(flags.ttgir, where, command_line(), flags.allow_skips, flags_asked(flags), options)
         sys.exit(code)
     spec = flags_spec(flags)
     if flags.then is not None:
@@ -56,13 +49,9 @@ def emit_command(flags: Flags) -> None:
                 "and --src S --dst B with --form kernel."
             )
         # --objective picks among a conversion's paths; a tile's two endpoint plans have none to pick
+        tile_options = plan_options(flags.path_, flags.smem_budget)
         _emit_tile(
-            spec,
-            flags.then,
-            plan_options(flags.path_, flags.smem_budget),
-            Output(flags.output, "header", flags.force, flags.name),
-            flags.explain,
-            command_line(),
+            spec, flags.then, tile_options, Output(flags.output, "header", flags.force, flags.name), flags.explain, command_line()
         )
         return
     pair = pair_from(spec, shared_ok=True)
