@@ -98,14 +98,19 @@ def test_selects_move_whole_words_only():
                 assert all(regs % per == 0 for _, regs in plan.convert.stages), c.id
 
 
+def _random_endpoint(seed: int):
+    """(D, S, dtype): a random distributed layout of ``seed`` against one of SHARED's families."""
+    rng = random.Random(1000 + seed)
+    shared, dtype, shape = SHARED[seed % len(SHARED)]
+    d = random_layout(rng, shape, rng.choice([1, 2, 4]), "sm_90", dtype)
+    return d, _layouts("blocked", shared, dtype, shape, 4, 32)[1], dtype
+
+
 @pytest.mark.parametrize("seed", range(24))
 def test_random_layouts_with_a_select_run_exact(seed):
     """Random distributed layouts against every shared family: wherever the planner (or a forced select) picks
     registers by lane, the simulator places every element and counts the planned wavefronts."""
-    rng = random.Random(1000 + seed)
-    shared, dtype, shape = SHARED[seed % len(SHARED)]
-    d = random_layout(rng, shape, rng.choice([1, 2, 4]), "sm_90", dtype)
-    _, s = _layouts("blocked", shared, dtype, shape, 4, 32)
+    d, s, dtype = _random_endpoint(seed)
     for make in (lambda f: plan_store(d, s, dtype, "sm_90", f), lambda f: plan_load(s, d, dtype, "sm_90", f)):
         try:
             plan = make("select")
@@ -147,10 +152,7 @@ def test_the_random_class_holds_selects():
     """The random pairs above are worth their time only if selects turn up among them."""
     found = 0
     for seed in range(0, 24, 3):
-        rng = random.Random(1000 + seed)
-        shared, dtype, shape = SHARED[seed % len(SHARED)]
-        d = random_layout(rng, shape, rng.choice([1, 2, 4]), "sm_90", dtype)
-        _, s = _layouts("blocked", shared, dtype, shape, 4, 32)
+        d, s, dtype = _random_endpoint(seed)
         found += plan_store(d, s, dtype, "sm_90").form == "select"
         found += plan_load(s, d, dtype, "sm_90").form == "select"
     assert found >= 3
