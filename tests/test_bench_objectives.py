@@ -48,7 +48,7 @@ def test_a_variant_over_the_registers_a_thread_has_is_not_compiled_unless_it_is_
         [("b_4x1", "f16", (128, 128), 4, "dot:op=1,k_width=2,parent=(mma:wpc=4x1)", "blocked:spt=1x16,tpw=8x4,order=1x0", "")]
     )
     vs, skipped = variant_table(case, "sm_90", baselines=False)
-    assert [v.name for v in vs] == [PICK, "shared_vec"] and skipped[LATENCY_PICK] == "the same kernels as llgen"
+    assert [v.name for v in vs] == [PICK, "shared_vec", "llgen_free"] and skipped[LATENCY_PICK] == "the same kernels as llgen"
     emitted, compiled, lones = [], {}, []
     monkeypatch.setattr(measure, "emit_bench", lambda f, *_: emitted.append(f) or "source")
     monkeypatch.setattr(
@@ -58,6 +58,7 @@ def test_a_variant_over_the_registers_a_thread_has_is_not_compiled_unless_it_is_
     m = types.SimpleNamespace(case=case, measures={"stream"}, launches={})
     measure.run_variants(m, vs, res, False, lambda _: None)
     assert list(compiled) == [PICK] and emitted == [vs[0].fwd] and lones == [{}]  # no LOOP measured: no one-CTA build
+    assert res["skipped"]["llgen_free"].startswith("not run: its plans hold 256 registers")
     why = res["skipped"]["shared_vec"]
     assert why.startswith(
         "not run: its plans hold 256 registers a thread at their peak, over the 255 a thread has, and NVRTC takes minutes"
@@ -146,3 +147,22 @@ def test_the_report_lists_both_objectives_per_case_and_flags_the_latency_models_
     assert "| wl_b | shared | shared/shared | 220.0 | 205.0 | 0.93 | llgen 200.0 | 1.100 | 386 |" in text
     assert "wl_b: the latency model picked shared/shared but llgen (shuffle/shuffle) measured 200.0 vs 220.0 ns one CTA" in text
     assert "- wl_b / shared: path shared/shared, LOOP 33.0, lat 220.0, STREAM -, regs 48, model 128, one CTA 386" in text
+
+
+def test_free_pairing_has_its_own_latency_target():
+    """Where the run timed a free-pairing variant, the targets hold its one-CTA LOOP to Triton's on its own line, and a
+    latency pick below Triton says what free pairing measured."""
+    report = _report()
+    wl_b = report["cases"][1]["variants"]
+    wl_b["llgen_latency_free"] = {"path": "shared/shared", "loop_lat_ns": 180.0}
+    lines = dict((text.split(":")[0], (status, text)) for status, text in targets.targets_wide(report, 1980))
+    status, text = lines[
+        "one-CTA latency with free pairing (docs/design.md §3.4), Triton / llgen's fastest free-paired variant >= 1.0 on the 1 cases it changes"
+    ]
+    assert status == "met" and text.endswith("lowest 1.139")
+    status, text = lines["one-CTA latency, Triton / llgen's latency pick >= 1.0 on every case"]
+    assert "with free pairing (llgen_latency_free) 180.0 ns, 1.139x Triton" in text
+    wl_b["llgen_latency_free"]["loop_lat_ns"] = 210.0
+    lines = dict((text.split(":")[0], (status, text)) for status, text in targets.targets_wide(report, 1980))
+    status, text = next(v for k, v in lines.items() if k.startswith("one-CTA latency with free pairing"))
+    assert status == "MISSED" and text.endswith("wl_b 0.976 below")

@@ -86,7 +86,16 @@ def test_every_wide_case_plans_every_variant_and_builds_its_bench_source():
         vs, skipped = variant_table(c, "sm_90", baselines=False)
         assert vs[0].name == "llgen" and all(v.kinds[0] != "?" and v.kinds[1] != "?" for v in vs), c.id
         names = {v.name for v in vs} | set(skipped)
-        assert names == {"llgen", "registers", "shuffle", "shared", "shared_vec", "llgen_latency"}, c.id
+        assert names == {
+            "llgen",
+            "registers",
+            "shuffle",
+            "shared",
+            "shared_vec",
+            "llgen_latency",
+            "llgen_free",
+            "llgen_latency_free",
+        }, c.id
         for v in vs:
             src = emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd))
             assert "b_loop" in src and "b_stream" in src and "b_copy" in src
@@ -264,7 +273,7 @@ def test_every_variant_gets_both_loop_forms_and_each_pick_its_alternating_rounds
     res = runner.run_case(case, runner.CaseRun("sm_90", {"loop"}, 1, True, lambda _: None, {"matrix": False}, False))
     v = res["variants"]
     assert "error" not in res and set(v) == {"llgen", "shared", "triton"}  # shared_vec: the same kernels without ldmatrix
-    assert v["shared"]["same_as"] == ["shared_vec", "llgen_latency"]
+    assert v["shared"]["same_as"] == ["shared_vec", "llgen_latency", "llgen_latency_free"]  # its words already agree
     assert res["skipped"]["llgen_latency"] == "the same kernels as shared"
     for name, r in v.items():
         assert r["loop_per_sm_ns"] == 5.0 or name == "triton", name

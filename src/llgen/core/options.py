@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from llgen.core.errors import LlgenError
-from llgen.core.vocab import OBJECTIVES, PATHS, SWIZZLES
+from llgen.core.vocab import OBJECTIVES, PAIRINGS, PATHS, SWIZZLES
 
 
 @dataclass(frozen=True)
@@ -18,9 +18,14 @@ class Options:
     matrix: bool = True  # ldmatrix / stmatrix tiles where they fit
     scalar: bool = False  # one element an access (the naive baseline)
     one_sided: bool = True  # one side's own register bits may widen its accesses (docs/design.md §6.1)
+    pairing: str = "natural"  # PAIRINGS: 8- and 16-bit words as the layouts pair them, or free (plan/pairing.py)
 
     def __post_init__(self):
-        for name, value, known in (("path", self.path, PATHS), ("objective", self.objective, OBJECTIVES)):
+        for name, value, known in (
+            ("path", self.path, PATHS),
+            ("objective", self.objective, OBJECTIVES),
+            ("pairing", self.pairing, PAIRINGS),
+        ):
             if value is not None and value not in known:
                 raise LlgenError(f"unknown {name} '{value}'; known: {', '.join(known)}.")
         if self.swizzle not in SWIZZLES:

@@ -280,6 +280,7 @@ def context(plan, name: str, command: str | None = None) -> dict:
         "tile": 1 << plan.src.total_out_bits,
         "src_json": plan.src.to_dict(),
         "dst_json": plan.dst.to_dict(),
+        "pairing": plan.pairing_text,
     }
     a, b = (RegArray(n, dt.bits, k) for n, k in (("a", plan.n_in), ("b", plan.n_out)))
     ctx.update(

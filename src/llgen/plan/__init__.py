@@ -28,6 +28,7 @@ from llgen.plan.cost import choose_path, shared_cost, shuffle_cost
 from llgen.plan.hw import Hw
 from llgen.plan.io import GlobalIO, global_io
 from llgen.plan.latency import shared_latency, shuffle_latency
+from llgen.plan.pairing import free_order, reordered
 from llgen.plan.shared import Barrier, SharedPlan, interleaved_rounds, plan_shared
 from llgen.plan.shuffle import ShufflePlan, plan_shuffle
 
@@ -64,6 +65,8 @@ class Plan:
     fallback: Plan | None = None  # for a plan with stmatrix: the same conversion planned for sm_80
     latencies: tuple[tuple[str, float], ...] = ()  # one CTA's latency in cycles for each valid path (latency.py)
     options: Options = DEFAULTS  # what it was planned as: the pick's objective, a forced path, the scratch budget, ...
+    # free pairing (plan/pairing.py): the asked layouts' register bits in the order src and dst hold them; None: as asked
+    register_order: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     @property
     def objective(self) -> str:
@@ -125,6 +128,13 @@ class Plan:
         from llgen.plan.scratch import warp_regions
 
         return warp_regions(self)
+
+    @property
+    def pairing_text(self) -> str | None:
+        """Free pairing's words in one sentence, None for natural ones (the header says it, `llgen plan` too)."""
+        from llgen.plan.explain import pairing_text
+
+        return pairing_text(self)
 
     def explain(self) -> str:
         from llgen.plan.explain import explain
@@ -208,7 +218,30 @@ def plan_conversion(
 
         check_pair(a, b, tgt)
         return plan_packed(a, b, dt, lambda x, y: _plan(x, y, BYTES, tgt, options))
+    order = free_order(a, b, dt) if options.pairing == "free" else None
+    if order is not None:
+        check_pair(a, b, tgt)
+        return _free_paired(a, b, order, dt, tgt, options)
     return _plan(a, b, dt, tgt, options)
+
+
+def _free_paired(a: LinearLayout, b: LinearLayout, order, dt: DType, tgt: Target, options: Options) -> Plan:
+    """Free pairing (plan/pairing.py): the plan of the reordered layouts where a round trip A -> B -> A so takes no
+    more shared-memory or shuffle instructions and the latency model, the one that prices byte permutes, finds it
+    no dearer; else the natural words' (its register_order the identity: asked, and kept). Both directions decide
+    alike, so a round trip's two plans agree on B's order."""
+    a2, b2 = reordered(a, order[0]), reordered(b, order[1])
+    natural, free = _plan(a, b, dt, tgt, options), _plan(a2, b2, dt, tgt, options)
+
+    def round_trip(fwd: Plan, src: LinearLayout, dst: LinearLayout) -> tuple[int, float]:
+        """(accesses a thread, the latency model's cycles) of fwd and its way back."""
+        both = (fwd, _plan(dst, src, dt, tgt, options))
+        return sum(map(_accesses, both)), sum(dict(p.latencies).get(p.path, 0.0) for p in both)
+
+    (free_acc, free_lat), (nat_acc, nat_lat) = round_trip(free, a2, b2), round_trip(natural, a, b)
+    if free_acc <= nat_acc and free_lat <= nat_lat:  # a tie: the model sees no difference, and free adds no access
+        return replace(free, register_order=order)
+    return replace(natural, register_order=(tuple(range(len(order[0]))), tuple(range(len(order[1])))))
 
 
 def _plan(a: LinearLayout, b: LinearLayout, dt: DType, tgt: Target, options: Options) -> Plan:
@@ -271,6 +304,13 @@ def _plan(a: LinearLayout, b: LinearLayout, dt: DType, tgt: Target, options: Opt
         fallback = _plan(a, b, dt, old, replace(options, path=kind, smem_budget=budget))
         plan = replace(plan, fallback=fallback)
     return plan
+
+
+def _accesses(plan: Plan) -> int:
+    """A thread's shared-memory instructions (shared) or shuffles (shuffle) for one conversion; 0 in registers."""
+    if plan.uses_shared:
+        return len(plan.detail.store.instrs) + len(plan.detail.load.instrs)
+    return plan.detail.shuffles if plan.path == Path.SHUFFLE else 0
 
 
 # An unforced plan and the same pair's forced plans (tests, bench variants, a header's sm_80 fallback) plan the same

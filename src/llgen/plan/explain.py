@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from llgen.core.layout import unflatten
 from llgen.core.view import logical_bit_names as bit_names  # the one naming of logical bits: m0.., n0.. or dim<k>[i]
+from llgen.plan.pairing import describe, word_bits
 
 
 def plural(n: int, word: str) -> str:
@@ -77,6 +78,26 @@ def _cols(layout, dim: str, names: list[str]) -> str:
     return " ".join(vec_name(c, names) for c in layout.flat_cols(dim)) or "-"
 
 
+def pairing_text(plan) -> str | None:
+    """A free-paired plan's words in one sentence (None for natural words): which tensor bits both sides' words
+    span, and the register orders that make them so."""
+    if plan.register_order is None:
+        return None
+    oa, ob = plan.register_order
+    if oa == tuple(sorted(oa)) and ob == tuple(sorted(ob)):
+        return (
+            "pairing: free, and the natural words are kept: with A's and B's words on the tensor bits both hold in "
+            "registers, a round trip would take more accesses or more of the latency model's cycles"
+        )
+    k = word_bits(plan.dtype)
+    paired = " ".join(vec_name(c, bit_names(plan.src)) for c in plan.src.flat_cols("register")[:k])
+    return (
+        f"pairing: free: A's and B's words both span {paired}, so no word is rebuilt. The plan holds A's register bits "
+        f"in the order {describe(oa)} and B's in {describe(ob)}: its A and B (A' and B'), as coord_a/coord_b and "
+        "load_a/store_b see them"
+    )
+
+
 def explain(plan) -> str:
     a, b = plan.src, plan.dst
     names = bit_names(a)
@@ -92,6 +113,8 @@ def explain(plan) -> str:
         lines.append("cost model, one CTA's latency (cycles): " + ", ".join(f"{k} {v:.0f}" for k, v in plan.latencies))
         lines.append(f"objective: {plan.objective}")
     lines.append(registers_text(plan))
+    if plan.register_order is not None:
+        lines.append(pairing_text(plan))
     lines.append("")
     lines.append("C = B^-1 A, by labelled blocks (each A bit -> where B holds that element):")
     c = a.invert_and_compose(b)
@@ -185,6 +208,8 @@ def to_json(plan) -> dict:
         "latencies": dict(plan.latencies),
         "objective": plan.objective,
     }
+    if plan.register_order is not None:  # free pairing: src and dst are the asked layouts with these register orders
+        out["register_order"] = {"src": list(plan.register_order[0]), "dst": list(plan.register_order[1])}
     if plan.fallback is not None:
         out["fallback"] = to_json(plan.fallback)
     if plan.path in ("noop", "registers"):

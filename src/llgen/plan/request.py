@@ -26,6 +26,11 @@ def plan_endpoint(pair: Pair, options: Options = DEFAULTS):
     for flag, given in (("--path", options.path), ("--smem-budget", options.smem_budget)):
         if given is not None:
             raise LlgenError(f"{flag} does not apply to a shared-memory endpoint, whose layout fixes the buffer.")
+    if options.pairing != "natural":
+        raise LlgenError(
+            f"--pairing {options.pairing} does not apply to a shared-memory endpoint: the shared layout fixes which elements "
+            "share a word in the buffer."
+        )
     shared = pair.encoding if pair.encoding is not None else (pair.src if pair.shared == "src" else pair.dst)
     try:
         if pair.shared == "dst":

@@ -28,6 +28,9 @@ OPTIONS: dict[str, dict] = {
     "classic_matrix": {"path": "shared", "swizzle": "classic"},
     "classic": {"path": "shared", "swizzle": "classic", "matrix": False},
     "naive": {"path": "shared", "swizzle": "unswizzled", "scalar": True},
+    # the picks with free pairing (plan/pairing.py): both sides' registers reordered so no word is rebuilt
+    "llgen_free": {"pairing": "free"},
+    "llgen_latency_free": {"pairing": "free", "objective": "latency"},
 }
 
 
@@ -35,10 +38,13 @@ def _named(*names: str) -> tuple[tuple[str, dict], ...]:
     return tuple((n, OPTIONS[n]) for n in names)
 
 
-CHECKED = _named(PICK, "shuffle", "shared", "unswizzled", "classic_matrix", "shared_vec", "naive")
+CHECKED = _named(PICK, "shuffle", "shared", "unswizzled", "classic_matrix", "shared_vec", "naive", "llgen_free")
 ALTERNATIVES = _named("registers", "shuffle", "shared", "shared_vec")
 BASELINES = _named("naive", "classic")
+# other words, not other paths: timed beside the picks where they differ (a pair whose natural words agree has none)
+FREE_PAIRING = _named("llgen_free", "llgen_latency_free")
 OWN = PICKS + tuple(n for n, _ in ALTERNATIVES)  # llgen's own paths; the baselines are not
+LLGEN = OWN + tuple(n for n, _ in FREE_PAIRING)  # every kernel llgen would emit: what must never spill
 
 
 @dataclass
@@ -95,7 +101,7 @@ def variant_table(case, target: str, options: dict | None = None, baselines: boo
         return tuple(out)
 
     # the latency pick after the alternatives: where it is one of them (the common case), that row keeps its name
-    later = ((LATENCY_PICK, OPTIONS[LATENCY_PICK]),) + (BASELINES if baselines else ())
+    later = ((LATENCY_PICK, OPTIONS[LATENCY_PICK]),) + FREE_PAIRING + (BASELINES if baselines else ())
     named = [(PICK, plan({}))] + [(n, plan(kw)) for n, kw in ALTERNATIVES + later]
     if isinstance(named[0][1][0], str) or isinstance(named[0][1][1], str):
         raise LlgenError(f"llgen cannot plan {case.id}: {next(p for p in named[0][1] if isinstance(p, str))}")
@@ -119,7 +125,7 @@ def variant_table(case, target: str, options: dict | None = None, baselines: boo
             skipped[name] = f"the same kernels as {seen[key].name}"
             seen[key].same_as.append(name)
             continue
-        kinds = (kind(f, 0), kind(b, 1)) if name not in dict(BASELINES) else (name, name)
+        kinds = (kind(f, 0), kind(b, 1)) if name not in dict(BASELINES + FREE_PAIRING) else (name, name)
         seen[key] = Variant(name, f, b, kinds=kinds)
         out.append(seen[key])
     return out, skipped

@@ -31,7 +31,7 @@ def bench_command(flags: Flags) -> None:
     from llgen.runtime.bench.run import parse_shard, select_cases
 
     parts = parse_shard(flags.shard) if flags.shard else None
-    options = plan_options(None, flags.smem_budget, flags.objective)  # bench measures every path
+    options = plan_options(None, flags.smem_budget, flags.objective, flags.pairing)  # bench measures every path
     skip_code = 0
     if flags.suite is not None:
         from llgen.cases.suite import suite as suite_cases

@@ -19,12 +19,16 @@ def check_command(flags: Flags) -> None:
     if flags.report_prefix is not None and not flags.report_prefix.strip():
         raise LlgenError("--report is empty: give a path prefix for PREFIX.md and PREFIX.json.")
 
-    options = plan_options(flags.path_, flags.smem_budget, flags.objective)
+    options = plan_options(flags.path_, flags.smem_budget, flags.objective, flags.pairing)
     how = CheckRuns(tiles=flags.tiles, runs=flags.runs)
     if flags.suite or flags.n_random:
         # a suite's and the random pairs' own paths stay theirs: only the budget and the objective apply to every case
         checked = Checked(
-            None, flags.suite, flags.n_random, flags.seed, plan_options(None, flags.smem_budget, flags.objective).given()
+            None,
+            flags.suite,
+            flags.n_random,
+            flags.seed,
+            plan_options(None, flags.smem_budget, flags.objective, flags.pairing).given(),
         )
         code = run_check(checked, target=flags.target or "sm_90", how=how, cpu=flags.cpu, report=flags.report_prefix)
     elif whole_file(flags.ttgir):

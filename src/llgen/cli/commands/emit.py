@@ -28,7 +28,7 @@ def emit_command(flags: Flags) -> None:
 
     if flags.output is not None and not flags.output.strip():
         raise LlgenError("-o is empty: give a file or a folder.")
-    options = plan_options(flags.path_, flags.smem_budget, flags.objective)
+    options = plan_options(flags.path_, flags.smem_budget, flags.objective, flags.pairing)
     if flags.name is not None:
         check_identifier(flags.name)
     if whole_file(flags.ttgir):
@@ -49,7 +49,7 @@ def emit_command(flags: Flags) -> None:
                 "and --src S --dst B with --form kernel."
             )
         # --objective picks among a conversion's paths; a tile's two endpoint plans have none to pick
-        tile_options = plan_options(flags.path_, flags.smem_budget)
+        tile_options = plan_options(flags.path_, flags.smem_budget, pairing=flags.pairing)
         _emit_tile(
             spec, flags.then, tile_options, Output(flags.output, "header", flags.force, flags.name), flags.explain, command_line()
         )

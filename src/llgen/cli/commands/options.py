@@ -13,7 +13,7 @@ from llgen.core.dtypes import ALIASES, DTYPES
 from llgen.core.errors import LlgenError
 from llgen.core.options import Options
 from llgen.core.target import TARGETS
-from llgen.core.vocab import OBJECTIVES, PATHS  # noqa: F401 - PATHS for llgen.cli: the CLI's choices, defined once
+from llgen.core.vocab import OBJECTIVES, PAIRINGS, PATHS  # noqa: F401 - PATHS for llgen.cli: the CLI's choices, defined once
 
 if TYPE_CHECKING:
     from llgen.spec.module import Module
@@ -155,6 +155,15 @@ def conversion_options(f, *, with_path: bool = True):
                 help="Pick the path for throughput (many CTAs per SM hide each other's latency) or for one CTA's latency "
                 "(a conversion that runs alone: a warp-specialised partition, a small grid).",
             ),
+            click.option(
+                "--pairing",
+                type=click.Choice(PAIRINGS),
+                default="natural",
+                show_default=True,
+                help="Which 8- or 16-bit elements share a 32-bit word. natural: registers 2k, 2k+1 (8-bit: 4k..4k+3), "
+                "as an MMA fragment needs; free: both sides' registers reordered so that no word is rebuilt, for an "
+                "element-wise consumer (the header and `llgen plan` state the order).",
+            ),
             ALLOW_SKIPS,
         ]
     ):
@@ -235,9 +244,9 @@ class Reading:
     module: Module | None = None
 
 
-def plan_options(path_=None, smem_budget=None, objective=None) -> Options:
-    """The one Options object of a command's --path, --smem-budget and --objective (None: not given)."""
-    return Options.of(path=path_, smem_budget=smem_budget, objective=objective)
+def plan_options(path_=None, smem_budget=None, objective=None, pairing=None) -> Options:
+    """The one Options object of a command's --path, --smem-budget, --objective and --pairing (None: not given)."""
+    return Options.of(path=path_, smem_budget=smem_budget, objective=objective, pairing=pairing)
 
 
 def warn_registers(plan) -> None:

@@ -13,7 +13,7 @@ from llgen.plan.request import plan_pair
 
 
 def plan_command(flags: Flags) -> None:
-    options = plan_options(flags.path_, flags.smem_budget, flags.objective)
+    options = plan_options(flags.path_, flags.smem_budget, flags.objective, flags.pairing)
     if whole_file(flags.ttgir):
         from llgen.cli.commands.ttgir import plan_file
 

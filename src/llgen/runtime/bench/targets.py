@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from llgen.core.dtypes import dtype as to_dtype
-from llgen.plan.variants import OWN
+from llgen.plan.variants import LLGEN
 from llgen.runtime.bench.rules import (
     AT_LIMIT,
     OBJECTIVES,
@@ -98,7 +98,18 @@ def latency_why(c: dict) -> str:
         parts.append(f"no llgen variant is faster: the next, {best}, {ns:.1f} ns")
     if me.get("regs") and tr.get("regs"):
         parts.append(f"registers {me['regs']} vs Triton's {tr['regs']}")
+    free = _free_latency(c)
+    if free:
+        parts.append(f"with free pairing ({free[0]}) {free[1]:.1f} ns, {tr['loop_lat_ns'] / free[1]:.3f}x Triton")
     return "; ".join(parts) or "not explained"
+
+
+def _free_latency(c: dict) -> tuple[str, float] | None:
+    """The fastest one-CTA LOOP of the case's free-pairing variants (name, ns), where one was timed beside Triton's."""
+    if not c["variants"].get("triton", {}).get("loop_lat_ns"):
+        return None
+    timed = [(r["loop_lat_ns"], n) for n, r in c["variants"].items() if n.endswith("_free") and r.get("loop_lat_ns")]
+    return (min(timed)[1], min(timed)[0]) if timed else None
 
 
 def objective_targets(cases: list[dict]) -> list[tuple[str, str]]:
@@ -116,6 +127,21 @@ def objective_targets(cases: list[dict]) -> list[tuple[str, str]]:
                     ", ".join(f"{k} {r:.3f} ({latency_why(c)})" for k, (c, r) in low.items()) + " below"
                     if low
                     else f"lowest {min(r for _, r in rs.values()):.3f}"
+                ),
+            )
+        )
+    free = {c["id"]: (f, c["variants"]["triton"]["loop_lat_ns"] / f[1]) for c in cases if (f := _free_latency(c))}
+    if free:
+        low = {k: v for k, v in free.items() if v[1] < 1.0}
+        out.append(
+            (
+                _status(not low),
+                "one-CTA latency with free pairing (docs/design.md §3.4), Triton / llgen's fastest free-paired variant "
+                f">= 1.0 on the {len(free)} cases it changes: "
+                + (
+                    ", ".join(f"{k} {r:.3f}" for k, (_, r) in low.items()) + " below"
+                    if low
+                    else f"lowest {min(r for _, r in free.values()):.3f}"
                 ),
             )
         )
@@ -274,13 +300,13 @@ def targets(report: dict, clock_mhz: float | None) -> list[tuple[str, str]]:
         if c["id"] == "lanes_f32" and sh.get("loop_per_sm_ns") and sm:
             f = min(sm) / sh["loop_per_sm_ns"]
             out.append((_status(f > 1.0), f"shuffles beat our best shared-memory path on lanes_f32: {f:.2f}x"))
-    local = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in OWN and r.get("local_bytes")]
-    base = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n not in OWN and r.get("local_bytes")]
-    one = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in OWN and r.get("loop_one_cta")]
+    local = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in LLGEN and r.get("local_bytes")]
+    base = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n not in LLGEN and r.get("local_bytes")]
+    one = [f"{c['id']}/{n}" for c in cases for n, r in c["variants"].items() if n in LLGEN and r.get("loop_one_cta")]
     out.append(
         (
             _status(not local),
-            "no local memory in llgen's kernels (its pick and the forced shuffle/shared paths)"
+            "no local memory in llgen's kernels (its picks, with natural and free pairing, and the forced shuffle/shared paths)"
             + (f": {', '.join(local)}" if local else "")
             + (f"; LOOP built for one CTA per SM where ptxas's own budget spilled: {', '.join(one)}" if one else "")
             + (f"; baselines with local memory: {', '.join(base)}" if base else ""),
