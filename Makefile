@@ -74,7 +74,7 @@ GPU_PY ?= python3
 gpu-install:
 	$(GPU_PY) -m pip install -q --no-deps --no-build-isolation -e .
 
-# core, wide (in three shards, the last with the gather timings), warplocal (both objectives) and smem (through fixed shared layouts, issue 26),
+# core, wide (in three shards, the last with the gather timings), warplocal (both objectives) and endpoint (through fixed shared layouts),
 # merged into one bench/report.md/.json/.png
 BENCH_PARTS := $(or $(TMPDIR),/tmp)/llgen-bench
 bench: gpu-install
@@ -84,10 +84,10 @@ bench: gpu-install
 	$(GPU_PY) -m llgen.cli bench --suite wide --shard 2/3 --measures loop,stream -o $(BENCH_PARTS)/wide-2.json
 	$(GPU_PY) -m llgen.cli bench --suite wide --shard 3/3 --measures loop,stream,gather -o $(BENCH_PARTS)/wide-3.json
 	$(GPU_PY) -m llgen.cli bench --suite warplocal --measures loop -o $(BENCH_PARTS)/warplocal.json
-	$(GPU_PY) -m llgen.cli bench --suite smem -o $(BENCH_PARTS)/smem.json
+	$(GPU_PY) -m llgen.cli bench --suite endpoint -o $(BENCH_PARTS)/endpoint.json
 	$(GPU_PY) -m llgen.cli bench --suite mixed --shard 1/2 -o bench/
 	$(GPU_PY) -m llgen.cli bench --suite mixed --shard 2/2 -o bench/
-	$(GPU_PY) -m llgen.cli bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json $(BENCH_PARTS)/warplocal.json $(BENCH_PARTS)/smem.json
+	$(GPU_PY) -m llgen.cli bench merge -o bench/ $(BENCH_PARTS)/core.json $(BENCH_PARTS)/wide-*.json $(BENCH_PARTS)/warplocal.json $(BENCH_PARTS)/endpoint.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(RUN_OUT) .cache

@@ -2,7 +2,7 @@
 # One call on the lent GPU machine for the scratch rule and the regressions: racecheck and synccheck over the chains of
 # two warp-local plans on one buffer; the bench of b2dotB_f32 and the two one-warp latency pairs beside Triton,
 # merged into one report; then, in what is left of the budget, gpu-check's correctness part and
-# synccheck/racecheck over every suite kernel and every bench kernel (core, wide, warplocal and smem by every variant,
+# synccheck/racecheck over every suite kernel and every bench kernel (core, wide, warplocal and endpoint by every variant,
 # and chains of warp-local plans on one buffer). Ends with a short table. Usage: bench/scratch_run.sh [CHECK_BUDGET_S]
 # (0: no gpu-check); WL_CASES= benches the whole warplocal suite, CHAIN_TOOLS= skips the chains' sanitizers.
 set -uo pipefail

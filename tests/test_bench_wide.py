@@ -382,6 +382,14 @@ def test_run_in_shards_and_merge_into_one_report(monkeypatch, tmp_path):
     both = merge.merge_reports([part(["a", "b"], "1"), part(["c", "d"], "2")])
     assert [r["date"] for r in both["info"]["runs"]] == ["1", "2"] and len(both["cases"]) == 4
     assert [r["date"] for r in merge.merge_reports([part(["a"], "1"), part(["a", "b"], "2")])["info"]["runs"]] == ["2"]
+    # the endpoint suite was named smem before: an older report's cases are that suite's, and a rerun replaces them
+    renamed = {
+        "info": {"suite": "endpoint", "date": "3", "date_end": "3", "device": "H100"},
+        "cases": [{"suite": "endpoint", "id": "a"}],
+    }
+    mixed = merge.merge_reports([part(["a", "b"], "1"), renamed])
+    assert [(c["suite"], c["id"]) for c in mixed["cases"]] == [("endpoint", "b"), ("endpoint", "a")]
+    assert [(r["suite"], r["date"]) for r in mixed["info"]["runs"]] == [("endpoint", "1"), ("endpoint", "3")]
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ def test_8_bit_b_operands_from_n_major_buffers_take_the_chain_as_their_two_step_
 
 def test_the_endpoint_suites_two_step_variants_take_the_chain_for_8_bit_b_operands():
     picked = {}
-    for c in suite("smem"):
+    for c in suite("endpoint"):
         load = plan_load(c.encoding(), c.q, c.dtype, "sm_90", form="two_step")
         picked[c.id] = isinstance(load.convert, Chain)
         assert simulate_endpoint(load).errors == [], c.id

@@ -114,9 +114,9 @@ def test_run_cases_stops_between_batches_when_out_of_time(drawn, monkeypatch):
 
 def test_endpoint_suite_cases_plan_a_store_from_p_and_a_load_into_q():
     cases, note = endpoint_cases.endpoint_suite_cases()
-    assert cases and note == f"The endpoint suite (smem): {len(cases)} cases (store from P, load into Q)."
+    assert cases and note == f"The endpoint suite: {len(cases)} cases (store from P, load into Q)."
     for c in cases:
-        assert c.label.startswith("smem/") and c.family in endpoint_cases.FAMILIES and not c.cpu
+        assert c.label.startswith("endpoint/") and c.family in endpoint_cases.FAMILIES and not c.cpu
         assert (c.store.direction, c.load.direction) == ("store", "load") and c.store.shared == c.load.shared
 
 
@@ -130,10 +130,10 @@ def _fake_results(drawn):
 
 def test_the_endpoints_section_names_counts_families_failures_and_what_did_not_run(drawn):
     text = endpoint_report.section(
-        _fake_results(drawn), ["The endpoint suite (smem): 0 cases."], "Stopped at 4 of 9 cases (time budget)."
+        _fake_results(drawn), ["The endpoint suite: 0 cases."], "Stopped at 4 of 9 cases (time budget)."
     )
     assert text.startswith("4 cases") and "1 exact, 2 failed (1 mismatches, 1 errors), 1 not run" in text
-    assert "Stopped at 4 of 9" in text and "The endpoint suite (smem): 0 cases." in text
+    assert "Stopped at 4 of 9" in text and "The endpoint suite: 0 cases." in text
     assert f"- {drawn[1].label}: round trip ep0s -> ep0l" in text and f"- {drawn[3].label}: launch failed: boom" in text
     assert f"- {drawn[2].label}: the check kernel is over 48 KB." in text
     for fam in endpoint_cases.FAMILIES[:4]:
@@ -175,7 +175,7 @@ def test_gpu_check_report_has_the_endpoint_parts(drawn, tmp_path, monkeypatch):
     p = ncu.endpoint_prediction(drawn[0].store)
     st.record["endpoint_ncu_rows"] = [{**ncu.compare_launches(p, []), "kernel": "real0 store", "group": "real"}]
     st.record["endpoint_ncu_left_out"] = ["real44: a gfx942 case (no ncu on CPU threads)"]
-    st.record["endpoints"] = {"notes": ["The endpoint suite (smem): 0 cases."], "stopped": ""}
+    st.record["endpoints"] = {"notes": ["The endpoint suite: 0 cases."], "stopped": ""}
     st.part("endpoints", "FAIL", "4 of 4 cases")
     data = json.loads((tmp_path / "gc.json").read_text())
     assert data["parts"]["endpoints"]["status"] == "FAIL" and len(data["endpoint_results"]) == 4

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from test_endpoint import SHARED, _check, _layouts
 
-from llgen.cases.suite_smem import smem
+from llgen.cases.suite_endpoint import endpoint_suite
 from llgen.core.errors import LlgenError
 from llgen.emit import emit
 from llgen.plan.endpoint import plan_load, plan_store
@@ -20,7 +20,7 @@ from llgen.randlayout import random_layout
 from llgen.verify.simulate import element_ids
 from llgen.verify.simulate_endpoint import simulate_endpoint
 
-SUITE = {c.id: c for c in smem()}
+SUITE = {c.id: c for c in endpoint_suite()}
 EPILOGUES = ["ep_mma_f32_128B_w4", "ep_mma_f32_64B_w4", "ep_wgmma_f32_128B_w8", "ep_wgmma_f32_64B_w4"]
 
 

@@ -1,2 +1,2 @@
 """The conversions llgen is measured and checked on: the named suites (core, regressions, wide, warplocal, and
-smem: the endpoint suite) and the gather cases."""
+endpoint: the shared-memory endpoints) and the gather cases."""

@@ -113,11 +113,17 @@ class Integer(click.ParamType):
 
 
 class LazyChoice(click.Choice):
-    """A choice whose values are read on first use (e.g. the suites, from a module `llgen layout` never imports)."""
+    """A choice whose values are read on first use (e.g. the suites, from a module `llgen layout` never imports);
+    ``aliases`` maps older names that are still accepted, but not listed, to the current ones."""
 
-    def __init__(self, read: Callable[[], list[str]]):
-        self._read, self._values = read, None
+    def __init__(self, read: Callable[[], list[str]], aliases: Callable[[], dict[str, str]] | None = None):
+        self._read, self._values, self._aliases = read, None, aliases
         super().__init__([])
+
+    def convert(self, value, param, ctx):
+        if self._aliases is not None and isinstance(value, str):
+            value = self._aliases().get(value, value)
+        return super().convert(value, param, ctx)
 
     @property
     def choices(self):

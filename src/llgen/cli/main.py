@@ -29,6 +29,7 @@ from llgen.cli.commands.options import (
     Flags,
     bench_suites,
     conversion_options,
+    suite_aliases,
     suites,
 )
 
@@ -220,9 +221,9 @@ def show(**options) -> None:
 @main.group(invoke_without_command=True)
 @click.option(
     "--suite",
-    type=LazyChoice(bench_suites),
+    type=LazyChoice(bench_suites, suite_aliases),
     default=None,
-    help="Benchmark a suite (smem: the endpoint suite, stores and loads through fixed shared layouts; mixed: packed weights into mma operand registers, upcast, beside Triton).",
+    help="Benchmark a suite (endpoint: stores and loads through fixed shared layouts; mixed: packed weights into mma operand registers, upcast, beside Triton).",
 )
 @functools.partial(conversion_options, with_path=False)
 @click.option(
@@ -301,9 +302,9 @@ def bench_calibrate(**options) -> None:
 @conversion_options
 @click.option(
     "--suite",
-    type=LazyChoice(suites),
+    type=LazyChoice(suites, suite_aliases),
     default=None,
-    help="Every case of a suite, by every valid path (not smem, the endpoint suite: llgen bench only).",
+    help="Every case of a suite, by every valid path (not endpoint, the shared-memory endpoints: llgen bench only).",
 )
 @click.option("--random", "n_random", type=Integer(0, 1_000_000), default=0, help="N random layout pairs (with --seed).")
 @click.option("--seed", type=Integer(0, 1 << 62), default=0, show_default=True, help="Seed of the random pairs.")
@@ -387,7 +388,7 @@ def check_command(**options) -> None:
     type=click.Choice(["all", "picks"]),
     default="all",
     show_default=True,
-    help="The bench's own kernels to check: every variant of core, wide, warplocal and smem (the endpoint suite) and "
+    help="The bench's own kernels to check: every variant of core, wide, warplocal and endpoint (the shared-memory endpoints) and "
     "the scratch-sharing chains, or llgen's picks of core only (quicker).",
 )
 @click.option(

@@ -1,4 +1,4 @@
-"""The endpoint suite's LOOP kernel (`llgen bench --suite smem`): one tile a CTA loaded from global memory in
+"""The endpoint suite's LOOP kernel (`llgen bench --suite endpoint`): one tile a CTA loaded from global memory in
 layout P, then k times {store P into S; load Q; +1; store Q into S; load P}, then stored back in P, through the four
 endpoint plans of one fixed shared layout S. Each plan is printed by the endpoint emitter (endpoint.py,
 src/llgen/templates/endpoint.j2) into its own namespace; src/llgen/templates/endpoint_bench.j2 only calls them and

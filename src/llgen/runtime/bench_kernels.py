@@ -100,14 +100,14 @@ def run_endpoint_benches(on_result, grid: int = 4) -> list[CheckResult]:
     """The endpoint suite's LOOP kernel of every variant on ``grid`` CTAs, checked as the bench checks it (check_loop)."""
     import cupy as cp
 
-    from llgen.cases.suite_smem import smem
+    from llgen.cases.suite_endpoint import endpoint_suite
     from llgen.emit.endpoint_bench import emit_endpoint_loop
+    from llgen.runtime.bench.endpoint_suite import endpoint_variants
     from llgen.runtime.bench.loopcheck import LoopReference, check_loop
-    from llgen.runtime.bench.smem import endpoint_variants
     from llgen.runtime.reference import loop_input, raw_dtype
 
     jobs, loops = [], []
-    for case in smem():
+    for case in endpoint_suite():
         for v in endpoint_variants(case, TARGET)[0]:
             try:
                 loops.append(emit_endpoint_loop(v.plans, "s"))
@@ -118,7 +118,7 @@ def run_endpoint_benches(on_result, grid: int = 4) -> list[CheckResult]:
     built = iter(modules)
     out, refs = [], {}
     for (case, v), loop in zip(jobs, loops, strict=True):
-        r = CheckResult(f"bench/smem/{case.id}/{v.name}", "s", v.path, case.dtype, TARGET, case.warps, tuple(case.shape))
+        r = CheckResult(f"bench/endpoint/{case.id}/{v.name}", "s", v.path, case.dtype, TARGET, case.warps, tuple(case.shape))
         try:
             mod = loop if isinstance(loop, Exception) else next(built)
             if isinstance(mod, Exception):

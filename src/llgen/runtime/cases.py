@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from llgen.cases.suite import suite_name
 from llgen.core.errors import LlgenError
 from llgen.plan import plan_conversion
 from llgen.plan.variants import CHECKED, plan_key
@@ -37,10 +38,8 @@ def suite_jobs(
     ``options`` go to every plan (e.g. smem_budget)."""
     from llgen.cases.suite import suite as suite_cases
 
-    if suite == "smem":
-        raise LlgenError(
-            "the endpoint suite (smem) is for llgen bench only; check an endpoint of it with llgen check --src P --dst S."
-        )
+    if suite_name(suite) == "endpoint":
+        raise LlgenError("the endpoint suite is for llgen bench only; check an endpoint of it with llgen check --src P --dst S.")
     jobs, skipped = [], []
     for case in suite_cases(suite):
         seen: dict = {}

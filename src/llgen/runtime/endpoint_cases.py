@@ -72,7 +72,7 @@ AMD = [
 class EndpointCase:
     label: str  # no spaces: the sanitizer worker's log lines are parsed by it
     family: str
-    group: str  # "real", "random" or "smem" (the endpoint suite, by its --suite value)
+    group: str  # "real", "random" or "suite" (the endpoint suite)
     dist: str  # D's spec, or "random" (llgen.randlayout)
     shared: str  # S's spec
     store: object  # EndpointPlan
@@ -148,26 +148,26 @@ def real_cases(dists=DIST) -> Iterator[EndpointCase]:
 
 
 def endpoint_suite_cases() -> tuple[list[EndpointCase], str]:
-    """The endpoint suite's plans (`--suite smem`, src/llgen/cases/suite_smem.py: ``smem()`` of
+    """The endpoint suite's plans (`--suite endpoint`, src/llgen/cases/suite_endpoint.py: ``endpoint_suite()`` of
     EndpointSuiteCase(id, dtype, shape, warps, p, shared, q), a store from p and a load into q), and a line saying
     what ran."""
-    from llgen.cases.suite_smem import smem
+    from llgen.cases.suite_endpoint import endpoint_suite
 
     out = []
-    for c in smem():
+    for c in endpoint_suite():
         enc = c.encoding()
         out.append(
             EndpointCase(
-                f"smem/{c.id}",
+                f"endpoint/{c.id}",
                 _family_of(c.shared),
-                "smem",
+                "suite",
                 "P -> S -> Q",
                 c.shared,
                 plan_store(c.p, enc, c.dtype, TARGET),
                 plan_load(enc, c.q, c.dtype, TARGET),
             )
         )
-    return out, f"The endpoint suite (smem): {len(out)} cases (store from P, load into Q)."
+    return out, f"The endpoint suite: {len(out)} cases (store from P, load into Q)."
 
 
 def not_emittable(case: EndpointCase) -> str | None:

@@ -173,12 +173,12 @@ def part_endpoints(st: State) -> None:
     why = f"Stopped after {len(results)} cases (time budget): the rest were not drawn." if stopped else ""
     c = endpoint_report.counts(results)
     st.record["endpoints"] = {"counts": c, "by_family": endpoint_report.by_family(results), "notes": notes, "stopped": why}
-    groups = {g: sum(r.group == g for r in results) for g in ("real", "smem", "random")}
+    groups = {g: sum(r.group == g for r in results) for g in ("real", "suite", "random")}
     if stopped and c["failed"] == 0:
         status = INCOMPLETE
         detail = (
             f"not finished: {c['cases']} cases checked x store, load, round trip in its {st.slot:.0f} s share of the "
-            f"budget ({groups['real']} real, {groups['smem']} endpoint suite, {groups['random']}/{a.endpoints} random)"
+            f"budget ({groups['real']} real, {groups['suite']} endpoint suite, {groups['random']}/{a.endpoints} random)"
             + (", all exact" if c["cases"] else "")
             + (f", {c['not_run']} not run" if c["not_run"] else "")
             + "; the rest were not drawn"

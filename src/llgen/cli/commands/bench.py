@@ -49,7 +49,7 @@ def bench_command(flags: Flags) -> None:
         pair = flags_pair(flags, shared_ok=True)
         case, tgt = custom_case(pair, (flags.src, flags.dst), options)
         cases = [case]
-    from llgen.cases.suite_smem import EndpointSuiteCase
+    from llgen.cases.suite_endpoint import EndpointSuiteCase
 
     if any(isinstance(c, EndpointSuiteCase) for c in cases):  # its LOOP through the fixed shared layout is all it measures
         if given("measures") and meas != ["loop"]:
@@ -104,7 +104,7 @@ def custom_case(pair, texts: tuple[str, str], options) -> tuple:
     stores and loads (P = Q)."""
     src, dst = texts
     if pair.shared:
-        from llgen.cases.suite_smem import EndpointSuiteCase
+        from llgen.cases.suite_endpoint import EndpointSuiteCase
 
         if pair.dtype.sub_byte:
             raise LlgenError(

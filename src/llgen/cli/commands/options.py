@@ -48,6 +48,13 @@ def suites() -> list[str]:
     return list(SUITES)
 
 
+def suite_aliases() -> dict[str, str]:
+    """Older suite names still accepted (llgen.cases.suite.SUITE_ALIASES: smem, the endpoint suite's)."""
+    from llgen.cases.suite import SUITE_ALIASES
+
+    return SUITE_ALIASES
+
+
 def bench_suites() -> list[str]:
     """The suites llgen bench times: the conversion and endpoint suites, and mixed (llgen.cases.mixed)."""
     return [*suites(), "mixed"]

@@ -22,6 +22,7 @@ from itertools import combinations
 from pathlib import Path
 
 from llgen.cases.suite import suite as suite_cases
+from llgen.cases.suite import suite_name
 from llgen.core.errors import LlgenError
 from llgen.core.files import write_atomic
 from llgen.plan import plan_conversion
@@ -39,7 +40,9 @@ def rows_of(report: dict, target: str = "sm_90") -> tuple[list[dict], list[str]]
     name; a variant whose re-planned path is not the measured one is left out, with a note."""
     rows, notes = [], []
     for c in report["cases"]:
-        if c.get("suite") == "smem":  # endpoints through a fixed S: their own model and report (smem_report.py)
+        if (
+            suite_name(c.get("suite") or "") == "endpoint"
+        ):  # endpoints through a fixed S: their own model and report (endpoint_suite_report.py)
             continue
         measured = {
             n: r for n, r in c.get("variants", {}).items() if n in VARIANTS and r.get("loop_per_sm_ns") and not r.get("error")

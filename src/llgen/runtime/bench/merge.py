@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from llgen.cases.suite import SUITES
+from llgen.cases.suite import SUITES, suite_name
 from llgen.core.errors import LlgenError
 
 
@@ -46,6 +46,7 @@ def merge_reports(parts: list[dict]) -> dict:
     every run listed under info["runs"]; a case run twice is the later run's."""
     if any("info" not in p for p in parts):
         raise LlgenError("a report to merge has no run information ('info'): it is not a report of `llgen bench -o`.")
+    parts = [_current_names(p) for p in parts]
     info = dict(parts[0]["info"])
     keep = ("suite", "shard", "date", "date_end", "seconds", "device", "commit", "nvidia_smi")
     by_key: dict = {}
@@ -72,6 +73,18 @@ def merge_reports(parts: list[dict]) -> dict:
     if gathers:
         merged["gather"] = gathers
     return merged
+
+
+def _current_names(report: dict) -> dict:
+    """The report with an older suite name (SUITE_ALIASES: smem) read as today's, in its cases and its runs."""
+
+    def named(d: dict) -> dict:
+        return {**d, "suite": suite_name(d["suite"])} if d.get("suite") else d
+
+    info = named(report["info"])
+    if info.get("runs"):
+        info["runs"] = [named(r) for r in info["runs"]]
+    return {**report, "info": info, "cases": [named(c) for c in report.get("cases", [])]}
 
 
 def _runs(parts: list[dict], keep: tuple[str, ...], kept_from: dict[int, set]) -> list[dict]:

@@ -7,8 +7,10 @@ import json
 import math
 from pathlib import Path
 
+from llgen.cases.suite import suite_name
 from llgen.core.files import write_atomic
 from llgen.plan.variants import OWN
+from llgen.runtime.bench.endpoint_suite_report import endpoint_flags, endpoint_lines
 from llgen.runtime.bench.rules import (
     KS,
     KS_ONE_CTA,
@@ -26,7 +28,6 @@ from llgen.runtime.bench.rules import (
     sm_clock_mhz,
     suites_of,
 )
-from llgen.runtime.bench.smem_report import endpoint_flags, endpoint_lines
 from llgen.runtime.bench.targets import targets, targets_wide
 from llgen.runtime.ncu import FENCED_MATCH
 
@@ -107,7 +108,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         lines.append(f"- WARNING: {info['warning']}")
     flags = []
     for name, cases in suites:
-        if name == "smem":  # the endpoint suite, through fixed shared layouts: its own table and targets (smem_report.py)
+        # the endpoint suite, through fixed shared layouts: its own table and targets (endpoint_suite_report.py)
+        if suite_name(name or "") == "endpoint":
             lines += endpoint_lines(cases, clock)
             flags += endpoint_flags(cases)
             continue

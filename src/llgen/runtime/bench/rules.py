@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import re
 
+from llgen.cases.suite import suite_name
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.plan.variants import LATENCY_PICK, OWN, PICK
 
@@ -130,8 +131,15 @@ def ideal_ns(case: dict, clock_mhz: float | None) -> float | None:
 
 
 def suites_of(report: dict) -> list[tuple[str | None, list[dict]]]:
-    """The report's cases by suite, suites in the order they first appear (None: cases without a suite)."""
+    """The report's cases by suite, suites in the order they first appear (None: cases without a suite; an older
+    report's alias under the current name)."""
     out: dict = {}
     for c in report["cases"]:
-        out.setdefault(c.get("suite"), []).append(c)
+        out.setdefault(suite_name(c["suite"]) if c.get("suite") else None, []).append(c)
     return list(out.items())
+
+
+def case_row(case, **extra) -> dict:
+    """A case's row of the report before anything is measured: what names it, ``extra`` keys, no variant yet."""
+    head = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "note": case.note}
+    return head | extra | {"variants": {}, "skipped": {}}

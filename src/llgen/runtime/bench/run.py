@@ -8,16 +8,17 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from llgen.cases.suite_smem import EndpointSuiteCase
+from llgen.cases.suite_endpoint import EndpointSuiteCase
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.errors import LlgenError, error_line
 from llgen.plan.variants import variant_table
 from llgen.runtime.bench.buffers import Measurement
 from llgen.runtime.bench.counters import measure_pipes, measure_wavefronts
 from llgen.runtime.bench.device import device_info, free_device_memory
+from llgen.runtime.bench.endpoint_suite import run_endpoint_case
 from llgen.runtime.bench.gather import run_gather
 from llgen.runtime.bench.measure import run_variants
-from llgen.runtime.bench.smem import run_endpoint_case
+from llgen.runtime.bench.rules import case_row
 from llgen.runtime.compile import device
 
 
@@ -70,7 +71,7 @@ def run(
         if time_budget_s is not None and time.monotonic() - t0 > time_budget_s:
             res = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "variants": {}}
             res["error"] = f"not run: the run's time budget of {time_budget_s:.0f} s was spent"
-        elif isinstance(case, EndpointSuiteCase):  # the endpoint suite: its own LOOP and Triton row (smem.py)
+        elif isinstance(case, EndpointSuiteCase):  # the endpoint suite: its own LOOP and Triton row (endpoint_suite.py)
             res = run_endpoint_case(case, target, how.rep, how.with_triton, log)
         else:
             res = run_case(case, how)
@@ -93,16 +94,7 @@ def run(
 def run_case(case, how: CaseRun) -> dict:
     """One case by every variant, measured as ``how`` says; never raises: what cannot be planned, compiled or run is
     an "error" of the case or of its variant, and what cannot work is under "skipped" with the reason."""
-    res = {
-        "id": case.id,
-        "dtype": case.dtype,
-        "shape": list(case.shape),
-        "warps": case.warps,
-        "note": case.note,
-        "smem_budget": getattr(case, "smem_budget", None),
-        "variants": {},
-        "skipped": {},
-    }
+    res = case_row(case, smem_budget=getattr(case, "smem_budget", None))
     log = how.log
     try:
         res["coalesced_a"] = coalesced(case.src, to_dtype(case.dtype).bytes)

@@ -1,4 +1,4 @@
-"""The endpoint suite's section of bench/report.md (`--suite smem`) and the targets it is held to: per case llgen's
+"""The endpoint suite's section of bench/report.md (`--suite endpoint`) and the targets it is held to: per case llgen's
 LOOP of stores and loads through the fixed shared layout against Triton's, in per-SM throughput and one-CTA latency,
 against the bandwidth floor.
 
@@ -90,8 +90,7 @@ def endpoint_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
         )
     lines = [
         "",
-        f"## Suite smem ({len(cases)} cases), the endpoint suite: stores and loads through a fixed shared layout, "
-        "llgen against Triton's Gluon",
+        f"## Suite endpoint ({len(cases)} cases): stores and loads through a fixed shared layout, llgen against Triton's Gluon",
         "",
         (
             "- LOOP per case: one tile a CTA, k times {store P; load Q; +1; store Q; load P} through the case's shared "
@@ -109,7 +108,7 @@ def endpoint_lines(cases: list[dict], clock_mhz: float | None) -> list[str]:
         "|" + "---|" * len(cols),
     ]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
-    lines += ["", "## Targets on the endpoint suite (smem), from this run", ""]
+    lines += ["", "## Targets on the endpoint suite, from this run", ""]
     lines += [f"- {status}: {text}" for status, text in endpoint_targets(cases, clock_mhz)]
     return lines
 

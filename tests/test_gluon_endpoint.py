@@ -1,4 +1,4 @@
-"""Triton's side of the endpoint suite (src/llgen/runtime/gluon_smem.py) on the CPU: for a spread of shared families, element
+"""Triton's side of the endpoint suite (src/llgen/runtime/gluon_endpoint.py) on the CPU: for a spread of shared families, element
 widths, ranks and register layouts, the Gluon LOOP is compiled for sm_90 without a GPU, and llgen's own TTGIR reader
 (llgen.spec.module) reads its local_store/local_load ops back: the shared layout Triton allocated and both
 register layouts must be ours, so llgen and Triton are timed on bit-identical layouts. The PTX's barriers are
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from helpers import one_sentence
 
-from llgen.cases.suite_smem import EndpointSuiteCase, smem
+from llgen.cases.suite_endpoint import EndpointSuiteCase, endpoint_suite
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.core.dtypes import from_mlir
 from llgen.core.errors import LlgenError
@@ -24,7 +24,7 @@ from llgen.spec import Where, parse_encoding, parse_layout
 from llgen.spec.module import parse_ttgir
 
 pytest.importorskip("triton")
-gluon_smem = pytest.importorskip("llgen.runtime.gluon_smem")
+gluon_endpoint = pytest.importorskip("llgen.runtime.gluon_endpoint")
 
 LANES = 32
 
@@ -78,11 +78,11 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("c", [*CASES, *smem()], ids=lambda c: c.id)
+@pytest.mark.parametrize("c", [*CASES, *endpoint_suite()], ids=lambda c: c.id)
 def test_triton_allocates_our_shared_layout_and_moves_our_register_layouts(c):
-    """Here and in the endpoint suite (llgen.cases.suite_smem): Triton takes each case on our layouts, in one CTA's shared
+    """Here and in the endpoint suite (llgen.cases.suite_endpoint): Triton takes each case on our layouts, in one CTA's shared
     memory, with one barrier before each store and load of the LOOP body."""
-    compiled = gluon_smem.compile_offline(c)
+    compiled = gluon_endpoint.compile_offline(c)
     (module,) = parse_ttgir(compiled.asm["ttgir"])
     ops = module.local_ops
     assert [op.name for op in ops] == ["ttg.local_store", "ttg.local_load"] * 2, c.id
@@ -103,13 +103,13 @@ def test_amd_rotating_shared_has_no_gluon_layout():
     with pytest.raises(
         LlgenError, match=r"^amd_rotating_shared has no Gluon layout in Triton 3\.6 .*shared_linear layout instead\.$"
     ):
-        gluon_smem.TritonEndpointCase(c)
+        gluon_endpoint.TritonEndpointCase(c)
 
 
 def test_a_shared_layout_too_small_for_its_swizzle_is_an_error():
     c = case("narrow", "nvmma:128", "blocked", "blocked", (64, 16))
     with pytest.raises(LlgenError, match=r"too small for a 128-byte swizzle"):
-        gluon_smem.TritonEndpointCase(c)
+        gluon_endpoint.TritonEndpointCase(c)
 
 
 def _access_bytes(ptx: str) -> set[int]:
@@ -121,16 +121,16 @@ def test_triton_refuses_exactly_the_paddings_its_shared_accesses_cross():
     """On every padded case, the ld/st.shared widths Triton compiles are the ones vector_bytes predicts for P and Q;
     TritonEndpointCase refuses a case where a padding is not a whole number of the widest of them, and only there."""
     refused = set()
-    for c in [*CASES, *smem()]:
+    for c in [*CASES, *endpoint_suite()]:
         enc = c.encoding()
         if not isinstance(enc, PaddedShared):
             continue
         size = to_dtype(c.dtype).bytes
-        widths = _access_bytes(gluon_smem.compile_offline(c).asm["ptx"])
-        assert widths == {gluon_smem.vector_bytes(x, enc, c.shape, size) for x in (c.p, c.q)}, c.id
+        widths = _access_bytes(gluon_endpoint.compile_offline(c).asm["ptx"])
+        assert widths == {gluon_endpoint.vector_bytes(x, enc, c.shape, size) for x in (c.p, c.q)}, c.id
         misaligned = any(pad * size % max(widths) for _, pad in enc.intervals)
         try:
-            gluon_smem.TritonEndpointCase(c)
+            gluon_endpoint.TritonEndpointCase(c)
         except LlgenError as e:
             assert misaligned and one_sentence(str(e)), (c.id, str(e))
             refused.add(c.id)
@@ -146,7 +146,7 @@ def test_the_padding_refusal_names_the_access_and_the_padding():
         match=r"^Triton 3\.6 faults on this padded_shared layout: its 8-byte ld/st\.shared of P .*"
         r"padding of 1 element\(s\) \(4 bytes\) every 128, .*misaligned address\)\.$",
     ):
-        gluon_smem.TritonEndpointCase(c)
+        gluon_endpoint.TritonEndpointCase(c)
 
 
 # ----------------------------------------------------------------------------------------------- on a GPU
@@ -163,7 +163,7 @@ TRITON_FAULTS = {
     "c",
     [
         pytest.param(c, marks=pytest.mark.skip(reason=TRITON_FAULTS[c.id])) if c.id in TRITON_FAULTS else c
-        for c in [*CASES, *smem()]
+        for c in [*CASES, *endpoint_suite()]
     ],
     ids=lambda c: c.id,
 )
@@ -180,5 +180,5 @@ def test_gpu_triton_smem_loop_adds_k_to_every_element(c):
     x = loop_input(c.dtype, raw, grid * math.prod(c.shape), rng)
     tx = torch.from_numpy(x).cuda().view(getattr(torch, TORCH_DTYPES[c.dtype]))
     ty = torch.zeros_like(tx)
-    gluon_smem.TritonEndpointCase(c).loop(tx, ty, k, grid)
+    gluon_endpoint.TritonEndpointCase(c).loop(tx, ty, k, grid)
     assert np.array_equal(ty.view(bits).cpu().numpy(), plus_one(c.dtype, x, k)), c.id

@@ -1,6 +1,6 @@
-"""One case of the endpoint suite (`--suite smem`, llgen.cases.suite_smem) on the GPU: llgen's LOOP through the
+"""One case of the endpoint suite (`--suite endpoint`, llgen.cases.suite_endpoint) on the GPU: llgen's LOOP through the
 fixed shared layout S by its pick and, where the planner has them, forced direct, two-step and lane-select plans,
-then Triton's Gluon loop over the same P, S and Q (llgen.runtime.gluon_smem); each checked against NumPy, then timed
+then Triton's Gluon loop over the same P, S and Q (llgen.runtime.gluon_endpoint); each checked against NumPy, then timed
 as the conversion bench times LOOP: per-SM throughput (32 CTAs an SM) and one-CTA latency, llgen's pick and
 Triton's again in alternating rounds. What cannot be planned, compiled or run is a row that says why."""
 
@@ -16,7 +16,7 @@ from llgen.plan.endpoint import plan_load, plan_store
 from llgen.runtime.bench.baseline import triton_row
 from llgen.runtime.bench.buffers import Measurement
 from llgen.runtime.bench.loopcheck import check_loop
-from llgen.runtime.bench.rules import short
+from llgen.runtime.bench.rules import case_row, short
 from llgen.runtime.bench.timing import alternate, loop_times
 
 PICK = "llgen"
@@ -82,17 +82,8 @@ def floor_wavefronts(v: EndpointVariant) -> int:
 
 
 def run_endpoint_case(case, target: str, rep: int, with_triton: bool, log) -> dict:
-    """Every variant of one endpoint-suite case, then Triton's, as a report row (see smem_report.py)."""
-    res = {
-        "id": case.id,
-        "dtype": case.dtype,
-        "shape": list(case.shape),
-        "warps": case.warps,
-        "note": case.note,
-        "shared": case.shared,
-        "variants": {},
-        "skipped": {},
-    }
+    """Every variant of one endpoint-suite case, then Triton's, as a report row (see endpoint_suite_report.py)."""
+    res = case_row(case, shared=case.shared)
     try:
         vs, res["skipped"] = endpoint_variants(case, target)
         res["smem_bytes"] = vs[0].plans[0].smem_bytes
@@ -181,9 +172,9 @@ def measure_loop(m: Measurement, name: str, loop, module, r: dict) -> None:
 
 
 def triton_endpoint_case(case):
-    """Triton's Gluon loop through the same S (llgen.runtime.gluon_smem); that module missing is one sentence."""
+    """Triton's Gluon loop through the same S (llgen.runtime.gluon_endpoint); that module missing is one sentence."""
     try:
-        from llgen.runtime.gluon_smem import TritonEndpointCase  # imports Triton: only where Triton runs
+        from llgen.runtime.gluon_endpoint import TritonEndpointCase  # imports Triton: only where Triton runs
     except ImportError as e:
         raise RuntimeError(f"not run: Triton's side of the endpoint suite cannot be imported ({e})") from None
     return TritonEndpointCase(case)

@@ -1,8 +1,8 @@
-"""The endpoint suite (`--suite smem`) on the CPU: its cases plan on sm_90 within the 227 KB a block may use and cover
+"""The endpoint suite (`--suite endpoint`) on the CPU: its cases plan on sm_90 within the 227 KB a block may use and cover
 epilogues, operand staging and transposes through every family of fixed shared layout; the LOOP kernel through the
 four endpoint plans is deterministic, compiles through NVRTC with no local memory and four barriers a step (Triton's),
 and runs exact on CPU threads against NumPy's +1; the report section and its targets render from a made-up result;
-`llgen bench --suite smem` without a GPU is one sentence."""
+`llgen bench --suite endpoint` without a GPU is one sentence."""
 
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import pytest
 from helpers import ROOT, invoke, one_sentence, recorded_facts, sass_summary, summary_sass, write_record
 
 from llgen.cases.suite import suite
-from llgen.cases.suite_smem import EndpointSuiteCase
+from llgen.cases.suite_endpoint import EndpointSuiteCase
 from llgen.core.errors import LlgenError
 from llgen.emit.endpoint_bench import emit_endpoint_loop
 from llgen.plan.endpoint import plan_load
-from llgen.runtime.bench.smem import PICK, endpoint_variants, floor_wavefronts
-from llgen.runtime.bench.smem_report import endpoint_flags, endpoint_lines, endpoint_targets
+from llgen.runtime.bench.endpoint_suite import PICK, endpoint_variants, floor_wavefronts
+from llgen.runtime.bench.endpoint_suite_report import endpoint_flags, endpoint_lines, endpoint_targets
 from llgen.runtime.reference import loop_input, plus_one, raw_dtype
 
-CASES = {c.id: c for c in suite("smem")}
+CASES = {c.id: c for c in suite("endpoint")}
 
 
 @pytest.fixture(scope="module")
@@ -97,9 +97,9 @@ COMPILED = (
 
 
 # The LOOP kernels' SASS summaries by text hash (llgen.runtime.toolchain.sass_key), as tests/data/random-sass.json keeps
-# test_emit's: a loop whose source hashes as recorded is not compiled again. `python tests/test_suite_smem.py` rewrites
+# test_emit's: a loop whose source hashes as recorded is not compiled again. `python tests/test_suite_endpoint.py` rewrites
 # the record after an intended change in generated code.
-SMEM_LOOP_SASS = ROOT / "tests" / "data" / "smem-loop-sass.json"
+SMEM_LOOP_SASS = ROOT / "tests" / "data" / "endpoint-loop-sass.json"
 
 
 def loop_sass(loops: dict, known: dict) -> tuple[dict, dict]:
@@ -165,7 +165,7 @@ def _fake_case(cid: str, me: float, tr: float | None, lat: tuple[float, float], 
     }  # fmt: skip
     if tr:
         variants["triton"]["loop_per_sm_ns"] = tr
-    return {"id": cid, "suite": "smem", "dtype": "f16", "shape": [128, 128], "warps": 4, "shared": "nvmma:128",
+    return {"id": cid, "suite": "endpoint", "dtype": "f16", "shape": [128, 128], "warps": 4, "shared": "nvmma:128",
             "floor_wavefronts": 1024, "variants": variants, "skipped": {"direct": "the same kernels as llgen"}, **extra}  # fmt: skip
 
 
@@ -190,7 +190,7 @@ def test_report_section_and_targets_from_a_fake_run(tmp_path):
     report = {"info": {"device": "fake", "sms": 132, "nvidia_smi": "1, 1000 MHz, 1000 MHz, 2619 MHz"}, "cases": cases}
     write_report(report, str(tmp_path))
     md = (tmp_path / "report.md").read_text()
-    assert "## Suite smem (3 cases)" in md and "## Targets on the endpoint suite (smem), from this run" in md
+    assert "## Suite endpoint (3 cases)" in md and "## Targets on the endpoint suite, from this run" in md
     assert json.loads((tmp_path / "report.json").read_text())["cases"][0]["id"] == "a"
 
 
@@ -215,10 +215,10 @@ def test_a_two_step_pick_is_held_to_its_stated_floor_of_overlapped_pipes():
     """A two-step pick's stated floor is its step's wavefronts and its conversions' shuffles, each on its own pipe
     (the larger, not their sum): the transposes' own plans state it (EndpointPlan.pipe_floor), and the report holds
     the measured LOOP to 90% of it; a direct pick has no such line."""
-    from llgen.cases.suite_smem import smem
+    from llgen.cases.suite_endpoint import endpoint_suite
     from llgen.plan.endpoint import plan_load
 
-    case = next(c for c in smem() if c.id == "tr_f16_swizzled")
+    case = next(c for c in endpoint_suite() if c.id == "tr_f16_swizzled")
     plan = plan_load(case.encoding(), case.q, case.dtype, "sm_90")
     assert plan.staging is not None and plan.convert_cycles > 0
     assert plan.pipe_floor == max(plan.wavefronts, plan.convert_cycles) < plan.cost
@@ -235,10 +235,10 @@ def test_a_two_step_pick_is_held_to_its_stated_floor_of_overlapped_pipes():
 def test_the_16bit_transposes_rows_of_16_bytes_cross_the_warps():
     """Why ldmatrix.trans cannot stage the suite's 16-bit transposes (docs/design.md §11.3): an ldmatrix row is S's
     offset bits 0-2, and D's warps own one of them, so no in-warp staging layout holds a whole row."""
-    from llgen.cases.suite_smem import smem
+    from llgen.cases.suite_endpoint import endpoint_suite
     from llgen.plan.endpoint import shared_map
 
-    cases = [c for c in smem() if c.id.startswith("tr_f16")]
+    cases = [c for c in endpoint_suite() if c.id.startswith("tr_f16")]
     assert len(cases) == 3
     for c in cases:
         s, _ = shared_map(c.encoding(), c.q)
@@ -248,15 +248,15 @@ def test_the_16bit_transposes_rows_of_16_bytes_cross_the_warps():
 
 def test_bench_smem_is_one_sentence_without_a_gpu(tmp_path):
     out = tmp_path / "x.json"
-    res = invoke("bench", "--suite", "smem", "--measures", "loop,stream", "-o", str(out))
+    res = invoke("bench", "--suite", "endpoint", "--measures", "loop,stream", "-o", str(out))
     assert res.exit_code == 2 and one_sentence(res.stderr.removeprefix("error: ").strip())
     assert "loop only" in res.stderr
-    res = invoke("check", "--suite", "smem", "--cpu")
+    res = invoke("check", "--suite", "endpoint", "--cpu")
     assert res.exit_code == 2 and "bench only" in res.stderr
     try:
         import cupy  # noqa: F401
     except ImportError:
-        res = invoke("bench", "--suite", "smem", "-o", str(out))
+        res = invoke("bench", "--suite", "endpoint", "-o", str(out))
         assert res.exit_code == 2 and one_sentence(res.stderr.removeprefix("error: ").strip()) and not out.exists()
 
 

@@ -1,6 +1,6 @@
-"""The endpoint suite (`--suite smem`): shared-memory endpoints, registers to and from a FIXED shared layout, as
+"""The endpoint suite (`--suite endpoint`): shared-memory endpoints, registers to and from a FIXED shared layout, as
 real kernels hold them. Each case is a register layout P that stores the tile, a shared layout S the hardware or the
-kernel's author fixed, and a register layout Q that loads it: `llgen bench --suite smem` times the loop {store P;
+kernel's author fixed, and a register layout Q that loads it: `llgen bench --suite endpoint` times the loop {store P;
 load Q; +1; store Q; load P} through S, llgen's endpoints against Triton's Gluon kernel (its local_store /
 local_load) with the same three layouts.
 
@@ -100,7 +100,7 @@ _CASES = (
 )  # fmt: skip
 
 
-def smem() -> list[EndpointSuiteCase]:
+def endpoint_suite() -> list[EndpointSuiteCase]:
     """The endpoint suite's cases, in the order of _CASES."""
     from llgen.core.dtypes import dtype
     from llgen.spec import Where, parse_layout

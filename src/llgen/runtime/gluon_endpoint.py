@@ -1,4 +1,4 @@
-"""Triton's side of the endpoint suite (`--suite smem`): a Gluon kernel that moves a tile between registers and a
+"""Triton's side of the endpoint suite (`--suite endpoint`): a Gluon kernel that moves a tile between registers and a
 given shared layout (``gl.allocate_shared_memory`` / ``.store`` / ``.load``, which lower to Triton's local_store /
 local_load), with llgen's layouts handed to Gluon so both sides work on bit-identical layouts: the distributed ones
 as explicit bases (runtime.gluon.gluon_layout), the shared one as Gluon's class of the same family and parameters.
@@ -94,7 +94,7 @@ def vector_bytes(layout, encoding, shape, nbytes: int) -> int:
 def check_padding(case) -> None:
     """An LlgenError where Triton 3.6 would fault: its ld/st.shared keep their width across a padded_shared
     layout's padding, so a padding that is not a whole number of accesses leaves the accesses after it misaligned
-    (CUDA's misaligned address on the GPU; tests/test_gluon_smem.py's T_f32_padded_rows, padded by one f32)."""
+    (CUDA's misaligned address on the GPU; tests/test_gluon_endpoint.py's T_f32_padded_rows, padded by one f32)."""
     enc = case.encoding()
     if not isinstance(enc, L.PaddedShared):
         return
