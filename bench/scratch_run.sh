@@ -4,7 +4,9 @@
 # merged into one report; then, in what is left of the budget, gpu-check's correctness part and
 # synccheck/racecheck over every suite kernel and every bench kernel (core, wide, warplocal and endpoint by every variant,
 # and chains of warp-local plans on one buffer). Ends with a short table. Usage: bench/scratch_run.sh [CHECK_BUDGET_S]
-# (0: no gpu-check); WL_CASES= benches the whole warplocal suite, CHAIN_TOOLS= skips the chains' sanitizers.
+# (0: no gpu-check); WL_CASES= benches the whole warplocal suite (with its free-pairing variants, docs/design.md §3.4),
+# WIDE_CASES=a,b the wide cases to bench, CHAIN_TOOLS= skips the chains' sanitizers. Free pairing beside Triton:
+# CHAIN_TOOLS= WL_CASES= WIDE_CASES=w1_b2bT_f16,r1_slice_256_f16,b2dotB_f8e4m3,mma2b_f8e5m2 bench/scratch_run.sh 0
 set -uo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-150}
@@ -21,7 +23,7 @@ wl_cases=${WL_CASES-wl1_tpw2x16_to_spt4_f16,wl1_tpw8x4_to_spt4_f16}  # WL_CASES=
 timeout ${WL_S:-120} python3 -m llgen.cli bench --suite warplocal ${wl_cases:+--cases $wl_cases} \
   --measures loop -o "$parts/warplocal.json" > "$out/bench.log" 2>&1
 rc=$((rc | $?))
-timeout ${WIDE_S:-90} python3 -m llgen.cli bench --suite wide --cases b2dotB_f32 --measures loop,stream -o "$parts/wide.json" \
+timeout ${WIDE_S:-90} python3 -m llgen.cli bench --suite wide --cases "${WIDE_CASES-b2dotB_f32}" --measures loop,stream -o "$parts/wide.json" \
   >> "$out/bench.log" 2>&1
 rc=$((rc | $?))
 python3 -m llgen.cli bench merge -o "$out" "$parts/warplocal.json" "$parts/wide.json" >> "$out/bench.log" 2>&1
