@@ -63,6 +63,8 @@ def test_wide_elements_and_agreeing_words_keep_their_registers():
     assert plan_conversion(a, b, "f16", "sm_90", pairing="free").register_order == ((3, 0, 1, 2, 4, 5, 6), (2, 0, 1, 3, 4, 5, 6))
     with pytest.raises(LlgenError, match="unknown pairing 'loose'"):
         plan_conversion(a, b, "f16", "sm_90", pairing="loose")
+    with pytest.raises(LlgenError, match="--pairing free is for 8- and 16-bit elements; e2m1's bytes pair as its packed plan"):
+        plan_conversion(a, b, "e2m1", "sm_90", pairing="free")
 
 
 @pytest.mark.parametrize("target", ["sm_90", "gfx942"])

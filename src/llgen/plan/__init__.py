@@ -214,6 +214,11 @@ def plan_conversion(
         raise LlgenError("give the plan options as one Options or as keywords, not both.")
     dt, tgt = to_dtype(dtype), to_target(target)
     if dt.sub_byte:  # two elements to a byte: the byte plan of the pairs, or of the widened nibbles
+        if options.pairing != "natural":
+            raise LlgenError(
+                f"--pairing {options.pairing} is for 8- and 16-bit elements; {dt.name}'s bytes pair as its packed plan "
+                "says (docs/four-bit.md)."
+            )
         from llgen.plan.packed import BYTES, plan_packed
 
         check_pair(a, b, tgt)
