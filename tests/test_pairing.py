@@ -166,3 +166,27 @@ def test_free_pairing_keeps_natural_words_that_cost_less():
     c = cases["regperm_i8"]
     assert plan_conversion(c.src, c.dst, c.dtype, "sm_90").path == "registers"
     assert plan_conversion(c.src, c.dst, c.dtype, "sm_90", pairing="free").path == "noop"
+
+
+def test_a_forced_path_takes_the_order_that_can_take_it():
+    """A forced path decides between the two orders where only one can take it: the way back's path does not
+    matter, and a register permutation forced to noop is no conversion once reordered."""
+    a = parse_layout("blocked:spt=4x1,tpw=2x16,wpc=1x4,order=0x1", (16, 16), 4, 32)
+    b = parse_layout("blocked:spt=2x2,tpw=4x8,wpc=4x1,order=1x0", (16, 16), 4, 32)
+    with pytest.raises(LlgenError, match="shuffle path cannot"):
+        plan_conversion(b, a, "f16", "sm_90", path="shuffle")  # the way back cannot shuffle
+    p = plan_conversion(a, b, "f16", "sm_90", path="shuffle", pairing="free")
+    assert p.path == "shuffle" and simulate(p).ok
+    from llgen.cases.suite import suite
+
+    c = next(c for c in suite("wide") if c.id == "regperm_i8")
+    with pytest.raises(LlgenError, match="threads need elements other threads hold"):
+        plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="noop")
+    assert plan_conversion(c.src, c.dst, c.dtype, "sm_90", path="noop", pairing="free").path == "noop"
+
+
+def test_free_pairing_says_why_it_kept_the_natural_words():
+    a, _ = _tpw8x4()
+    same = plan_conversion(a, a, "f16", "sm_90", pairing="free")
+    assert "already span the same tensor bits" in same.explain() and same.register_order == (tuple(range(7)),) * 2
+    assert plan_conversion(a, a, "f32", "sm_90", pairing="free").register_order is None  # nothing to pair

@@ -28,7 +28,7 @@ from llgen.plan.cost import choose_path, shared_cost, shuffle_cost
 from llgen.plan.hw import Hw
 from llgen.plan.io import GlobalIO, global_io
 from llgen.plan.latency import shared_latency, shuffle_latency
-from llgen.plan.pairing import free_order, reordered
+from llgen.plan.pairing import free_order, reordered, word_bits
 from llgen.plan.shared import Barrier, SharedPlan, interleaved_rounds, plan_shared
 from llgen.plan.shuffle import ShufflePlan, plan_shuffle
 
@@ -223,30 +223,47 @@ def plan_conversion(
 
         check_pair(a, b, tgt)
         return plan_packed(a, b, dt, lambda x, y: _plan(x, y, BYTES, tgt, options))
-    order = free_order(a, b, dt) if options.pairing == "free" else None
-    if order is not None:
+    if options.pairing == "free" and word_bits(dt):
         check_pair(a, b, tgt)
-        return _free_paired(a, b, order, dt, tgt, options)
+        return _free_paired(a, b, dt, tgt, options)
     return _plan(a, b, dt, tgt, options)
 
 
-def _free_paired(a: LinearLayout, b: LinearLayout, order, dt: DType, tgt: Target, options: Options) -> Plan:
+def _free_paired(a: LinearLayout, b: LinearLayout, dt: DType, tgt: Target, options: Options) -> Plan:
     """Free pairing (plan/pairing.py): the plan of the reordered layouts where a round trip A -> B -> A so takes no
     more shared-memory or shuffle instructions and the latency model, the one that prices byte permutes, finds it
-    no dearer; else the natural words' (its register_order the identity: asked, and kept). Both directions decide
-    alike, so a round trip's two plans agree on B's order."""
+    no dearer, or where only it can take a forced path; else the natural words' (its register_order the identity:
+    asked, and kept). Both directions decide alike, so a round trip's two plans agree on B's order."""
+    order = free_order(a, b, dt)
+    keep = (tuple(range(a.in_bits("register"))), tuple(range(b.in_bits("register"))))
+    if order is None:  # the natural words already agree, or too few tensor bits are register bits of both
+        return replace(_plan(a, b, dt, tgt, options), register_order=keep)
     a2, b2 = reordered(a, order[0]), reordered(b, order[1])
-    natural, free = _plan(a, b, dt, tgt, options), _plan(a2, b2, dt, tgt, options)
+    natural, free = _attempt(a, b, dt, tgt, options), _attempt(a2, b2, dt, tgt, options)
+    if isinstance(natural, LlgenError) and isinstance(free, LlgenError):
+        raise natural
+    if isinstance(free, LlgenError) or isinstance(natural, LlgenError):  # a forced path only one of them can take
+        return replace(natural, register_order=keep) if isinstance(free, LlgenError) else replace(free, register_order=order)
 
     def round_trip(fwd: Plan, src: LinearLayout, dst: LinearLayout) -> tuple[int, float]:
-        """(accesses a thread, the latency model's cycles) of fwd and its way back."""
-        both = (fwd, _plan(dst, src, dt, tgt, options))
+        """(accesses a thread, the latency model's cycles) of fwd and its way back (by any path, where the way back
+        cannot take a forced one)."""
+        back = _attempt(dst, src, dt, tgt, options)
+        both = (fwd, _plan(dst, src, dt, tgt, replace(options, path=None)) if isinstance(back, LlgenError) else back)
         return sum(map(_accesses, both)), sum(dict(p.latencies).get(p.path, 0.0) for p in both)
 
     (free_acc, free_lat), (nat_acc, nat_lat) = round_trip(free, a2, b2), round_trip(natural, a, b)
     if free_acc <= nat_acc and free_lat <= nat_lat:  # a tie: the model sees no difference, and free adds no access
         return replace(free, register_order=order)
-    return replace(natural, register_order=(tuple(range(len(order[0]))), tuple(range(len(order[1])))))
+    return replace(natural, register_order=keep)
+
+
+def _attempt(a: LinearLayout, b: LinearLayout, dt: DType, tgt: Target, options: Options) -> Plan | LlgenError:
+    """The plan, or the error that says why there is none (a forced path it cannot take)."""
+    try:
+        return _plan(a, b, dt, tgt, options)
+    except LlgenError as e:
+        return e
 
 
 def _plan(a: LinearLayout, b: LinearLayout, dt: DType, tgt: Target, options: Options) -> Plan:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llgen.core.layout import unflatten
 from llgen.core.view import logical_bit_names as bit_names  # the one naming of logical bits: m0.., n0.. or dim<k>[i]
-from llgen.plan.pairing import describe, word_bits
+from llgen.plan.pairing import describe, free_order, word_bits
 
 
 def plural(n: int, word: str) -> str:
@@ -79,18 +79,22 @@ def _cols(layout, dim: str, names: list[str]) -> str:
 
 
 def pairing_text(plan) -> str | None:
-    """A free-paired plan's words in one sentence (None for natural words): which tensor bits both sides' words
-    span, and the register orders that make them so."""
+    """A free-paired plan's words in one sentence (None for natural ones): which tensor bits both sides' words
+    span, and the register orders that make them so; or, where it kept the natural words, why."""
     if plan.register_order is None:
         return None
     oa, ob = plan.register_order
-    if oa == tuple(sorted(oa)) and ob == tuple(sorted(ob)):
-        return (
-            "pairing: free, and the natural words are kept: with A's and B's words on the tensor bits both hold in "
-            "registers, a round trip would take more accesses or more of the latency model's cycles"
-        )
     k = word_bits(plan.dtype)
-    paired = " ".join(vec_name(c, bit_names(plan.src)) for c in plan.src.flat_cols("register")[:k])
+    src, dst = plan.src.flat_cols("register"), plan.dst.flat_cols("register")
+    if oa == tuple(sorted(oa)) and ob == tuple(sorted(ob)):
+        if src[:k] == dst[:k]:
+            why = "A's and B's words already span the same tensor bits"
+        elif free_order(plan.src, plan.dst, plan.dtype) is None:
+            why = f"fewer than {k} tensor bit(s) are register bits of both A and B"
+        else:
+            why = "with both sides' words on tensor bits they share, a round trip would take more accesses or more of the latency model's cycles"
+        return f"pairing: free, and the natural words are kept: {why}"
+    paired = " ".join(vec_name(c, bit_names(plan.src)) for c in src[:k])
     return (
         f"pairing: free: A's and B's words both span {paired}, so no word is rebuilt. The plan holds A's register bits "
         f"in the order {describe(oa)} and B's in {describe(ob)}: its A and B (A' and B'), as coord_a/coord_b and "

@@ -168,8 +168,9 @@ def conversion_options(f, *, with_path: bool = True):
                 default="natural",
                 show_default=True,
                 help="Which 8- or 16-bit elements share a 32-bit word. natural: registers 2k, 2k+1 (8-bit: 4k..4k+3), "
-                "as an MMA fragment needs; free: both sides' registers reordered so that no word is rebuilt, for an "
-                "element-wise consumer (the header and `llgen plan` state the order).",
+                "as an MMA fragment needs; free: both sides' registers reordered so that no word is rebuilt, where that "
+                "is no dearer, for an element-wise consumer and the way back (the header and `llgen plan` state the "
+                "order, or why the natural words are kept; with --ttgir, its convert_layout ops).",
             ),
             ALLOW_SKIPS,
         ]
