@@ -180,14 +180,25 @@ OPTION_VALUES = {
     "--suite": st.sampled_from(["core", "regressions", "nope"]),
     "--ttgir": st.sampled_from(["DUMP", "missing.ttgir", ".", "README"]),
     "--swizzle": st.sampled_from(["optimal", "classic", "unswizzled", "best"]),
+    "--pairing": st.sampled_from(["natural", "free", "loose"]),
 }
 TAKES = {
     "layout": ["--shape", "--warps", "--threads-per-warp", "--dtype", "--ttgir"],
-    "plan": ["--shape", "--warps", "--threads-per-warp", "--dtype", "--target", "--path", "--smem-budget", "--ttgir"],
-    "emit": ["--shape", "--warps", "--dtype", "--target", "--path", "--name", "--form", "--ttgir"],
+    "plan": [
+        "--shape",
+        "--warps",
+        "--threads-per-warp",
+        "--dtype",
+        "--target",
+        "--path",
+        "--smem-budget",
+        "--ttgir",
+        "--pairing",
+    ],
+    "emit": ["--shape", "--warps", "--dtype", "--target", "--path", "--name", "--form", "--ttgir", "--pairing"],
     "swizzle": ["--shape", "--warps", "--threads-per-warp", "--dtype", "--target", "--ttgir"],
     "show": ["--shape", "--warps", "--dtype", "--target", "--swizzle"],
-    "check": ["--shape", "--warps", "--dtype", "--target", "--path", "--suite", "--ttgir"],
+    "check": ["--shape", "--warps", "--dtype", "--target", "--path", "--suite", "--ttgir", "--pairing"],
     "bench": ["--shape", "--warps", "--dtype", "--target", "--suite", "--ttgir"],
 }
 
