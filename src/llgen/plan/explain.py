@@ -92,7 +92,9 @@ def pairing_text(plan) -> str | None:
         elif free_order(plan.src, plan.dst, plan.dtype) is None:
             why = f"fewer than {k} tensor bit(s) are register bits of both A and B"
         else:
-            why = "with both sides' words on tensor bits they share, a round trip would take more accesses or more of the latency model's cycles"
+            why = "on tensor bits both hold in registers, a round trip would take more accesses or more of the latency model's cycles"
+            if plan.options.path is not None:
+                why += f", or the forced {plan.options.path} path could not take them"
         return f"pairing: free, and the natural words are kept: {why}"
     paired = " ".join(vec_name(c, bit_names(plan.src)) for c in src[:k])
     return (
