@@ -524,3 +524,19 @@ def test_a_wrong_result_makes_bench_exit_non_zero(tmp_path, monkeypatch):
     part.write_text(json.dumps(made))
     r = CliRunner().invoke(main, ["bench", "merge", "-o", str(tmp_path / "out"), str(part)])
     assert r.exit_code == 0, r.output
+
+
+def test_the_loops_sixteen_bit_integer_add_is_one_instruction_a_word_as_tritons():
+    """bf16's and i16's `+ 1` between a round trip's conversions is Triton's int16 add on the raw bits: one
+    VIADD.16x2 a word on sm_90 (__vadd2), not the three-op SWAR add that kept wl1_swap5_bf16's LOOP step at 773
+    instructions against Triton's 539 (515 with it); the host shim's __vadd2 runs the same sums on CPU threads."""
+    from llgen.cases.suite import warplocal
+    from llgen.emit import emit_bench
+    from llgen.plan.benchshape import bench_shape
+    from llgen.runtime.toolchain import compile_cuda, disassemble
+
+    case = next(c for c in warplocal() if c.id == "wl1_swap5_bf16")
+    v = variants(case, "sm_90", baselines=False)[0]
+    sass = disassemble(compile_cuda(emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd)), "sm_90"))
+    loop = next(s for name, s in sass.items() if name.endswith("loop")).loop()
+    assert loop["VIADD.16x2"] == v.fwd.n_out // 2 and not loop["LOP3.LUT"]

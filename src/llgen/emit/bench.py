@@ -59,10 +59,15 @@ def emit_bench(fwd, bwd, name: str, shape: BenchShape) -> str:
 def add_one(dtype: str, arr: RegArray, k: int, lang: str) -> str:
     """Word k of ``arr`` plus one in the tile's own arithmetic, as Triton's loop computes `y + 1`:
     a packed f16x2 add (one HADD2 per word), a float or double add, or an integer add per element (HIP's f16 too:
-    its kernels include no half-precision header; runtime.reference.plus_one expects the same)."""
+    its kernels include no half-precision header; runtime.reference.plus_one expects the same). Two 16-bit elements
+    with no f16 add (bf16's raw bits, Triton's int16 add) are one __vadd2 on CUDA: VIADD.16x2 on sm_90, as Triton's
+    add.s16x2 compiles, where the SWAR add of add_each takes three integer ops (op_B_bf16_swizzled's one-CTA step:
+    235 ns against Triton's 214 with it, its f16 twin 197)."""
     w = f"{arr.name}[{k}]"
     if dtype == "f16" and lang == "cuda":
         return f"llgen_add_one_f16x2({w})"
+    if arr.per == 2 and lang == "cuda":
+        return f"__vadd2({w}, 0x10001u)"
     if dtype == "f32":
         return f"__float_as_uint(__uint_as_float({w}) + 1.0f)"
     if dtype == "f64":

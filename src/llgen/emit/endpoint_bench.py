@@ -65,7 +65,7 @@ def emit_endpoint_loop(plans, name: str) -> EndpointLoop:
         "tile": 1 << st_p.dist.total_out_bits,
         "p_words": p_arr.words,
         "q_words": q_arr.words,
-        "inc_q": [f"wq[{k}] = {_add_one_q(dt.name, q_arr, k)};" for k in range(q_arr.words)],
+        "inc_q": [f"wq[{k}] = {add_one(dt.name, q_arr, k, 'cuda')};" for k in range(q_arr.words)],
         "f16": dt.name == "f16",
         "smem_bytes": st_p.smem_bytes,
         "align": align,
@@ -74,13 +74,3 @@ def emit_endpoint_loop(plans, name: str) -> EndpointLoop:
         "forms": [f"{role}: {p.form.replace('_', '-')} {p.side.op}" for (role, _), p in zip(ROLES, plans, strict=True)],
     }
     return EndpointLoop(env.get_template("endpoint_bench.j2").render(**ctx), f"{name}_loop", threads, launch)
-
-
-def _add_one_q(dtype: str, arr: RegArray, k: int) -> str:
-    """Word k of Q's registers plus one, as Triton's loop computes it. Two 16-bit elements with no f16 add (bf16's
-    raw bits, Triton's int16 add) are one __vadd2: VIADD.16x2 on sm_90, Triton's add.s16x2. The three-op SWAR add
-    that add_one spells costs a one-CTA step 128 more integer ops a warp between its barriers (op_B_bf16_swizzled:
-    235 ns against Triton's 214, its f16 twin 197)."""
-    if arr.per == 2 and dtype != "f16":
-        return f"__vadd2({arr.name}[{k}], 0x10001u)"
-    return add_one(dtype, arr, k, "cuda")
