@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from llgen.core.layout import LinearLayout
 from llgen.layouts import NvidiaMma, blocked, dot_operand, linear, nvidia_mma, swapped
+from llgen.plan.pairing import reordered
 
 
 @dataclass(frozen=True)
@@ -361,9 +362,7 @@ _WIDE_RANDOM = (18, (4, 7, 11, 16, 22, 124, 158, 178, 182, 303, 339, 353))
 
 def _register_permutation(cid: str, dtype: str, a: LinearLayout, order: list[int], note: str) -> Case:
     """A case whose B is A with its register bases reordered: every thread holds what it needs (path registers)."""
-    bases = {n: [list(a.basis(n, i)) for i in range(a.in_bits(n))] for n in ("register", "lane", "warp")}
-    b = linear([bases["register"][i] for i in order], bases["lane"], bases["warp"], [], a.shape)
-    return Case(cid, dtype, a.shape, a.in_size("warp"), a, b, note)
+    return Case(cid, dtype, a.shape, a.in_size("warp"), a, reordered(a, tuple(order)), note)
 
 
 def wide() -> list[Case]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llgen.core.layout import unflatten
 from llgen.core.view import logical_bit_names as bit_names  # the one naming of logical bits: m0.., n0.. or dim<k>[i]
-from llgen.plan.pairing import describe, free_order, word_bits
+from llgen.plan.pairing import free_order, word_bits
 
 
 def plural(n: int, word: str) -> str:
@@ -99,7 +99,7 @@ def pairing_text(plan) -> str | None:
     paired = " ".join(vec_name(c, bit_names(plan.src)) for c in src[:k])
     return (
         f"pairing: free: A's and B's words both span {paired}, so no word is rebuilt. The plan holds A's register bits "
-        f"in the order {describe(oa)} and B's in {describe(ob)}: its A and B (A' and B'), as coord_a/coord_b and "
+        f"in the order {list(oa)} and B's in {list(ob)}: its A and B (A' and B'), as coord_a/coord_b and "
         "load_a/store_b see them"
     )
 
@@ -119,8 +119,8 @@ def explain(plan) -> str:
         lines.append("cost model, one CTA's latency (cycles): " + ", ".join(f"{k} {v:.0f}" for k, v in plan.latencies))
         lines.append(f"objective: {plan.objective}")
     lines.append(registers_text(plan))
-    if plan.register_order is not None:
-        lines.append(pairing_text(plan))
+    if (pairing := pairing_text(plan)) is not None:
+        lines.append(pairing)
     lines.append("")
     lines.append("C = B^-1 A, by labelled blocks (each A bit -> where B holds that element):")
     c = a.invert_and_compose(b)

@@ -53,8 +53,3 @@ def reordered(lay: LinearLayout, order: tuple[int, ...]) -> LinearLayout:
     regs = d["bases"]["register"]
     d["bases"]["register"] = [regs[i] for i in order]
     return LinearLayout.from_dict(d)
-
-
-def describe(order: tuple[int, ...]) -> str:
-    """One side's reorder: its register bits in the order the plan holds them, ``[3, 0, 1, 2, 4]``."""
-    return "[" + ", ".join(map(str, order)) + "]"

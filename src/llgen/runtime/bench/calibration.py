@@ -40,9 +40,8 @@ def rows_of(report: dict, target: str = "sm_90") -> tuple[list[dict], list[str]]
     name; a variant whose re-planned path is not the measured one is left out, with a note."""
     rows, notes = [], []
     for c in report["cases"]:
-        if (
-            suite_name(c.get("suite") or "") == "endpoint"
-        ):  # endpoints through a fixed S: their own model and report (endpoint_suite_report.py)
+        # endpoints through a fixed S: their own model and report (endpoint_suite_report.py)
+        if suite_name(c.get("suite") or "") == "endpoint":
             continue
         measured = {
             n: r for n, r in c.get("variants", {}).items() if n in VARIANTS and r.get("loop_per_sm_ns") and not r.get("error")

@@ -16,7 +16,7 @@ from llgen.plan.endpoint import plan_load, plan_store
 from llgen.runtime.bench.baseline import triton_row
 from llgen.runtime.bench.buffers import Measurement
 from llgen.runtime.bench.loopcheck import check_loop
-from llgen.runtime.bench.rules import case_row, short
+from llgen.runtime.bench.rules import case_failed, case_row, short
 from llgen.runtime.bench.timing import alternate, loop_times
 
 PICK = "llgen"
@@ -89,8 +89,7 @@ def run_endpoint_case(case, target: str, rep: int, with_triton: bool, log) -> di
         res["smem_bytes"] = vs[0].plans[0].smem_bytes
         res["floor_wavefronts"] = floor_wavefronts(vs[0])
     except Exception as e:  # noqa: BLE001 - the case is a row that says why
-        res["error"] = error_line(e)
-        log(f"  {case.id}: {res['error']}")
+        case_failed(res, e, log)
         return res
     from llgen.runtime.bench.device import free_device_memory
 
@@ -105,8 +104,7 @@ def run_endpoint_case(case, target: str, rep: int, with_triton: bool, log) -> di
             except Exception as e:  # noqa: BLE001
                 res["variants"]["triton"].setdefault("error", f"alternating rounds: {error_line(e)}")
     except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the case's buffers
-        res["error"] = error_line(e)
-        log(f"  {case.id}: {res['error']}")
+        case_failed(res, e, log)
     finally:
         free_device_memory()
     return res

@@ -7,7 +7,6 @@ import json
 import math
 from pathlib import Path
 
-from llgen.cases.suite import suite_name
 from llgen.core.files import write_atomic
 from llgen.plan.variants import OWN
 from llgen.runtime.bench.endpoint_suite_report import endpoint_flags, endpoint_lines
@@ -109,7 +108,7 @@ def write_report(report: dict, outdir: str) -> list[Path]:
     flags = []
     for name, cases in suites:
         # the endpoint suite, through fixed shared layouts: its own table and targets (endpoint_suite_report.py)
-        if suite_name(name or "") == "endpoint":
+        if name == "endpoint":  # suites_of names an older report's suites as today's
             lines += endpoint_lines(cases, clock)
             flags += endpoint_flags(cases)
             continue

@@ -10,6 +10,7 @@ import re
 
 from llgen.cases.suite import suite_name
 from llgen.core.dtypes import dtype as to_dtype
+from llgen.core.errors import error_line
 from llgen.plan.variants import LATENCY_PICK, OWN, PICK
 
 KS = (64, 128)  # LOOP's round trips: its time is the slope between these
@@ -143,3 +144,9 @@ def case_row(case, **extra) -> dict:
     """A case's row of the report before anything is measured: what names it, ``extra`` keys, no variant yet."""
     head = {"id": case.id, "dtype": case.dtype, "shape": list(case.shape), "warps": case.warps, "note": case.note}
     return head | extra | {"variants": {}, "skipped": {}}
+
+
+def case_failed(res: dict, e: Exception, log) -> None:
+    """The case's row says why it could not be planned or run (its "error"), and the log says it too."""
+    res["error"] = error_line(e)
+    log(f"  {res['id']}: {res['error']}")

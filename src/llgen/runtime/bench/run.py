@@ -18,7 +18,7 @@ from llgen.runtime.bench.device import device_info, free_device_memory
 from llgen.runtime.bench.endpoint_suite import run_endpoint_case
 from llgen.runtime.bench.gather import run_gather
 from llgen.runtime.bench.measure import run_variants
-from llgen.runtime.bench.rules import case_row
+from llgen.runtime.bench.rules import case_failed, case_row
 from llgen.runtime.compile import device
 
 
@@ -100,14 +100,12 @@ def run_case(case, how: CaseRun) -> dict:
         res["coalesced_a"] = coalesced(case.src, to_dtype(case.dtype).bytes)
         vs, res["skipped"] = variant_table(case, how.target, how.options, how.baselines)
     except Exception as e:  # noqa: BLE001 - the case is a row that says why
-        res["error"] = error_line(e)
-        log(f"  {case.id}: {res['error']}")
+        case_failed(res, e, log)
         return res
     try:
         run_variants(Measurement.allocate(case, set(how.measures), how.rep), vs, res, how.with_triton, log)
     except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the case's buffers
-        res["error"] = error_line(e)
-        log(f"  {case.id}: {res['error']}")
+        case_failed(res, e, log)
     finally:
         free_device_memory()
     return res

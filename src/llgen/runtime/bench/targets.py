@@ -109,7 +109,10 @@ def _free_latency(c: dict) -> tuple[str, float] | None:
     if not c["variants"].get("triton", {}).get("loop_lat_ns"):
         return None
     timed = [(r["loop_lat_ns"], n) for n, r in c["variants"].items() if n.endswith("_free") and r.get("loop_lat_ns")]
-    return (min(timed)[1], min(timed)[0]) if timed else None
+    if not timed:
+        return None
+    ns, name = min(timed)
+    return name, ns
 
 
 def objective_targets(cases: list[dict]) -> list[tuple[str, str]]:
