@@ -200,3 +200,21 @@ def test_bench_merge_joins_mixed_shards_in_suite_order(tmp_path):
     other.write_text(json.dumps({"info": {"device": "d"}, "measures": [], "cases": []}))
     r = invoke("bench", "merge", "-o", str(tmp_path / "x"), str(runs[0]), str(other))
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "mixed-suite reports only" in r.output, r.output
+
+
+def test_i8_fast_byte_order_upcasts_in_two_integer_instructions_a_pair():
+    """The pre-shuffled i8 loader stores a word's bytes 0,2,1,3 (--decode fast), so a bf16 pair is two LOP3 under the
+    magic 0x43 and one subtraction, the odd pair moved down by a multiply-high on the FMA pipe: no PRMT, and 2
+    integer instructions a pair where the PRMT form took 3 (73 against 57 in this loop). The loop's own integer work
+    beside the upcast: the accumulating XOR a pair and the stage's XOR a word."""
+    from llgen.runtime.bench.mixed import _ALU
+    from llgen.runtime.toolchain.cuda import compile_cuda, disassemble_cubin
+
+    case = next(c for c in CASES if c.id == "wgmmaA_i8_k64_kmajor")
+    assert preshuffle_plan(case).decode == "fast"
+    pairs = case.k * N // 128 // 2
+    (k,) = disassemble_cubin(compile_cuda(upcast_source(case), "sm_90", ("-std=c++17",))).values()
+    loop = k.loop()
+    alu = sum(n for op, n in loop.items() if op.split(".")[0] in _ALU)
+    assert not any(op.startswith("PRMT") for op in loop), dict(loop)
+    assert alu <= (2 + 1 + 0.5) * pairs + 4, (alu, pairs, dict(loop))

@@ -243,7 +243,7 @@ def test_the_scaled_e2m1_upcast_takes_one_multiply_a_pair_where_the_scales_allow
     [
         (["--tile", "48x16"], "power of two"),
         (["--tile", "256x16"], "does not tile"),
-        (["--dtype", "f16", "--decode", "fast"], "not 4-bit"),
+        (["--dtype", "f16", "--decode", "fast"], "is neither"),
         (["--scale-block", "32", "--dst", "blocked"], "dot operand"),
         (["--dst", "blocked", "--memory", "k", "--json"], "no K permutation"),
     ],

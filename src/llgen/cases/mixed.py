@@ -21,7 +21,7 @@ from llgen.emit import preshuffle as EP
 from llgen.layouts.shared import NvmmaShared, SwizzledShared
 from llgen.plan.endpoint import plan_load, plan_store
 from llgen.plan.packed import byte_plan
-from llgen.plan.preshuffle import PreshufflePlan, scale_layout
+from llgen.plan.preshuffle import FAST_TYPES, PreshufflePlan, scale_layout
 from llgen.spec import parse_layout
 
 MX_BLOCK = 32  # an mx type's scale block along K
@@ -146,7 +146,7 @@ def plain_plan(case: MixedCase, form: str | None = None):
 
 def preshuffle_plan(case: MixedCase) -> PreshufflePlan:
     """The pre-shuffled loader's plan; an mx case's carries its scales (the header's scaled upcast)."""
-    decode = "fast" if case.packed else "plain"
+    decode = "fast" if case.dtype in FAST_TYPES else "plain"  # the 4-bit types' nibble order and i8's byte order
     return PreshufflePlan(case.layout(), case.shape, dtype(case.dtype), case.axis, decode, MX_BLOCK if case.mx else None)
 
 

@@ -5,6 +5,7 @@ mma.sync cases (mma v2 B of one warp, K x N) whose product must come out exact."
 from __future__ import annotations
 
 from llgen.core.dtypes import dtype
+from llgen.plan.preshuffle import decodes_of
 from llgen.spec import parse_encoding, parse_layout
 
 MMA2 = "#ttg.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = {w}, instrShape = [16, 8]}}>"
@@ -48,7 +49,7 @@ def scale_plan(family: str, block: int = 32):
     return plan_family(family, "e2m1", scale_block=block).scales
 
 
-MX_TYPES = (("e2m1", "plain"), ("e2m1", "fast"), ("f8e4m3", "plain"), ("i8", "plain"))  # mxfp4, mxfp8, mxint8
+MX_TYPES = (("e2m1", "plain"), ("e2m1", "fast"), ("f8e4m3", "plain"), ("i8", "plain"), ("i8", "fast"))  # mxfp4, mxfp8, mxint8
 
 
 def load_cases(families=NVIDIA) -> list[tuple[str, object, str]]:
@@ -61,7 +62,7 @@ def load_cases(families=NVIDIA) -> list[tuple[str, object, str]]:
             out.append((f"{fam}/e8m0-scales/plain/g", plan, "g"))
     for fam in families:
         for dt in DTYPES:
-            for decode in ("plain", "fast") if dtype(dt).sub_byte else ("plain",):
+            for decode in decodes_of(dt):
                 plan = plan_family(fam, dt, decode)
                 for memory in ("g", "k"):
                     loader = plan.loader if memory == "g" else plan.k_loader
@@ -90,7 +91,7 @@ def mma_cases() -> list[tuple[str, object, str, str]]:
             ("f16", ("f16",)),
             ("bf16", ("bf16",)),
         ):
-            for decode in ("plain", "fast") if dtype(dt).sub_byte else ("plain",):
+            for decode in decodes_of(dt):
                 plan = PreshufflePlan(op, tile, dtype(dt), 0, decode)
                 for memory in ("g", "k"):
                     loader = plan.loader if memory == "g" else plan.k_loader
@@ -110,7 +111,7 @@ def wgmma_cases() -> list[tuple[str, object, str]]:
     op = parse_layout(spec, tile, warps)
     out = []
     for dt in ("i4", "e2m1", "bf16"):
-        for decode in ("plain", "fast") if dtype(dt).sub_byte else ("plain",):
+        for decode in decodes_of(dt):
             plan = PreshufflePlan(op, tile, dtype(dt), 1, decode)
             for memory in ("g", "k"):
                 loader = plan.loader if memory == "g" else plan.k_loader

@@ -429,7 +429,8 @@ def gpu_check(**options) -> None:
     type=click.Choice(["plain", "fast"]),
     default="plain",
     show_default=True,
-    help="fast: 4-bit elements in the order 0,2,4,6,1,3,5,7 within each word, which upcasts in fewer instructions.",
+    help="fast: 4-bit elements in the order 0,2,4,6,1,3,5,7 within each word, i8 in the order 0,2,1,3; both upcast in "
+    "fewer instructions.",
 )
 @click.option(
     "--memory",

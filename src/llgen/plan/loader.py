@@ -34,7 +34,7 @@ class Loader:
     operand: LinearLayout
     memory: LinearLayout
     dtype: DType
-    pair_bit: int = 0  # 4-bit types: the position bit of a 16-bit register's two elements (2: the fast nibble order)
+    pair_bit: int = 0  # the position bit of a 16-bit output's two elements: 2 for the fast nibble order, 1 for i8's
 
     def __post_init__(self):
         shape, tile = self.memory.shape, self.operand.shape
@@ -75,7 +75,8 @@ class Loader:
         """The register bit each position bit of one load's vector holds: position bit i is the register basis whose
         offset is 2**i, up to 16 bytes. Below a 32-bit word the positions must be the registers' own order (a loaded
         word is a register word), except for 4-bit types: there only the pair that becomes one 16-bit register must
-        share a byte, at position bit ``pair_bit`` (0, or 2 for the nibble order 0,2,4,6,1,3,5,7 that decodes fast)."""
+        share a byte, at position bit ``pair_bit`` (0, or 2 for the nibble order 0,2,4,6,1,3,5,7 that decodes fast);
+        and for 8-bit types with ``pair_bit`` 1, the byte order 0,2,1,3: position bits 0 and 1 hold registers 1 and 0."""
         regs = self.offsets("register")
         cap = vector_cap(self.dtype)
         in_word = (32 // self.dtype.bits).bit_length() - 1
@@ -87,7 +88,7 @@ class Loader:
             if self.dtype.sub_byte:
                 if (i == self.pair_bit) != (j == 0):
                     break
-            elif i < in_word and j != i:
+            elif i < in_word and j != (i ^ 1 if self.pair_bit == 1 and i < 2 else i):
                 break
             out.append(j)
         if self.dtype.sub_byte and (len(out) <= self.pair_bit or out[self.pair_bit] != 0):
@@ -97,6 +98,8 @@ class Loader:
             )
         if self.dtype.sub_byte and self.pair_bit and len(out) < 3:
             raise LlgenError("the fast nibble order needs 8 elements of a thread in each 32-bit word.")
+        if not self.dtype.sub_byte and self.pair_bit and len(out) < 2:
+            raise LlgenError("the fast byte order needs 4 elements of a thread in each 32-bit word.")
         return tuple(out)
 
     @property

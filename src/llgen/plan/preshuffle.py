@@ -21,7 +21,13 @@ from llgen.core.errors import LlgenError
 from llgen.core.layout import LinearLayout, unflatten
 from llgen.plan.loader import Loader, _embed, _unit, vector_cap
 
-DECODES = ("plain", "fast")  # fast: 4-bit elements in the order 0,2,4,6,1,3,5,7 within a word
+DECODES = ("plain", "fast")  # fast: 4-bit elements in the order 0,2,4,6,1,3,5,7 within a word, i8 in the order 0,2,1,3
+FAST_TYPES = ("i4", "u4", "e2m1", "i8")
+
+
+def decodes_of(dt: str) -> tuple[str, ...]:
+    """The decodes a pre-shuffle of ``dt`` offers."""
+    return DECODES if dt in FAST_TYPES else ("plain",)
 
 
 @dataclass(frozen=True)
@@ -44,8 +50,11 @@ class PreshufflePlan:
             raise LlgenError(f"the scale block {self.scale_block} does not divide K = {self.shape[self.k_dim]}.")
         if self.decode not in DECODES:
             raise LlgenError(f"decode '{self.decode}' is not one of {', '.join(DECODES)}.")
-        if self.decode == "fast" and not self.dtype.sub_byte:
-            raise LlgenError(f"the fast decode orders 4-bit elements within a word; {self.dtype.name} is not 4-bit.")
+        if self.decode == "fast" and self.dtype.name not in FAST_TYPES:
+            raise LlgenError(
+                f"the fast decode orders 4-bit and i8 elements within a word; {self.dtype.name} is neither "
+                f"(one of {', '.join(FAST_TYPES)})."
+            )
         nz = self.bases
         if f2.rank(list(nz)) != len(nz) or len(nz) != self.operand.total_out_bits:
             raise LlgenError(
@@ -59,7 +68,10 @@ class PreshufflePlan:
 
     @property
     def pair_bit(self) -> int:
-        return 2 if self.decode == "fast" else 0
+        """The position bit, within a word, that tells the two elements of one 16-bit output pair apart."""
+        if self.decode != "fast":
+            return 0
+        return 2 if self.dtype.sub_byte else 1
 
     @cached_property
     def bases(self) -> tuple[int, ...]:
@@ -69,8 +81,10 @@ class PreshufflePlan:
         warps = [c for c in self.operand.flat_cols("warp") if c]
         cap = vector_cap(self.dtype)
         vec, rest = regs[:cap], regs[cap:]
-        if self.decode == "fast":
+        if self.decode == "fast" and self.dtype.sub_byte:  # nibbles 0,2,4,6,1,3,5,7: a pair 4 nibbles apart
             vec = [vec[1], vec[2], vec[0], *vec[3:]] if len(vec) >= 3 else vec
+        elif self.decode == "fast":  # bytes 0,2,1,3: a pair in the low bytes of a word's two 16-bit halves
+            vec = [vec[1], vec[0], *vec[2:]] if len(vec) >= 2 else vec
         return (*vec, *lanes, *rest, *warps)
 
     @cached_property

@@ -209,6 +209,8 @@ inline unsigned llgen_host_perm(unsigned hi, unsigned lo, unsigned s, int stride
 }
 // PRMT: a nibble per result byte over {y:x}
 inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { return llgen_host_perm(y, x, s, 4); }
+// the high word of a 32 x 32-bit product
+inline unsigned __umulhi(unsigned a, unsigned b) { return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32); }
 // a wrapping add of each 16-bit half (CUDA's SIMD intrinsic)
 inline unsigned __vadd2(unsigned a, unsigned b) { return ((a & 0x7fff7fffu) + (b & 0x7fff7fffu)) ^ ((a ^ b) & 0x80008000u); }
 // v_perm_b32 (HIP's byte permute), selectors 0-7 only: a byte per result byte over {x:y}

@@ -248,17 +248,17 @@ def _nan(h: np.ndarray, out: str) -> np.ndarray:
 
 
 def _registers(plan: PreshufflePlan, loader, words: np.ndarray) -> np.ndarray:
-    """The thread's registers out of its words: register order for whole-byte types, load order for 4-bit ones."""
+    """The thread's registers out of its words: register order for whole-byte types, load order for 4-bit ones and
+    the fast decode's."""
     bits = plan.dtype.bits
     regs = loader.registers
     out = np.zeros(words.shape[:2] + (regs,), dtype=np.uint64)
-    per = loader.vector_bytes // 4
+    per, epw = loader.vector_bytes // 4, 32 // bits
     for r in range(regs):
-        if plan.dtype.sub_byte:
+        if plan.dtype.sub_byte or plan.decode == "fast":
             h, p = _position(loader, r)
-            word, shift = h * per + p // 8, 4 * (p % 8)
+            word, shift = h * per + p // epw, bits * (p % epw)
         else:
-            epw = 32 // bits
             word, shift = r // epw, bits * (r % epw)
         out[..., r] = (words[..., word].astype(np.uint64) >> shift) & ((1 << bits) - 1)
     return out.astype(np.uint8 if bits <= 8 else np.uint16 if bits == 16 else np.uint32)

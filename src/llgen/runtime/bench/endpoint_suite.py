@@ -100,7 +100,7 @@ def run_endpoint_case(case, target: str, rep: int, with_triton: bool, log) -> di
             res["variants"]["triton"] = triton_row(m, log, triton_endpoint_case)
         if PICK in m.launches and "triton" in m.launches:
             try:
-                alternate(res["variants"], m.launches, m.sms, m.rep)
+                alternate(res["variants"], m.launches, m)
             except Exception as e:  # noqa: BLE001
                 res["variants"]["triton"].setdefault("error", f"alternating rounds: {error_line(e)}")
     except Exception as e:  # noqa: BLE001 - e.g. out of device memory for the case's buffers

@@ -18,7 +18,7 @@ from llgen.runtime.bench.baseline import triton_row
 from llgen.runtime.bench.buffers import Measurement
 from llgen.runtime.bench.device import compile_all
 from llgen.runtime.bench.loopcheck import check_loop
-from llgen.runtime.bench.rules import LOOP_ROUNDS, MAX_SOURCE, STREAM_ROUNDS, STREAM_UNROLLS, short
+from llgen.runtime.bench.rules import LOOP_ROUNDS, MAX_SOURCE, STREAM_ROUNDS, STREAM_UNROLLS, fastest_free, short
 from llgen.runtime.bench.timing import alternate, fastest_unroll, loop_times, rotating_rounds, stream_grid
 from llgen.runtime.reference import raw_dtype
 
@@ -91,11 +91,18 @@ def run_variants(m: Measurement, vs: list[Variant], res: dict, with_triton: bool
             continue
         try:
             launches = m.launches | m.lat_launches if one_cta else m.launches
-            alternate(res["variants"], launches, m.sms, m.rep, (pick, "triton"), one_cta)
+            alternate(res["variants"], launches, m, (pick, "triton"), one_cta)
             log(
                 f"  {case.id}: {pick} vs triton, {LOOP_ROUNDS} alternating rounds{' of one CTA' if one_cta else ''}: "
                 + ", ".join(f"{n} {res['variants'][n][key]:.2f} ns" for n in (pick, "triton"))
             )
+        except Exception as e:  # noqa: BLE001
+            res["variants"]["triton"].setdefault("error", f"alternating rounds: {error_line(e)}")
+    free = fastest_free(res["variants"])
+    if free and free in m.launches | m.lat_launches and "triton" in m.launches:  # the free-pairing target's pair, alternated too
+        try:
+            alternate(res["variants"], m.launches | m.lat_launches, m, (free, "triton"), True, "free")
+            log(f"  {case.id}: {free} vs triton, {LOOP_ROUNDS} alternating rounds of one CTA")
         except Exception as e:  # noqa: BLE001
             res["variants"]["triton"].setdefault("error", f"alternating rounds: {error_line(e)}")
 

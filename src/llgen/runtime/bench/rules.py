@@ -82,6 +82,12 @@ def pick_row(c: dict, objective: str = "throughput") -> tuple[str | None, dict]:
     return None, {}
 
 
+def fastest_free(variants: dict) -> str | None:
+    """The free-pairing variant (docs/design.md §3.4) with the fastest one-CTA LOOP, where any was timed."""
+    timed = [(r["loop_lat_ns"], n) for n, r in variants.items() if n.endswith("_free") and r.get("loop_lat_ns")]
+    return min(timed)[1] if timed else None
+
+
 def triton_folded(case_result: dict) -> bool:
     """Whether Triton's LOOP measured less than its own `+ 1` can take: one add per 32-bit word of the tile every
     round trip, at four warp instructions a clock and 2 GHz. Only a loop the compiler collapsed gets there: LLVM

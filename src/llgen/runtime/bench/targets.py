@@ -5,6 +5,7 @@ A miss names its cases, each with what the run measured about it (its reason).""
 from __future__ import annotations
 
 import math
+import statistics
 
 from llgen.core.dtypes import dtype as to_dtype
 from llgen.plan.variants import LLGEN
@@ -13,6 +14,7 @@ from llgen.runtime.bench.rules import (
     OBJECTIVES,
     TIE,
     best_alternative,
+    fastest_free,
     ideal_ns,
     latency_ratio,
     loop_ratio,
@@ -100,19 +102,19 @@ def latency_why(c: dict) -> str:
         parts.append(f"registers {me['regs']} vs Triton's {tr['regs']}")
     free = _free_latency(c)
     if free:
-        parts.append(f"with free pairing ({free[0]}) {free[1]:.1f} ns, {tr['loop_lat_ns'] / free[1]:.3f}x Triton")
+        parts.append(f"with free pairing ({free[0]}) {free[1]:.1f} ns, {free[2]:.3f}x Triton")
     return "; ".join(parts) or "not explained"
 
 
-def _free_latency(c: dict) -> tuple[str, float] | None:
-    """The fastest one-CTA LOOP of the case's free-pairing variants (name, ns), where one was timed beside Triton's."""
-    if not c["variants"].get("triton", {}).get("loop_lat_ns"):
+def _free_latency(c: dict) -> tuple[str, float, float] | None:
+    """The fastest one-CTA LOOP of the case's free-pairing variants beside Triton's: (name, its ns, Triton / it),
+    from their alternating rounds where the run took them."""
+    tr = c["variants"].get("triton", {})
+    name = fastest_free(c["variants"])
+    if not tr.get("loop_lat_ns") or name is None:
         return None
-    timed = [(r["loop_lat_ns"], n) for n, r in c["variants"].items() if n.endswith("_free") and r.get("loop_lat_ns")]
-    if not timed:
-        return None
-    ns, name = min(timed)
-    return name, ns
+    ns, theirs = c["variants"][name]["loop_lat_ns"], tr.get("loop_lat_free_rounds_ns")
+    return name, ns, (statistics.median(theirs) if theirs else tr["loop_lat_ns"]) / ns
 
 
 def objective_targets(cases: list[dict]) -> list[tuple[str, str]]:
@@ -133,7 +135,7 @@ def objective_targets(cases: list[dict]) -> list[tuple[str, str]]:
                 ),
             )
         )
-    free = {c["id"]: (f, c["variants"]["triton"]["loop_lat_ns"] / f[1]) for c in cases if (f := _free_latency(c))}
+    free = {c["id"]: (f, f[2]) for c in cases if (f := _free_latency(c))}
     if free:
         low = {k: v for k, v in free.items() if v[1] < 1.0}
         out.append(

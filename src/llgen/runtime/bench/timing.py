@@ -42,20 +42,25 @@ def loop_times(r: dict, run, sms: int, rep: int, latency: bool = True, lat_run=N
         r["loop_lat_ns"] = per_sm_ns(lat_run or run, sms, sms, rep)  # one tile an SM: its per-SM time is the latency
 
 
-def alternate(results: dict, launches: dict, sms: int, rep: int, names=("llgen", "triton"), one_cta: bool = False) -> None:
+def alternate(results: dict, launches: dict, m, names=("llgen", "triton"), one_cta: bool = False, aside: str = "") -> None:
     """Time two LOOPs again (llgen's pick and Triton's) in LOOP_ROUNDS rounds, alternating which goes first, and keep
     each side's median: where both sit at the same limit, a single pair of readings drifted by up to 0.5% with the
-    order of measurement (lanes_f32 and b2bT_f16 on the H100, bench/NOTES.md). ``one_cta``: their latency form."""
+    order of measurement (lanes_f32 and b2bT_f16 on the H100, bench/NOTES.md). ``m``: the run's SM count and
+    repetitions (``m.sms``, ``m.rep``). ``one_cta``: their latency form.
+    ``aside``: the second side's rounds go to its row as loop_lat_<aside>_rounds_ns, its own figures untouched (a
+    second pairing against the same Triton)."""
     rounds = {n: [] for n in names}
     for i in range(LOOP_ROUNDS):
         for n in names if i % 2 == 0 else names[::-1]:
-            rounds[n].append(per_sm_ns(launches[n], sms if one_cta else sms * 32, sms, rep))
+            rounds[n].append(per_sm_ns(launches[n], m.sms if one_cta else m.sms * 32, m.sms, m.rep))
     for n, ts in rounds.items():
-        if one_cta:
+        if aside and n == names[1]:
+            results[n][f"loop_lat_{aside}_rounds_ns"] = ts
+        elif one_cta:
             results[n].update(loop_lat_rounds_ns=ts, loop_lat_ns=float(np.median(ts)))
             continue
         results[n].update(loop_rounds_ns=ts, loop_per_sm_ns=float(np.median(ts)))
-        results[n]["loop_thr_ns"] = results[n]["loop_per_sm_ns"] / sms
+        results[n]["loop_thr_ns"] = results[n]["loop_per_sm_ns"] / m.sms
 
 
 def stream_grid(sms: int, block: int) -> int:
