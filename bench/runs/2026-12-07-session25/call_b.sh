@@ -2,7 +2,7 @@
 # Session 25's second device call: gpu-check's correctness and sanitizer parts over every bench kernel (free-paired
 # variants and the 16-bit add included), the pre-shuffled loaders on the GPU (the i8 fast byte order included), and
 # the upcast-alone kernels under ncu.
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../.."  # the repository root
 . bench/device_setup.sh
 OUT= timeout ${CHECK_S:-380} python3 -m llgen.cli gpu-check -o "$out/gpu-check" --budget ${BUDGET:-320} --random 0 \
   --sanitize-random 0 --endpoints 0 --sanitize-endpoints 0 --ncu-random 0 --skip ncu,endpoint-ncu,memcheck,endpoints \

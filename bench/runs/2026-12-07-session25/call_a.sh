@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 25's first device call: free pairing beside Triton (warplocal's one-warp pairs, four wide cases), the
 # i8 fast byte order and mx in the mixed suite, and the upcast-alone kernels under ncu.
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../../.."  # the repository root
 export LLGEN_COMMIT=${LLGEN_COMMIT:-?}
 CHAIN_TOOLS= WL_CASES=wl1_tpw2x16_to_spt4_f16,wl1_tpw8x4_to_spt4_f16,wl1_slice_f16,wl1_swap3_f16,wl1_swap5_bf16,wl1_b2dotB_f8e4m3 \
   WL_S=150 WIDE_S=130 WIDE_CASES=w1_b2bT_f16,r1_slice_256_f16,b2dotB_f8e4m3,mma2b_f8e5m2 bench/scratch_run.sh 0
