@@ -169,3 +169,20 @@ def test_check_cpu_proves_a_conversion_without_a_gpu():
     r = CliRunner().invoke(main, ["check", "--cpu"])
     assert r.exit_code == 0, r.output
     assert "; 1 kernels" in r.output and "1 kernels: 0 slot mismatches" in r.output and ", 0 errors" in r.output, r.output
+
+
+def test_the_fp16_shim_under_two_names_compiles_whatever_their_times(tmp_path):
+    """The CPU shim writes one fp16 header as cuda_fp16.h and cuda_bf16.h. GCC's #pragma once tells two copies apart
+    by their modification times, so copies written a clock tick apart were both included and redefined __half2, now
+    and then (a flaky compile). The header's include guard holds whatever the times."""
+    import os
+    import subprocess
+
+    for name in ("cuda_fp16.h", "cuda_bf16.h"):
+        (tmp_path / name).write_text(host.HOST_FP16)
+    os.utime(tmp_path / "cuda_bf16.h", (0, 0))  # far apart, as a slow write could leave them
+    (tmp_path / "k.cpp").write_text('#include "cuda_fp16.h"\n#include "cuda_bf16.h"\nint main() { return 0; }\n')
+    proc = subprocess.run(
+        [host._compiler(), "-std=c++20", "-fsyntax-only", str(tmp_path / "k.cpp")], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr

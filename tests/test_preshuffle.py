@@ -150,6 +150,32 @@ def test_repack_load_and_upcast_run_exactly_on_the_cpu(label, plan, memory):
     assert result.ok, result.detail
 
 
+def _random_operands(seed: int, n: int) -> list[tuple[str, object]]:
+    """Real layouts of every family from the random pair generator (broadcast register bits, odd orders), as
+    operands of a pre-shuffle: the class of r1_31, where a zero register basis inside the vector's span put i8's fast
+    byte order on the wrong registers in the check."""
+    from llgen.randlayout.pairs import random_pairs
+
+    return [(f"{p.label}/{side}", lay) for p in random_pairs(n, seed, "sm_90") for side, lay in (("a", p.a), ("b", p.b))]
+
+
+@pytest.mark.parametrize("label,lay", _random_operands(1, 32)[-16:], ids=lambda x: x if isinstance(x, str) else "")
+def test_random_operands_load_and_upcast_exactly_by_both_decodes(label, lay):
+    from llgen.core.errors import LlgenError
+    from llgen.runtime import host
+    from llgen.runtime.preshuffle_check import run_load
+
+    shape = tuple(2 * s for s in lay.shape)
+    for dt in ("i8", "i4"):
+        for decode in ("plain", "fast"):
+            try:
+                plan = PreshufflePlan(lay, shape, dtype(dt), None, decode)
+                result = run_load(plan, "g", functools.partial(host.compile, target="sm_90"))
+            except LlgenError:  # a layout the loader cannot serve says so in a sentence
+                continue
+            assert result.ok, (label, dt, decode, result.detail)
+
+
 def test_the_loader_compiles_to_16_byte_loads_and_no_local_memory():
     from llgen.runtime.preshuffle_check import mma_source
     from llgen.runtime.toolchain import compile_cuda, disassemble

@@ -1,6 +1,9 @@
 // The CPU shim's cuda_fp16.h and cuda_bf16.h: the 16-bit pair types and the few pair operations emitted code
 // calls (__hsub2, __hfma2, __hmul2), each computed exactly and rounded once to nearest even, as the GPU does.
-#pragma once
+// One file written under three names: an include guard, since GCC's #pragma once tells copies apart by their
+// modification time, and two copies written a tick apart were both included (a redefinition, now and then).
+#ifndef LLGEN_HOST_FP16_H
+#define LLGEN_HOST_FP16_H
 #include <cmath>
 #include <cstring>
 
@@ -51,3 +54,4 @@ inline unsigned short llgen_host_bf16_bits(double d) {
 LLGEN_HOST_PAIR_OPS(__half2, llgen_host_f16_value, llgen_host_f16_bits)
 LLGEN_HOST_PAIR_OPS(__nv_bfloat162, llgen_host_bf16_value, llgen_host_bf16_bits)
 #undef LLGEN_HOST_PAIR_OPS
+#endif  // LLGEN_HOST_FP16_H

@@ -248,18 +248,21 @@ def _nan(h: np.ndarray, out: str) -> np.ndarray:
 
 
 def _registers(plan: PreshufflePlan, loader, words: np.ndarray) -> np.ndarray:
-    """The thread's registers out of its words: register order for whole-byte types, load order for 4-bit ones and
-    the fast decode's."""
+    """The thread's registers out of its words: register order for whole-byte types (i8's fast decode: the bytes of
+    each word in the order 0,2,1,3), load order for 4-bit ones."""
     bits = plan.dtype.bits
     regs = loader.registers
     out = np.zeros(words.shape[:2] + (regs,), dtype=np.uint64)
     per, epw = loader.vector_bytes // 4, 32 // bits
     for r in range(regs):
-        if plan.dtype.sub_byte or plan.decode == "fast":
+        if plan.dtype.sub_byte:
             h, p = _position(loader, r)
-            word, shift = h * per + p // epw, bits * (p % epw)
+            word, shift = h * per + p // 8, 4 * (p % 8)
         else:
-            word, shift = r // epw, bits * (r % epw)
+            at = r % epw
+            if plan.decode == "fast":  # registers 1 and 2 of a word trade bytes
+                at = ((at & 1) << 1) | (at >> 1)
+            word, shift = r // epw, bits * at
         out[..., r] = (words[..., word].astype(np.uint64) >> shift) & ((1 << bits) - 1)
     return out.astype(np.uint8 if bits <= 8 else np.uint16 if bits == 16 else np.uint32)
 
