@@ -198,6 +198,8 @@ def main() -> int:
         "stream": streams,
     }
     folder = Path(os.environ.get("OUT") or "bench")
+    folder.mkdir(parents=True, exist_ok=True)  # session 25 lost a whole run's report to a folder not made
+    print(f"exact: {report['exact']}", flush=True)  # before the files, so a log keeps it whatever happens
     (folder / "preshuffle-gpu.json").write_text(json.dumps(report, indent=1) + "\n")
     lines = [f"# Pre-shuffle on the GPU: {report['device']}, {report['date']}", "", f"exact: {report['exact']}", ""]
     lines += [f"- FAIL {r['case']}: {r.get('detail', '')}" for r in bad]
