@@ -38,30 +38,27 @@ def _cases(ids: str) -> list:
 
 
 def launches(ids: str) -> None:
-    """ncu's worker: each case's upcast-alone kernel (the one-multiply loop for mx), at 4 CTAs an SM, once for each
-    of STEPS."""
+    """ncu's worker: each case's upcast-alone kernel as the mixed suite times it (4 CTAs an SM), once for each of
+    STEPS."""
     import cupy as cp
-    import numpy as np
 
-    from llgen.cases.mixed import CTAS_PER_SM, upcast_source
+    from llgen.cases.mixed import CTAS_PER_SM
+    from llgen.runtime.bench.mixed import upcast_alone
 
-    sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
+    grid = cp.cuda.Device(0).attributes["MultiProcessorCount"] * CTAS_PER_SM
     for case in _cases(ids):
-        kern = cp.RawModule(code=upcast_source(case, fit_only=True), options=("-std=c++17",)).get_function("mixed_upcast")
-        words = np.random.default_rng(5).integers(0, 1 << 32, 128 * 64, dtype=np.uint64).astype(np.uint32) & 0x7F7F7F7F
-        x, y = cp.asarray(words), cp.zeros(sms * CTAS_PER_SM * 128 * 64, dtype=cp.uint32)
+        run = upcast_alone(case, cp, grid)
         for steps in STEPS:
-            kern((sms * CTAS_PER_SM,), (128,), (x, y, np.int32(steps), np.int32(1)))
+            run(steps, grid)
         cp.cuda.Device(0).synchronize()
 
 
 def main() -> int:
     import cupy as cp
 
-    from llgen.cases.mixed import CTAS_PER_SM, WARPS, upcast_source
-    from llgen.runtime.bench.mixed import _ALU
+    from llgen.cases.mixed import CTAS_PER_SM, WARPS
+    from llgen.runtime.bench.mixed import upcast_model
     from llgen.runtime.ncu import pipe_busy
-    from llgen.runtime.toolchain.cuda import compile_cuda, disassemble_cubin
 
     ids = sys.argv[1] if len(sys.argv) > 1 else CASES
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,9 +71,8 @@ def main() -> int:
     warps = WARPS * CTAS_PER_SM * sms  # the launch's warps
     for case in _cases(ids):
         lo, hi = next(runs, {}), next(runs, {})
-        (k,) = disassemble_cubin(compile_cuda(upcast_source(case, fit_only=True), "sm_90", ("-std=c++17",))).values()
-        loop = k.loop()
-        sass, alu = sum(loop.values()), sum(n for op, n in loop.items() if op.split(".")[0] in _ALU)
+        model = upcast_model(case, 1.0)  # the SASS loop's counts, as the suite's model reads them
+        sass, alu = model["upcast_instructions"], model["upcast_alu"]
 
         def per_step(metric, per=1, lo=lo, hi=hi):
             if metric not in lo or metric not in hi:

@@ -127,6 +127,17 @@ def upcast_model(case: MixedCase, clock_ghz: float) -> dict:
     return {"upcast_instructions": total, "upcast_alu": alu, "upcast_model_ns": round(clocks / clock_ghz, 3)}
 
 
+def upcast_alone(case: MixedCase, cp, grid_max: int):
+    """The upcast alone's kernel on random words, ready to launch as run(steps, grid) with grid <= grid_max: an mx
+    case's scale bytes are at most 127, as the LOOP's data, so it runs the one-multiply loop the LOOP runs."""
+    kern = cp.RawModule(code=upcast_source(case), options=("-std=c++17",)).get_function("mixed_upcast")
+    words = np.random.default_rng(5).integers(0, 1 << 32, 128 * 64, dtype=np.uint64).astype(np.uint32)
+    if case.mx:
+        words &= np.uint32(0x7F7F7F7F)
+    xw, yw = cp.asarray(words), cp.zeros(grid_max * 128 * 64, dtype=cp.uint32)
+    return lambda steps, grid: kern((grid,), (128,), (xw, yw, np.int32(steps), np.int32(1)))
+
+
 def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict:
     """Check and time one case's paths; a path that cannot run is a row saying why, the others still run."""
     x = staged(case, 7)
@@ -200,13 +211,7 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
         except Exception as e:  # noqa: BLE001
             row["error"] = error_line(e)
     try:  # the upcast alone: its ALU floor, measured
-        kern = cp.RawModule(code=upcast_source(case), options=("-std=c++17",)).get_function("mixed_upcast")
-        words = np.random.default_rng(5).integers(0, 1 << 32, 128 * 64, dtype=np.uint64).astype(np.uint32)
-        if case.mx:  # every scale byte at most 127, as the LOOP's data: the floor times the one-multiply loop it runs
-            words &= np.uint32(0x7F7F7F7F)
-        xw = cp.asarray(words)
-        yw = cp.zeros(grid_max * 128 * 64, dtype=cp.uint32)
-        upcast = lambda st, g: kern((g,), (128,), (xw, yw, np.int32(st), np.int32(1)))  # noqa: E731
+        upcast = upcast_alone(case, cp, grid_max)
         up = round(per_sm_ns(upcast, grid_max, sms, rep, per_k=1), 3)
         res["upcast_ns"] = up
         res["floor_ns"] = max(res["floor_ns"], up)
