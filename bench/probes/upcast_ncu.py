@@ -27,7 +27,9 @@ STEPS = (64, 576)  # long enough that the launch and its ramp weigh little in th
 INST = "smsp__inst_executed.sum"
 PIPES = ("alu", "fma", "fmaheavy", "fmalite", "fp16", "xu")
 CYCLES = "sm__cycles_active.avg"  # an SM busy with the kernel
-METRICS = [INST, CYCLES, *(f"sm__inst_executed_pipe_{p}.sum" for p in PIPES)]
+DURATION = "gpu__time_duration.sum"  # ns, under ncu (its clocks locked to base)
+CLOCK = "sm__cycles_elapsed.avg.per_second"  # the SM clock under ncu, Hz
+METRICS = [INST, CYCLES, DURATION, CLOCK, *(f"sm__inst_executed_pipe_{p}.sum" for p in PIPES)]
 
 
 def _cases(ids: str) -> list:
@@ -65,6 +67,7 @@ def main() -> int:
         res = pipe_busy(f"upcast_ncu:launches {ids}", "regex:^mixed_upcast$", 400, Path(tmp), METRICS)
     print(f"ncu rc {res['rc']}, {res['seconds']} s {res['out'] if res['rc'] else ''}")
     runs = iter(res["kernels"].get("mixed_upcast", []))
+    timing = {}
     print("per warp and step: SASS loop (ALU), executed, by pipe; SM cycles a step, warp instructions a clock an SM")
     print(f"{'case':30} {'sass':>6} {'alu':>5} {'exec':>7} " + " ".join(f"{p:>8}" for p in PIPES) + f" {'cyc':>7} {'ipc':>5}")
     sms = cp.cuda.Device(0).attributes["MultiProcessorCount"]
@@ -84,6 +87,31 @@ def main() -> int:
         cyc = per_step(CYCLES)  # an SM's cycles a step (the average over SMs)
         ipc = execd * warps / sms / cyc if cyc else float("nan")
         print(f"{case.id:30} {sass:6d} {alu:5d} {execd:7.1f} " + " ".join(f"{v:8.1f}" for v in pipes) + f" {cyc:7.1f} {ipc:5.2f}")
+        timing[case.id] = (cyc, per_step(DURATION), hi.get(CLOCK, float("nan")) / 1e9)
+    # the same launches outside ncu, timed by events as the suite times them (its median of do_bench), at the
+    # suite's clocks: an SM's ns a step from both, and the clock the cycles imply
+    from llgen.runtime.bench.mixed import upcast_alone
+    from llgen.runtime.bench.rules import KS_MIXED
+    from llgen.runtime.bench.timing import median_ms
+
+    print(
+        "\nan SM's step: ncu cycles, ncu ns and clock (GHz), events ns outside ncu (64 and 576 steps), implied GHz;"
+        f" events ns between 64 and 128 steps (the suite's slope before session 26) and between {KS_MIXED} (since)"
+    )
+    grid = sms * CTAS_PER_SM
+    for case in _cases(ids):
+        run = upcast_alone(case, cp, grid)
+        t = {k: median_ms(lambda k=k, run=run: run(k, grid), 25) for k in {*STEPS, 128, *KS_MIXED}}
+
+        def slope(k0, k1, t=t):
+            return (t[k1] - t[k0]) * 1e6 / (k1 - k0)
+
+        ev = slope(*STEPS)
+        cyc, ncu_ns, ghz = timing[case.id]
+        print(
+            f"{case.id:30} {cyc:8.1f} {ncu_ns:9.1f} {ghz:5.2f} {ev:9.1f} {cyc / ev if ev else float('nan'):6.2f}"
+            f" {slope(64, 128):9.1f} {slope(*KS_MIXED):9.1f}"
+        )
     return 0
 
 

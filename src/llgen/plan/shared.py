@@ -269,8 +269,10 @@ def _best_with_tiles(
         head = (
             plan.wavefronts,
             i > 0,  # one side widened alone: only for fewer wavefronts (vector_candidates)
-            # past two scratch rounds (a barrier every few accesses) plain vectors win a tie with matrix
-            # tiles: mma2b_f16 in 4 rounds ran 4.6% slower with them, in 2 and 1 as fast (docs/design.md §8.1)
+            # past two scratch rounds (a barrier every few accesses) plain vectors win over matrix tiles at equal
+            # wavefronts, even where the tiles take fewer instructions: mma2b_f16 in 4 rounds ran 4.6% slower with
+            # them, in 2 and 1 as fast (docs/design.md §8.1); ranking them by instructions first measured slower on
+            # wl1_tpw8x4's free pairing, wl1_swap5_bf16 and mma2b_f16_b8k (bench/NOTES.md, session 26)
             len(round_vecs) > 1 and tile is not None,
         )
         if best is not None and head > best[0][:3]:

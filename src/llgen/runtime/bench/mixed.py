@@ -1,6 +1,6 @@
 """The mixed suite on a GPU (llgen.cases.mixed), per case the three paths checked against NumPy and timed in both
-forms. LOOP: each step's ns per SM from the slope between two step counts (timing.per_sm_ns, the bench's own rule)
-at CTAS_PER_SM CTAs an SM (throughput) and at one CTA an SM (latency), beside the shared-memory floor of the packed bytes (128 bytes a clock an SM at the boost clock:
+forms. LOOP: each step's ns per SM from the slope between two step counts (timing.per_sm_ns, the bench's own rule;
+rules.KS_MIXED steps) at CTAS_PER_SM CTAs an SM (throughput) and at one CTA an SM (latency), beside the shared-memory floor of the packed bytes (128 bytes a clock an SM at the boost clock:
 a floor, not the clock the run held). STREAM: a whole weight's bytes read per second, beside a device-to-device copy
 of the same bytes (read and write counted)."""
 
@@ -33,6 +33,7 @@ from llgen.cases.mixed import (
     upcast_source,
 )
 from llgen.core.errors import error_line
+from llgen.runtime.bench.rules import KS_MIXED, KS_ONE_CTA
 from llgen.runtime.bench.timing import per_sm_ns
 from llgen.runtime.preshuffle_check import decode, pair_halves, repack_module, times_scale
 from llgen.verify.simulate import element_ids
@@ -205,14 +206,14 @@ def run_case(case, cp, torch, sms: int, clock_ghz: float, rep: int = 50) -> dict
         row = res["paths"].setdefault(name, {})
         row["exact"] = all(checks.get(name, [False]))
         try:
-            row["step_ns"] = round(per_sm_ns(run, grid_max, sms, rep, per_k=1), 3)
+            row["step_ns"] = round(per_sm_ns(run, grid_max, sms, rep, per_k=1, ks=KS_MIXED), 3)
             row["one_cta_step_ns"] = round(per_sm_ns(run, sms, sms, rep, per_k=1), 3)
             row["of_floor"] = round(floor_ns / row["step_ns"], 3)
         except Exception as e:  # noqa: BLE001
             row["error"] = error_line(e)
     try:  # the upcast alone: its ALU floor, measured
         upcast = upcast_alone(case, cp, grid_max)
-        up = round(per_sm_ns(upcast, grid_max, sms, rep, per_k=1), 3)
+        up = round(per_sm_ns(upcast, grid_max, sms, rep, per_k=1, ks=KS_MIXED), 3)
         res["upcast_ns"] = up
         res["floor_ns"] = max(res["floor_ns"], up)
         for row in res["paths"].values():
@@ -335,6 +336,8 @@ def table(report: dict) -> str:
         "decode byte by byte).",
         "",
         "upcast model: the upcast alone's loop (SASS) at 4 instructions a clock an SM and 2 integer ones.",
+        f"ns/step/SM: the slope between {KS_MIXED[0]} and {KS_MIXED[1]} steps at {CTAS_PER_SM} CTAs an SM; one CTA: between "
+        f"{KS_ONE_CTA[0]} and {KS_ONE_CTA[1]} at one CTA an SM.",
         "_mx: mxfp4, each value times its e8m0 scale (one per 32 along K, staged beside the tile); LOOP form only. Whether",
         "every scale is at most 128 is decided once, before the loop; the data's scales are, so the one-multiply loop runs.",
         "",

@@ -18,6 +18,12 @@ KS = (64, 128)  # LOOP's round trips: its time is the slope between these
 # steps of about 0.5 us made its per-conversion times jump in steps of 4-5 ns (t16x32's five rounds read 42.0, 46.0,
 # 46.2, 51.5, 51.5 ns): 2% of a 250 ns conversion. Over 1024 the steps are 0.25 ns.
 KS_ONE_CTA = (1024, 2048)
+# The mixed suite's round trips at CTAS_PER_SM CTAs an SM. Its kernels run 30-300 us at 64 steps, and the slope
+# between 64 and 128 read 1.4-1.5x faster than between 64 and 576 on every upcast-alone kernel (and faster than the
+# integer pipe allows: 4.2 instructions a clock an SM), where Nsight Compute counts the same cycles a step at both
+# lengths (bench/probes/upcast_ncu.py, session 26): the shorter launch measures more than its own time. Over 512 and
+# 2048 steps the fastest of them runs 0.1 ms.
+KS_MIXED = (512, 2048)
 STREAM_BYTES = 1 << 30  # what STREAM and copy walk
 LOOP_ROUNDS = 5  # llgen's and Triton's LOOP again, alternating which goes first
 STREAM_ROUNDS = 3  # llgen's STREAM, copy and cudaMemcpy, in rotating order

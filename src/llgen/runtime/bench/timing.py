@@ -25,10 +25,11 @@ def rotating_rounds(fns: dict, rounds: int, rep: int) -> dict:
     return {n: float(np.median(ts)) for n, ts in times.items()}
 
 
-def per_sm_ns(run, grid: int, sms: int, rep: int, per_k: int = 2) -> float:
+def per_sm_ns(run, grid: int, sms: int, rep: int, per_k: int = 2, ks: tuple[int, int] | None = None) -> float:
     """LOOP's ns per operation per tile per SM, from the slope between two K (docs/design.md §10): ``per_k``
-    operations per K (2 conversions a round trip; 1 gather). A grid of one CTA an SM is timed over KS_ONE_CTA."""
-    ks = KS_ONE_CTA if grid <= sms else KS
+    operations per K (2 conversions a round trip; 1 gather). A grid of one CTA an SM is timed over KS_ONE_CTA, others
+    over KS unless ``ks`` says."""
+    ks = KS_ONE_CTA if grid <= sms else ks or KS
     t = {k: median_ms(lambda k=k: run(k, grid), rep) for k in ks}
     return (t[ks[1]] - t[ks[0]]) * 1e6 / ((ks[1] - ks[0]) * per_k * grid) * sms
 
