@@ -540,3 +540,29 @@ def test_the_loops_sixteen_bit_integer_add_is_one_instruction_a_word_as_tritons(
     sass = disassemble(compile_cuda(emit_bench(v.fwd, v.bwd, "b", bench_shape(v.fwd, v.bwd)), "sm_90"))
     loop = next(s for name, s in sass.items() if name.endswith("loop")).loop()
     assert loop["VIADD.16x2"] == v.fwd.n_out // 2 and not loop["LOP3.LUT"]
+
+
+def test_the_mixed_suite_times_its_loops_over_long_launches(monkeypatch):
+    """The mixed suite's LOOP (CTAS_PER_SM CTAs an SM) is timed over KS_MIXED: its launches over 64 and 128 steps ran
+    30-300 us and measured a slope 1.4-1.5x short of Nsight Compute's cycles (session 26). Every throughput slope the
+    mixed bench takes goes through KS_MIXED, and a lone CTA's still through KS_ONE_CTA."""
+    import inspect
+
+    from llgen.runtime.bench import mixed
+    from llgen.runtime.bench.rules import KS_MIXED, KS_ONE_CTA
+
+    monkeypatch.setattr(timing, "median_ms", lambda fn, _rep: fn())
+    seen = []
+
+    def run(k, _grid):
+        seen.append(k)
+        return k * 1e-3
+
+    timing.per_sm_ns(run, 132 * 4, 132, 1, per_k=1, ks=KS_MIXED)
+    assert seen == list(KS_MIXED) and KS_MIXED[0] >= 512
+    seen.clear()
+    timing.per_sm_ns(run, 132, 132, 1, per_k=1, ks=KS_MIXED)
+    assert seen == list(KS_ONE_CTA)
+    src = inspect.getsource(mixed.run_case)
+    throughput = [line for line in src.splitlines() if "per_sm_ns(" in line and "grid_max, sms" in line]
+    assert len(throughput) == 2 and all("ks=KS_MIXED" in line for line in throughput)
