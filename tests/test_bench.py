@@ -498,10 +498,29 @@ def test_one_cta_slope_spans_many_round_trips(monkeypatch):
         return round((0.003 + k * 2 * 251.7e-6) / step) * step  # 3 us to launch, 251.7 ns a conversion
 
     assert abs(timing.per_sm_ns(run, 132, 132, 1) - 251.7) < 0.25
-    assert seen == list(KS_ONE_CTA)
+    assert seen == list(KS_ONE_CTA)  # 0.52 ms at the lower K: long enough
     seen.clear()
     timing.per_sm_ns(run, 132 * 32, 132, 1)
-    assert seen == list(KS)
+    assert seen == [KS[0], 16 * KS[0], 16 * KS[1]]  # 0.035 ms at K = 64: 16 times as many steps reach 0.5 ms
+
+
+def test_short_launches_are_lengthened_before_the_slope(monkeypatch):
+    """Both K double until the launch at the lower one runs MIN_LAUNCH_MS: the mixed suite's launches of 30-100 us
+    measured their slope 1.4-1.5x short (session 26). A loop that folds to nothing stops at MAX_K_SCALE."""
+    from llgen.runtime.bench.rules import MAX_K_SCALE, MIN_LAUNCH_MS
+
+    assert timing.long_launch_scale(MIN_LAUNCH_MS) == 1
+    assert timing.long_launch_scale(MIN_LAUNCH_MS / 3) == 4
+    assert timing.long_launch_scale(0.0) == MAX_K_SCALE
+    monkeypatch.setattr(timing, "median_ms", lambda fn, _rep: fn())
+    seen = []
+
+    def run(k, _grid):
+        seen.append(k)
+        return 0.002 + k * 1e-4  # 2 us to launch, 0.1 us a step: 8.4 us at 64 steps
+
+    assert abs(timing.per_sm_ns(run, 132 * 4, 132, 1, per_k=1) - 0.1e3 * 132 / (132 * 4)) < 1e-6
+    assert seen == [64, 64 * 64, 128 * 64]  # 8.4 us x 64 >= 0.5 ms
 
 
 def test_a_wrong_result_makes_bench_exit_non_zero(tmp_path, monkeypatch):
@@ -559,7 +578,7 @@ def test_the_mixed_suite_times_its_loops_over_long_launches(monkeypatch):
         return k * 1e-3
 
     timing.per_sm_ns(run, 132 * 4, 132, 1, per_k=1, ks=KS_MIXED)
-    assert seen == list(KS_MIXED) and KS_MIXED[0] >= 512
+    assert seen == list(KS_MIXED) and KS_MIXED[0] >= 512  # 0.512 ms at the lower K: long enough
     seen.clear()
     timing.per_sm_ns(run, 132, 132, 1, per_k=1, ks=KS_MIXED)
     assert seen == list(KS_ONE_CTA)

@@ -33,7 +33,7 @@ from llgen.cases.mixed import (
     upcast_source,
 )
 from llgen.core.errors import error_line
-from llgen.runtime.bench.rules import KS_MIXED, KS_ONE_CTA
+from llgen.runtime.bench.rules import KS_MIXED, KS_ONE_CTA, MIN_LAUNCH_MS
 from llgen.runtime.bench.timing import per_sm_ns
 from llgen.runtime.preshuffle_check import decode, pair_halves, repack_module, times_scale
 from llgen.verify.simulate import element_ids
@@ -337,7 +337,7 @@ def table(report: dict) -> str:
         "",
         "upcast model: the upcast alone's loop (SASS) at 4 instructions a clock an SM and 2 integer ones.",
         f"ns/step/SM: the slope between {KS_MIXED[0]} and {KS_MIXED[1]} steps at {CTAS_PER_SM} CTAs an SM; one CTA: between "
-        f"{KS_ONE_CTA[0]} and {KS_ONE_CTA[1]} at one CTA an SM.",
+        f"{KS_ONE_CTA[0]} and {KS_ONE_CTA[1]} at one CTA an SM; both doubled until the shorter launch runs {MIN_LAUNCH_MS} ms.",
         "_mx: mxfp4, each value times its e8m0 scale (one per 32 along K, staged beside the tile); LOOP form only. Whether",
         "every scale is at most 128 is decided once, before the loop; the data's scales are, so the one-multiply loop runs.",
         "",

@@ -14,6 +14,7 @@ from llgen.runtime.bench.rules import (
     KS,
     KS_ONE_CTA,
     LOOP_ROUNDS,
+    MIN_LAUNCH_MS,
     PIPE_K,
     PIPE_TIE,
     STREAM_ROUNDS,
@@ -73,7 +74,8 @@ def write_report(report: dict, outdir: str) -> list[Path]:
         f"- our kernels compiled by CuPy's {info.get('nvrtc', 'NVRTC ?')}; Triton's by its own ptxas",
         (
             f"- LOOP: per-SM ns per conversion = (t(K={KS[1]}) - t(K={KS[0]})) / ({KS[1] - KS[0]} x 2 x tiles) x SMs "
-            "with 32 CTAs per SM; "
+            f"with 32 CTAs per SM, both K doubled until the launch at the lower one runs {MIN_LAUNCH_MS} ms (shorter "
+            "launches measured their slope short); "
             "medians of triton.testing.do_bench, ours and Triton's alike; llgen's pick and Triton's then run "
             f"{LOOP_ROUNDS} more rounds, alternating which goes first, and the table gives each side's median round. "
             f"One-CTA latency: the same LOOP with one CTA per SM (its per-SM time is one CTA's), timed over K = "

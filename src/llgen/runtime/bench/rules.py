@@ -24,6 +24,12 @@ KS_ONE_CTA = (1024, 2048)
 # lengths (bench/probes/upcast_ncu.py, session 26): the shorter launch measures more than its own time. Over 512 and
 # 2048 steps the fastest of them runs 0.1 ms.
 KS_MIXED = (512, 2048)
+# Whatever K a slope starts from, both are doubled until the launch at the lower one runs this long (at most
+# MAX_K_SCALE times): the mixed suite's short launches measured the slope 1.4-1.5x short (above), and some core and
+# wide LOOPs run 5-80 us at 64 round trips (t16x32, mma2dotA_f16, the tiny and register-permutation cases). A LOOP
+# whose loop folds to nothing stays at the cap.
+MIN_LAUNCH_MS = 0.5
+MAX_K_SCALE = 256
 STREAM_BYTES = 1 << 30  # what STREAM and copy walk
 LOOP_ROUNDS = 5  # llgen's and Triton's LOOP again, alternating which goes first
 STREAM_ROUNDS = 3  # llgen's STREAM, copy and cudaMemcpy, in rotating order

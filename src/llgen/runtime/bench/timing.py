@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from llgen.runtime.bench.rules import KS, KS_ONE_CTA, LOOP_ROUNDS
+from llgen.runtime.bench.rules import KS, KS_ONE_CTA, LOOP_ROUNDS, MAX_K_SCALE, MIN_LAUNCH_MS
 
 
 def median_ms(fn, rep: int) -> float:
@@ -28,10 +28,24 @@ def rotating_rounds(fns: dict, rounds: int, rep: int) -> dict:
 def per_sm_ns(run, grid: int, sms: int, rep: int, per_k: int = 2, ks: tuple[int, int] | None = None) -> float:
     """LOOP's ns per operation per tile per SM, from the slope between two K (docs/design.md §10): ``per_k``
     operations per K (2 conversions a round trip; 1 gather). A grid of one CTA an SM is timed over KS_ONE_CTA, others
-    over KS unless ``ks`` says."""
+    over KS unless ``ks`` says; both K are scaled by long_launch_scale of the first launch's time."""
     ks = KS_ONE_CTA if grid <= sms else ks or KS
-    t = {k: median_ms(lambda k=k: run(k, grid), rep) for k in ks}
+    t = {ks[0]: median_ms(lambda: run(ks[0], grid), rep)}
+    scale = long_launch_scale(t[ks[0]])
+    if scale > 1:
+        ks = (ks[0] * scale, ks[1] * scale)
+        t = {ks[0]: median_ms(lambda: run(ks[0], grid), rep)}
+    t[ks[1]] = median_ms(lambda: run(ks[1], grid), rep)
     return (t[ks[1]] - t[ks[0]]) * 1e6 / ((ks[1] - ks[0]) * per_k * grid) * sms
+
+
+def long_launch_scale(ms: float) -> int:
+    """The power of two that makes a launch of ``ms`` run MIN_LAUNCH_MS at least, at most MAX_K_SCALE: short
+    launches measured their slope short (rules.KS_MIXED)."""
+    scale = 1
+    while ms * scale < MIN_LAUNCH_MS and scale < MAX_K_SCALE:
+        scale *= 2
+    return scale
 
 
 def loop_times(r: dict, run, sms: int, rep: int, latency: bool = True, lat_run=None) -> None:
